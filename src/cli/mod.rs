@@ -1,0 +1,43 @@
+//! Command-line definitions. Each command lives in its own file and converts its arguments
+//! into specs; the library does the work.
+
+use clap::{Parser, Subcommand};
+
+pub mod cluster;
+pub mod cost;
+pub mod probe;
+pub mod quickstart;
+
+/// Benchmarking and capacity planning for Apache Cassandra deployments.
+#[derive(Debug, Parser)]
+#[command(name = "cqlbench", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Local Apache Cassandra clusters: create, start, stop, status, destroy, …
+    #[command(subcommand)]
+    Cluster(cluster::ClusterCommand),
+    /// The main job: a local 3-node cluster, its status and a short write/read check.
+    Quickstart(quickstart::QuickstartArgs),
+    /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
+    Probe(probe::ProbeArgs),
+    /// Monthly cost of a cluster from the price catalogue.
+    Cost(cost::CostArgs),
+    /// Size a cluster for a target throughput and data size, ranked by cost.
+    Plan(cost::PlanArgs),
+}
+
+/// Runs one parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Cluster(cmd) => cluster::run(cmd),
+        Command::Quickstart(args) => quickstart::run(args),
+        Command::Probe(args) => probe::run(args),
+        Command::Cost(args) => cost::run_cost(args),
+        Command::Plan(args) => cost::run_plan(args),
+    }
+}

@@ -1,0 +1,1 @@
+//! Price catalogue, pricing formulas and the cluster planner.

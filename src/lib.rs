@@ -1,0 +1,13 @@
+//! cqlbench: benchmarking and capacity planning for Apache Cassandra deployments.
+//!
+//! The library holds every capability; the binary in `main.rs` is a thin shell over [`cli`].
+//! Data flows one way, as described in DESIGN.md: specs → cluster → load → stats/metrics →
+//! results → report/cost.
+
+pub mod cli;
+pub mod cluster;
+pub mod cost;
+pub mod fsutil;
+pub mod host;
+pub mod probe;
+pub mod spec;

@@ -1,0 +1,1 @@
+//! Host characterisation (`cqlbench probe`).

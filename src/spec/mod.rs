@@ -1,0 +1,1 @@
+//! Persisted, versioned specs: what the command line builds and the core takes.
