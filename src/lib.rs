@@ -9,5 +9,6 @@ pub mod cluster;
 pub mod cost;
 pub mod fsutil;
 pub mod host;
+pub mod metrics;
 pub mod probe;
 pub mod spec;

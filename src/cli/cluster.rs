@@ -1,8 +1,416 @@
-//! `cqlbench cluster …`
+//! `cqlbench cluster …`: arguments → [`ClusterSpec`] and calls into [`crate::cluster`].
 
-#[derive(Debug, clap::Subcommand)]
-pub enum ClusterCommand {}
+use std::path::PathBuf;
+use std::time::Duration;
 
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+
+use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions, clusters_root, dist};
+use crate::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs, validate_name};
+use crate::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB, parse_duration};
+
+/// Where clusters live; every cluster subcommand takes it.
+#[derive(Debug, Clone, Args)]
+pub struct DirArg {
+    /// Directory holding the clusters [default: $CQLBENCH_CLUSTERS_DIR, else <data dir>/cqlbench/clusters]
+    #[arg(long, global = true)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Create a cluster directory (and fetch Cassandra if needed); `--start` also starts it.
+    Create(CreateArgs),
+    /// Start every stopped node (or `--node N`) and wait until all are ready.
+    Start(StartArgs),
+    /// Stop every node (or `--node N`); no JVM is left behind.
+    Stop(StopArgs),
+    /// Per node: address, DC/rack, state (UN/DN), PID, heap, load, CPUs.
+    Status(NameArg),
+    /// Stop the cluster and remove its directory.
+    Destroy(NameArg),
+    /// List the clusters.
+    List(DirArg),
+    /// Print the end of a node's system.log.
+    Logs(LogsArgs),
+    /// Run nodetool against a node: `cqlbench cluster nodetool NAME NODE -- ARGS`.
+    Nodetool(NodetoolArgs),
+    /// Freeze a node (SIGSTOP), e.g. to test how clients ride out a stalled replica.
+    Pause(NodeArg),
+    /// Resume a paused node (SIGCONT).
+    Resume(NodeArg),
+    /// Print the cluster's spec and topology plan as JSON.
+    Show(NameArg),
+}
+
+#[derive(Debug, Args)]
+pub struct NameArg {
+    pub name: String,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct NodeArg {
+    pub name: String,
+    /// Node number (1-based).
+    pub node: usize,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    pub name: String,
+    /// Nodes in a single data centre `dc1` (ignored with --dcs).
+    #[arg(long, short = 'n', default_value_t = 3)]
+    pub nodes: usize,
+    /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:2`.
+    #[arg(long, value_parser = parse_dcs)]
+    pub dcs: Option<Vec<DcSpec>>,
+    /// Racks per data centre when --dcs gives none (nodes spread round-robin).
+    #[arg(long, default_value_t = 1)]
+    pub racks: usize,
+    /// Cassandra version from Maven Central: `5.0.9`, a line like `5.0` (newest cached 5.0.x,
+    /// else newest published), or `latest` (always asks Maven Central).
+    #[arg(long = "version", default_value = dist::DEFAULT_LINE, conflicts_with = "cassandra_home")]
+    pub cassandra_version: String,
+    /// Use an existing Cassandra installation (its lib/*.jar) instead of Maven Central.
+    #[arg(long)]
+    pub cassandra_home: Option<PathBuf>,
+    /// Heap per node, e.g. 256M or 1G [default: Cassandra's formula
+    /// max(min(½ RAM, 1G), min(¼ RAM, 8G)) divided among the nodes of this host].
+    #[arg(long)]
+    pub heap: Option<MiB>,
+    /// Young generation per node (-Xmn), e.g. 200M [default: left to the collector].
+    #[arg(long)]
+    pub new_gen: Option<MiB>,
+    /// Garbage collector.
+    #[arg(long, value_enum, default_value_t = Gc::G1)]
+    pub gc: Gc,
+    /// Extra JVM argument for every node (repeatable), e.g. --jvm-arg=-XX:+AlwaysPreTouch.
+    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
+    pub jvm_args: Vec<String>,
+    /// Pin each node to this many CPUs (round-robin over the host's CPUs).
+    #[arg(long)]
+    pub cpus_per_node: Option<usize>,
+    /// Nodes listen on PREFIX1, PREFIX2, …
+    #[arg(long, default_value = "127.0.0.")]
+    pub address_prefix: String,
+    /// cassandra.yaml setting KEY=VALUE (YAML value), repeatable, e.g. --set concurrent_writes=64.
+    #[arg(long = "set", value_parser = parse_yaml_setting)]
+    pub yaml: Vec<(String, serde_yaml::Value)>,
+    /// Start the cluster once created.
+    #[arg(long)]
+    pub start: bool,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    pub name: String,
+    /// Only these nodes (repeatable).
+    #[arg(long = "node")]
+    pub nodes: Vec<usize>,
+    /// Give up after this long, e.g. 180s or 3m.
+    #[arg(long, default_value = "180s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct StopArgs {
+    pub name: String,
+    /// Only these nodes (repeatable).
+    #[arg(long = "node")]
+    pub nodes: Vec<usize>,
+    /// SIGKILL instead of a clean shutdown.
+    #[arg(long)]
+    pub kill: bool,
+    /// SIGKILL nodes still running after this long.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub timeout: Duration,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    pub name: String,
+    /// Node number (1-based).
+    #[arg(default_value_t = 1)]
+    pub node: usize,
+    /// How many lines.
+    #[arg(long, short = 'n', default_value_t = 50)]
+    pub lines: usize,
+    /// Only ERROR lines (of the whole log).
+    #[arg(long)]
+    pub errors: bool,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+#[derive(Debug, Args)]
+pub struct NodetoolArgs {
+    pub name: String,
+    /// Node number (1-based).
+    pub node: usize,
+    /// Arguments for nodetool (after `--`).
+    #[arg(last = true)]
+    pub args: Vec<String>,
+    #[command(flatten)]
+    pub dir: DirArg,
+}
+
+fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': expected KEY=VALUE"))?;
+    let value: serde_yaml::Value =
+        serde_yaml::from_str(v).map_err(|e| format!("'{s}': value is not YAML: {e}"))?;
+    Ok((k.trim().to_string(), value))
+}
+
+impl CreateArgs {
+    /// The spec these arguments describe.
+    pub fn to_spec(&self) -> anyhow::Result<ClusterSpec> {
+        validate_name(&self.name).map_err(anyhow::Error::msg)?;
+        let dcs = match &self.dcs {
+            Some(d) => d.clone(),
+            None => {
+                if self.nodes == 0 {
+                    bail!("--nodes must be at least 1");
+                }
+                if self.racks == 0 || self.racks > self.nodes {
+                    bail!("--racks must be between 1 and --nodes ({})", self.nodes);
+                }
+                vec![DcSpec {
+                    name: "dc1".into(),
+                    nodes: self.nodes,
+                    racks: self.racks,
+                }]
+            }
+        };
+        let cassandra = match &self.cassandra_home {
+            Some(p) => CassandraSource::Home {
+                path: p
+                    .canonicalize()
+                    .with_context(|| format!("--cassandra-home {}", p.display()))?,
+            },
+            None => CassandraSource::Maven {
+                version: self.cassandra_version.clone(),
+            },
+        };
+        Ok(ClusterSpec {
+            schema_version: CLUSTER_SPEC_VERSION,
+            name: self.name.clone(),
+            cassandra,
+            dcs,
+            jvm: JvmSpec {
+                heap: self.heap,
+                new_gen: self.new_gen,
+                gc: self.gc,
+                extra_args: self.jvm_args.clone(),
+            },
+            cpus_per_node: self.cpus_per_node,
+            address_prefix: self.address_prefix.clone(),
+            yaml_overrides: self.yaml.iter().cloned().collect(),
+        })
+    }
+}
+
+/// Runs one cluster subcommand.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<()> {
-    match cmd {}
+    match cmd {
+        ClusterCommand::Create(a) => create(a),
+        ClusterCommand::Start(a) => {
+            let c = open(&a.dir, &a.name)?;
+            start(
+                &c,
+                StartOptions {
+                    nodes: a.nodes,
+                    timeout: a.timeout,
+                },
+            )
+        }
+        ClusterCommand::Stop(a) => {
+            let c = open(&a.dir, &a.name)?;
+            let t0 = std::time::Instant::now();
+            let stopped = c.stop(&StopOptions {
+                nodes: a.nodes,
+                kill: a.kill,
+                timeout: a.timeout,
+            })?;
+            if stopped.is_empty() {
+                println!("{}: no node was running", c.name());
+            } else {
+                println!(
+                    "{}: stopped {} in {:.1}s",
+                    c.name(),
+                    stopped.join(", "),
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+            Ok(())
+        }
+        ClusterCommand::Status(a) => {
+            let c = open(&a.dir, &a.name)?;
+            print_status(&c)
+        }
+        ClusterCommand::Destroy(a) => {
+            let c = open(&a.dir, &a.name)?;
+            let dir = c.dir.clone();
+            c.destroy()?;
+            println!("destroyed {} ({} removed)", a.name, dir.display());
+            Ok(())
+        }
+        ClusterCommand::List(d) => {
+            let root = clusters_root(d.dir.as_deref());
+            for name in crate::cluster::state::list(&root) {
+                let c = Cluster::open(&root, &name)?;
+                let up = c.running_addresses().len();
+                println!(
+                    "{name}\t{} nodes, {up} running\t{}",
+                    c.nodes().len(),
+                    c.dir.display()
+                );
+            }
+            Ok(())
+        }
+        ClusterCommand::Logs(a) => {
+            let c = open(&a.dir, &a.name)?;
+            let n = c.node(a.node)?;
+            let log = c.node_dirs(n).system_log();
+            if a.errors {
+                for e in crate::cluster::readiness::read_from(&log, 0).errors {
+                    println!("{e}");
+                }
+            } else {
+                println!("{}", crate::cluster::readiness::tail(&log, a.lines));
+            }
+            Ok(())
+        }
+        ClusterCommand::Nodetool(a) => {
+            let c = open(&a.dir, &a.name)?;
+            let status = c
+                .nodetool_command(a.node, &a.args)?
+                .status()
+                .context("running nodetool")?;
+            if !status.success() {
+                bail!(
+                    "nodetool exited with {}",
+                    status
+                        .code()
+                        .map(|c| c.to_string())
+                        .unwrap_or("a signal".into())
+                );
+            }
+            Ok(())
+        }
+        ClusterCommand::Pause(a) => {
+            let c = open(&a.dir, &a.name)?;
+            c.pause(a.node)?;
+            println!("{}: node{} paused", c.name(), a.node);
+            Ok(())
+        }
+        ClusterCommand::Resume(a) => {
+            let c = open(&a.dir, &a.name)?;
+            c.resume(a.node)?;
+            println!("{}: node{} resumed", c.name(), a.node);
+            Ok(())
+        }
+        ClusterCommand::Show(a) => {
+            let c = open(&a.dir, &a.name)?;
+            println!("{}", serde_json::to_string_pretty(&c.state)?);
+            Ok(())
+        }
+    }
+}
+
+fn open(dir: &DirArg, name: &str) -> anyhow::Result<Cluster> {
+    Ok(Cluster::open(&clusters_root(dir.dir.as_deref()), name)?)
+}
+
+fn create(a: CreateArgs) -> anyhow::Result<()> {
+    let spec = a.to_spec()?;
+    let root = clusters_root(a.dir.dir.as_deref());
+    let c = Cluster::create(&root, spec)?;
+    println!(
+        "created {}: {} nodes, Cassandra {}, heap {} in {}",
+        c.name(),
+        c.nodes().len(),
+        c.state.dist.version,
+        c.state.plan.heap_reason,
+        c.dir.display()
+    );
+    if a.start {
+        start(&c, StartOptions::default())?;
+    }
+    Ok(())
+}
+
+/// Starts and reports the measured time; a start failure prints the node's log tail.
+pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
+    match c.start(&opts) {
+        Ok(r) => {
+            println!(
+                "{}: {} up (UN) in {:.1}s",
+                c.name(),
+                r.started.join(", "),
+                r.elapsed.as_secs_f64()
+            );
+            Ok(())
+        }
+        Err(e) => Err(with_tail(e)),
+    }
+}
+
+/// Turns a cluster error into the CLI's error, printing a failing node's log tail first.
+pub fn with_tail(e: ClusterError) -> anyhow::Error {
+    if let Some(tail) = e.log_tail() {
+        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+    }
+    e.into()
+}
+
+/// Prints the status table.
+pub fn print_status(c: &Cluster) -> anyhow::Result<()> {
+    let rows = c.status()?;
+    println!(
+        "cluster {} — Cassandra {} — {}",
+        c.name(),
+        c.state.dist.version,
+        c.dir.display()
+    );
+    println!(
+        "node    address      dc     rack    state  pid      heap    heap used load         cpus"
+    );
+    for r in rows {
+        let used = r
+            .heap_used_bytes
+            .map(|b| format!("{}M", b / (1024 * 1024)))
+            .unwrap_or_else(|| "-".into());
+        let state = if r.paused {
+            format!("{} (paused)", r.state)
+        } else {
+            r.state
+        };
+        println!(
+            "{:<7} {:<12} {:<6} {:<7} {:<6} {:<8} {:<7} {:<9} {:<12} {}",
+            r.name,
+            r.address,
+            r.dc,
+            r.rack,
+            state,
+            r.pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+            r.heap.to_string(),
+            used,
+            r.load.unwrap_or_else(|| "-".into()),
+            r.cpus.unwrap_or_else(|| "-".into())
+        );
+    }
+    Ok(())
 }

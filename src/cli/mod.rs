@@ -10,7 +10,7 @@ pub mod quickstart;
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
 #[derive(Debug, Parser)]
-#[command(name = "cqlbench", version, about, propagate_version = true)]
+#[command(name = "cqlbench", version, about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -20,7 +20,7 @@ pub struct Cli {
 pub enum Command {
     /// Local Apache Cassandra clusters: create, start, stop, status, destroy, …
     #[command(subcommand)]
-    Cluster(cluster::ClusterCommand),
+    Cluster(Box<cluster::ClusterCommand>),
     /// The main job: a local 3-node cluster, its status and a short write/read check.
     Quickstart(quickstart::QuickstartArgs),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
@@ -34,10 +34,19 @@ pub enum Command {
 /// Runs one parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Cluster(cmd) => cluster::run(cmd),
+        Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

@@ -1,1 +1,213 @@
-//! Local Apache Cassandra clusters: plan (pure topology), render (config files), dist (jars), supervise (processes).
+//! Local Apache Cassandra clusters: `plan` (pure topology) · `render` (config files and JVM
+//! options, pure) · `dist` (jars) · `state` (the cluster directory) · `process` and
+//! `supervise` (processes, readiness) · `status` (what nodetool and the processes say).
+
+pub mod cql;
+pub mod dist;
+pub mod plan;
+pub mod process;
+pub mod readiness;
+pub mod render;
+pub mod state;
+pub mod status;
+pub mod supervise;
+
+use std::path::{Path, PathBuf};
+
+pub use state::{ClusterState, NodeDirs, clusters_root};
+pub use supervise::{StartOptions, StartReport, StopOptions};
+
+use crate::spec::ClusterSpec;
+
+/// Errors of the cluster manager; each names the cluster, node, port or path concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("no cluster named '{name}' in {root}")]
+    NotFound { name: String, root: PathBuf },
+    #[error("a cluster named '{name}' already exists in {root}")]
+    AlreadyExists { name: String, root: PathBuf },
+    #[error("cluster '{name}' is already running (all its nodes are up); stop it first")]
+    AlreadyRunning { name: String },
+    #[error("{node}: port {addr}:{port} is already in use (another cluster or process?)")]
+    PortInUse {
+        node: String,
+        addr: String,
+        port: u16,
+    },
+    #[error("{node} is not ready after {waited_s}s: {missing} (log: {log})")]
+    StartTimeout {
+        node: String,
+        waited_s: u64,
+        missing: String,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error("{node} exited during start-up (log: {log})")]
+    NodeDied {
+        node: String,
+        log: PathBuf,
+        tail: String,
+    },
+    #[error("cluster '{name}' has no node {index} (it has nodes 1..={count})")]
+    NoSuchNode {
+        name: String,
+        index: usize,
+        count: usize,
+    },
+    #[error("{node} is not running")]
+    NodeNotRunning { node: String },
+    #[error("CQL check failed: {0}")]
+    Cql(String),
+    #[error("{path}: unreadable cluster state: {detail}")]
+    BadState { path: PathBuf, detail: String },
+    #[error(transparent)]
+    Plan(#[from] plan::PlanError),
+    #[error(transparent)]
+    Dist(#[from] dist::DistError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl ClusterError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ClusterError {
+        ClusterError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The node log tail carried by start failures, shown after the one-line error.
+    pub fn log_tail(&self) -> Option<&str> {
+        match self {
+            ClusterError::StartTimeout { tail, .. } | ClusterError::NodeDied { tail, .. } => {
+                Some(tail)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A local cluster, opened from its directory.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub dir: PathBuf,
+    pub state: ClusterState,
+}
+
+impl Cluster {
+    /// Creates the cluster directory from a spec: plans the topology for this host, resolves
+    /// the Cassandra jars (fetching them if needed) and writes `cluster.json`. Nothing is
+    /// started. An existing cluster of that name is an error and is left untouched.
+    pub fn create(root: &Path, spec: ClusterSpec) -> Result<Cluster, ClusterError> {
+        let dir = root.join(&spec.name);
+        if dir.join("cluster.json").exists() {
+            return Err(ClusterError::AlreadyExists {
+                name: spec.name,
+                root: root.to_path_buf(),
+            });
+        }
+        let host = crate::host::HostFacts::read();
+        let plan = plan::plan(&spec, host.ram_bytes, host.cores)?;
+        let dist = dist::resolve(&spec.cassandra)?;
+        let state = ClusterState {
+            schema_version: state::STATE_VERSION,
+            spec,
+            plan,
+            dist,
+            created_unix_s: state::now_unix_s(),
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
+        state::write_json(&dir.join("cluster.json"), &state)?;
+        Ok(Cluster { dir, state })
+    }
+
+    /// Opens an existing cluster.
+    pub fn open(root: &Path, name: &str) -> Result<Cluster, ClusterError> {
+        crate::spec::cluster::validate_name(name).map_err(|_| ClusterError::NotFound {
+            name: name.to_string(),
+            root: root.to_path_buf(),
+        })?;
+        let dir = root.join(name);
+        let state = state::read_state(&dir, name)?;
+        Ok(Cluster { dir, state })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.state.spec.name
+    }
+
+    pub fn nodes(&self) -> &[plan::NodePlan] {
+        &self.state.plan.nodes
+    }
+
+    /// The node with 1-based `index`.
+    pub fn node(&self, index: usize) -> Result<&plan::NodePlan, ClusterError> {
+        self.nodes()
+            .get(index.wrapping_sub(1))
+            .ok_or_else(|| ClusterError::NoSuchNode {
+                name: self.name().to_string(),
+                index,
+                count: self.nodes().len(),
+            })
+    }
+
+    pub fn node_dirs(&self, node: &plan::NodePlan) -> NodeDirs {
+        NodeDirs::new(&self.dir, node)
+    }
+
+    /// PID of the node if its JVM is running.
+    pub fn pid(&self, node: &plan::NodePlan) -> Option<u32> {
+        let dirs = self.node_dirs(node);
+        let run = state::read_run(&dirs)?;
+        let marker = dirs.conf.to_string_lossy().to_string();
+        process::is_alive(run.pid, &marker).then_some(run.pid)
+    }
+
+    /// Addresses of the nodes whose JVM is running.
+    pub fn running_addresses(&self) -> Vec<String> {
+        self.nodes()
+            .iter()
+            .filter(|n| self.pid(n).is_some())
+            .map(|n| n.address.clone())
+            .collect()
+    }
+
+    /// CQL contact points (`address:9042`) of all nodes.
+    pub fn contact_points(&self) -> Vec<String> {
+        self.nodes()
+            .iter()
+            .map(|n| format!("{}:{}", n.address, plan::NATIVE_PORT))
+            .collect()
+    }
+
+    /// Prometheus endpoints (`http://address:port/metrics`) of all nodes.
+    pub fn metrics_endpoints(&self) -> Vec<String> {
+        self.nodes()
+            .iter()
+            .map(|n| format!("http://{}:{}/metrics", n.address, n.metrics_port))
+            .collect()
+    }
+
+    /// Stops every node (killing it if it does not stop in time) and removes the directory.
+    pub fn destroy(self) -> Result<(), ClusterError> {
+        self.stop(&StopOptions {
+            kill: true,
+            ..StopOptions::default()
+        })?;
+        std::fs::remove_dir_all(&self.dir).map_err(|e| ClusterError::io(&self.dir, e))
+    }
+
+    /// ERROR lines in all node logs (whole files), for tests and `status`.
+    pub fn log_errors(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for n in self.nodes() {
+            for e in readiness::read_from(&self.node_dirs(n).system_log(), 0).errors {
+                out.push((n.name.clone(), e));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,341 @@
+//! Cassandra distributions: jars of `org.apache.cassandra:cassandra-all:<version>` and its
+//! dependencies, resolved with Maven into one cache shared by all clusters, or the `lib/` of
+//! an existing installation; plus the Prometheus JMX exporter agent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::CassandraSource;
+
+/// The JMX exporter agent every node loads.
+pub const EXPORTER_VERSION: &str = "1.0.1";
+/// Cassandra line used when no version is given: the newest 5.0.x.
+pub const DEFAULT_LINE: &str = "5.0";
+
+/// A resolved distribution: where its jars are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    pub version: String,
+    pub lib_dir: PathBuf,
+    pub exporter_jar: PathBuf,
+    pub java: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    #[error("{tool} not found: {hint}")]
+    MissingTool {
+        tool: &'static str,
+        hint: &'static str,
+    },
+    #[error("Java {found} is not supported by Cassandra 5.0: use JDK 11 or 17 (set JAVA_HOME)")]
+    UnsupportedJava { found: String },
+    #[error(
+        "Cassandra version '{version}' was not found on Maven Central (org.apache.cassandra:cassandra-all): {detail}"
+    )]
+    VersionNotFound { version: String, detail: String },
+    #[error("Maven failed to fetch {what}: {detail}")]
+    Maven { what: String, detail: String },
+    #[error(
+        "{path}: no cassandra-all or apache-cassandra jar in lib/ (is it a Cassandra installation?)"
+    )]
+    NotAnInstallation { path: PathBuf },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
+    move |source| DistError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The jar cache: `<cqlbench home>/cache`.
+pub fn cache_dir() -> PathBuf {
+    crate::fsutil::cqlbench_home().join("cache")
+}
+
+/// Finds `java` (JAVA_HOME first, then PATH) and checks it is a JDK Cassandra 5.0 runs on.
+pub fn find_java() -> Result<PathBuf, DistError> {
+    let java = match std::env::var_os("JAVA_HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join("bin/java"),
+        None => PathBuf::from("java"),
+    };
+    let out = Command::new(&java).arg("-version").output().map_err(|_| DistError::MissingTool {
+        tool: "java",
+        hint: "install a JDK 11 or 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
+    })?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let major = java_major(&text);
+    match major {
+        Some(11) | Some(17) => Ok(java),
+        _ => Err(DistError::UnsupportedJava {
+            found: major
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| text.lines().next().unwrap_or("?").to_string()),
+        }),
+    }
+}
+
+/// The major version in `java -version` output (`version "17.0.15"` → 17, `"1.8.0"` → 8).
+pub fn java_major(version_output: &str) -> Option<u32> {
+    let quoted = version_output.split('"').nth(1)?;
+    let mut parts = quoted.split(['.', '-', '+']);
+    let first: u32 = parts.next()?.parse().ok()?;
+    if first == 1 {
+        parts.next()?.parse().ok()
+    } else {
+        Some(first)
+    }
+}
+
+/// Resolves a source to jars on disk, fetching with Maven when they are not cached.
+/// A Maven version of `5.0` (or empty) means the newest cached 5.0.x, else the newest on
+/// Maven Central; `latest` always asks Maven Central.
+pub fn resolve(source: &CassandraSource) -> Result<Distribution, DistError> {
+    let java = find_java()?;
+    let exporter_jar = exporter_jar()?;
+    match source {
+        CassandraSource::Home { path } => {
+            let lib_dir = path.join("lib");
+            let version = installation_version(&lib_dir)?;
+            Ok(Distribution {
+                version,
+                lib_dir,
+                exporter_jar,
+                java,
+            })
+        }
+        CassandraSource::Maven { version } => {
+            let (version, lib_dir) = maven_cassandra(version)?;
+            Ok(Distribution {
+                version,
+                lib_dir,
+                exporter_jar,
+                java,
+            })
+        }
+    }
+}
+
+fn installation_version(lib_dir: &Path) -> Result<String, DistError> {
+    let entries = std::fs::read_dir(lib_dir).map_err(io(lib_dir))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        for prefix in ["apache-cassandra-", "cassandra-all-"] {
+            if let Some(v) = name
+                .strip_prefix(prefix)
+                .and_then(|r| r.strip_suffix(".jar"))
+                && v.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Ok(v.to_string());
+            }
+        }
+    }
+    Err(DistError::NotAnInstallation {
+        path: lib_dir.parent().unwrap_or(lib_dir).to_path_buf(),
+    })
+}
+
+/// Cached versions (directories `cassandra-<version>/lib` with the complete marker).
+pub fn cached_versions() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(cache_dir())
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().join(".complete").exists())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .strip_prefix("cassandra-")
+                        .map(String::from)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_by_key(|s| version_key(s));
+    v
+}
+
+fn version_key(v: &str) -> Vec<u64> {
+    v.split(['.', '-'])
+        .map(|p| p.parse().unwrap_or(0))
+        .collect()
+}
+
+fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
+    let line = requested.trim();
+    let range_line = if line.is_empty() || line == "latest" {
+        DEFAULT_LINE
+    } else {
+        line
+    };
+    let is_line = line.is_empty() || line == "latest" || line.matches('.').count() == 1;
+    if is_line && line != "latest" {
+        let prefix = format!("{range_line}.");
+        if let Some(v) = cached_versions()
+            .into_iter()
+            .rev()
+            .find(|v| v.starts_with(&prefix))
+        {
+            let dir = cache_dir().join(format!("cassandra-{v}"));
+            return Ok((v, dir.join("lib")));
+        }
+    }
+    if !is_line {
+        let dir = cache_dir().join(format!("cassandra-{line}"));
+        if dir.join(".complete").exists() {
+            return Ok((line.to_string(), dir.join("lib")));
+        }
+    }
+    let maven_version = if is_line {
+        format!("[{range_line}.0,{range_line}.999]")
+    } else {
+        line.to_string()
+    };
+    let tmp = cache_dir().join(format!(".fetch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let result = mvn_copy(
+        &tmp,
+        "org.apache.cassandra",
+        "cassandra-all",
+        &maven_version,
+    )
+    .map_err(|e| match e {
+        DistError::Maven { detail, .. }
+            if detail.contains("Could not find artifact")
+                || detail.contains("No versions available")
+                || detail.contains("Could not resolve") =>
+        {
+            DistError::VersionNotFound {
+                version: requested.to_string(),
+                detail,
+            }
+        }
+        other => other,
+    });
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let lib = tmp.join("lib");
+    let version = installation_version(&lib)?;
+    let dest = cache_dir().join(format!("cassandra-{version}"));
+    if dest.join(".complete").exists() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    } else {
+        let _ = std::fs::remove_dir_all(&dest);
+        std::fs::rename(&tmp, &dest).map_err(io(&dest))?;
+        std::fs::write(dest.join(".complete"), version.as_bytes()).map_err(io(&dest))?;
+    }
+    Ok((version, dest.join("lib")))
+}
+
+/// The exporter agent jar, fetched once into the cache.
+fn exporter_jar() -> Result<PathBuf, DistError> {
+    let dir = cache_dir().join(format!("jmx_exporter-{EXPORTER_VERSION}"));
+    let jar = dir
+        .join("lib")
+        .join(format!("jmx_prometheus_javaagent-{EXPORTER_VERSION}.jar"));
+    if jar.exists() {
+        return Ok(jar);
+    }
+    let tmp = cache_dir().join(format!(".fetch-exporter-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    mvn_copy(
+        &tmp,
+        "io.prometheus.jmx",
+        "jmx_prometheus_javaagent",
+        EXPORTER_VERSION,
+    )?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
+    Ok(jar)
+}
+
+/// Runs `mvn dependency:copy-dependencies` for one artifact into `<work>/lib`.
+fn mvn_copy(work: &Path, group: &str, artifact: &str, version: &str) -> Result<(), DistError> {
+    std::fs::create_dir_all(work).map_err(io(work))?;
+    let pom = format!(
+        r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>cqlbench.fetch</groupId><artifactId>fetch</artifactId><version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>
+  </dependencies>
+</project>
+"#
+    );
+    std::fs::write(work.join("pom.xml"), pom).map_err(io(work))?;
+    eprintln!("fetching {group}:{artifact}:{version} and its dependencies with Maven…");
+    let out = Command::new("mvn")
+        .args([
+            "-B",
+            "-q",
+            "dependency:copy-dependencies",
+            "-DoutputDirectory=lib",
+            "-DincludeScope=runtime",
+        ])
+        .current_dir(work)
+        .output()
+        .map_err(|_| DistError::MissingTool {
+            tool: "mvn",
+            hint: "install Maven (e.g. apt-get install maven)",
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let detail = text
+        .lines()
+        .find(|l| l.contains("[ERROR]"))
+        .map(|l| {
+            l.trim_start_matches("[ERROR]")
+                .trim()
+                .chars()
+                .take(300)
+                .collect()
+        })
+        .unwrap_or_else(|| "mvn exited with an error".to_string());
+    Err(DistError::Maven {
+        what: format!("{group}:{artifact}:{version}"),
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_java_versions() {
+        assert_eq!(
+            java_major("openjdk version \"17.0.15\" 2025-04-15\n"),
+            Some(17)
+        );
+        assert_eq!(java_major("java version \"1.8.0_292\"\n"), Some(8));
+        assert_eq!(java_major("openjdk version \"11\" 2018-09-25"), Some(11));
+        assert_eq!(java_major("garbage"), None);
+    }
+
+    #[test]
+    fn orders_versions_numerically() {
+        let mut v = vec![
+            "5.0.10".to_string(),
+            "5.0.9".to_string(),
+            "4.1.3".to_string(),
+        ];
+        v.sort_by_key(|s| version_key(s));
+        assert_eq!(v, vec!["4.1.3", "5.0.9", "5.0.10"]);
+    }
+}

@@ -1,0 +1,280 @@
+//! The topology plan: a pure function from a [`ClusterSpec`] and the host's facts to the
+//! concrete nodes (addresses, DC/rack, tokens, ports, heap, CPUs). No I/O.
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::{ClusterSpec, MiB};
+
+/// CQL port; every node listens on its own address.
+pub const NATIVE_PORT: u16 = 9042;
+/// Internode port; every node listens on its own address.
+pub const STORAGE_PORT: u16 = 7000;
+/// JMX binds to 127.0.0.1 only, so node n uses `JMX_PORT_BASE + n`.
+pub const JMX_PORT_BASE: u16 = 7200;
+/// The Prometheus JMX exporter of node n listens on `<address>:METRICS_PORT_BASE + n`.
+pub const METRICS_PORT_BASE: u16 = 7300;
+/// At most this many nodes per cluster (loopback addresses and port ranges).
+pub const MAX_NODES: usize = 99;
+
+/// One node of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodePlan {
+    /// 1-based node number; the node is called `node<index>`.
+    pub index: usize,
+    pub name: String,
+    pub address: String,
+    pub dc: String,
+    pub rack: String,
+    /// The single Murmur3 token the node owns (`num_tokens: 1`, `initial_token`).
+    pub token: i64,
+    pub seed: bool,
+    pub jmx_port: u16,
+    pub metrics_port: u16,
+    pub heap: MiB,
+    pub new_gen: Option<MiB>,
+    /// CPUs the node is pinned to; empty = not pinned.
+    pub cpus: Vec<usize>,
+}
+
+/// The whole cluster's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterPlan {
+    pub nodes: Vec<NodePlan>,
+    /// Seed addresses with port, as written into every node's seed list.
+    pub seeds: Vec<String>,
+    /// How the heap was chosen, for status output and result fingerprints.
+    pub heap_reason: String,
+}
+
+/// Why a spec cannot be planned on this host.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("a cluster needs at least one node")]
+    NoNodes,
+    #[error("{0} nodes requested; at most {MAX_NODES} are supported")]
+    TooManyNodes(usize),
+    #[error("--cpus-per-node {asked} exceeds the {cores} CPUs of this host")]
+    TooManyCpus { asked: usize, cores: usize },
+    #[error("address prefix '{0}' must look like 127.0.0. (three octets and a dot)")]
+    BadAddressPrefix(String),
+    #[error("heap {heap} is below the 128M Cassandra needs to start")]
+    HeapTooSmall { heap: MiB },
+    #[error("new generation {new_gen} must be smaller than the heap {heap}")]
+    NewGenTooLarge { new_gen: MiB, heap: MiB },
+}
+
+/// Cassandra's default heap for a host: max(min(½ RAM, 1 GiB), min(¼ RAM, 8 GiB)).
+pub fn cassandra_default_heap(ram_bytes: u64) -> MiB {
+    let ram_mib = ram_bytes / (1024 * 1024);
+    MiB((ram_mib / 2).min(1024).max((ram_mib / 4).min(8192)))
+}
+
+/// Plans the nodes of `spec` on a host with `ram_bytes` of memory and `cores` CPUs.
+pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterPlan, PlanError> {
+    let n = spec.node_count();
+    if n == 0 {
+        return Err(PlanError::NoNodes);
+    }
+    if n > MAX_NODES {
+        return Err(PlanError::TooManyNodes(n));
+    }
+    let octets: Vec<&str> = spec.address_prefix.split('.').collect();
+    if octets.len() != 4
+        || !octets[3].is_empty()
+        || octets[..3].iter().any(|o| o.parse::<u8>().is_err())
+    {
+        return Err(PlanError::BadAddressPrefix(spec.address_prefix.clone()));
+    }
+    if let Some(k) = spec.cpus_per_node
+        && (k == 0 || k > cores)
+    {
+        return Err(PlanError::TooManyCpus { asked: k, cores });
+    }
+
+    // Every node on this host would otherwise compute the whole host's default heap
+    // (reference 002): divide it among the co-located nodes.
+    let (heap, heap_reason) = match spec.jvm.heap {
+        Some(h) => (h, format!("{h} per node (--heap)")),
+        None => {
+            let host = cassandra_default_heap(ram_bytes);
+            let per_node = MiB((host.0 / n as u64).max(128));
+            (
+                per_node,
+                format!(
+                    "{per_node} per node: Cassandra's default {host} for this host divided among {n} nodes"
+                ),
+            )
+        }
+    };
+    if heap.0 < 128 {
+        return Err(PlanError::HeapTooSmall { heap });
+    }
+    if let Some(ng) = spec.jvm.new_gen
+        && ng >= heap
+    {
+        return Err(PlanError::NewGenTooLarge { new_gen: ng, heap });
+    }
+
+    let mut nodes = Vec::with_capacity(n);
+    let mut seeds = Vec::new();
+    for (dc_index, dc) in spec.dcs.iter().enumerate() {
+        for i in 0..dc.nodes {
+            let index = nodes.len() + 1;
+            let address = format!("{}{}", spec.address_prefix, index);
+            let seed = i == 0;
+            if seed {
+                seeds.push(format!("{address}:{STORAGE_PORT}"));
+            }
+            let cpus = match spec.cpus_per_node {
+                Some(k) => (0..k).map(|j| ((index - 1) * k + j) % cores).collect(),
+                None => Vec::new(),
+            };
+            nodes.push(NodePlan {
+                index,
+                name: format!("node{index}"),
+                address,
+                dc: dc.name.clone(),
+                rack: format!("rack{}", i % dc.racks + 1),
+                token: token_for(i, dc.nodes, dc_index),
+                seed,
+                jmx_port: JMX_PORT_BASE + index as u16,
+                metrics_port: METRICS_PORT_BASE + index as u16,
+                heap,
+                new_gen: spec.jvm.new_gen,
+                cpus,
+            });
+        }
+    }
+    Ok(ClusterPlan {
+        nodes,
+        seeds,
+        heap_reason,
+    })
+}
+
+/// Evenly spaced Murmur3 tokens per data centre, offset by the DC's index so that no two
+/// nodes share a token (each DC owns the whole ring for its own replicas).
+fn token_for(i: usize, nodes_in_dc: usize, dc_index: usize) -> i64 {
+    let span: i128 = 1i128 << 64;
+    let t = i64::MIN as i128 + span * i as i128 / nodes_in_dc as i128 + dc_index as i128 * 100;
+    t as i64
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs};
+    use crate::spec::{CassandraSource, ClusterSpec, Gc, JvmSpec};
+
+    pub(crate) fn spec(dcs: &str, heap: Option<u64>) -> ClusterSpec {
+        ClusterSpec {
+            schema_version: CLUSTER_SPEC_VERSION,
+            name: "t".into(),
+            cassandra: CassandraSource::Maven {
+                version: "5.0.9".into(),
+            },
+            dcs: parse_dcs(dcs).unwrap(),
+            jvm: JvmSpec {
+                heap: heap.map(MiB),
+                new_gen: None,
+                gc: Gc::G1,
+                extra_args: vec![],
+            },
+            cpus_per_node: None,
+            address_prefix: "127.0.0.".into(),
+            yaml_overrides: Default::default(),
+        }
+    }
+
+    const GIB: u64 = 1024 * 1024 * 1024;
+
+    #[test]
+    fn default_heap_follows_cassandra_formula() {
+        // 2 GiB RAM: max(min(1024, 1024), min(512, 8192)) = 1024
+        assert_eq!(cassandra_default_heap(2 * GIB), MiB(1024));
+        // 24 GiB: max(min(12288, 1024), min(6144, 8192)) = 6144
+        assert_eq!(cassandra_default_heap(24 * GIB), MiB(6144));
+        // 64 GiB: max(1024, min(16384, 8192)) = 8192
+        assert_eq!(cassandra_default_heap(64 * GIB), MiB(8192));
+        // 1 GiB: max(min(512, 1024), min(256, 8192)) = 512
+        assert_eq!(cassandra_default_heap(GIB), MiB(512));
+    }
+
+    #[test]
+    fn default_heap_is_divided_among_colocated_nodes() {
+        let p = plan(&spec("dc1:3", None), 24 * GIB, 2).unwrap();
+        assert!(p.nodes.iter().all(|n| n.heap == MiB(2048)));
+        assert!(p.heap_reason.contains("divided among 3 nodes"));
+        let p = plan(&spec("dc1:3", Some(256)), 24 * GIB, 2).unwrap();
+        assert!(p.nodes.iter().all(|n| n.heap == MiB(256)));
+    }
+
+    #[test]
+    fn multi_dc_layout_tokens_and_seeds() {
+        let p = plan(&spec("dc1:3:3,dc2:2", Some(256)), 24 * GIB, 2).unwrap();
+        let summary: Vec<_> = p
+            .nodes
+            .iter()
+            .map(|n| (n.address.as_str(), n.dc.as_str(), n.rack.as_str()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("127.0.0.1", "dc1", "rack1"),
+                ("127.0.0.2", "dc1", "rack2"),
+                ("127.0.0.3", "dc1", "rack3"),
+                ("127.0.0.4", "dc2", "rack1"),
+                ("127.0.0.5", "dc2", "rack1"),
+            ]
+        );
+        assert_eq!(p.seeds, vec!["127.0.0.1:7000", "127.0.0.4:7000"]);
+        let tokens: Vec<i64> = p.nodes.iter().map(|n| n.token).collect();
+        // dc1: thirds of the ring; dc2: halves, offset by 100.
+        assert_eq!(tokens[0], i64::MIN);
+        assert_eq!(tokens[1], -3074457345618258603);
+        assert_eq!(tokens[2], 3074457345618258602);
+        assert_eq!(tokens[3], i64::MIN + 100);
+        assert_eq!(tokens[4], 100);
+        let mut unique = tokens.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), tokens.len());
+        assert_eq!(p.nodes[4].jmx_port, 7205);
+        assert_eq!(p.nodes[4].metrics_port, 7305);
+    }
+
+    #[test]
+    fn cpu_pinning_wraps_around_the_host() {
+        let mut s = spec("dc1:3", Some(256));
+        s.cpus_per_node = Some(1);
+        let p = plan(&s, 24 * GIB, 2).unwrap();
+        let cpus: Vec<_> = p.nodes.iter().map(|n| n.cpus.clone()).collect();
+        assert_eq!(cpus, vec![vec![0], vec![1], vec![0]]);
+        s.cpus_per_node = Some(3);
+        assert_eq!(
+            plan(&s, 24 * GIB, 2),
+            Err(PlanError::TooManyCpus { asked: 3, cores: 2 })
+        );
+    }
+
+    #[test]
+    fn rejects_bad_specs() {
+        let mut s = spec("dc1:1", Some(64));
+        assert_eq!(
+            plan(&s, 24 * GIB, 2),
+            Err(PlanError::HeapTooSmall { heap: MiB(64) })
+        );
+        s.jvm.heap = Some(MiB(256));
+        s.jvm.new_gen = Some(MiB(256));
+        assert!(matches!(
+            plan(&s, 24 * GIB, 2),
+            Err(PlanError::NewGenTooLarge { .. })
+        ));
+        s.jvm.new_gen = None;
+        s.address_prefix = "127.0.0".into();
+        assert!(matches!(
+            plan(&s, 24 * GIB, 2),
+            Err(PlanError::BadAddressPrefix(_))
+        ));
+    }
+}

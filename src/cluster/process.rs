@@ -1,0 +1,131 @@
+//! Node processes: spawning a detached JVM, checking it is alive (by PID and command line,
+//! so a reused PID is not mistaken for a node), signalling it.
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Spawns `java args…` in its own session (it outlives cqlbench), with stdout and stderr to
+/// `out_file`, pinned to `cpus` when not empty. Returns the PID. A thread reaps the child if
+/// this process lives long enough to see it exit, so no zombie is left behind.
+pub fn spawn_detached(
+    java: &Path,
+    args: &[String],
+    cwd: &Path,
+    out_file: &Path,
+    cpus: &[usize],
+) -> std::io::Result<u32> {
+    let out = File::options().create(true).append(true).open(out_file)?;
+    let err = out.try_clone()?;
+    let mut cmd = Command::new(java);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    let cpus = cpus.to_vec();
+    // SAFETY: only async-signal-safe libc calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if !cpus.is_empty() {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                for &c in &cpus {
+                    libc::CPU_SET(c, &mut set);
+                }
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    let pid = child.id();
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
+    Ok(pid)
+}
+
+/// True if `pid` is a live (not zombie) process whose command line contains `marker`.
+pub fn is_alive(pid: u32, marker: &str) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next());
+    if matches!(state, Some('Z') | Some('X') | None) {
+        return false;
+    }
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|c| String::from_utf8_lossy(&c).contains(marker))
+        .unwrap_or(false)
+}
+
+/// True if the process is stopped (SIGSTOP).
+pub fn is_paused(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
+        == Some('T')
+}
+
+/// Sends `sig` to `pid`; a process that is already gone is not an error.
+pub fn signal(pid: u32, sig: libc::c_int) {
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid as libc::pid_t, sig);
+    }
+}
+
+/// Process CPU affinity of `pid`, as listed in /proc (`Cpus_allowed_list`).
+pub fn cpus_allowed(pid: u32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|s| s.trim().to_string())
+}
+
+/// Is `addr:port` free to listen on?
+pub fn port_free(addr: &str, port: u16) -> bool {
+    std::net::TcpListener::bind((addr, port)).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_process_is_alive_and_bogus_pid_is_not() {
+        let me = std::process::id();
+        assert!(is_alive(me, ""));
+        assert!(!is_alive(me, "definitely-not-in-the-command-line-xyz"));
+        assert!(!is_alive(u32::MAX - 1, ""));
+        assert!(cpus_allowed(me).is_some());
+    }
+
+    #[test]
+    fn spawned_child_is_pinned_and_reaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.log");
+        let pid =
+            spawn_detached(Path::new("sleep"), &["30".into()], dir.path(), &out, &[0]).unwrap();
+        assert!(is_alive(pid, "sleep"));
+        assert_eq!(cpus_allowed(pid).as_deref(), Some("0"));
+        signal(pid, libc::SIGKILL);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while is_alive(pid, "sleep") && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            !is_alive(pid, "sleep"),
+            "killed child still alive (or a zombie not reaped)"
+        );
+    }
+}

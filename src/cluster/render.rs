@@ -1,0 +1,358 @@
+//! Rendering a node's files from its plan: cassandra.yaml, cassandra-rackdc.properties,
+//! logback.xml, the JMX exporter config and the JVM command line. Pure: paths come in as
+//! arguments, nothing is read or written here.
+
+use std::path::Path;
+
+use serde_yaml::{Mapping, Value};
+
+use super::plan::{ClusterPlan, NATIVE_PORT, NodePlan, STORAGE_PORT};
+use crate::spec::{ClusterSpec, Gc};
+
+/// The Cassandra main class.
+pub const DAEMON_CLASS: &str = "org.apache.cassandra.service.CassandraDaemon";
+
+/// Module access Cassandra 5.0 needs on JDK 17 (its `jvm17-server.options`).
+pub const JDK17_MODULE_ARGS: &[&str] = &[
+    "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+    "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-exports=java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED",
+    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+    "--add-exports=java.rmi/sun.rmi.server=ALL-UNNAMED",
+    "--add-exports=java.sql/java.sql=ALL-UNNAMED",
+    "--add-exports=java.base/java.lang.ref=ALL-UNNAMED",
+    "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.module=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.loader=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.reflect=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.math=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.module=ALL-UNNAMED",
+    "--add-opens=java.base/jdk.internal.util.jar=ALL-UNNAMED",
+    "--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.math=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-opens=java.base/java.net=ALL-UNNAMED",
+];
+
+/// MBeans the exporter publishes: only what cqlbench samples (the default publishes ~57,000
+/// series per node and takes ~0.75 s a scrape).
+pub const EXPORTED_MBEANS: &[&str] = &[
+    "org.apache.cassandra.metrics:type=Compaction,name=PendingTasks",
+    "org.apache.cassandra.metrics:type=Compaction,name=CompletedTasks",
+    "org.apache.cassandra.metrics:type=Compaction,name=BytesCompacted",
+    "org.apache.cassandra.metrics:type=Storage,name=Load",
+    "org.apache.cassandra.metrics:type=Table,name=SSTablesPerReadHistogram",
+    "org.apache.cassandra.metrics:type=Table,name=LiveSSTableCount",
+    "org.apache.cassandra.metrics:type=DroppedMessage,*",
+    "org.apache.cassandra.metrics:type=ClientRequest,scope=Read,name=Latency",
+    "org.apache.cassandra.metrics:type=ClientRequest,scope=Write,name=Latency",
+    "org.apache.cassandra.net:type=FailureDetector",
+    "java.lang:type=Memory",
+    "java.lang:type=GarbageCollector,*",
+    "java.lang:type=OperatingSystem",
+];
+
+/// Where a node's files live.
+#[derive(Debug, Clone)]
+pub struct NodePaths<'a> {
+    pub node_dir: &'a Path,
+    pub conf_dir: &'a Path,
+    pub data_dir: &'a Path,
+    pub log_dir: &'a Path,
+}
+
+fn s(v: &str) -> Value {
+    Value::String(v.to_string())
+}
+
+fn dir(p: &Path, sub: &str) -> Value {
+    s(&p.join(sub).to_string_lossy())
+}
+
+/// cassandra.yaml for one node. Settings not listed keep Cassandra's built-in defaults;
+/// the spec's overrides replace or add top-level keys.
+pub fn cassandra_yaml(
+    spec: &ClusterSpec,
+    plan: &ClusterPlan,
+    node: &NodePlan,
+    paths: &NodePaths,
+) -> String {
+    let mut m = Mapping::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(s(k), v);
+    };
+    put("cluster_name", s(&spec.name));
+    put("num_tokens", Value::from(1));
+    put("initial_token", s(&node.token.to_string()));
+    put("allocate_tokens_for_local_replication_factor", Value::Null);
+    put(
+        "partitioner",
+        s("org.apache.cassandra.dht.Murmur3Partitioner"),
+    );
+    put("auto_bootstrap", Value::Bool(false));
+    put("listen_address", s(&node.address));
+    put("rpc_address", s(&node.address));
+    put("native_transport_port", Value::from(NATIVE_PORT));
+    put("storage_port", Value::from(STORAGE_PORT));
+    let mut seed_params = Mapping::new();
+    seed_params.insert(s("seeds"), s(&plan.seeds.join(",")));
+    let mut seed_provider = Mapping::new();
+    seed_provider.insert(
+        s("class_name"),
+        s("org.apache.cassandra.locator.SimpleSeedProvider"),
+    );
+    seed_provider.insert(
+        s("parameters"),
+        Value::Sequence(vec![Value::Mapping(seed_params)]),
+    );
+    put(
+        "seed_provider",
+        Value::Sequence(vec![Value::Mapping(seed_provider)]),
+    );
+    put("endpoint_snitch", s("GossipingPropertyFileSnitch"));
+    put(
+        "data_file_directories",
+        Value::Sequence(vec![dir(paths.data_dir, "data")]),
+    );
+    put("commitlog_directory", dir(paths.data_dir, "commitlog"));
+    put(
+        "saved_caches_directory",
+        dir(paths.data_dir, "saved_caches"),
+    );
+    put("hints_directory", dir(paths.data_dir, "hints"));
+    put("cdc_raw_directory", dir(paths.data_dir, "cdc_raw"));
+    put("commitlog_sync", s("periodic"));
+    put("commitlog_sync_period", s("10000ms"));
+    // Local clusters are recreated often: no snapshot on drop/truncate keeps disks clean.
+    put("auto_snapshot", Value::Bool(false));
+    for (k, v) in &spec.yaml_overrides {
+        m.insert(s(k), v.clone());
+    }
+    m.retain(|_, v| !v.is_null());
+    let mut out = format!(
+        "# Rendered by cqlbench for {} of cluster {}. Edits are overwritten at start.\n",
+        node.name, spec.name
+    );
+    out.push_str(&serde_yaml::to_string(&m).expect("a YAML mapping serializes"));
+    out
+}
+
+/// cassandra-rackdc.properties for GossipingPropertyFileSnitch.
+pub fn rackdc_properties(node: &NodePlan) -> String {
+    format!("dc={}\nrack={}\n", node.dc, node.rack)
+}
+
+/// logback.xml: the node's log in `<log_dir>/system.log`, INFO and above.
+pub fn logback_xml(log_dir: &Path) -> String {
+    format!(
+        r#"<configuration scan="false">
+  <appender name="FILE" class="ch.qos.logback.core.FileAppender">
+    <file>{}/system.log</file>
+    <encoder><pattern>%-5level [%thread] %date{{ISO8601}} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+"#,
+        log_dir.display()
+    )
+}
+
+/// logback.xml for tools (nodetool): warnings only, on stderr.
+pub fn tools_logback_xml() -> String {
+    r#"<configuration scan="false">
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%-5level %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="STDERR"/></root>
+</configuration>
+"#
+    .to_string()
+}
+
+/// The JMX exporter's config, restricted to [`EXPORTED_MBEANS`].
+pub fn exporter_yaml() -> String {
+    let mut out = String::from(
+        "lowercaseOutputName: true\nlowercaseOutputLabelNames: true\nincludeObjectNames:\n",
+    );
+    for b in EXPORTED_MBEANS {
+        out.push_str(&format!("  - \"{b}\"\n"));
+    }
+    out
+}
+
+/// GC flags per collector; G1 uses reference 000's.
+pub fn gc_args(gc: Gc) -> Vec<String> {
+    let v: &[&str] = match gc {
+        Gc::G1 => &[
+            "-XX:+UseG1GC",
+            "-XX:G1RSetUpdatingPauseTimePercent=5",
+            "-XX:MaxGCPauseMillis=300",
+            "-XX:InitiatingHeapOccupancyPercent=70",
+            "-XX:+ParallelRefProcEnabled",
+        ],
+        Gc::Zgc => &["-XX:+UseZGC"],
+        Gc::Parallel => &["-XX:+UseParallelGC"],
+    };
+    v.iter().map(|a| a.to_string()).collect()
+}
+
+/// The JVM arguments of a node, up to and including the main class; the classpath is
+/// `<conf_dir>:<lib_dir>/*`.
+pub fn jvm_args(
+    spec: &ClusterSpec,
+    node: &NodePlan,
+    paths: &NodePaths,
+    lib_dir: &Path,
+    exporter_jar: &Path,
+) -> Vec<String> {
+    let mut a: Vec<String> = vec![
+        format!("-Xms{}M", node.heap.0),
+        format!("-Xmx{}M", node.heap.0),
+    ];
+    if let Some(ng) = node.new_gen {
+        a.push(format!("-Xmn{}M", ng.0));
+    }
+    a.extend(gc_args(spec.jvm.gc));
+    a.extend(
+        [
+            "-Xss256k",
+            "-XX:+HeapDumpOnOutOfMemoryError",
+            "-XX:+ExitOnOutOfMemoryError",
+            "-XX:+PerfDisableSharedMem",
+            "-Djava.net.preferIPv4Stack=true",
+            "-Djdk.attach.allowAttachSelf=true",
+            "-Dcassandra-foreground=yes",
+            "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+            "-Dcassandra.ring_delay_ms=1000",
+            "-Dcassandra.max_local_pause_in_ms=5000",
+        ]
+        .map(String::from),
+    );
+    a.extend(JDK17_MODULE_ARGS.iter().map(|s| s.to_string()));
+    let conf = paths.conf_dir.display();
+    a.push(format!("-Dcassandra.config=file://{conf}/cassandra.yaml"));
+    a.push(format!("-Dlogback.configurationFile={conf}/logback.xml"));
+    a.push(format!("-Dcassandra.logdir={}", paths.log_dir.display()));
+    a.push(format!(
+        "-Dcassandra.storagedir={}",
+        paths.data_dir.display()
+    ));
+    a.push(format!("-Dcassandra.jmx.local.port={}", node.jmx_port));
+    a.push(format!("-XX:HeapDumpPath={}", paths.node_dir.display()));
+    a.push(format!(
+        "-javaagent:{}={}:{}:{conf}/exporter.yaml",
+        exporter_jar.display(),
+        node.address,
+        node.metrics_port
+    ));
+    a.extend(spec.jvm.extra_args.iter().cloned());
+    a.push("-cp".into());
+    a.push(format!("{conf}:{}/*", lib_dir.display()));
+    a.push(DAEMON_CLASS.into());
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::plan::plan;
+    use crate::spec::MiB;
+    use std::path::PathBuf;
+
+    /// Compares with a golden file in `src/cluster/golden/`; `UPDATE_GOLDEN=1` rewrites it.
+    fn golden(name: &str, actual: &str) {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("src/cluster/golden")
+            .join(name);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, actual).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
+        assert_eq!(
+            actual, expected,
+            "rendered {name} differs from its golden file (UPDATE_GOLDEN=1 to accept)"
+        );
+    }
+
+    fn fixture() -> (ClusterSpec, ClusterPlan) {
+        let mut spec = crate::cluster::plan::tests::spec("dc1:2:2,dc2:1", Some(256));
+        spec.jvm.new_gen = Some(MiB(64));
+        spec.jvm.extra_args = vec!["-XX:+UnlockDiagnosticVMOptions".into()];
+        spec.yaml_overrides
+            .insert("concurrent_writes".into(), Value::from(16));
+        let p = plan(&spec, 24 << 30, 2).unwrap();
+        (spec, p)
+    }
+
+    fn paths(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+        (
+            root.to_path_buf(),
+            root.join("conf"),
+            root.join("data"),
+            root.join("logs"),
+        )
+    }
+
+    #[test]
+    fn renders_node_files_like_the_golden_files() {
+        let (spec, p) = fixture();
+        let (n, c, d, l) = paths(Path::new("/clusters/t/node3"));
+        let np = NodePaths {
+            node_dir: &n,
+            conf_dir: &c,
+            data_dir: &d,
+            log_dir: &l,
+        };
+        let node = &p.nodes[2];
+        golden(
+            "node3-cassandra.yaml",
+            &cassandra_yaml(&spec, &p, node, &np),
+        );
+        golden("node3-rackdc.properties", &rackdc_properties(node));
+        golden("exporter.yaml", &exporter_yaml());
+        let args = jvm_args(
+            &spec,
+            node,
+            &np,
+            Path::new("/cache/lib"),
+            Path::new("/cache/exporter.jar"),
+        );
+        golden("node3-jvm-args.txt", &(args.join("\n") + "\n"));
+    }
+
+    #[test]
+    fn rendered_yaml_parses_and_overrides_win() {
+        let (spec, p) = fixture();
+        let (n, c, d, l) = paths(Path::new("/x"));
+        let np = NodePaths {
+            node_dir: &n,
+            conf_dir: &c,
+            data_dir: &d,
+            log_dir: &l,
+        };
+        let y: Value = serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np)).unwrap();
+        assert_eq!(y["concurrent_writes"], Value::from(16));
+        assert_eq!(y["listen_address"], s("127.0.0.1"));
+        assert_eq!(y["initial_token"], s(&i64::MIN.to_string()));
+        assert_eq!(
+            y["seed_provider"][0]["parameters"][0]["seeds"],
+            s("127.0.0.1:7000,127.0.0.3:7000")
+        );
+        assert!(
+            y.get("allocate_tokens_for_local_replication_factor")
+                .is_none()
+        );
+    }
+}
