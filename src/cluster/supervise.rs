@@ -205,38 +205,47 @@ impl Cluster {
                     first_missing = Some((n, format!("does not see {} UP", t.address)));
                 }
             }
-            match first_missing {
-                None => break,
-                Some((n, missing)) if t0.elapsed() >= timeout => {
-                    let log = self.node_dirs(n).system_log();
-                    let tail = readiness::tail(&log, 20);
-                    return Err(ClusterError::StartTimeout {
-                        node: n.name.clone(),
-                        waited_s: t0.elapsed().as_secs(),
-                        missing,
-                        log,
-                        tail,
-                    });
+            if first_missing.is_none() {
+                // The logs say ready; CQL must agree: every node answers and lists all peers.
+                match self.cql_missing(&all_up) {
+                    None => return Ok(()),
+                    Some(m) => first_missing = Some((all_up[0], m)),
                 }
-                Some(_) => std::thread::sleep(Duration::from_millis(100)),
             }
+            if let Some((n, missing)) = first_missing
+                && t0.elapsed() >= timeout
+            {
+                let log = self.node_dirs(n).system_log();
+                let tail = readiness::tail(&log, 20);
+                return Err(ClusterError::StartTimeout {
+                    node: n.name.clone(),
+                    waited_s: t0.elapsed().as_secs(),
+                    missing,
+                    log,
+                    tail,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
-        let addrs: Vec<String> = all_up.iter().map(|n| n.address.clone()).collect();
-        let remaining = timeout
-            .saturating_sub(t0.elapsed())
-            .max(Duration::from_secs(10));
-        let peers = super::cql::peers_by_node(&addrs, remaining).map_err(ClusterError::Cql)?;
+    }
+
+    /// What the CQL view still lacks, if anything.
+    fn cql_missing(&self, up: &[&NodePlan]) -> Option<String> {
+        let addrs: Vec<String> = up.iter().map(|n| n.address.clone()).collect();
         let total = self.nodes().len();
-        for (addr, p) in peers {
-            if p.len() != total - 1 {
-                return Err(ClusterError::Cql(format!(
-                    "{addr} lists {} peers, expected {}",
-                    p.len(),
-                    total - 1
-                )));
-            }
+        match super::cql::peers_by_node(&addrs, Duration::from_secs(10)) {
+            Err(e) => Some(e),
+            Ok(peers) => peers
+                .into_iter()
+                .find(|(_, p)| p.len() != total - 1)
+                .map(|(addr, p)| {
+                    format!(
+                        "{addr} lists {} peers in system.peers, expected {}",
+                        p.len(),
+                        total - 1
+                    )
+                }),
         }
-        Ok(())
     }
 
     /// Stops the selected nodes: SIGTERM (or SIGKILL with `kill`), wait until their JVMs are

@@ -1,0 +1,244 @@
+//! Real Apache Cassandra clusters on this machine: RF 3 at QUORUM and ALL with a node down,
+//! restart, multi-DC topology in system.peers, busy ports, the CLI on a live cluster, and no
+//! process or directory left after destroy.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use cqlbench::cluster::{ClusterError, StartOptions, StopOptions};
+use scylla::client::session::Session;
+use scylla::statement::Consistency;
+use scylla::statement::unprepared::Statement;
+
+async fn write(s: &Session, k: i32, v: &str, cl: Consistency) -> Result<(), String> {
+    let mut st = Statement::new("INSERT INTO t.kv (k, v) VALUES (?, ?)");
+    st.set_consistency(cl);
+    s.query_unpaged(st, (k, v))
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+async fn read(s: &Session, k: i32, cl: Consistency) -> Result<Option<String>, String> {
+    let mut st = Statement::new("SELECT v FROM t.kv WHERE k = ?");
+    st.set_consistency(cl);
+    let rows = s.query_unpaged(st, (k,)).await.map_err(|e| e.to_string())?;
+    let rows = rows.into_rows_result().map_err(|e| e.to_string())?;
+    Ok(rows
+        .maybe_first_row::<(String,)>()
+        .map_err(|e| e.to_string())?
+        .map(|r| r.0))
+}
+
+#[test]
+fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
+    let tc = TestCluster::create(spec("rf3", "dc1:3"));
+    let elapsed = tc.start();
+    assert!(elapsed < Duration::from_secs(120), "start took {elapsed:?}");
+
+    // Starting a running cluster is refused and changes nothing.
+    let again = tc.c().start(&StartOptions::default());
+    assert!(
+        matches!(again, Err(ClusterError::AlreadyRunning { .. })),
+        "{again:?}"
+    );
+    assert_eq!(tc.c().running_addresses().len(), 3);
+
+    let status = tc.c().status().unwrap();
+    assert_eq!(
+        status.iter().map(|s| s.state.as_str()).collect::<Vec<_>>(),
+        vec!["UN", "UN", "UN"]
+    );
+    assert!(
+        status
+            .iter()
+            .all(|s| s.pid.is_some() && s.heap_used_bytes.is_some())
+    );
+
+    let rt = runtime();
+    rt.block_on(async {
+        let s = session(tc.c()).await;
+        s.query_unpaged(
+            "CREATE KEYSPACE t WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}",
+            &[],
+        )
+        .await
+        .unwrap();
+        s.query_unpaged("CREATE TABLE t.kv (k int PRIMARY KEY, v text)", &[])
+            .await
+            .unwrap();
+        for k in 0..50 {
+            write(&s, k, &format!("v{k}"), Consistency::Quorum)
+                .await
+                .unwrap();
+        }
+        for k in 0..50 {
+            assert_eq!(
+                read(&s, k, Consistency::Quorum).await.unwrap(),
+                Some(format!("v{k}"))
+            );
+        }
+        assert_eq!(
+            read(&s, 7, Consistency::All).await.unwrap(),
+            Some("v7".into())
+        );
+    });
+
+    // One replica down: QUORUM (2 of 3) still works, ALL cannot.
+    let stopped = tc
+        .c()
+        .stop(&StopOptions {
+            nodes: vec![3],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(stopped, vec!["node3"]);
+    assert_eq!(tc.c().running_addresses().len(), 2);
+    rt.block_on(async {
+        let s = session(tc.c()).await;
+        write(&s, 100, "after-stop", Consistency::Quorum)
+            .await
+            .unwrap();
+        assert_eq!(
+            read(&s, 100, Consistency::Quorum).await.unwrap(),
+            Some("after-stop".into())
+        );
+        let all = read(&s, 100, Consistency::All).await;
+        assert!(
+            all.is_err(),
+            "ALL read succeeded with a replica down: {all:?}"
+        );
+        let all_w = write(&s, 101, "x", Consistency::All).await;
+        assert!(all_w.is_err(), "ALL write succeeded with a replica down");
+    });
+    let status = tc.c().status().unwrap();
+    assert_eq!(status[2].state, "DN");
+
+    // Restart brings it back: ALL works again and it is UN.
+    let r = tc
+        .c()
+        .start(&StartOptions {
+            nodes: vec![3],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(r.started, vec!["node3"]);
+    rt.block_on(async {
+        let s = session(tc.c()).await;
+        write(&s, 102, "all-again", Consistency::All).await.unwrap();
+        assert_eq!(
+            read(&s, 102, Consistency::All).await.unwrap(),
+            Some("all-again".into())
+        );
+    });
+    let status = tc.c().status().unwrap();
+    assert!(status.iter().all(|s| s.state == "UN"), "{status:?}");
+
+    // The CLI on the live cluster: status lists three UN nodes; start again is refused.
+    let dir = tc.root().to_str().unwrap().to_string();
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args(["cluster", "status", "rf3", "--dir", &dir])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" UN ")).count(),
+        3,
+        "{text}"
+    );
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args(["cluster", "start", "rf3", "--dir", &dir])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("already running"), "{err}");
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args([
+            "cluster",
+            "nodetool",
+            "rf3",
+            "1",
+            "--dir",
+            &dir,
+            "--",
+            "describecluster",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Murmur3Partitioner"));
+
+    tc.finish();
+}
+
+#[test]
+fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
+    let tc = TestCluster::create(spec("twodc", "dc1:2:2,dc2:1"));
+
+    // A busy CQL port on node 3's address: start is refused and nothing is left running.
+    let blocker = std::net::TcpListener::bind(("127.0.0.3", 9042)).unwrap();
+    let err = tc.c().start(&StartOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, ClusterError::PortInUse { node, port: 9042, .. } if node == "node3"),
+        "{err}"
+    );
+    assert!(tc.c().running_addresses().is_empty());
+    drop(blocker);
+
+    tc.start();
+    let rt = runtime();
+    rt.block_on(async {
+        let s = session(tc.c()).await;
+        let mut seen = Vec::new();
+        // Ask node1 directly for itself and its peers.
+        let local = s
+            .query_unpaged(
+                "SELECT listen_address, data_center, rack FROM system.local",
+                &[],
+            )
+            .await
+            .unwrap();
+        for r in local
+            .into_rows_result()
+            .unwrap()
+            .rows::<(std::net::IpAddr, String, String)>()
+            .unwrap()
+        {
+            let (a, dc, rack) = r.unwrap();
+            seen.push((a.to_string(), dc, rack));
+        }
+        let peers = s
+            .query_unpaged("SELECT peer, data_center, rack FROM system.peers", &[])
+            .await
+            .unwrap();
+        for r in peers
+            .into_rows_result()
+            .unwrap()
+            .rows::<(std::net::IpAddr, String, String)>()
+            .unwrap()
+        {
+            let (a, dc, rack) = r.unwrap();
+            seen.push((a.to_string(), dc, rack));
+        }
+        seen.sort();
+        seen.dedup();
+        let expected: Vec<(String, String, String)> = [
+            ("127.0.0.1", "dc1", "rack1"),
+            ("127.0.0.2", "dc1", "rack2"),
+            ("127.0.0.3", "dc2", "rack1"),
+        ]
+        .iter()
+        .map(|(a, d, r)| (a.to_string(), d.to_string(), r.to_string()))
+        .collect();
+        assert_eq!(seen, expected);
+    });
+    tc.finish();
+}

@@ -1,0 +1,136 @@
+//! Shared harness for tests against real Cassandra nodes: clusters live in a temporary
+//! directory, jars in the normal cqlbench cache; a guard stops and removes the cluster even
+//! when a test panics, and checks the node logs hold no ERROR lines.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use cqlbench::cluster::{Cluster, StartOptions};
+use cqlbench::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs};
+use cqlbench::spec::{CassandraSource, ClusterSpec, Gc, JvmSpec, MiB};
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+
+/// Real clusters bind the same loopback addresses and ports: one at a time per process
+/// (cargo runs test binaries one after another).
+static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
+
+pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
+    ClusterSpec {
+        schema_version: CLUSTER_SPEC_VERSION,
+        name: name.into(),
+        cassandra: CassandraSource::Maven {
+            version: "5.0".into(),
+        },
+        dcs: parse_dcs(dcs).unwrap(),
+        jvm: JvmSpec {
+            heap: Some(MiB(256)),
+            new_gen: None,
+            gc: Gc::G1,
+            extra_args: vec![],
+        },
+        cpus_per_node: None,
+        address_prefix: "127.0.0.".into(),
+        yaml_overrides: Default::default(),
+    }
+}
+
+/// A created (not yet started) cluster that is destroyed when dropped.
+pub struct TestCluster {
+    pub cluster: Option<Cluster>,
+    _root: tempfile::TempDir,
+    _lock: MutexGuard<'static, ()>,
+}
+
+impl TestCluster {
+    pub fn create(spec: ClusterSpec) -> TestCluster {
+        let lock = CLUSTER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let root = tempfile::tempdir().unwrap();
+        let cluster = Cluster::create(root.path(), spec).expect("create cluster");
+        TestCluster {
+            cluster: Some(cluster),
+            _root: root,
+            _lock: lock,
+        }
+    }
+
+    pub fn c(&self) -> &Cluster {
+        self.cluster.as_ref().unwrap()
+    }
+
+    pub fn root(&self) -> &Path {
+        self._root.path()
+    }
+
+    pub fn start(&self) -> Duration {
+        let r = self
+            .c()
+            .start(&StartOptions::default())
+            .unwrap_or_else(|e| {
+                panic!("start failed: {e}\n{}", e.log_tail().unwrap_or(""));
+            });
+        eprintln!(
+            "{}: {} up in {:.1}s",
+            self.c().name(),
+            r.started.join(", "),
+            r.elapsed.as_secs_f64()
+        );
+        r.elapsed
+    }
+
+    /// Asserts no ERROR line in any node log, then stops and removes the cluster, and
+    /// asserts no process of it is left.
+    pub fn finish(mut self) {
+        let c = self.cluster.take().unwrap();
+        let errors = c.log_errors();
+        let conf_markers: Vec<String> = c
+            .nodes()
+            .iter()
+            .map(|n| c.node_dirs(n).conf.to_string_lossy().to_string())
+            .collect();
+        let dir = c.dir.clone();
+        c.destroy().expect("destroy");
+        assert!(!dir.exists(), "destroy left {}", dir.display());
+        for m in &conf_markers {
+            assert!(!any_process_with(m), "a JVM of {m} survived destroy");
+        }
+        assert!(errors.is_empty(), "ERROR lines in node logs: {errors:#?}");
+    }
+}
+
+impl Drop for TestCluster {
+    fn drop(&mut self) {
+        if let Some(c) = self.cluster.take() {
+            let _ = c.destroy();
+        }
+    }
+}
+
+/// Is there a live process whose command line contains `marker`?
+pub fn any_process_with(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().to_string();
+        name.parse::<u32>().is_ok_and(|pid| {
+            pid != std::process::id() && cqlbench::cluster::process::is_alive(pid, marker)
+        })
+    })
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+pub async fn session(c: &Cluster) -> Session {
+    SessionBuilder::new()
+        .known_nodes(c.contact_points())
+        .build()
+        .await
+        .expect("CQL session")
+}
