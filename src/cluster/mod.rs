@@ -8,6 +8,7 @@ pub mod plan;
 pub mod process;
 pub mod readiness;
 pub mod render;
+pub mod smoke;
 pub mod state;
 pub mod status;
 pub mod supervise;
