@@ -210,7 +210,7 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
         DistError::Maven { detail, .. }
             if detail.contains("Could not find artifact")
                 || detail.contains("No versions available")
-                || detail.contains("Could not resolve") =>
+                || detail.contains("was not found") =>
         {
             DistError::VersionNotFound {
                 version: requested.to_string(),
@@ -278,6 +278,8 @@ fn mvn_copy(work: &Path, group: &str, artifact: &str, version: &str) -> Result<(
         .args([
             "-B",
             "-q",
+            "-U",
+            "-Dstyle.color=never",
             "dependency:copy-dependencies",
             "-DoutputDirectory=lib",
             "-DincludeScope=runtime",
@@ -296,26 +298,67 @@ fn mvn_copy(work: &Path, group: &str, artifact: &str, version: &str) -> Result<(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let detail = text
-        .lines()
-        .find(|l| l.contains("[ERROR]"))
-        .map(|l| {
-            l.trim_start_matches("[ERROR]")
-                .trim()
-                .chars()
-                .take(300)
-                .collect()
-        })
-        .unwrap_or_else(|| "mvn exited with an error".to_string());
+    let detail = maven_error_detail(&text);
     Err(DistError::Maven {
         what: format!("{group}:{artifact}:{version}"),
         detail,
     })
 }
 
+/// The useful part of Maven's first `[ERROR]` line: colour codes removed, and for a missing
+/// artifact just "Could not find artifact …".
+fn maven_error_detail(output: &str) -> String {
+    let clean: String = {
+        let mut out = String::new();
+        let mut chars = output.chars();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                for n in chars.by_ref() {
+                    if n.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let Some(line) = clean.lines().find(|l| l.contains("[ERROR]")) else {
+        return "mvn exited with an error".to_string();
+    };
+    let line = line.trim().trim_start_matches("[ERROR]").trim();
+    for marker in [
+        "Could not find artifact",
+        "No versions available",
+        "was not found in",
+    ] {
+        if let Some(i) = line.find(marker) {
+            let rest = &line[i..];
+            if marker == "was not found in" {
+                // "…: g:a:jar:v was not found in <repo> during a previous attempt…"
+                let artifact = line[..i].rsplit(": ").next().unwrap_or("").trim();
+                return format!("{artifact} was not found");
+            }
+            return rest.split(" in ").next().unwrap_or(rest).trim().to_string();
+        }
+    }
+    line.chars().take(300).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extracts_maven_error_detail() {
+        let out = "\u{1b}[0m\u{1b}[0m[ERROR] Failed to execute goal on project fetch: Could not resolve dependencies for project x: Could not find artifact org.apache.cassandra:cassandra-all:jar:5.0.999 in central (https://example) -> [Help 1]\n";
+        assert_eq!(
+            maven_error_detail(out),
+            "Could not find artifact org.apache.cassandra:cassandra-all:jar:5.0.999"
+        );
+        assert_eq!(maven_error_detail("nothing"), "mvn exited with an error");
+    }
 
     #[test]
     fn parses_java_versions() {

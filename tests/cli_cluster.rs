@@ -1,0 +1,124 @@
+//! `cqlbench cluster` through the real binary: bad input gets a one-line error and a
+//! non-zero exit, and never changes an existing cluster.
+
+use assert_cmd::Command;
+
+fn cqlbench(dir: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("cqlbench").unwrap();
+    c.env("CQLBENCH_CLUSTERS_DIR", dir);
+    c
+}
+
+/// Runs and returns (success, stdout, stderr).
+fn run(dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = cqlbench(dir).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn assert_one_line_error(res: &(bool, String, String), needle: &str) {
+    assert!(!res.0, "expected failure, got success: {}", res.1);
+    // Progress lines (e.g. "fetching …") may come first; the error itself is one last line.
+    let err_lines: Vec<&str> = res.2.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(err_lines.len(), 1, "expected one error line:\n{}", res.2);
+    assert_eq!(
+        res.2.trim().lines().last(),
+        Some(err_lines[0]),
+        "error is not the last line:\n{}",
+        res.2
+    );
+    let err = err_lines[0];
+    assert!(err.contains(needle), "error lacks '{needle}': {err}");
+}
+
+#[test]
+fn unknown_cluster_is_a_one_line_error() {
+    let d = tempfile::tempdir().unwrap();
+    for cmd in ["start", "stop", "status", "destroy", "show"] {
+        assert_one_line_error(
+            &run(d.path(), &["cluster", cmd, "nope"]),
+            "no cluster named 'nope'",
+        );
+    }
+}
+
+#[test]
+fn malformed_arguments_are_rejected_with_the_accepted_form() {
+    let d = tempfile::tempdir().unwrap();
+    let r = run(d.path(), &["cluster", "create", "x", "--dcs", "dc1:zero"]);
+    assert!(!r.0 && r.2.contains("NAME:NODES"), "{}", r.2);
+    let r = run(d.path(), &["cluster", "create", "x", "--heap", "10T"]);
+    assert!(!r.0 && r.2.contains("unknown unit"), "{}", r.2);
+    let r = run(d.path(), &["cluster", "create", "x", "--heap", "64M"]);
+    assert_one_line_error(&r, "below the 128M");
+    let r = run(d.path(), &["cluster", "create", "../evil"]);
+    assert_one_line_error(&r, "not a valid cluster name");
+    let r = run(
+        d.path(),
+        &["cluster", "create", "x", "--nodes", "3", "--racks", "4"],
+    );
+    assert_one_line_error(&r, "--racks");
+    let r = run(
+        d.path(),
+        &[
+            "cluster",
+            "create",
+            "x",
+            "--cassandra-home",
+            "/nonexistent/cassandra",
+        ],
+    );
+    assert_one_line_error(&r, "/nonexistent/cassandra");
+    let r = run(
+        d.path(),
+        &["cluster", "create", "x", "--cpus-per-node", "999"],
+    );
+    assert_one_line_error(&r, "--cpus-per-node 999");
+    assert!(
+        !d.path().join("x").exists(),
+        "a failed create left a directory"
+    );
+}
+
+#[test]
+fn a_version_that_does_not_exist_is_named_in_the_error() {
+    let d = tempfile::tempdir().unwrap();
+    let r = run(
+        d.path(),
+        &["cluster", "create", "x", "--version", "5.0.999"],
+    );
+    assert_one_line_error(&r, "'5.0.999' was not found on Maven Central");
+}
+
+#[test]
+fn create_refuses_an_existing_name_and_leaves_it_untouched() {
+    let d = tempfile::tempdir().unwrap();
+    let r = run(
+        d.path(),
+        &["cluster", "create", "c1", "--nodes", "2", "--heap", "256M"],
+    );
+    assert!(r.0, "{}", r.2);
+    let spec_before = std::fs::read(d.path().join("c1/cluster.json")).unwrap();
+    let r = run(d.path(), &["cluster", "create", "c1", "--nodes", "5"]);
+    assert_one_line_error(&r, "already exists");
+    assert_eq!(
+        std::fs::read(d.path().join("c1/cluster.json")).unwrap(),
+        spec_before
+    );
+    let (ok, out, _) = run(d.path(), &["cluster", "list"]);
+    assert!(ok && out.contains("c1\t2 nodes, 0 running"), "{out}");
+    let (ok, out, _) = run(d.path(), &["cluster", "show", "c1"]);
+    assert!(
+        ok && out.contains("\"schema_version\": 1") && out.contains("127.0.0.2"),
+        "{out}"
+    );
+    // Stopping a cluster that is not running is fine and says so.
+    let (ok, out, _) = run(d.path(), &["cluster", "stop", "c1"]);
+    assert!(ok && out.contains("no node was running"), "{out}");
+    let r = run(d.path(), &["cluster", "destroy", "c1"]);
+    assert!(r.0, "{}", r.2);
+    assert!(!d.path().join("c1").exists());
+}
