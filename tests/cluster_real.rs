@@ -194,51 +194,30 @@ fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
     drop(blocker);
 
     tc.start();
-    let rt = runtime();
-    rt.block_on(async {
-        let s = session(tc.c()).await;
-        let mut seen = Vec::new();
-        // Ask node1 directly for itself and its peers.
-        let local = s
-            .query_unpaged(
-                "SELECT listen_address, data_center, rack FROM system.local",
-                &[],
-            )
-            .await
-            .unwrap();
-        for r in local
-            .into_rows_result()
-            .unwrap()
-            .rows::<(std::net::IpAddr, String, String)>()
-            .unwrap()
-        {
-            let (a, dc, rack) = r.unwrap();
-            seen.push((a.to_string(), dc, rack));
-        }
-        let peers = s
-            .query_unpaged("SELECT peer, data_center, rack FROM system.peers", &[])
-            .await
-            .unwrap();
-        for r in peers
-            .into_rows_result()
-            .unwrap()
-            .rows::<(std::net::IpAddr, String, String)>()
-            .unwrap()
-        {
-            let (a, dc, rack) = r.unwrap();
-            seen.push((a.to_string(), dc, rack));
-        }
-        seen.sort();
-        seen.dedup();
-        let expected: Vec<(String, String, String)> = [
-            ("127.0.0.1", "dc1", "rack1"),
-            ("127.0.0.2", "dc1", "rack2"),
-            ("127.0.0.3", "dc2", "rack1"),
-        ]
-        .iter()
-        .map(|(a, d, r)| (a.to_string(), d.to_string(), r.to_string()))
-        .collect();
-        assert_eq!(seen, expected);
-    });
+    // Every node, asked directly, reports itself and each peer in the asked DC and rack.
+    let expected = [
+        ("127.0.0.1", "dc1", "rack1"),
+        ("127.0.0.2", "dc1", "rack2"),
+        ("127.0.0.3", "dc2", "rack1"),
+    ];
+    let row = |a: &str, d: &str, r: &str| (a.to_string(), Some(d.to_string()), Some(r.to_string()));
+    let addrs: Vec<String> = expected.iter().map(|e| e.0.to_string()).collect();
+    let views = cqlbench::cluster::cql::views_by_node(&addrs, Duration::from_secs(30)).unwrap();
+    assert_eq!(views.len(), 3);
+    for v in views {
+        let me = expected.iter().find(|e| e.0 == v.address).unwrap();
+        assert_eq!(
+            v.local,
+            row(me.0, me.1, me.2),
+            "system.local of {}",
+            v.address
+        );
+        let others: Vec<_> = expected
+            .iter()
+            .filter(|e| e.0 != v.address)
+            .map(|e| row(e.0, e.1, e.2))
+            .collect();
+        assert_eq!(v.peers, others, "system.peers of {}", v.address);
+    }
     tc.finish();
 }

@@ -7,13 +7,22 @@ use scylla::client::session_builder::SessionBuilder;
 use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
 use scylla::statement::unprepared::Statement;
 
-/// Asks every node in `addrs` (CQL on port 9042) for its peers, each query sent to that node
-/// alone. Returns, per node, the peers it lists. Runs on its own thread and runtime so it can
-/// be called from sync code and from inside another runtime alike.
-pub fn peers_by_node(
-    addrs: &[String],
-    timeout: Duration,
-) -> Result<Vec<(String, Vec<String>)>, String> {
+/// A row of `system.local` or `system.peers`: address, data centre, rack (None until gossip
+/// has told the node).
+pub type NodeRow = (String, Option<String>, Option<String>);
+
+/// What one node says about itself and its peers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeView {
+    pub address: String,
+    pub local: NodeRow,
+    pub peers: Vec<NodeRow>,
+}
+
+/// Asks every node in `addrs` (CQL on port 9042) for `system.local` and `system.peers`, each
+/// query sent to that node alone. Runs on its own thread and runtime so it can be called
+/// from sync code and from inside another runtime alike.
+pub fn views_by_node(addrs: &[String], timeout: Duration) -> Result<Vec<NodeView>, String> {
     let addrs = addrs.to_vec();
     std::thread::scope(|s| {
         s.spawn(|| {
@@ -29,7 +38,7 @@ pub fn peers_by_node(
     })
 }
 
-async fn peers_async(addrs: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, String> {
     let known: Vec<String> = addrs.iter().map(|a| format!("{a}:9042")).collect();
     let session = SessionBuilder::new()
         .known_nodes(&known)
@@ -43,28 +52,43 @@ async fn peers_async(addrs: &[String]) -> Result<Vec<(String, Vec<String>)>, Str
         let sock: SocketAddr = format!("{a}:9042")
             .parse()
             .map_err(|e| format!("{a}: {e}"))?;
-        let mut st = Statement::new("SELECT peer FROM system.peers");
-        st.set_load_balancing_policy(Some(SingleTargetLoadBalancingPolicy::new(
-            NodeIdentifier::NodeAddress(sock),
-            None,
-        )));
-        let res = session
-            .query_unpaged(st, &[])
-            .await
-            .map_err(|e| format!("CQL query on {a}: {e}"))?;
-        let rows = res
-            .into_rows_result()
-            .map_err(|e| format!("CQL result from {a}: {e}"))?;
-        let mut peers = Vec::new();
-        for r in rows
-            .rows::<(std::net::IpAddr,)>()
-            .map_err(|e| format!("CQL rows from {a}: {e}"))?
-        {
-            let (ip,) = r.map_err(|e| format!("CQL row from {a}: {e}"))?;
-            peers.push(ip.to_string());
+        let target = SingleTargetLoadBalancingPolicy::new(NodeIdentifier::NodeAddress(sock), None);
+        let mut rows_of = Vec::new();
+        for q in [
+            "SELECT listen_address, data_center, rack FROM system.local",
+            "SELECT peer, data_center, rack FROM system.peers",
+        ] {
+            let mut st = Statement::new(q);
+            st.set_load_balancing_policy(Some(target.clone()));
+            let res = session
+                .query_unpaged(st, &[])
+                .await
+                .map_err(|e| format!("CQL query on {a}: {e}"))?;
+            let rows = res
+                .into_rows_result()
+                .map_err(|e| format!("CQL result from {a}: {e}"))?;
+            let mut v: Vec<NodeRow> = Vec::new();
+            for r in rows
+                .rows::<(Option<std::net::IpAddr>, Option<String>, Option<String>)>()
+                .map_err(|e| format!("CQL rows from {a}: {e}"))?
+            {
+                let (ip, dc, rack) = r.map_err(|e| format!("CQL row from {a}: {e}"))?;
+                v.push((ip.map(|i| i.to_string()).unwrap_or_default(), dc, rack));
+            }
+            v.sort();
+            rows_of.push(v);
         }
-        peers.sort();
-        out.push((a.clone(), peers));
+        let peers = rows_of.pop().unwrap_or_default();
+        let local =
+            rows_of
+                .pop()
+                .and_then(|l| l.into_iter().next())
+                .unwrap_or((a.clone(), None, None));
+        out.push(NodeView {
+            address: a.clone(),
+            local,
+            peers,
+        });
     }
     Ok(out)
 }

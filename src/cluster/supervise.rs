@@ -229,23 +229,30 @@ impl Cluster {
         }
     }
 
-    /// What the CQL view still lacks, if anything.
+    /// What the CQL view still lacks, if anything: every node must answer on its own
+    /// address and list every other node with its planned data centre and rack.
     fn cql_missing(&self, up: &[&NodePlan]) -> Option<String> {
         let addrs: Vec<String> = up.iter().map(|n| n.address.clone()).collect();
-        let total = self.nodes().len();
-        match super::cql::peers_by_node(&addrs, Duration::from_secs(10)) {
-            Err(e) => Some(e),
-            Ok(peers) => peers
-                .into_iter()
-                .find(|(_, p)| p.len() != total - 1)
-                .map(|(addr, p)| {
-                    format!(
-                        "{addr} lists {} peers in system.peers, expected {}",
-                        p.len(),
-                        total - 1
-                    )
-                }),
+        let views = match super::cql::views_by_node(&addrs, Duration::from_secs(10)) {
+            Ok(v) => v,
+            Err(e) => return Some(e),
+        };
+        for v in views {
+            for other in self.nodes().iter().filter(|o| o.address != v.address) {
+                let expected = (
+                    other.address.clone(),
+                    Some(other.dc.clone()),
+                    Some(other.rack.clone()),
+                );
+                if !v.peers.contains(&expected) {
+                    return Some(format!(
+                        "{} does not yet list {} ({}/{}) in system.peers",
+                        v.address, other.address, other.dc, other.rack
+                    ));
+                }
+            }
         }
+        None
     }
 
     /// Stops the selected nodes: SIGTERM (or SIGKILL with `kill`), wait until their JVMs are

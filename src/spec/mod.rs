@@ -1,7 +1,11 @@
 //! Persisted, versioned specs: what the command line builds and the core takes.
 
 pub mod cluster;
+pub mod load;
 pub mod units;
+pub mod workload;
 
 pub use cluster::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec};
+pub use load::{Cycles, LoadMode, LoadSpec, Stop};
 pub use units::{MiB, parse_duration};
+pub use workload::{Cl, OpKind, Ratio, WorkloadKind, WorkloadSpec};

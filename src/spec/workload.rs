@@ -1,0 +1,264 @@
+//! The workload spec: which built-in workload, its schema and data knobs, the operation mix
+//! and consistency levels.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Built-in workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadKind {
+    /// Single-row writes and reads by key.
+    Keyvalue,
+    /// Partitions of up to `partsize` rows; row writes and reads of row slices (reference 000).
+    Tabular,
+    /// Time series per device: writes of readings, reads of recent windows (reference 002).
+    Iot,
+    /// cassandra-stress-like small rows: writes, reads by key, range reads (reference 001).
+    Stress,
+}
+
+impl fmt::Display for WorkloadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WorkloadKind::Keyvalue => "keyvalue",
+            WorkloadKind::Tabular => "tabular",
+            WorkloadKind::Iot => "iot",
+            WorkloadKind::Stress => "stress",
+        })
+    }
+}
+
+/// Operation kinds across workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Write,
+    Read,
+    /// Range / slice read (several rows).
+    Range,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 3] = [OpKind::Write, OpKind::Read, OpKind::Range];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Write => "write",
+            OpKind::Read => "read",
+            OpKind::Range => "range",
+        }
+    }
+}
+
+impl FromStr for OpKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "write" | "w" => Ok(OpKind::Write),
+            "read" | "r" => Ok(OpKind::Read),
+            "range" | "scan" => Ok(OpKind::Range),
+            o => Err(format!("unknown operation '{o}': use write, read or range")),
+        }
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Weights of the operation kinds, e.g. `write=5,read=5` or `write=10,read=10,range=1`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ratio(pub BTreeMap<OpKind, u32>);
+
+impl Ratio {
+    pub fn total(&self) -> u32 {
+        self.0.values().sum()
+    }
+
+    /// The operation for a draw `x` in `0..total()`.
+    pub fn pick(&self, x: u32) -> OpKind {
+        let mut acc = 0;
+        for (&k, &w) in &self.0 {
+            acc += w;
+            if x < acc {
+                return k;
+            }
+        }
+        *self
+            .0
+            .keys()
+            .next_back()
+            .expect("a ratio has at least one operation")
+    }
+}
+
+impl FromStr for Ratio {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut m = BTreeMap::new();
+        for part in s.split(',') {
+            let (k, w) = part.split_once(['=', ':']).ok_or_else(|| {
+                format!("'{part}' in '{s}': expected OP=WEIGHT, e.g. write=5,read=5")
+            })?;
+            let w: u32 = w
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{part}': weight must be a whole number"))?;
+            if w > 0 {
+                m.insert(k.parse()?, w);
+            }
+        }
+        if m.is_empty() {
+            return Err(format!(
+                "'{s}': at least one operation needs a positive weight"
+            ));
+        }
+        Ok(Ratio(m))
+    }
+}
+
+impl fmt::Display for Ratio {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(|(k, w)| format!("{k}={w}")).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+/// CQL consistency levels accepted on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[value(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Cl {
+    Any,
+    One,
+    Two,
+    Three,
+    Quorum,
+    All,
+    LocalQuorum,
+    EachQuorum,
+    LocalOne,
+}
+
+impl Cl {
+    pub fn to_driver(self) -> scylla::statement::Consistency {
+        use scylla::statement::Consistency as C;
+        match self {
+            Cl::Any => C::Any,
+            Cl::One => C::One,
+            Cl::Two => C::Two,
+            Cl::Three => C::Three,
+            Cl::Quorum => C::Quorum,
+            Cl::All => C::All,
+            Cl::LocalQuorum => C::LocalQuorum,
+            Cl::EachQuorum => C::EachQuorum,
+            Cl::LocalOne => C::LocalOne,
+        }
+    }
+}
+
+/// A workload and its knobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadSpec {
+    pub schema_version: u32,
+    pub kind: WorkloadKind,
+    pub keyspace: String,
+    /// Replication per data centre (NetworkTopologyStrategy).
+    pub replication: BTreeMap<String, u32>,
+    /// Distinct rows written by rampup (and read by reads): the key space.
+    pub rows: u64,
+    /// Rows per partition (tabular) / readings per device window (iot).
+    pub partsize: u64,
+    /// Bytes per value column.
+    pub value_size: usize,
+    /// Value columns per row (stress).
+    pub columns: usize,
+    pub ratio: Ratio,
+    pub write_cl: Cl,
+    pub read_cl: Cl,
+    /// Extra table options, e.g. `compaction = {'class': 'LeveledCompactionStrategy'}`.
+    pub table_options: Option<String>,
+}
+
+/// Version of the persisted workload spec.
+pub const WORKLOAD_SPEC_VERSION: u32 = 1;
+
+impl WorkloadSpec {
+    /// The defaults of a built-in workload (ratio as in its reference article).
+    pub fn defaults(kind: WorkloadKind) -> WorkloadSpec {
+        let (ratio, partsize, value_size, columns) = match kind {
+            WorkloadKind::Keyvalue => ("write=5,read=5", 1, 100, 1),
+            WorkloadKind::Tabular => ("write=5,range=5", 5000, 100, 1),
+            WorkloadKind::Iot => ("write=7,range=3", 10, 50, 1),
+            WorkloadKind::Stress => ("write=10,read=10,range=1", 1, 20, 5),
+        };
+        WorkloadSpec {
+            schema_version: WORKLOAD_SPEC_VERSION,
+            kind,
+            keyspace: "cqlbench".into(),
+            replication: BTreeMap::from([("dc1".to_string(), 1)]),
+            rows: 100_000,
+            partsize,
+            value_size,
+            columns,
+            ratio: ratio.parse().expect("built-in ratios parse"),
+            write_cl: Cl::LocalQuorum,
+            read_cl: Cl::LocalQuorum,
+            table_options: None,
+        }
+    }
+}
+
+/// Parses replication `3` (dc1:3) or `dc1:3,dc2:1`.
+pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, String> {
+    if let Ok(n) = s.trim().parse::<u32>() {
+        return Ok(BTreeMap::from([("dc1".to_string(), n)]));
+    }
+    s.split(',')
+        .map(|p| {
+            let (dc, n) = p
+                .split_once(':')
+                .ok_or_else(|| format!("'{s}': expected RF or DC:RF,… e.g. dc1:3,dc2:1"))?;
+            let n: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{p}': RF must be a whole number"))?;
+            Ok((dc.trim().to_string(), n))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratio_parses_and_picks_by_weight() {
+        let r: Ratio = "write=10,read=10,range=1".parse().unwrap();
+        assert_eq!(r.total(), 21);
+        let picks: Vec<OpKind> = (0..21).map(|x| r.pick(x)).collect();
+        assert_eq!(picks.iter().filter(|k| **k == OpKind::Write).count(), 10);
+        assert_eq!(picks.iter().filter(|k| **k == OpKind::Read).count(), 10);
+        assert_eq!(picks.iter().filter(|k| **k == OpKind::Range).count(), 1);
+        assert!("write=0".parse::<Ratio>().is_err());
+        assert!("delete=1".parse::<Ratio>().is_err());
+        assert!("write".parse::<Ratio>().is_err());
+        assert_eq!(r.to_string(), "write=10,read=10,range=1");
+    }
+
+    #[test]
+    fn replication_forms() {
+        assert_eq!(
+            parse_replication("3").unwrap(),
+            BTreeMap::from([("dc1".into(), 3)])
+        );
+        assert_eq!(parse_replication("dc1:1,dc2:0").unwrap().len(), 2);
+        assert!(parse_replication("dc1").is_err());
+    }
+}
