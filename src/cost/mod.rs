@@ -12,6 +12,8 @@ pub mod disk;
 mod error;
 pub mod load;
 pub mod price;
+pub mod probe_check;
+pub mod render;
 pub mod units;
 
 pub use catalog::Catalog;

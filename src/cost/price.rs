@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::CostError;
 use super::catalog::{Catalog, Instance, Source};
 use super::disk::{DiskQuote, DiskRequest};
-use super::units::{DiskSpec, Pricing, thousands, usd};
+use super::units::{DiskSpec, Pricing, rate, thousands, usd};
 
 /// Where a number printed by `cost` or `plan` came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,7 +123,7 @@ pub fn instance_monthly(
         let how = if sud > 0.0 {
             format!(
                 "${}/h × {h} h × (1 − {:.0}% sustained-use discount)",
-                inst.usd_per_hour,
+                rate(inst.usd_per_hour),
                 sud * 100.0
             )
         } else {
@@ -142,7 +142,7 @@ pub fn instance_monthly(
             how: format!(
                 "{} upfront / {months} months + ${}/h × {h} h",
                 usd(r.upfront_usd),
-                r.usd_per_hour
+                rate(r.usd_per_hour)
             ),
             origin: Origin::catalogue(&format!("{entry} reserved {term}"), &r.source),
         });
@@ -152,7 +152,7 @@ pub fn instance_monthly(
             monthly_usd: inst.usd_per_hour * h * (1.0 - d.discount),
             how: format!(
                 "${}/h × {h} h × (1 − {:.0}% {} {term} discount)",
-                inst.usd_per_hour,
+                rate(inst.usd_per_hour),
                 d.discount * 100.0,
                 inst.provider
             ),
@@ -256,7 +256,8 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
             item: format!("{k} fee"),
             how: format!(
                 "${}/h × {} h per cluster",
-                fee.usd_per_hour, cat.hours_per_month
+                rate(fee.usd_per_hour),
+                cat.hours_per_month
             ),
             monthly_usd: fee.usd_per_hour * cat.hours_per_month,
             origin: Origin::catalogue(&format!("kubernetes {k}"), &fee.source),
@@ -287,4 +288,178 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
         lines,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::default_catalog;
+
+    fn spec(
+        nodes: u32,
+        instance: &str,
+        disk: Option<&str>,
+        k8s: Option<&str>,
+        pricing: Pricing,
+    ) -> ClusterSpec {
+        ClusterSpec {
+            nodes,
+            instance: instance.into(),
+            disk: disk.map(|d| d.parse().unwrap()),
+            k8s: k8s.map(String::from),
+            pricing,
+        }
+    }
+
+    fn monthly(
+        nodes: u32,
+        instance: &str,
+        disk: Option<&str>,
+        k8s: Option<&str>,
+        pricing: Pricing,
+    ) -> f64 {
+        price_cluster(
+            &default_catalog().unwrap(),
+            &spec(nodes, instance, disk, k8s, pricing),
+        )
+        .unwrap()
+        .total_monthly_usd
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 0.01
+    }
+
+    #[test]
+    fn ref_000_nodes_per_month() {
+        use Pricing::OnDemand as OD;
+        // r5.2xlarge $0.504 × 730 = $367.92 + gp2 4,096 GB × $0.10 = $409.60 → $777.52 (ref: $777)
+        assert!(close(
+            monthly(1, "r5.2xlarge", Some("gp2:4TB"), None, OD),
+            777.52
+        ));
+        // e2-highmem-8 $0.36176 × 730 = $264.08 + pd-balanced $409.60 → $673.68 (ref: $673)
+        assert!(close(
+            monthly(1, "e2-highmem-8", Some("pd-balanced:4TB"), None, OD),
+            673.68
+        ));
+        // n2-highmem-8 $0.524056 × 730 × 0.8 = $306.05 + $409.60 → $715.65 (ref: $715)
+        assert!(close(
+            monthly(1, "n2-highmem-8", Some("pd-balanced:4TB"), None, OD),
+            715.65
+        ));
+        // E8s_v4 $0.504 × 730 = $367.92 + E50 $307.20 → $675.12 (ref: $675); + P50 $450.56 → $818.48
+        assert!(close(
+            monthly(1, "Standard_E8s_v4", Some("standard-ssd:4TB"), None, OD),
+            675.12
+        ));
+        assert!(close(
+            monthly(1, "Standard_E8s_v4", Some("premium-ssd:4TB"), None, OD),
+            818.48
+        ));
+        // + Ultra $1,056.71 → $1,424.63 (ref: $1,458)
+        let ultra = monthly(
+            1,
+            "Standard_E8s_v4",
+            Some("ultra-disk:4TB:10000iops:200mbps"),
+            None,
+            OD,
+        );
+        assert!(close(ultra, 1424.63), "{ultra}");
+    }
+
+    #[test]
+    fn breakdown_adds_up_with_the_kubernetes_fee() {
+        let cat = default_catalog().unwrap();
+        let b = price_cluster(
+            &cat,
+            &spec(
+                3,
+                "r5.2xlarge",
+                Some("gp2:3400GB"),
+                Some("eks"),
+                Pricing::OnDemand,
+            ),
+        )
+        .unwrap();
+        // 3 × $367.92 = $1,103.76; 3 × $340 = $1,020; EKS $0.10 × 730 = $73
+        assert!(close(b.instances_monthly_usd, 1103.76));
+        assert!(close(b.disks_monthly_usd, 1020.0));
+        assert!(close(b.k8s_fee_monthly_usd, 73.0));
+        assert!(close(b.total_monthly_usd, 2196.76));
+        assert_eq!(b.disk.as_ref().unwrap().iops, 10200.0);
+        // $2,196.76 / 22.864 thousand ops/s (ref 000's EC2 throughput) = $96.08 per 1,000 ops/s
+        assert!(close(b.cost_per_1k_ops_usd(22864.0).unwrap(), 96.08));
+        assert_eq!(cost_per_1k_ops_usd(100.0, 0.0), None);
+    }
+
+    #[test]
+    fn ref_004_three_year_heavy_use_totals() {
+        use Pricing::Reserved3y as R3;
+        // hi1.4xlarge: $10,960 upfront + $0.482 × 26,280 h = $23,626.96 per node over 3 years
+        let hi1 = monthly(15, "hi1.4xlarge", Some("local"), None, R3) * 36.0;
+        // 15 × $23,626.96 = $354,404.40 (ref 004: $354,405)
+        assert!(close(hi1, 354_404.40), "{hi1}");
+        // 36 × ($1,550 + $0.07 × 26,280) + 48 × ($6,200 + $0.28 × 26,280)
+        //   = 36 × $3,389.60 + 48 × $13,558.40 = $772,828.80 (ref 004: $772,806)
+        let m2 = (monthly(36, "m2.xlarge", Some("local"), None, R3)
+            + monthly(48, "m2.4xlarge", Some("local"), None, R3))
+            * 36.0;
+        assert!(close(m2, 772_828.80), "{m2}");
+        // on demand: 15 × $3.10 = $46.50/h
+        assert!(close(
+            monthly(15, "hi1.4xlarge", None, None, Pricing::OnDemand) / 730.0,
+            46.5
+        ));
+    }
+
+    #[test]
+    fn reserved_discounts_and_missing_prices() {
+        // r5.2xlarge 1y: $0.504 × 730 × (1 − 0.37) = $231.79
+        assert!(close(
+            monthly(1, "r5.2xlarge", None, None, Pricing::Reserved1y),
+            231.79
+        ));
+        let cat = default_catalog().unwrap();
+        // the 2012 instances have only the 3y prices of ref 004, and no provider discount applies
+        let mut c = cat.clone();
+        c.reserved_discounts.clear();
+        let e =
+            price_cluster(&c, &spec(1, "m2.xlarge", None, None, Pricing::Reserved1y)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "instance \"m2.xlarge\": no 1y reserved price in the catalogue"
+        );
+    }
+
+    #[test]
+    fn mismatches_are_errors() {
+        let cat = default_catalog().unwrap();
+        let e = |s: ClusterSpec| price_cluster(&cat, &s).unwrap_err().to_string();
+        assert!(
+            e(spec(
+                3,
+                "r5.2xlarge",
+                Some("pd-ssd:1TB"),
+                None,
+                Pricing::OnDemand
+            ))
+            .contains("gcp disk")
+        );
+        assert!(
+            e(spec(
+                3,
+                "r5.2xlarge",
+                Some("local"),
+                None,
+                Pricing::OnDemand
+            ))
+            .contains("no local")
+        );
+        assert!(e(spec(3, "r5.2xlarge", None, Some("gke"), Pricing::OnDemand)).contains("gcp"));
+        assert!(
+            e(spec(3, "r5.9xlarge", None, None, Pricing::OnDemand))
+                .starts_with("no instance \"r5.9xlarge\"")
+        );
+    }
 }

@@ -248,6 +248,17 @@ pub fn thousands(v: f64) -> String {
     }
 }
 
+/// A unit price without its `$`: at least two decimals, more when the price has them
+/// (`0.1` → `0.10`, `0.000164` → `0.000164`).
+pub fn rate(v: f64) -> String {
+    let cents = v * 100.0;
+    if (cents - cents.round()).abs() < 1e-9 {
+        format!("{v:.2}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// `1234.5` → `$1,234.50`.
 pub fn usd(v: f64) -> String {
     let cents = (v * 100.0).round();
@@ -309,5 +320,9 @@ mod tests {
         assert_eq!(usd(777.52), "$777.52");
         assert_eq!(usd(354404.4), "$354,404.40");
         assert_eq!(usd(0.5), "$0.50");
+        assert_eq!(
+            (rate(0.1), rate(0.000164), rate(3.0)),
+            ("0.10".into(), "0.000164".into(), "3.00".into())
+        );
     }
 }

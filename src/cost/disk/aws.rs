@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed, storage_item};
 use crate::cost::CostError;
-use crate::cost::units::thousands;
+use crate::cost::units::{rate, thousands};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Gp2 {
@@ -153,7 +153,7 @@ impl Gp3 {
                 "({} − {}) IOPS × ${}/IOPS-month",
                 thousands(iops),
                 thousands(self.included_iops),
-                self.usd_per_iops_month
+                rate(self.usd_per_iops_month)
             ),
             monthly_usd: extra_iops * self.usd_per_iops_month,
         });
@@ -164,7 +164,7 @@ impl Gp3 {
                 "({} − {}) MB/s × ${}/MB/s-month",
                 thousands(mbps),
                 thousands(self.included_mbps),
-                self.usd_per_mbps_month
+                rate(self.usd_per_mbps_month)
             ),
             monthly_usd: extra_mbps * self.usd_per_mbps_month,
         });
@@ -197,7 +197,7 @@ impl ProvisionedIops {
             parts.push(format!(
                 "{} × ${}",
                 thousands(band),
-                tier.usd_per_iops_month
+                rate(tier.usd_per_iops_month)
             ));
             left -= band;
             floor = tier.up_to_iops.unwrap_or(floor);

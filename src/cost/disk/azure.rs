@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed};
 use crate::cost::CostError;
-use crate::cost::units::thousands;
+use crate::cost::units::{rate, thousands};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AzureTier {
@@ -54,7 +54,7 @@ impl AzureTiers {
                 "{} GB tier for {} GB, ${}/month",
                 thousands(tier.size_gb),
                 thousands(req.size_gb),
-                tier.usd_per_month
+                rate(tier.usd_per_month)
             ),
             monthly_usd: tier.usd_per_month,
         });
@@ -122,7 +122,11 @@ impl AzureUltra {
         q.size_gb = size;
         let per_hour = |what: &str, n: f64, unit: &str, price: f64| QuoteItem {
             what: what.into(),
-            how: format!("{} {unit} × ${price}/{unit}-hour × {hours} h", thousands(n)),
+            how: format!(
+                "{} {unit} × ${}/{unit}-hour × {hours} h",
+                thousands(n),
+                rate(price)
+            ),
             monthly_usd: n * price * hours,
         };
         q.items

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed, storage_item};
 use crate::cost::CostError;
-use crate::cost::units::thousands;
+use crate::cost::units::{rate, thousands};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct GcpPd {
@@ -120,7 +120,7 @@ impl GcpPdExtreme {
             how: format!(
                 "{} IOPS × ${}/IOPS-month",
                 thousands(iops),
-                self.usd_per_iops_month
+                rate(self.usd_per_iops_month)
             ),
             monthly_usd: iops * self.usd_per_iops_month,
         });

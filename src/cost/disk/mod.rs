@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::CostError;
-use super::units::thousands;
+use super::units::{rate, thousands};
 
 mod aws;
 mod azure;
@@ -146,7 +146,11 @@ impl DiskFormula {
 pub(super) fn storage_item(size: f64, usd_per_gb_month: f64) -> QuoteItem {
     QuoteItem {
         what: "storage".into(),
-        how: format!("{} GB × ${usd_per_gb_month}/GB-month", thousands(size)),
+        how: format!(
+            "{} GB × ${}/GB-month",
+            thousands(size),
+            rate(usd_per_gb_month)
+        ),
         monthly_usd: size * usd_per_gb_month,
     }
 }

@@ -442,3 +442,6 @@ fn parse_azure_tiers(e: &Entry) -> Result<Vec<AzureTier>, CostError> {
     }
     Ok(tiers)
 }
+
+#[cfg(test)]
+mod tests;
