@@ -94,6 +94,8 @@ pub struct KubernetesFee {
 pub struct AssumedCapacity {
     pub instance: String,
     pub ops_per_s_per_node: f64,
+    /// How the figure was derived, e.g. "36,494 / 3".
+    pub note: Option<String>,
     pub source: Source,
 }
 

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod disk;
 mod error;
 pub mod load;
+pub mod plan;
 pub mod price;
 pub mod probe_check;
 pub mod render;

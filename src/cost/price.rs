@@ -224,11 +224,7 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
                 mbps: d.mbps,
             };
             let q = disk.formula.quote(&disk.name, &req, cat.hours_per_month)?;
-            let parts: Vec<String> = q
-                .items
-                .iter()
-                .map(|i| format!("{} {}", i.how, i.what))
-                .collect();
+            let parts: Vec<&str> = q.items.iter().map(|i| i.how.as_str()).collect();
             lines.push(CostLine {
                 item: "disks".into(),
                 how: format!(

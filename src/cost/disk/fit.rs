@@ -4,6 +4,7 @@
 
 use super::{DiskFormula, DiskQuote, DiskRequest};
 use crate::cost::CostError;
+use crate::cost::units::thousands;
 
 /// What one node's volume must hold and sustain.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,8 +29,9 @@ impl DiskFormula {
             return Err(CostError::disk(
                 disk,
                 format!(
-                    "reaches {:.0} IOPS at most, {:.0} needed",
-                    q.iops, need.iops
+                    "reaches {} IOPS at most, {} needed",
+                    thousands(q.iops),
+                    thousands(need.iops)
                 ),
             ));
         }
@@ -37,8 +39,9 @@ impl DiskFormula {
             return Err(CostError::disk(
                 disk,
                 format!(
-                    "reaches {:.0} MB/s at most, {:.0} needed",
-                    q.mbps, need.mbps
+                    "reaches {} MB/s at most, {} needed",
+                    thousands(q.mbps),
+                    thousands(need.mbps)
                 ),
             ));
         }

@@ -131,7 +131,12 @@ impl DiskFormula {
         }
     }
 
-    /// Whether IOPS (and for some types MB/s) are provisioned rather than indexed to size.
+    /// Whether MB/s are provisioned rather than derived.
+    pub fn provisions_mbps(&self) -> bool {
+        matches!(self, DiskFormula::Gp3(_) | DiskFormula::AzureUltra(_))
+    }
+
+    /// Whether IOPS are provisioned rather than indexed to size.
     pub fn provisions_iops(&self) -> bool {
         matches!(
             self,

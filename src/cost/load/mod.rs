@@ -203,6 +203,7 @@ fn parse_capacity(e: &Entry) -> Result<AssumedCapacity, CostError> {
     Ok(AssumedCapacity {
         instance: e.string("instance")?,
         ops_per_s_per_node: e.pos_num("ops_per_s_per_node")?,
+        note: e.opt_string("note")?,
         source: e.source()?,
     })
 }
