@@ -146,10 +146,12 @@ impl fmt::Display for DiskSpec {
 
 /// How instances are paid for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum Pricing {
+    #[serde(rename = "on-demand")]
     OnDemand,
+    #[serde(rename = "reserved-1y")]
     Reserved1y,
+    #[serde(rename = "reserved-3y")]
     Reserved3y,
 }
 
