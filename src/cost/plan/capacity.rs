@@ -81,7 +81,7 @@ pub fn capacities(cat: &Catalog, measured: &[Capacity]) -> Result<Vec<Capacity>,
                 instance: a.instance.clone(),
                 ops_per_s_per_node: a.ops_per_s_per_node,
                 how: match &a.note {
-                    Some(n) => format!("{n} ops/s per node"),
+                    Some(n) => format!("{n} = {} ops/s per node", thousands(a.ops_per_s_per_node)),
                     None => format!("{} ops/s per node", thousands(a.ops_per_s_per_node)),
                 },
                 origin: Origin::Assumed(format!(
