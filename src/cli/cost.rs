@@ -1,17 +1,211 @@
-//! `cqlbench cost` and `cqlbench plan` (placeholders until the cost model lands).
+//! `cqlbench cost` and `cqlbench plan`: build the specs from the command line, call the cost
+//! library, print its text (or JSON).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cost::plan::{Capacity, PlanSpec, Sourced, plan, plan_text};
+use crate::cost::price::Origin;
+use crate::cost::probe_check::{flag_against, probe_figures};
+use crate::cost::render::{Throughput, cost_text};
+use crate::cost::{
+    Catalog, ClusterSpec, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
+    price_cluster,
+};
 
 /// Arguments of `cqlbench cost`.
 #[derive(Debug, clap::Args)]
-pub struct CostArgs {}
+pub struct CostArgs {
+    /// Number of nodes.
+    #[arg(long, default_value_t = 3)]
+    pub nodes: u32,
+    /// Instance type of the catalogue, e.g. r5.2xlarge, n2-highmem-8, Standard_E8s_v4.
+    #[arg(long)]
+    pub instance: String,
+    /// One data volume per node: TYPE:SIZE[:Niops][:Nmbps], e.g. gp2:3400GB,
+    /// gp3:5TB:16000iops:1000mbps, ultra-disk:4TB:10000iops:200mbps; `local` for the
+    /// instance's own disks.
+    #[arg(long)]
+    pub disk: Option<DiskSpec>,
+    /// Managed Kubernetes service whose cluster fee to add: eks, gke or aks.
+    #[arg(long)]
+    pub k8s: Option<String>,
+    /// Reserved / committed-use term instead of on-demand: 1y or 3y.
+    #[arg(long)]
+    pub reserved: Option<Pricing>,
+    /// Throughput in ops/s to express the cost per 1,000 ops/s against.
+    #[arg(long)]
+    pub ops: Option<f64>,
+    /// A probe result (JSON) whose disk IOPS and MB/s are flagged against the disk's limits.
+    #[arg(long)]
+    pub probe: Option<PathBuf>,
+    /// Price catalogue (YAML) to use instead of the built-in one.
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+    /// Print the breakdown as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Arguments of `cqlbench plan`.
 #[derive(Debug, clap::Args)]
-pub struct PlanArgs {}
-
-pub fn run_cost(_args: CostArgs) -> anyhow::Result<()> {
-    anyhow::bail!("cost is not available in this build yet")
+pub struct PlanArgs {
+    /// Target throughput of the whole cluster in ops/s.
+    #[arg(long)]
+    pub ops: f64,
+    /// Live data before replication, e.g. 10TB.
+    #[arg(long)]
+    pub data: DataSize,
+    /// Replication factor.
+    #[arg(long, default_value_t = 3)]
+    pub rf: u32,
+    /// Disk headroom for compaction: stcs (2×), lcs (1.2×), twcs (1.2×) or a factor
+    /// [default: stcs, an assumption].
+    #[arg(long)]
+    pub compaction: Option<Headroom>,
+    /// Most replicated data one node holds [default: 2TB, an assumption].
+    #[arg(long)]
+    pub density: Option<DataSize>,
+    /// IOPS one node's data disk must sustain [default: 5000, an assumption].
+    #[arg(long)]
+    pub min_iops: Option<f64>,
+    /// MB/s one node's data disk must sustain [default: 125, an assumption].
+    #[arg(long)]
+    pub min_mbps: Option<f64>,
+    /// Measured capacity files (JSON: {"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000});
+    /// other instances use the catalogue's assumed capacities.
+    #[arg(long, num_args = 1..)]
+    pub capacity: Vec<PathBuf>,
+    /// Network disk types for instances without local disks.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "gp3,gp2,pd-balanced,pd-ssd,premium-ssd"
+    )]
+    pub disks: Vec<String>,
+    /// Only these providers (aws, gcp, azure), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub provider: Vec<String>,
+    /// Add each provider's managed Kubernetes fee.
+    #[arg(long)]
+    pub k8s: bool,
+    /// Rank by a reserved / committed-use term (1y or 3y) instead of on-demand.
+    #[arg(long)]
+    pub reserved: Option<Pricing>,
+    /// How many of the cheapest candidates to explain line by line.
+    #[arg(long, default_value_t = 3)]
+    pub top: usize,
+    /// Price catalogue (YAML) to use instead of the built-in one.
+    #[arg(long)]
+    pub catalog: Option<PathBuf>,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run_plan(_args: PlanArgs) -> anyhow::Result<()> {
-    anyhow::bail!("plan is not available in this build yet")
+fn catalog(path: Option<&Path>) -> Result<Catalog> {
+    Ok(match path {
+        Some(p) => load_catalog(p)?,
+        None => default_catalog().context("the built-in catalogue")?,
+    })
+}
+
+pub fn run_cost(args: CostArgs) -> Result<()> {
+    let cat = catalog(args.catalog.as_deref())?;
+    let spec = ClusterSpec {
+        nodes: args.nodes,
+        instance: args.instance.clone(),
+        disk: args.disk.clone(),
+        k8s: args.k8s.clone(),
+        pricing: args.reserved.unwrap_or(Pricing::OnDemand),
+    };
+    let breakdown = price_cluster(&cat, &spec)?;
+    let throughput = args.ops.map(|ops_per_s| Throughput {
+        ops_per_s,
+        origin: Origin::Input,
+    });
+    let flags = match &args.probe {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read the probe result", path.display()))?;
+            let doc: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a JSON document", path.display()))?;
+            let quote = breakdown.disk.as_ref().with_context(|| {
+                format!(
+                    "{}: a probe is flagged against a --disk TYPE:SIZE",
+                    path.display()
+                )
+            })?;
+            Some(flag_against(&probe_figures(&doc), quote))
+        }
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&breakdown)?;
+        if let Some(t) = &throughput {
+            v["ops_per_s"] = t.ops_per_s.into();
+            v["cost_per_1k_ops_usd"] = breakdown.cost_per_1k_ops_usd(t.ops_per_s).into();
+        }
+        if let Some(f) = &flags {
+            v["probe_flags"] = serde_json::to_value(f)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        let probe_name = args.probe.as_ref().map(|p| p.display().to_string());
+        let probe = probe_name.as_deref().zip(flags.as_deref());
+        print!("{}", cost_text(&breakdown, throughput.as_ref(), probe));
+    }
+    Ok(())
+}
+
+pub fn run_plan(args: PlanArgs) -> Result<()> {
+    let cat = catalog(args.catalog.as_deref())?;
+    let measured = args
+        .capacity
+        .iter()
+        .map(|path| {
+            let file = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{file}: cannot read the capacity file"))?;
+            let doc: serde_json::Value = serde_json::from_str(&text)
+                .with_context(|| format!("{file}: not a JSON document"))?;
+            Ok(Capacity::from_json(&doc, &file)?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let spec = PlanSpec {
+        ops_per_s: args.ops,
+        data: args.data,
+        rf: args.rf,
+        headroom: given_or(args.compaction, "stcs".parse()?, HEADROOM_WHY),
+        density: given_or(args.density, "2TB".parse()?, DENSITY_WHY),
+        min_iops: given_or(args.min_iops, 5000.0, IOPS_WHY),
+        min_mbps: given_or(args.min_mbps, 125.0, MBPS_WHY),
+        disks: args.disks,
+        providers: args.provider,
+        k8s: args.k8s,
+        rank_by: args.reserved.unwrap_or(Pricing::OnDemand),
+    };
+    let plan = plan(&cat, &spec, &measured)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&plan)?);
+    } else {
+        print!("{}", plan_text(&plan, args.top));
+    }
+    Ok(())
+}
+
+const HEADROOM_WHY: &str = "default STCS: a compaction may rewrite the largest SSTables next to \
+                            themselves; use --compaction lcs (1.2×) for leveled compaction";
+const DENSITY_WHY: &str = "default 2 TB of data per node, 2-4 TB of disk with headroom as ref 000 \
+                           recommends";
+const IOPS_WHY: &str = "default 5,000, the low end of ref 000's 5k-10k IOPS recommendation";
+const MBPS_WHY: &str = "default 125 MB/s, what ref 000's EC2 baseline disk delivered under its fio \
+                        profile (125 MiB/s)";
+
+fn given_or<T>(given: Option<T>, default: T, why: &str) -> Sourced<T> {
+    match given {
+        Some(v) => Sourced::given(v),
+        None => Sourced::assumed(default, why),
+    }
 }

@@ -1,1 +1,24 @@
 //! Price catalogue, pricing formulas and the cluster planner.
+//!
+//! - [`catalog`]: the data model of a price catalogue; [`load`] reads and validates one.
+//! - [`disk`]: the providers' disk formulas (size-indexed IOPS and MB/s, provisioned IOPS).
+//! - [`price`]: a cluster's monthly cost with its breakdown, and $ per 1,000 ops/s.
+//! - [`probe_check`]: measured disk figures flagged against a disk's limits.
+//! - [`plan`]: candidate clusters for a target throughput and data size, ranked by cost.
+//! - [`render`]: the text shown by `cqlbench cost` and `cqlbench plan`.
+
+pub mod catalog;
+pub mod disk;
+mod error;
+pub mod load;
+pub mod plan;
+pub mod price;
+pub mod probe_check;
+pub mod render;
+pub mod units;
+
+pub use catalog::Catalog;
+pub use error::CostError;
+pub use load::{default_catalog, load_catalog, parse_catalog};
+pub use price::{ClusterSpec, CostBreakdown, cost_per_1k_ops_usd, price_cluster};
+pub use units::{DataSize, DiskSpec, Headroom, Pricing};

@@ -1,0 +1,92 @@
+//! The text `cqlbench cost` prints: one line per priced item with its arithmetic and where the
+//! number came from, the disk's limits, $ per 1,000 ops/s and the probe flags.
+
+use std::fmt::Write as _;
+
+use super::price::{CostBreakdown, Origin};
+use super::probe_check::ProbeFlag;
+use super::units::{thousands, usd};
+
+/// A throughput to express the cost against, with where it came from.
+#[derive(Debug, Clone)]
+pub struct Throughput {
+    pub ops_per_s: f64,
+    pub origin: Origin,
+}
+
+/// Renders a breakdown for the terminal.
+pub fn cost_text(
+    b: &CostBreakdown,
+    throughput: Option<&Throughput>,
+    probe: Option<(&str, &[ProbeFlag])>,
+) -> String {
+    let mut out = String::new();
+    let disk = match (&b.disk, b.local_disk_gb > 0.0) {
+        (Some(q), _) => format!(" + {} {} GB per node", q.disk, thousands(q.size_gb)),
+        (None, true) => format!(" (local disk {} GB per node)", thousands(b.local_disk_gb)),
+        (None, false) => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "{} × {} ({}: {} vCPU, {} GB RAM){disk}, {}",
+        b.nodes, b.instance, b.provider, b.vcpus, b.ram_gb, b.pricing
+    );
+    for l in &b.lines {
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>14}/month  {}  [{}]",
+            l.item,
+            usd(l.monthly_usd),
+            l.how,
+            l.origin
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {:<10} {:>14}/month",
+        "total",
+        usd(b.total_monthly_usd)
+    );
+    if let Some(q) = &b.disk {
+        let _ = writeln!(
+            out,
+            "  disk limits per node: {} IOPS, {} MB/s  [formula: disk {}]",
+            thousands(q.iops),
+            thousands(q.mbps),
+            q.disk
+        );
+        for l in &q.limits {
+            let _ = writeln!(out, "    {l}");
+        }
+        for n in &q.notes {
+            let _ = writeln!(out, "    note: {n}");
+        }
+    }
+    if let Some(t) = throughput
+        && let Some(per_1k) = b.cost_per_1k_ops_usd(t.ops_per_s)
+    {
+        let _ = writeln!(
+            out,
+            "  $ per 1,000 ops/s: {} = {} / ({} ops/s / 1,000)  [{}]",
+            usd(per_1k),
+            usd(b.total_monthly_usd),
+            thousands(t.ops_per_s),
+            t.origin
+        );
+    }
+    if let Some((file, flags)) = probe {
+        if flags.is_empty() {
+            let _ = writeln!(
+                out,
+                "  probe {file}: no IOPS or MB/s figures found (see docs/cost.md)"
+            );
+        }
+        for f in flags {
+            let _ = writeln!(out, "  probe {file}: {}", f.line());
+        }
+    }
+    for n in &b.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    out
+}

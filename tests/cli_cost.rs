@@ -1,0 +1,290 @@
+//! `cqlbench cost` and `cqlbench plan` through the real binary.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn cqlbench() -> Command {
+    Command::cargo_bin("cqlbench").unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = cqlbench().args(args).arg("--json").assert().success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+/// Reference 000's cost table, in the order of its rows, with its $/month per node.
+const REF_000: [(&str, &str, &str, &str, f64); 6] = [
+    (
+        "AWS EKS r5.2xlarge + EBS gp2",
+        "r5.2xlarge",
+        "gp2:4TB",
+        "eks",
+        777.0,
+    ),
+    (
+        "GCP GKE e2-highmem-8 4TB pd-balanced",
+        "e2-highmem-8",
+        "pd-balanced:4TB",
+        "gke",
+        673.0,
+    ),
+    (
+        "GCP GKE n2-highmem-8 4TB pd-balanced",
+        "n2-highmem-8",
+        "pd-balanced:4TB",
+        "gke",
+        715.0,
+    ),
+    (
+        "Azure AKS E8s_v4 Standard SSD 4TB",
+        "Standard_E8s_v4",
+        "standard-ssd:4TB",
+        "aks",
+        675.0,
+    ),
+    (
+        "Azure AKS E8s_v4 Premium SSD 4TB",
+        "Standard_E8s_v4",
+        "premium-ssd:4TB",
+        "aks",
+        818.0,
+    ),
+    (
+        "Azure AKS E8s_v4 Ultra SSD 4TB + 10k IOPS + 200MB/s",
+        "Standard_E8s_v4",
+        "ultra-disk:4TB:10000iops:200mbps",
+        "aks",
+        1458.0,
+    ),
+];
+
+fn order_by<F: Fn(usize) -> f64>(cost: F) -> Vec<&'static str> {
+    let mut idx: Vec<usize> = (0..REF_000.len()).collect();
+    idx.sort_by(|a, b| cost(*a).total_cmp(&cost(*b)));
+    idx.into_iter().map(|i| REF_000[i].0).collect()
+}
+
+#[test]
+fn ref_000_environments_rank_as_in_its_cost_table() {
+    // The cost table prices one node per month (its AWS row, $777, is r5.2xlarge $367.92 +
+    // 4,096 GB of gp2 at $0.10 = $777.52, although the row's label says 3TB).
+    let ours: Vec<f64> = REF_000
+        .iter()
+        .map(|(_, inst, disk, _, _)| {
+            json(&["cost", "--nodes", "1", "--instance", inst, "--disk", disk])["total_monthly_usd"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    let expected = order_by(|i| REF_000[i].4);
+    assert_eq!(order_by(|i| ours[i]), expected);
+    // cheapest to dearest: e2 $673, Standard SSD $675, n2 $715, AWS $777, Premium $818, Ultra
+    assert_eq!(expected[0], REF_000[1].0);
+    assert_eq!(expected[5], REF_000[5].0);
+    // each within 3% of the article's figure
+    for (i, ours) in ours.iter().enumerate() {
+        let theirs = REF_000[i].4;
+        assert!(
+            (ours - theirs).abs() / theirs < 0.03,
+            "{}: {ours} vs {theirs}",
+            REF_000[i].0
+        );
+    }
+    // A 3-node cluster with its Kubernetes fee keeps the same order.
+    let clusters: Vec<f64> = REF_000
+        .iter()
+        .map(|(_, inst, disk, k8s, _)| {
+            json(&["cost", "--instance", inst, "--disk", disk, "--k8s", k8s])["total_monthly_usd"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(order_by(|i| clusters[i]), expected);
+}
+
+#[test]
+fn cost_prints_a_breakdown_and_the_disk_limits() {
+    cqlbench()
+        .args([
+            "cost",
+            "--nodes",
+            "3",
+            "--instance",
+            "r5.2xlarge",
+            "--disk",
+            "gp2:3400GB",
+        ])
+        .args(["--k8s", "eks", "--ops", "22864"])
+        .assert()
+        .success()
+        // 3 × $0.504 × 730 = $1,103.76; 3 × 3,400 × $0.10 = $1,020; EKS $73
+        .stdout(predicate::str::contains("$1,103.76/month"))
+        .stdout(predicate::str::contains("$1,020.00/month"))
+        .stdout(predicate::str::contains("$73.00/month"))
+        .stdout(predicate::str::contains("$2,196.76/month"))
+        .stdout(predicate::str::contains("10,200 IOPS, 250 MB/s"))
+        // $2,196.76 / 22.864 = $96.08
+        .stdout(predicate::str::contains("$ per 1,000 ops/s: $96.08"));
+}
+
+#[test]
+fn reserved_pricing_uses_ref_004_reservations() {
+    // hi1.4xlarge 3y: $10,960 / 36 + $0.482 × 730 = $304.44 + $351.86 = $656.30 per node
+    let v = json(&[
+        "cost",
+        "--nodes",
+        "15",
+        "--instance",
+        "hi1.4xlarge",
+        "--disk",
+        "local",
+        "--reserved",
+        "3y",
+    ]);
+    let monthly = v["total_monthly_usd"].as_f64().unwrap();
+    // 36 months × 15 nodes = $354,404.40, ref 004: $354,405
+    assert!((monthly * 36.0 - 354_404.40).abs() < 0.01, "{monthly}");
+    assert_eq!(v["pricing"], "reserved-3y");
+}
+
+#[test]
+fn probe_figures_are_flagged_against_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe.json");
+    std::fs::write(
+        &probe,
+        r#"{"schema_version": 1, "disk": {"lcs_read_iops": 2998, "lcs_mib_s": 125}}"#,
+    )
+    .unwrap();
+    cqlbench()
+        .args([
+            "cost",
+            "--instance",
+            "r5.2xlarge",
+            "--disk",
+            "gp2:3400GB",
+            "--probe",
+        ])
+        .arg(&probe)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "disk.lcs_read_iops 2,998 IOPS vs limit 10,200 (29%): below the limit",
+        ));
+}
+
+#[test]
+fn bad_input_is_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("catalog.yaml");
+    std::fs::write(
+        &cat,
+        "hours_per_month: 730\ninstances:\n  - {name: r5.2xlarge, provider: aws, region: r, vcpus: eight, ram_gb: 64, usd_per_hour: 0.504, source: s, date: 2024-06}\n",
+    )
+    .unwrap();
+    let out = cqlbench()
+        .args(["cost", "--instance", "r5.2xlarge", "--catalog"])
+        .arg(&cat)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}: instance \"r5.2xlarge\": field \"vcpus\": expected a positive integer\n",
+            cat.display()
+        )
+    );
+    cqlbench()
+        .args(["cost", "--instance", "r5.2xlarge", "--disk", "gp2-3400"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("invalid disk \"gp2-3400\""));
+    cqlbench()
+        .args([
+            "cost",
+            "--instance",
+            "r5.2xlarge",
+            "--disk",
+            "gp3:1TB:20000iops",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "disk gp3: 20,000 IOPS is above the limit of 16,000",
+        ));
+}
+
+#[test]
+fn plan_explains_every_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("cap.json");
+    std::fs::write(
+        &cap,
+        r#"{"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000}"#,
+    )
+    .unwrap();
+    let out = cqlbench()
+        .args([
+            "plan",
+            "--ops",
+            "100000",
+            "--data",
+            "10TB",
+            "--rf",
+            "3",
+            "--provider",
+            "aws",
+            "--top",
+            "40",
+            "--capacity",
+        ])
+        .arg(&cap)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // the measured capacity: 45,000 / 3 = 15,000 per node
+    assert!(
+        text.contains("45,000 ops/s / 3 nodes (linear scaling, ref 004)"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("[measured: {}]", cap.display())));
+    // every line of every explained candidate says where its number came from
+    let mut explained = 0;
+    for block in text.split("\n#").skip(1) {
+        explained += 1;
+        for line in block.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let per_month_total = line.trim_end().ends_with("per month");
+            assert!(
+                per_month_total || (line.contains('[') && line.ends_with(']')),
+                "no origin on: {line}"
+            );
+        }
+    }
+    assert!(explained > 3, "{text}");
+    // the header states the assumed defaults
+    assert!(text.contains("compaction headroom: 2× (STCS headroom)  [assumed:"));
+}
+
+#[test]
+fn plan_json_is_ranked() {
+    let v = json(&[
+        "plan",
+        "--ops",
+        "50000",
+        "--data",
+        "2TB",
+        "--compaction",
+        "lcs",
+        "--reserved",
+        "3y",
+    ]);
+    let c = v["candidates"].as_array().unwrap();
+    assert!(c.len() > 10);
+    let ranked: Vec<f64> = c
+        .iter()
+        .map(|c| c["rank_monthly_usd"].as_f64().unwrap())
+        .collect();
+    assert!(ranked.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(v["spec"]["headroom"]["value"]["factor"], 1.2);
+}
