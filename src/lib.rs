@@ -12,3 +12,5 @@ pub mod host;
 pub mod metrics;
 pub mod probe;
 pub mod spec;
+pub mod stats;
+pub mod workload;

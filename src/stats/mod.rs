@@ -1,0 +1,316 @@
+//! Statistics, no I/O: HDR histograms of latencies in nanoseconds, per-operation snapshots
+//! that workers own and merge once per interval, percentile summaries, error kinds.
+
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+
+use crate::spec::OpKind;
+
+/// Latencies are recorded in nanoseconds from 1 µs to 1 hour with 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1_000, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
+/// Records `ns`, clamped into the histogram's range (a latency beyond an hour is recorded as
+/// an hour rather than lost).
+pub fn record(h: &mut Histogram<u64>, ns: u64) {
+    let v = ns.clamp(h.low(), h.high());
+    h.record(v).expect("value clamped into range");
+}
+
+/// Encodes a histogram as base64 of the V2-deflate format (what HdrHistogram tools read).
+pub fn encode(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .expect("histogram serializes");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+/// Decodes [`encode`]'s output.
+pub fn decode(s: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| format!("histogram base64: {e}"))?;
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| format!("histogram: {e:?}"))
+}
+
+/// Percentiles of a latency distribution, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Percentiles {
+    pub count: u64,
+    pub mean_ms: f64,
+    pub p50_ms: f64,
+    pub p75_ms: f64,
+    pub p90_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub p9999_ms: f64,
+    pub max_ms: f64,
+}
+
+/// The percentiles reported everywhere, with their labels.
+pub const PERCENTILES: [(&str, f64); 7] = [
+    ("p50", 50.0),
+    ("p75", 75.0),
+    ("p90", 90.0),
+    ("p95", 95.0),
+    ("p99", 99.0),
+    ("p99.9", 99.9),
+    ("p99.99", 99.99),
+];
+
+impl Percentiles {
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        if h.is_empty() {
+            return Percentiles::default();
+        }
+        let ms = |ns: u64| ns as f64 / 1e6;
+        let q = |p: f64| ms(h.value_at_quantile(p / 100.0));
+        Percentiles {
+            count: h.len(),
+            mean_ms: h.mean() / 1e6,
+            p50_ms: q(50.0),
+            p75_ms: q(75.0),
+            p90_ms: q(90.0),
+            p95_ms: q(95.0),
+            p99_ms: q(99.0),
+            p999_ms: q(99.9),
+            p9999_ms: q(99.99),
+            max_ms: ms(h.max()),
+        }
+    }
+
+    /// Values in the order of [`PERCENTILES`], then max.
+    pub fn values(&self) -> [f64; 8] {
+        [
+            self.p50_ms,
+            self.p75_ms,
+            self.p90_ms,
+            self.p95_ms,
+            self.p99_ms,
+            self.p999_ms,
+            self.p9999_ms,
+            self.max_ms,
+        ]
+    }
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The client-side request timeout expired.
+    ClientTimeout,
+    /// The coordinator timed out waiting for replicas (read).
+    ReadTimeout,
+    /// The coordinator timed out waiting for replicas (write).
+    WriteTimeout,
+    /// Not enough replicas alive for the consistency level.
+    Unavailable,
+    /// The node shed load.
+    Overloaded,
+    /// The connection broke or no connection was available.
+    ConnectionLost,
+    Other,
+}
+
+impl ErrorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::ClientTimeout => "client_timeout",
+            ErrorKind::ReadTimeout => "read_timeout",
+            ErrorKind::WriteTimeout => "write_timeout",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Overloaded => "overloaded",
+            ErrorKind::ConnectionLost => "connection_lost",
+            ErrorKind::Other => "other",
+        }
+    }
+}
+
+/// What one operation kind did in one interval (or a whole phase).
+#[derive(Debug, Clone)]
+pub struct OpStats {
+    /// Completion − intended start (coordinated-omission corrected).
+    pub response: Histogram<u64>,
+    /// Completion − actual send.
+    pub service: Histogram<u64>,
+    pub ok: u64,
+    pub errors: BTreeMap<ErrorKind, u64>,
+}
+
+impl Default for OpStats {
+    fn default() -> Self {
+        OpStats {
+            response: new_histogram(),
+            service: new_histogram(),
+            ok: 0,
+            errors: BTreeMap::new(),
+        }
+    }
+}
+
+impl OpStats {
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    pub fn add(&mut self, other: &OpStats) {
+        self.response
+            .add(&other.response)
+            .expect("same histogram bounds");
+        self.service
+            .add(&other.service)
+            .expect("same histogram bounds");
+        self.ok += other.ok;
+        for (k, v) in &other.errors {
+            *self.errors.entry(*k).or_default() += v;
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.response.reset();
+        self.service.reset();
+        self.ok = 0;
+        self.errors.clear();
+    }
+}
+
+/// Per-operation statistics of one worker or of all workers merged.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub ops: [OpStats; 3],
+    /// Largest delay between an operation's intended start and its actual send.
+    pub max_send_lag_ns: u64,
+}
+
+fn slot(k: OpKind) -> usize {
+    match k {
+        OpKind::Write => 0,
+        OpKind::Read => 1,
+        OpKind::Range => 2,
+    }
+}
+
+impl Snapshot {
+    pub fn op(&self, k: OpKind) -> &OpStats {
+        &self.ops[slot(k)]
+    }
+
+    /// Records one successful operation.
+    #[inline]
+    pub fn record_ok(&mut self, k: OpKind, response_ns: u64, service_ns: u64) {
+        let s = &mut self.ops[slot(k)];
+        record(&mut s.response, response_ns);
+        record(&mut s.service, service_ns);
+        s.ok += 1;
+    }
+
+    pub fn record_error(&mut self, k: OpKind, e: ErrorKind) {
+        *self.ops[slot(k)].errors.entry(e).or_default() += 1;
+    }
+
+    pub fn add(&mut self, other: &Snapshot) {
+        for (a, b) in self.ops.iter_mut().zip(&other.ops) {
+            a.add(b);
+        }
+        self.max_send_lag_ns = self.max_send_lag_ns.max(other.max_send_lag_ns);
+    }
+
+    pub fn reset(&mut self) {
+        self.ops.iter_mut().for_each(OpStats::reset);
+        self.max_send_lag_ns = 0;
+    }
+
+    /// Successful operations of all kinds.
+    pub fn ok(&self) -> u64 {
+        self.ops.iter().map(|o| o.ok).sum()
+    }
+
+    pub fn errors(&self) -> u64 {
+        self.ops.iter().map(OpStats::error_count).sum()
+    }
+
+    /// All kinds merged into one.
+    pub fn all(&self) -> OpStats {
+        let mut all = OpStats::default();
+        self.ops.iter().for_each(|o| all.add(o));
+        all
+    }
+
+    /// Kinds that saw any operation.
+    pub fn kinds(&self) -> Vec<OpKind> {
+        OpKind::ALL
+            .into_iter()
+            .filter(|k| self.op(*k).ok + self.op(*k).error_count() > 0)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_known_distribution() {
+        let mut h = new_histogram();
+        for ms in 1..=100u64 {
+            record(&mut h, ms * 1_000_000);
+        }
+        let p = Percentiles::of(&h);
+        assert_eq!(p.count, 100);
+        assert!((p.p50_ms - 50.0).abs() < 0.1, "{p:?}");
+        assert!((p.p99_ms - 99.0).abs() < 0.1, "{p:?}");
+        assert!((p.max_ms - 100.0).abs() < 0.1, "{p:?}");
+        assert_eq!(Percentiles::of(&new_histogram()), Percentiles::default());
+    }
+
+    #[test]
+    fn out_of_range_values_are_clamped_not_lost() {
+        let mut h = new_histogram();
+        record(&mut h, 5);
+        record(&mut h, u64::MAX);
+        assert_eq!(h.len(), 2);
+    }
+
+    #[test]
+    fn merging_snapshots_adds_histograms_and_counts() {
+        let mut a = Snapshot::default();
+        let mut b = Snapshot::default();
+        a.record_ok(OpKind::Write, 1_000_000, 500_000);
+        b.record_ok(OpKind::Write, 3_000_000, 600_000);
+        b.record_ok(OpKind::Read, 2_000_000, 2_000_000);
+        b.record_error(OpKind::Read, ErrorKind::Unavailable);
+        b.max_send_lag_ns = 7;
+        a.add(&b);
+        assert_eq!(a.op(OpKind::Write).ok, 2);
+        assert_eq!(a.op(OpKind::Write).response.len(), 2);
+        assert_eq!(a.errors(), 1);
+        assert_eq!(a.ok(), 3);
+        assert_eq!(a.max_send_lag_ns, 7);
+        assert_eq!(a.kinds(), vec![OpKind::Write, OpKind::Read]);
+        assert_eq!(a.all().response.len(), 3);
+        a.reset();
+        assert_eq!(a.ok(), 0);
+    }
+
+    #[test]
+    fn histograms_round_trip_through_base64() {
+        let mut h = new_histogram();
+        for v in [1_000u64, 2_000_000, 3_000_000_000] {
+            record(&mut h, v);
+        }
+        let back = decode(&encode(&h)).unwrap();
+        assert_eq!(back.len(), 3);
+        assert_eq!(back.max(), h.max());
+        assert!(decode("not base64!").is_err());
+    }
+}

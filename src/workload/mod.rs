@@ -1,0 +1,370 @@
+//! Built-in workloads: schema, prepared statements and, for a cycle number, the operation and
+//! its values. Row `k`'s content depends on `k` alone, so rampup writes exactly what reads
+//! ask for and what a later verification expects.
+
+pub mod data;
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::statement::prepared::PreparedStatement;
+
+use crate::spec::{OpKind, WorkloadKind, WorkloadSpec};
+use data::{below, fill, mix, mix2};
+
+/// Rows returned by one range/slice read.
+pub const SLICE_ROWS: i32 = 10;
+
+/// A workload ready to run: its spec and prepared statements.
+#[derive(Debug)]
+pub struct Workload {
+    pub spec: WorkloadSpec,
+    stmts: [Option<PreparedStatement>; 3],
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("schema statement failed: {stmt}: {detail}")]
+    Schema { stmt: String, detail: String },
+    #[error("preparing the {op} statement failed: {detail}")]
+    Prepare { op: OpKind, detail: String },
+    #[error("workload {kind} has no {op} operation (it offers: {offers})")]
+    NoSuchOp {
+        kind: WorkloadKind,
+        op: OpKind,
+        offers: String,
+    },
+    #[error("schema agreement: {0}")]
+    Agreement(String),
+}
+
+/// The table name of a workload.
+pub fn table(kind: WorkloadKind) -> &'static str {
+    match kind {
+        WorkloadKind::Keyvalue => "kv",
+        WorkloadKind::Tabular => "tabular",
+        WorkloadKind::Iot => "iot",
+        WorkloadKind::Stress => "standard1",
+    }
+}
+
+/// Operations a workload offers.
+pub fn offers(kind: WorkloadKind) -> &'static [OpKind] {
+    match kind {
+        WorkloadKind::Keyvalue => &[OpKind::Write, OpKind::Read],
+        WorkloadKind::Tabular | WorkloadKind::Iot => &[OpKind::Write, OpKind::Range],
+        WorkloadKind::Stress => &[OpKind::Write, OpKind::Read, OpKind::Range],
+    }
+}
+
+/// CQL that creates the keyspace and table (idempotent).
+pub fn schema(spec: &WorkloadSpec) -> Vec<String> {
+    let repl: Vec<String> = spec
+        .replication
+        .iter()
+        .map(|(dc, rf)| format!("'{dc}': {rf}"))
+        .collect();
+    let ks = &spec.keyspace;
+    let mut out = vec![format!(
+        "CREATE KEYSPACE IF NOT EXISTS {ks} WITH replication = {{'class': 'NetworkTopologyStrategy', {}}}",
+        repl.join(", ")
+    )];
+    let t = table(spec.kind);
+    let body = match spec.kind {
+        WorkloadKind::Keyvalue => "key bigint PRIMARY KEY, value blob".to_string(),
+        WorkloadKind::Tabular => {
+            "part bigint, row bigint, value blob, PRIMARY KEY (part, row)".to_string()
+        }
+        WorkloadKind::Iot => {
+            "device bigint, ts bigint, value double, payload blob, PRIMARY KEY (device, ts)"
+                .to_string()
+        }
+        WorkloadKind::Stress => {
+            let cols: Vec<String> = (0..spec.columns).map(|i| format!("c{i} blob")).collect();
+            format!("key blob PRIMARY KEY, {}", cols.join(", "))
+        }
+    };
+    let mut options: Vec<String> = Vec::new();
+    if spec.kind == WorkloadKind::Iot {
+        options.push("CLUSTERING ORDER BY (ts DESC)".into());
+    }
+    if let Some(o) = &spec.table_options {
+        options.push(o.clone());
+    }
+    let with = if options.is_empty() {
+        String::new()
+    } else {
+        format!(" WITH {}", options.join(" AND "))
+    };
+    out.push(format!(
+        "CREATE TABLE IF NOT EXISTS {ks}.{t} ({body}){with}"
+    ));
+    out
+}
+
+fn statement(spec: &WorkloadSpec, op: OpKind) -> Option<String> {
+    let ks = &spec.keyspace;
+    let t = table(spec.kind);
+    let s = match (spec.kind, op) {
+        (WorkloadKind::Keyvalue, OpKind::Write) => {
+            format!("INSERT INTO {ks}.{t} (key, value) VALUES (?, ?)")
+        }
+        (WorkloadKind::Keyvalue, OpKind::Read) => {
+            format!("SELECT value FROM {ks}.{t} WHERE key = ?")
+        }
+        (WorkloadKind::Tabular, OpKind::Write) => {
+            format!("INSERT INTO {ks}.{t} (part, row, value) VALUES (?, ?, ?)")
+        }
+        (WorkloadKind::Tabular, OpKind::Range) => {
+            format!(
+                "SELECT row, value FROM {ks}.{t} WHERE part = ? AND row >= ? LIMIT {SLICE_ROWS}"
+            )
+        }
+        (WorkloadKind::Iot, OpKind::Write) => {
+            format!("INSERT INTO {ks}.{t} (device, ts, value, payload) VALUES (?, ?, ?, ?)")
+        }
+        (WorkloadKind::Iot, OpKind::Range) => {
+            format!("SELECT ts, value FROM {ks}.{t} WHERE device = ? LIMIT ?")
+        }
+        (WorkloadKind::Stress, OpKind::Write) => {
+            let cols: Vec<String> = (0..spec.columns).map(|i| format!("c{i}")).collect();
+            let marks = vec!["?"; spec.columns + 1].join(", ");
+            format!(
+                "INSERT INTO {ks}.{t} (key, {}) VALUES ({marks})",
+                cols.join(", ")
+            )
+        }
+        (WorkloadKind::Stress, OpKind::Read) => format!("SELECT * FROM {ks}.{t} WHERE key = ?"),
+        (WorkloadKind::Stress, OpKind::Range) => {
+            format!("SELECT * FROM {ks}.{t} WHERE token(key) >= ? LIMIT {SLICE_ROWS}")
+        }
+        _ => return None,
+    };
+    Some(s)
+}
+
+/// The stress workload's key of row `k`: 10 bytes, like cassandra-stress.
+fn stress_key(k: u64) -> [u8; 10] {
+    let mut key = [0u8; 10];
+    key[..8].copy_from_slice(&k.to_be_bytes());
+    key[8..].copy_from_slice(&(mix(k) as u16).to_be_bytes());
+    key
+}
+
+impl Workload {
+    /// Creates the schema (optionally dropping the keyspace first) and waits for agreement.
+    pub async fn create_schema(
+        session: &Session,
+        spec: &WorkloadSpec,
+        drop_first: bool,
+    ) -> Result<(), WorkloadError> {
+        let mut stmts = Vec::new();
+        if drop_first {
+            stmts.push(format!("DROP KEYSPACE IF EXISTS {}", spec.keyspace));
+        }
+        stmts.extend(schema(spec));
+        for s in stmts {
+            session
+                .query_unpaged(s.as_str(), &[])
+                .await
+                .map_err(|e| WorkloadError::Schema {
+                    stmt: s.clone(),
+                    detail: e.to_string(),
+                })?;
+        }
+        session
+            .await_schema_agreement()
+            .await
+            .map_err(|e| WorkloadError::Agreement(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Prepares the statements of the operations in the spec's ratio (and writes, for rampup).
+    pub async fn prepare(
+        session: &Session,
+        spec: &WorkloadSpec,
+    ) -> Result<Workload, WorkloadError> {
+        let mut stmts: [Option<PreparedStatement>; 3] = [None, None, None];
+        let offered = offers(spec.kind);
+        for op in spec.ratio.0.keys().copied().chain([OpKind::Write]) {
+            if !offered.contains(&op) {
+                let offers = offered
+                    .iter()
+                    .map(|o| o.name())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(WorkloadError::NoSuchOp {
+                    kind: spec.kind,
+                    op,
+                    offers,
+                });
+            }
+            let text = statement(spec, op).expect("offered operations have statements");
+            let mut p = session
+                .prepare(text)
+                .await
+                .map_err(|e| WorkloadError::Prepare {
+                    op,
+                    detail: e.to_string(),
+                })?;
+            p.set_consistency(if op == OpKind::Write {
+                spec.write_cl.to_driver()
+            } else {
+                spec.read_cl.to_driver()
+            });
+            p.set_is_idempotent(true);
+            stmts[op as usize] = Some(p);
+        }
+        Ok(Workload {
+            spec: spec.clone(),
+            stmts,
+        })
+    }
+
+    /// The operation cycle `c` performs in the main phase.
+    #[inline]
+    pub fn op_for(&self, cycle: u64) -> OpKind {
+        self.spec
+            .ratio
+            .pick(below(mix2(cycle), self.spec.ratio.total() as u64) as u32)
+    }
+
+    /// Runs operation `op` for cycle `c`. `rampup` writes row `c` itself (sequential fill);
+    /// otherwise the row is drawn from the key space by hashing the cycle.
+    pub async fn execute(
+        &self,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> Result<(), ExecutionError> {
+        let stmt = self.stmts[op as usize]
+            .as_ref()
+            .expect("statement prepared for every op in the ratio");
+        let rows = self.spec.rows.max(1);
+        let k = if rampup {
+            cycle % rows
+        } else {
+            below(mix(cycle), rows)
+        };
+        let size = self.spec.value_size;
+        match (self.spec.kind, op) {
+            (WorkloadKind::Keyvalue, OpKind::Write) => {
+                let mut v = vec![0u8; size];
+                fill(k, &mut v);
+                session.execute_unpaged(stmt, (k as i64, v)).await?;
+            }
+            (WorkloadKind::Keyvalue, _) => {
+                session.execute_unpaged(stmt, (k as i64,)).await?;
+            }
+            (WorkloadKind::Tabular, OpKind::Write) => {
+                let parts = rows.div_ceil(self.spec.partsize.max(1));
+                let mut v = vec![0u8; size];
+                fill(k, &mut v);
+                session
+                    .execute_unpaged(stmt, ((k % parts) as i64, (k / parts) as i64, v))
+                    .await?;
+            }
+            (WorkloadKind::Tabular, _) => {
+                let partsize = self.spec.partsize.max(1);
+                let parts = rows.div_ceil(partsize);
+                let part = below(mix(cycle), parts) as i64;
+                let start = below(mix2(cycle), partsize) as i64;
+                session.execute_unpaged(stmt, (part, start)).await?;
+            }
+            (WorkloadKind::Iot, OpKind::Write) => {
+                let devices = iot_devices(rows);
+                let mut v = vec![0u8; size];
+                fill(k, &mut v);
+                let value = (mix(k) % 10_000) as f64 / 100.0;
+                session
+                    .execute_unpaged(stmt, ((k % devices) as i64, (k / devices) as i64, value, v))
+                    .await?;
+            }
+            (WorkloadKind::Iot, _) => {
+                let device = below(mix(cycle), iot_devices(rows)) as i64;
+                session
+                    .execute_unpaged(stmt, (device, self.spec.partsize.max(1) as i32))
+                    .await?;
+            }
+            (WorkloadKind::Stress, OpKind::Write) => {
+                let key = stress_key(k);
+                let mut buf = vec![0u8; size * self.spec.columns];
+                fill(k, &mut buf);
+                let mut values: Vec<&[u8]> = Vec::with_capacity(self.spec.columns + 1);
+                values.push(&key);
+                values.extend(buf.chunks(size.max(1)));
+                session.execute_unpaged(stmt, values).await?;
+            }
+            (WorkloadKind::Stress, OpKind::Read) => {
+                let key = stress_key(k);
+                session.execute_unpaged(stmt, (&key[..],)).await?;
+            }
+            (WorkloadKind::Stress, _) => {
+                session.execute_unpaged(stmt, (mix2(cycle) as i64,)).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Devices of the iot workload: one per 1,000 readings of the key space.
+pub fn iot_devices(rows: u64) -> u64 {
+    (rows / 1000).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::WorkloadSpec;
+
+    #[test]
+    fn every_offered_operation_has_a_statement_and_others_none() {
+        for kind in [
+            WorkloadKind::Keyvalue,
+            WorkloadKind::Tabular,
+            WorkloadKind::Iot,
+            WorkloadKind::Stress,
+        ] {
+            let spec = WorkloadSpec::defaults(kind);
+            for op in OpKind::ALL {
+                assert_eq!(
+                    statement(&spec, op).is_some(),
+                    offers(kind).contains(&op),
+                    "{kind} {op}"
+                );
+            }
+            assert!(
+                spec.ratio.0.keys().all(|op| offers(kind).contains(op)),
+                "default ratio of {kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn schema_uses_network_topology_and_options() {
+        let mut spec = WorkloadSpec::defaults(WorkloadKind::Stress);
+        spec.replication = crate::spec::workload::parse_replication("dc1:3,dc2:1").unwrap();
+        spec.table_options = Some("compaction = {'class': 'LeveledCompactionStrategy'}".into());
+        let s = schema(&spec);
+        assert_eq!(
+            s[0],
+            "CREATE KEYSPACE IF NOT EXISTS cqlbench WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 1}"
+        );
+        assert_eq!(
+            s[1],
+            "CREATE TABLE IF NOT EXISTS cqlbench.standard1 (key blob PRIMARY KEY, c0 blob, c1 blob, c2 blob, c3 blob, c4 blob) WITH compaction = {'class': 'LeveledCompactionStrategy'}"
+        );
+        let iot = schema(&WorkloadSpec::defaults(WorkloadKind::Iot));
+        assert!(
+            iot[1].ends_with("WITH CLUSTERING ORDER BY (ts DESC)"),
+            "{}",
+            iot[1]
+        );
+    }
+
+    #[test]
+    fn stress_keys_are_distinct_and_stable() {
+        assert_eq!(stress_key(5), stress_key(5));
+        assert_ne!(stress_key(5), stress_key(6));
+    }
+}
