@@ -68,3 +68,54 @@ mod tests {
         assert_eq!(parse_mem_total_bytes("nothing"), None);
     }
 }
+
+/// CPU time (user + system) this process has used, in seconds.
+pub fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let Some((_, rest)) = stat.rsplit_once(") ") else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 and 15 of stat are utime and stime; `rest` starts at field 3.
+    let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    ticks as f64 / hz
+}
+
+/// Peak resident set size of this process (VmHWM), in bytes.
+pub fn max_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| {
+                    v.split_whitespace()
+                        .next()
+                        .and_then(|n| n.parse::<u64>().ok())
+                })
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod usage_tests {
+    #[test]
+    fn cpu_and_rss_of_this_process_are_read() {
+        let mut x = 0u64;
+        let t = std::time::Instant::now();
+        while t.elapsed() < std::time::Duration::from_millis(300) {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        assert!(x > 0);
+        assert!(
+            super::process_cpu_seconds() >= 0.1,
+            "{}",
+            super::process_cpu_seconds()
+        );
+        assert!(super::max_rss_bytes() > 1 << 20);
+    }
+}

@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod cost;
 pub mod probe;
 pub mod quickstart;
+pub mod run;
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
 #[derive(Debug, Parser)]
@@ -23,6 +24,8 @@ pub enum Command {
     Cluster(Box<cluster::ClusterCommand>),
     /// The main job: a local 3-node cluster, its status and a short write/read check.
     Quickstart(quickstart::QuickstartArgs),
+    /// Drive a workload against a cluster and record what it sustained, at what latency.
+    Run(Box<run::RunArgs>),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
     Probe(probe::ProbeArgs),
     /// Monthly cost of a cluster from the price catalogue.
@@ -36,6 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),

@@ -1,0 +1,445 @@
+//! `cqlbench run WORKLOAD`: arguments → workload, load and connection specs; live interval
+//! lines; the final table; the result path.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::cluster::{Cluster, clusters_root};
+use crate::load::session::{ConnectSpec, Credentials};
+use crate::load::{Event, RunPlan};
+use crate::result::{PhaseSummary, RunResult, Target};
+use crate::spec::load::{Cycles, parse_rate};
+use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
+use crate::spec::{
+    Cl, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
+};
+use crate::stats::PERCENTILES;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Built-in workload.
+    #[arg(value_enum)]
+    pub workload: WorkloadKind,
+
+    /// Target a local cluster by name (see `cqlbench cluster`).
+    #[arg(long, conflicts_with = "hosts")]
+    pub cluster: Option<String>,
+    /// Target any cluster: contact points `host[:port],…`.
+    #[arg(long, value_delimiter = ',')]
+    pub hosts: Vec<String>,
+    /// Local data centre for DC-aware routing [default: the local cluster's first DC].
+    #[arg(long)]
+    pub dc: Option<String>,
+    /// Credentials file (two lines: user, password); else CQLBENCH_USERNAME/CQLBENCH_PASSWORD.
+    #[arg(long)]
+    pub credentials_file: Option<PathBuf>,
+
+    /// Keyspace.
+    #[arg(long, default_value = "cqlbench")]
+    pub keyspace: String,
+    /// Replication: RF for dc1, or DC:RF,… (NetworkTopologyStrategy) [default: min(3, nodes) per DC of a local cluster, else 1].
+    #[arg(long)]
+    pub rf: Option<String>,
+    /// Drop the keyspace first.
+    #[arg(long)]
+    pub drop: bool,
+    /// Extra table options, e.g. "compaction = {'class': 'LeveledCompactionStrategy'}".
+    #[arg(long)]
+    pub table_options: Option<String>,
+    /// Rows in the key space (written by rampup, read by reads).
+    #[arg(long, default_value_t = 100_000)]
+    pub rows: u64,
+    /// Rows per partition (tabular) / readings per read window (iot) [default: per workload].
+    #[arg(long)]
+    pub partsize: Option<u64>,
+    /// Bytes per value column [default: per workload].
+    #[arg(long)]
+    pub value_size: Option<usize>,
+    /// Value columns (stress) [default: 5].
+    #[arg(long)]
+    pub columns: Option<usize>,
+    /// Operation mix, e.g. write=5,read=5 or write=10,read=10,range=1 [default: per workload].
+    #[arg(long)]
+    pub ratio: Option<Ratio>,
+    /// Consistency level of every operation (overridden by --write-cl / --read-cl).
+    #[arg(long, value_enum)]
+    pub consistency: Option<Cl>,
+    /// Consistency level of writes [default: LOCAL_QUORUM].
+    #[arg(long, value_enum)]
+    pub write_cl: Option<Cl>,
+    /// Consistency level of reads and range reads [default: LOCAL_QUORUM].
+    #[arg(long, value_enum)]
+    pub read_cl: Option<Cl>,
+
+    /// Closed loop: requests in flight.
+    #[arg(long, conflicts_with = "rate")]
+    pub concurrency: Option<usize>,
+    /// Open loop: operations per second (e.g. 2000 or 2k); latency is measured from each
+    /// operation's intended start.
+    #[arg(long, value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// Open loop: at most this many requests in flight; later operations queue (and their
+    /// wait is part of the response time).
+    #[arg(long, default_value_t = 1024)]
+    pub max_in_flight: usize,
+    /// Main-phase length (warmup included).
+    #[arg(long, value_parser = parse_duration, conflicts_with = "ops")]
+    pub duration: Option<Duration>,
+    /// Main-phase operation count instead of a duration.
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Leading part of the main phase left out of the summary.
+    #[arg(long, value_parser = parse_duration, default_value = "0s")]
+    pub warmup: Duration,
+    /// Client worker threads [default: CPU cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Client-side request timeout.
+    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    pub timeout: Duration,
+    /// Stop once more than this many errors occurred (0 = never).
+    #[arg(long, default_value_t = 0)]
+    pub max_errors: u64,
+    /// Cycle range this process covers, A..B: several processes split a workload without overlap.
+    #[arg(long)]
+    pub cycles: Option<Cycles>,
+    /// Skip the rampup phase (the key space was written before).
+    #[arg(long)]
+    pub skip_rampup: bool,
+    /// Requests in flight during rampup.
+    #[arg(long, default_value_t = 128)]
+    pub rampup_concurrency: usize,
+
+    /// Environment label for reports [default: the cluster name, else "hosts"].
+    #[arg(long)]
+    pub env: Option<String>,
+    /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Only the final table.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    /// Builds the run plan (and checks the arguments).
+    pub fn to_plan(&self) -> anyhow::Result<RunPlan> {
+        let cluster = match &self.cluster {
+            Some(name) => Some(Cluster::open(&clusters_root(None), name)?),
+            None => None,
+        };
+        let hosts: Vec<String> = match &cluster {
+            Some(c) => c.nodes().iter().map(|n| n.address.clone()).collect(),
+            None if self.hosts.is_empty() => {
+                bail!("give --cluster NAME (a local cluster) or --hosts a,b,c")
+            }
+            None => self.hosts.clone(),
+        };
+        let local_dc = self
+            .dc
+            .clone()
+            .or_else(|| cluster.as_ref().map(|c| c.state.spec.dcs[0].name.clone()));
+        let mut w = WorkloadSpec::defaults(self.workload);
+        w.schema_version = WORKLOAD_SPEC_VERSION;
+        w.keyspace = self.keyspace.clone();
+        w.replication = match (&self.rf, &cluster) {
+            (Some(rf), _) => parse_replication(rf).map_err(anyhow::Error::msg)?,
+            (None, Some(c)) => c
+                .state
+                .spec
+                .dcs
+                .iter()
+                .map(|d| (d.name.clone(), d.nodes.min(3) as u32))
+                .collect(),
+            (None, None) => {
+                parse_replication(&format!("{}:1", local_dc.as_deref().unwrap_or("dc1"))).unwrap()
+            }
+        };
+        if self.rows == 0 {
+            bail!("--rows must be at least 1");
+        }
+        w.rows = self.rows;
+        if let Some(p) = self.partsize {
+            if p == 0 {
+                bail!("--partsize must be at least 1");
+            }
+            w.partsize = p;
+        }
+        if let Some(v) = self.value_size {
+            w.value_size = v;
+        }
+        if let Some(c) = self.columns {
+            if c == 0 {
+                bail!("--columns must be at least 1");
+            }
+            w.columns = c;
+        }
+        if let Some(r) = &self.ratio {
+            w.ratio = r.clone();
+        }
+        w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
+        w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
+        w.table_options = self.table_options.clone();
+        for op in w.ratio.0.keys() {
+            if !crate::workload::offers(w.kind).contains(op) {
+                let offers: Vec<&str> = crate::workload::offers(w.kind)
+                    .iter()
+                    .map(|o| o.name())
+                    .collect();
+                bail!(
+                    "--ratio: workload {} has no {op} operation (it offers {})",
+                    w.kind,
+                    offers.join(", ")
+                );
+            }
+        }
+
+        let threads = self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        if threads == 0 {
+            bail!("--threads must be at least 1");
+        }
+        let mode = match (self.rate, self.concurrency) {
+            (Some(r), _) => LoadMode::Open {
+                rate_per_s: r,
+                max_in_flight: self.max_in_flight,
+            },
+            (None, c) => LoadMode::Closed {
+                concurrency: c.unwrap_or(128),
+            },
+        };
+        if matches!(mode, LoadMode::Closed { concurrency: 0 }) || self.max_in_flight == 0 {
+            bail!("--concurrency and --max-in-flight must be at least 1");
+        }
+        let stop = match (self.ops, self.duration) {
+            (Some(0), _) => bail!("--ops must be at least 1"),
+            (Some(n), _) => Stop::Ops { count: n },
+            (None, d) => Stop::Duration {
+                secs: d.unwrap_or(Duration::from_secs(60)).as_secs_f64(),
+            },
+        };
+        if let Stop::Duration { secs } = stop
+            && self.warmup.as_secs_f64() >= secs
+        {
+            bail!(
+                "--warmup ({:?}) must be shorter than --duration ({secs}s)",
+                self.warmup
+            );
+        }
+        let cycles = self.cycles.unwrap_or(Cycles {
+            start: 0,
+            end: u64::MAX,
+        });
+        let main = LoadSpec {
+            mode,
+            stop,
+            warmup_s: self.warmup.as_secs_f64(),
+            threads,
+            timeout_s: self.timeout.as_secs_f64(),
+            max_errors: self.max_errors,
+            cycles,
+        };
+        // Rampup writes the key space once (this process's share of it with --cycles).
+        let rampup_cycles = match self.cycles {
+            Some(c) => Cycles {
+                start: c.start.min(w.rows),
+                end: c.end.min(w.rows),
+            },
+            None => Cycles {
+                start: 0,
+                end: w.rows,
+            },
+        };
+        let rampup =
+            (!self.skip_rampup && rampup_cycles.end > rampup_cycles.start).then(|| LoadSpec {
+                mode: LoadMode::Closed {
+                    concurrency: self.rampup_concurrency.max(1),
+                },
+                stop: Stop::Ops {
+                    count: rampup_cycles.end - rampup_cycles.start,
+                },
+                warmup_s: 0.0,
+                cycles: rampup_cycles,
+                ..main.clone()
+            });
+        let credentials = match &self.credentials_file {
+            Some(f) => Some(Credentials::from_file(f).map_err(anyhow::Error::msg)?),
+            None => Credentials::from_env(),
+        };
+        let env = self
+            .env
+            .clone()
+            .unwrap_or_else(|| self.cluster.clone().unwrap_or_else(|| "hosts".into()));
+        let out = match &self.out {
+            Some(p) => p.clone(),
+            None => {
+                let ts = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0);
+                crate::fsutil::cqlbench_home()
+                    .join("results")
+                    .join(format!("{ts}-{env}-{}.json", self.workload))
+            }
+        };
+        Ok(RunPlan {
+            env,
+            workload: w,
+            rampup,
+            main,
+            connect: ConnectSpec {
+                hosts: hosts.clone(),
+                local_dc: local_dc.clone(),
+                timeout: self.timeout,
+                credentials,
+            },
+            target: Target {
+                hosts,
+                local_dc,
+                cluster: self.cluster.clone(),
+            },
+            cluster: cluster.map(|c| c.state.spec),
+            drop_keyspace: self.drop,
+            out,
+            handle_signals: true,
+        })
+    }
+}
+
+pub fn run(a: RunArgs) -> anyhow::Result<()> {
+    let plan = a.to_plan()?;
+    if let Some(dir) = plan.out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    println!("result: {}", plan.out.display());
+    let quiet = a.quiet;
+    let stop = Arc::new(AtomicBool::new(false));
+    let result = crate::load::run(&plan, stop, &mut |e| print_event(&e, quiet))?;
+    print_final(&result);
+    println!(
+        "result: {} (HDR log: {})",
+        plan.out.display(),
+        plan.out.with_extension("hlog").display()
+    );
+    match &result.status {
+        crate::result::RunStatus::Completed | crate::result::RunStatus::Interrupted => Ok(()),
+        crate::result::RunStatus::TooManyErrors => {
+            bail!("stopped: more than --max-errors {} errors", a.max_errors)
+        }
+        other => bail!("run ended as {other:?}"),
+    }
+}
+
+fn print_event(e: &Event, quiet: bool) {
+    match e {
+        Event::PhaseStarted { name, load } if !quiet => {
+            let how = match load.mode {
+                LoadMode::Closed { concurrency } => format!("{concurrency} in flight"),
+                LoadMode::Open { rate_per_s, .. } => format!("{rate_per_s:.0} ops/s"),
+            };
+            let until = match load.stop {
+                Stop::Duration { secs } => format!("{secs:.0}s"),
+                Stop::Ops { count } => format!("{count} ops"),
+            };
+            println!("── {name}: {how}, {until}, {} threads", load.threads);
+        }
+        Event::Interval { phase, record: r } if !quiet => {
+            let mut line = format!("{phase:<6} {:>6.0}s {:>9.0} ops/s", r.end_s, r.ops_per_s);
+            for (k, o) in &r.by_op {
+                line.push_str(&format!(
+                    "  {k} p50 {:.2} p99 {:.2}",
+                    o.response_p50_ms, o.response_p99_ms
+                ));
+            }
+            line.push_str(" ms");
+            if r.errors > 0 {
+                line.push_str(&format!("  errors {}", r.errors));
+            }
+            if r.backlog > 0 {
+                line.push_str(&format!("  backlog {}", r.backlog));
+            }
+            if r.warmup {
+                line.push_str("  (warmup)");
+            }
+            println!("{line}");
+        }
+        Event::PhaseDone { name, summary } if !quiet => {
+            println!(
+                "── {name} done: {:.0} ops/s over {:.1}s",
+                summary.ops_per_s, summary.measured_s
+            );
+        }
+        _ => {}
+    }
+}
+
+/// The final table of the main phase.
+pub fn print_final(r: &RunResult) {
+    let Some(s) = r.main_summary() else {
+        println!("no main-phase result");
+        return;
+    };
+    print_summary(s);
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+}
+
+pub fn print_summary(s: &PhaseSummary) {
+    println!();
+    let mut head = format!("{:<16} {:>10} {:>8}", "operation", "ops/s", "errors");
+    for (label, _) in PERCENTILES {
+        head.push_str(&format!(" {label:>8}"));
+    }
+    head.push_str(&format!(" {:>8}", "max"));
+    println!("{head}   (ms)");
+    let rows: Vec<(String, &crate::result::OpSummary)> = s
+        .by_op
+        .iter()
+        .map(|(k, o)| (k.to_string(), o))
+        .chain([("all".to_string(), &s.all)])
+        .collect();
+    for (name, o) in rows {
+        for (what, p) in [("response", &o.response), ("service", &o.service)] {
+            let mut line = format!(
+                "{:<16} {:>10.0} {:>8}",
+                format!("{name} {what}"),
+                o.ops_per_s,
+                o.errors
+            );
+            for v in p.values() {
+                line.push_str(&format!(" {v:>8.2}"));
+            }
+            println!("{line}");
+        }
+    }
+    if !s.errors_by_kind.is_empty() {
+        let e: Vec<String> = s
+            .errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{}={n}", k.name()))
+            .collect();
+        println!("errors: {}", e.join(", "));
+    }
+    let target = match (s.target_rate_per_s, s.achieved_ratio) {
+        (Some(t), Some(a)) => format!(", target {t:.0} ops/s, achieved {:.2}%", a * 100.0),
+        _ => String::new(),
+    };
+    println!(
+        "throughput {:.0} ops/s over {:.1}s{target}; client CPU {:.1}s ({:.0}%), {:.0} ops per client CPU-s, max RSS {:.0} MiB",
+        s.ops_per_s,
+        s.measured_s,
+        s.client_cpu_s,
+        s.client_cpu_util * 100.0,
+        s.ops_per_client_cpu_s,
+        s.client_max_rss_bytes as f64 / 1048576.0
+    );
+}

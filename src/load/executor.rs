@@ -1,0 +1,360 @@
+//! The executor of one phase. Workers claim operation numbers from one atomic counter;
+//! operation i runs cycle `start + i` and, in open loop, has the intended start
+//! `t0 + i / rate`. Response time is measured from the intended start, service time from the
+//! actual send. Each worker owns its statistics and hands them to the collector once per
+//! interval; the collector merges them and reports each interval once every worker has.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use scylla::client::session::Session;
+use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
+use tokio::sync::mpsc;
+
+use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
+use crate::stats::{ErrorKind, Snapshot};
+use crate::workload::Workload;
+
+/// Length of a reporting interval.
+pub const INTERVAL: Duration = Duration::from_secs(1);
+
+/// Why a phase ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Completed,
+    Interrupted,
+    TooManyErrors,
+}
+
+/// One merged interval, as handed to the observer.
+#[derive(Debug)]
+pub struct IntervalReport {
+    pub index: u64,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub warmup: bool,
+    pub snapshot: Snapshot,
+    pub backlog: u64,
+}
+
+/// What a phase measured outside its warmup.
+#[derive(Debug)]
+pub struct PhaseOutcome {
+    pub measured: Snapshot,
+    pub measured_s: f64,
+    pub reason: StopReason,
+    pub issued: u64,
+}
+
+/// Shared, read-mostly state of a phase.
+struct Ctx {
+    session: Arc<Session>,
+    workload: Arc<Workload>,
+    rampup: bool,
+    t0: Instant,
+    end: Option<Instant>,
+    max_ops: Option<u64>,
+    rate: Option<f64>,
+    cycle_start: u64,
+    cycle_len: u64,
+    next: AtomicU64,
+    sent: AtomicU64,
+    errors: AtomicU64,
+    max_errors: u64,
+    stop: Arc<AtomicBool>,
+    too_many_errors: AtomicBool,
+}
+
+impl Ctx {
+    /// The next operation number and its intended start, or None when the phase is over.
+    fn claim(&self) -> Option<(u64, Instant)> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        if self.max_ops.is_some_and(|m| i >= m) {
+            return None;
+        }
+        let intended = match self.rate {
+            Some(r) => self.t0 + Duration::from_nanos((i as f64 * 1e9 / r) as u64),
+            None => Instant::now(),
+        };
+        if self.end.is_some_and(|e| intended >= e) {
+            return None;
+        }
+        Some((i, intended))
+    }
+}
+
+struct Done {
+    kind: OpKind,
+    intended: Instant,
+    sent: Instant,
+    completed: Instant,
+    result: Result<(), ErrorKind>,
+}
+
+/// Maps a driver error to its kind.
+pub fn classify(e: &ExecutionError) -> ErrorKind {
+    match e {
+        ExecutionError::RequestTimeout(_) => ErrorKind::ClientTimeout,
+        ExecutionError::ConnectionPoolError(_) => ErrorKind::ConnectionLost,
+        ExecutionError::LastAttemptError(a) => match a {
+            RequestAttemptError::DbError(db, _) => match db {
+                DbError::ReadTimeout { .. } => ErrorKind::ReadTimeout,
+                DbError::WriteTimeout { .. } => ErrorKind::WriteTimeout,
+                DbError::Unavailable { .. } => ErrorKind::Unavailable,
+                DbError::Overloaded => ErrorKind::Overloaded,
+                _ => ErrorKind::Other,
+            },
+            RequestAttemptError::BrokenConnectionError(_)
+            | RequestAttemptError::UnableToAllocStreamId => ErrorKind::ConnectionLost,
+            _ => ErrorKind::Other,
+        },
+        _ => ErrorKind::Other,
+    }
+}
+
+async fn run_op(ctx: &Ctx, i: u64, intended: Instant) -> Done {
+    let cycle = ctx.cycle_start + i % ctx.cycle_len;
+    let kind = if ctx.rampup {
+        OpKind::Write
+    } else {
+        ctx.workload.op_for(cycle)
+    };
+    let sent = Instant::now();
+    let result = ctx
+        .workload
+        .execute(&ctx.session, kind, cycle, ctx.rampup)
+        .await
+        .map_err(|e| classify(&e));
+    Done {
+        kind,
+        intended,
+        sent,
+        completed: Instant::now(),
+        result,
+    }
+}
+
+enum Msg {
+    Interval {
+        worker: usize,
+        index: u64,
+        snapshot: Snapshot,
+    },
+    Final {
+        worker: usize,
+        index: u64,
+        snapshot: Snapshot,
+    },
+}
+
+async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSender<Msg>) {
+    let mut inflight = FuturesUnordered::new();
+    let mut snap = Snapshot::default();
+    let mut index = 0u64;
+    let mut boundary = ctx.t0 + INTERVAL;
+    let mut pending: Option<(u64, Instant)> = None;
+    let mut exhausted = false;
+    let sleep = tokio::time::sleep_until(boundary.into());
+    tokio::pin!(sleep);
+    loop {
+        if pending.is_none() && !exhausted {
+            pending = ctx.claim();
+            exhausted = pending.is_none();
+        }
+        if let Some((i, intended)) = pending
+            && inflight.len() < limit
+        {
+            let now = Instant::now();
+            if intended <= now {
+                let lag = now.duration_since(intended).as_nanos() as u64;
+                snap.max_send_lag_ns = snap.max_send_lag_ns.max(lag);
+                inflight.push(run_op(&ctx, i, intended));
+                ctx.sent.fetch_add(1, Ordering::Relaxed);
+                pending = None;
+                if now < boundary {
+                    continue;
+                }
+            }
+        }
+        if exhausted && inflight.is_empty() {
+            break;
+        }
+        let wake = match pending {
+            Some((_, t)) if inflight.len() < limit => t.min(boundary),
+            _ => boundary,
+        };
+        if sleep.deadline() != wake.into() {
+            sleep.as_mut().reset(wake.into());
+        }
+        tokio::select! {
+            biased;
+            Some(d) = inflight.next(), if !inflight.is_empty() => {
+                match d.result {
+                    Ok(()) => snap.record_ok(
+                        d.kind,
+                        d.completed.duration_since(d.intended).as_nanos() as u64,
+                        d.completed.duration_since(d.sent).as_nanos() as u64,
+                    ),
+                    Err(e) => {
+                        snap.record_error(d.kind, e);
+                        let n = ctx.errors.fetch_add(1, Ordering::Relaxed) + 1;
+                        if ctx.max_errors > 0 && n > ctx.max_errors {
+                            ctx.too_many_errors.store(true, Ordering::Relaxed);
+                            ctx.stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+            _ = &mut sleep => {}
+        }
+        let now = Instant::now();
+        while now >= boundary {
+            let s = std::mem::take(&mut snap);
+            let _ = tx.send(Msg::Interval {
+                worker: id,
+                index,
+                snapshot: s,
+            });
+            index += 1;
+            boundary += INTERVAL;
+        }
+    }
+    let _ = tx.send(Msg::Final {
+        worker: id,
+        index,
+        snapshot: snap,
+    });
+}
+
+/// Runs one phase on the current tokio runtime with `load.threads` workers. `on_interval`
+/// sees every merged interval in order (and the last, partial one).
+pub async fn run_phase(
+    session: Arc<Session>,
+    workload: Arc<Workload>,
+    load: &LoadSpec,
+    rampup: bool,
+    stop: Arc<AtomicBool>,
+    mut on_interval: impl FnMut(&IntervalReport),
+) -> PhaseOutcome {
+    let t0 = Instant::now();
+    let (rate, total_limit) = match load.mode {
+        LoadMode::Closed { concurrency } => (None, concurrency.max(1)),
+        LoadMode::Open {
+            rate_per_s,
+            max_in_flight,
+        } => (Some(rate_per_s), max_in_flight.max(1)),
+    };
+    let (end, max_ops) = match load.stop {
+        Stop::Duration { secs } => (Some(t0 + Duration::from_secs_f64(secs)), None),
+        Stop::Ops { count } => (None, Some(count)),
+    };
+    let ctx = Arc::new(Ctx {
+        session,
+        workload,
+        rampup,
+        t0,
+        end,
+        max_ops,
+        rate,
+        cycle_start: load.cycles.start,
+        cycle_len: (load.cycles.end - load.cycles.start).max(1),
+        next: AtomicU64::new(0),
+        sent: AtomicU64::new(0),
+        errors: AtomicU64::new(0),
+        max_errors: load.max_errors,
+        stop: stop.clone(),
+        too_many_errors: AtomicBool::new(false),
+    });
+    let workers = load.threads.max(1).min(total_limit);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    for w in 0..workers {
+        let limit = total_limit / workers + usize::from(w < total_limit % workers);
+        tokio::spawn(worker(ctx.clone(), w, limit, tx.clone()));
+    }
+    drop(tx);
+
+    let warmup = Duration::from_secs_f64(load.warmup_s);
+    let mut pending: std::collections::BTreeMap<u64, Snapshot> = Default::default();
+    let mut progress = vec![0u64; workers];
+    let mut done = vec![false; workers];
+    let mut next_emit = 0u64;
+    let mut measured = Snapshot::default();
+    let mut last_end = 0.0f64;
+    while let Some(msg) = rx.recv().await {
+        let (w, index, snapshot, fin) = match msg {
+            Msg::Interval {
+                worker,
+                index,
+                snapshot,
+            } => (worker, index, snapshot, false),
+            Msg::Final {
+                worker,
+                index,
+                snapshot,
+            } => (worker, index, snapshot, true),
+        };
+        pending.entry(index).or_default().add(&snapshot);
+        progress[w] = index + 1;
+        done[w] |= fin;
+        let all_done = done.iter().all(|d| *d);
+        let ready_below = (0..workers)
+            .filter(|&w| !done[w])
+            .map(|w| progress[w])
+            .min()
+            .unwrap_or(u64::MAX);
+        while next_emit < ready_below && (pending.contains_key(&next_emit) || !all_done) {
+            let snap = pending.remove(&next_emit).unwrap_or_default();
+            let start = (next_emit as f64) * INTERVAL.as_secs_f64();
+            let is_last = all_done && pending.is_empty();
+            let end_s = if is_last {
+                t0.elapsed().as_secs_f64()
+            } else {
+                start + INTERVAL.as_secs_f64()
+            };
+            let in_warmup = Duration::from_secs_f64(end_s) <= warmup;
+            let sent = ctx.sent.load(Ordering::Relaxed);
+            let backlog = match rate {
+                Some(r) => {
+                    ((end_s.min(t0.elapsed().as_secs_f64()) * r) as u64).saturating_sub(sent)
+                }
+                None => 0,
+            };
+            if !in_warmup {
+                measured.add(&snap);
+                last_end = end_s;
+            }
+            on_interval(&IntervalReport {
+                index: next_emit,
+                start_s: start,
+                end_s,
+                warmup: in_warmup,
+                snapshot: snap,
+                backlog,
+            });
+            next_emit += 1;
+            if is_last {
+                break;
+            }
+        }
+    }
+    let reason = if ctx.too_many_errors.load(Ordering::Relaxed) {
+        StopReason::TooManyErrors
+    } else if stop.load(Ordering::Relaxed) {
+        StopReason::Interrupted
+    } else {
+        StopReason::Completed
+    };
+    let issued = ctx.sent.load(Ordering::Relaxed);
+    PhaseOutcome {
+        measured,
+        measured_s: (last_end - load.warmup_s).max(0.0),
+        reason,
+        issued,
+    }
+}

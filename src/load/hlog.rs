@@ -1,0 +1,108 @@
+//! HdrHistogram interval logs (the `.hlog` format HistogramLogProcessor and other HDR tools
+//! read): one line per interval and tag, with the V2-deflate histogram in base64.
+
+use std::io::Write;
+use std::path::Path;
+
+use hdrhistogram::Histogram;
+
+/// An open interval log.
+pub struct IntervalLog {
+    file: std::io::BufWriter<std::fs::File>,
+}
+
+impl IntervalLog {
+    /// Creates the file and writes the header; `start_unix_s` is the base time.
+    pub fn create(path: &Path, start_unix_s: f64) -> std::io::Result<IntervalLog> {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        writeln!(
+            file,
+            "#[Histogram log written by cqlbench {}; values in nanoseconds]",
+            env!("CARGO_PKG_VERSION")
+        )?;
+        writeln!(
+            file,
+            "#[StartTime: {start_unix_s:.3} (seconds since epoch)]"
+        )?;
+        writeln!(file, "#[BaseTime: {start_unix_s:.3} (seconds since epoch)]")?;
+        writeln!(
+            file,
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
+        )?;
+        file.flush()?;
+        Ok(IntervalLog { file })
+    }
+
+    /// Appends one histogram: `tag` like `main/write/response`, times in seconds from the
+    /// base time, max in milliseconds.
+    pub fn append(
+        &mut self,
+        tag: &str,
+        start_s: f64,
+        length_s: f64,
+        h: &Histogram<u64>,
+    ) -> std::io::Result<()> {
+        if h.is_empty() {
+            return Ok(());
+        }
+        writeln!(
+            self.file,
+            "Tag={tag},{start_s:.3},{length_s:.3},{:.3},{}",
+            h.max() as f64 / 1e6,
+            crate::stats::encode(h)
+        )
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// One histogram line of an interval log: tag, start (s), length (s), histogram.
+pub type LogEntry = (String, f64, f64, Histogram<u64>);
+
+/// Parses the histogram lines back (for tests and tools).
+pub fn read(path: &Path) -> Result<Vec<LogEntry>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with("Tag=")) {
+        let f: Vec<&str> = line.splitn(5, ',').collect();
+        if f.len() != 5 {
+            return Err(format!("malformed line: {line}"));
+        }
+        let tag = f[0].trim_start_matches("Tag=").to_string();
+        let start: f64 = f[1].parse().map_err(|_| format!("bad start in {line}"))?;
+        let len: f64 = f[2].parse().map_err(|_| format!("bad length in {line}"))?;
+        out.push((tag, start, len, crate::stats::decode(f[4])?));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_lines_hdr_tools_can_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.hlog");
+        let mut log = IntervalLog::create(&p, 1_700_000_000.0).unwrap();
+        let mut h = crate::stats::new_histogram();
+        crate::stats::record(&mut h, 2_500_000);
+        log.append("main/write/response", 1.0, 1.0, &h).unwrap();
+        log.append(
+            "main/read/response",
+            1.0,
+            1.0,
+            &crate::stats::new_histogram(),
+        )
+        .unwrap();
+        log.flush().unwrap();
+        let back = read(&p).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].0, "main/write/response");
+        assert_eq!(back[0].3.len(), 1);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains("#[StartTime: 1700000000.000"));
+    }
+}

@@ -1,0 +1,306 @@
+//! The load engine: connect, create the schema, run the rampup and main phases, and write the
+//! result (JSON and HDR interval log) after every interval, so an interrupted run keeps what
+//! it measured.
+
+pub mod executor;
+pub mod hlog;
+pub mod session;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::host::HostFacts;
+use crate::result::{
+    Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
+    RunStatus, Target, Warning, phase_warnings,
+};
+use crate::spec::{ClusterSpec, LoadMode, LoadSpec, WorkloadSpec};
+use crate::workload::{Workload, WorkloadError};
+use executor::{PhaseOutcome, StopReason, run_phase};
+use session::ConnectSpec;
+
+/// A whole run, as the CLI (or a scenario) describes it.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub env: String,
+    pub workload: WorkloadSpec,
+    /// Writes of every row of the key space before the main phase.
+    pub rampup: Option<LoadSpec>,
+    pub main: LoadSpec,
+    pub connect: ConnectSpec,
+    pub target: Target,
+    pub cluster: Option<ClusterSpec>,
+    pub drop_keyspace: bool,
+    /// The JSON result; the HDR log goes next to it with the extension `.hlog`.
+    pub out: PathBuf,
+    /// Stop cleanly on SIGINT / SIGTERM.
+    pub handle_signals: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{0}")]
+    Connect(String),
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("starting the client runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// What the observer is told as the run goes.
+pub enum Event<'a> {
+    PhaseStarted {
+        name: &'a str,
+        load: &'a LoadSpec,
+    },
+    Interval {
+        phase: &'a str,
+        record: &'a IntervalRecord,
+    },
+    PhaseDone {
+        name: &'a str,
+        summary: &'a PhaseSummary,
+    },
+}
+
+fn now_unix() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Runs the plan on a runtime of its own with `main.threads` worker threads.
+pub fn run(
+    plan: &RunPlan,
+    stop: Arc<AtomicBool>,
+    observer: &mut dyn FnMut(Event),
+) -> Result<RunResult, LoadError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(plan.main.threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(LoadError::Runtime)?;
+    rt.block_on(run_async(plan, stop, observer))
+}
+
+async fn run_async(
+    plan: &RunPlan,
+    stop: Arc<AtomicBool>,
+    observer: &mut dyn FnMut(Event<'_>),
+) -> Result<RunResult, LoadError> {
+    if plan.handle_signals {
+        let s = stop.clone();
+        tokio::spawn(async move {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+            }
+            s.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    let session = session::connect(&plan.connect)
+        .await
+        .map_err(LoadError::Connect)?;
+    let started = now_unix();
+    let io = |source| LoadError::Io {
+        path: plan.out.clone(),
+        source,
+    };
+    let mut result = RunResult {
+        schema_version: RESULT_VERSION,
+        env: plan.env.clone(),
+        started_unix_s: started as u64,
+        finished_unix_s: None,
+        status: RunStatus::Running,
+        workload: plan.workload.clone(),
+        target: plan.target.clone(),
+        fingerprint: Fingerprint {
+            cqlbench_version: env!("CARGO_PKG_VERSION").into(),
+            driver: "scylla-rust-driver 1.9".into(),
+            cassandra_version: session::cassandra_version(&session).await,
+            host: HostFacts::read(),
+            cluster: plan.cluster.clone(),
+        },
+        phases: Vec::new(),
+        warnings: Vec::new(),
+    };
+    result.write(&plan.out).map_err(io)?;
+    Workload::create_schema(&session, &plan.workload, plan.drop_keyspace).await?;
+    let workload = Arc::new(Workload::prepare(&session, &plan.workload).await?);
+    let hlog_path = plan.out.with_extension("hlog");
+    let mut hlog =
+        hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
+            path: hlog_path.clone(),
+            source,
+        })?;
+
+    let phases: Vec<(&str, &LoadSpec, bool)> = plan
+        .rampup
+        .iter()
+        .map(|l| ("rampup", l, true))
+        .chain([("main", &plan.main, false)])
+        .collect();
+    for (name, load, rampup) in phases {
+        observer(Event::PhaseStarted { name, load });
+        result.phases.push(PhaseResult {
+            name: name.into(),
+            load: load.clone(),
+            intervals: Vec::new(),
+            summary: None,
+        });
+        let offset = now_unix() - started;
+        let mut cpu_prev = crate::host::process_cpu_seconds();
+        let mut cpu_measured = 0.0;
+        let mut write_error: Option<std::io::Error> = None;
+        let outcome = run_phase(
+            session.clone(),
+            workload.clone(),
+            load,
+            rampup,
+            stop.clone(),
+            |rep| {
+                let cpu = crate::host::process_cpu_seconds();
+                let cpu_d = cpu - cpu_prev;
+                cpu_prev = cpu;
+                if !rep.warmup {
+                    cpu_measured += cpu_d;
+                }
+                let rec = IntervalRecord::from_snapshot(
+                    rep.start_s,
+                    rep.end_s,
+                    rep.warmup,
+                    &rep.snapshot,
+                    rep.backlog,
+                    cpu_d,
+                );
+                for k in rep.snapshot.kinds() {
+                    let o = rep.snapshot.op(k);
+                    let len = rep.end_s - rep.start_s;
+                    let _ = hlog.append(
+                        &format!("{name}/{k}/response"),
+                        offset + rep.start_s,
+                        len,
+                        &o.response,
+                    );
+                    let _ = hlog.append(
+                        &format!("{name}/{k}/service"),
+                        offset + rep.start_s,
+                        len,
+                        &o.service,
+                    );
+                }
+                let _ = hlog.flush();
+                result
+                    .phases
+                    .last_mut()
+                    .expect("phase pushed")
+                    .intervals
+                    .push(rec);
+                if let Err(e) = result.write(&plan.out) {
+                    write_error.get_or_insert(e);
+                }
+                observer(Event::Interval {
+                    phase: name,
+                    record: result.phases.last().unwrap().intervals.last().unwrap(),
+                });
+            },
+        )
+        .await;
+        if let Some(e) = write_error {
+            return Err(io(e));
+        }
+        let phase = result.phases.last_mut().expect("phase pushed");
+        let summary = summarize(&outcome, load, cpu_measured, &phase.intervals);
+        result.warnings.extend(phase_warnings(name, &summary));
+        observer(Event::PhaseDone {
+            name,
+            summary: &summary,
+        });
+        phase.summary = Some(summary);
+        match outcome.reason {
+            StopReason::Completed => {}
+            StopReason::Interrupted => {
+                result.status = RunStatus::Interrupted;
+                result.warnings.push(Warning::Interrupted);
+                break;
+            }
+            StopReason::TooManyErrors => {
+                result.status = RunStatus::TooManyErrors;
+                break;
+            }
+        }
+    }
+    if result.status == RunStatus::Running {
+        result.status = RunStatus::Completed;
+    }
+    result.finished_unix_s = Some(now_unix() as u64);
+    result.write(&plan.out).map_err(io)?;
+    Ok(result)
+}
+
+fn summarize(
+    o: &PhaseOutcome,
+    load: &LoadSpec,
+    cpu_s: f64,
+    intervals: &[IntervalRecord],
+) -> PhaseSummary {
+    let secs = o.measured_s;
+    let all = o.measured.all();
+    let by_op = o
+        .measured
+        .kinds()
+        .into_iter()
+        .map(|k| (k, OpSummary::of(o.measured.op(k), secs)))
+        .collect();
+    let done = (all.ok + all.error_count()) as f64;
+    let target = match load.mode {
+        LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+        LoadMode::Closed { .. } => None,
+    };
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let threads = load.threads.clamp(1, cores) as f64;
+    let measured: Vec<&IntervalRecord> = intervals.iter().filter(|i| !i.warmup).collect();
+    PhaseSummary {
+        measured_s: secs,
+        ok: all.ok,
+        errors: all.error_count(),
+        ops_per_s: if secs > 0.0 {
+            all.ok as f64 / secs
+        } else {
+            0.0
+        },
+        target_rate_per_s: target,
+        achieved_ratio: target.filter(|_| secs > 0.0).map(|t| done / secs / t),
+        by_op,
+        errors_by_kind: all.errors.clone(),
+        all: OpSummary::of(&all, secs),
+        client_cpu_s: cpu_s,
+        client_cpu_util: if secs > 0.0 {
+            cpu_s / (secs * threads)
+        } else {
+            0.0
+        },
+        ops_per_client_cpu_s: if cpu_s > 0.0 {
+            all.ok as f64 / cpu_s
+        } else {
+            0.0
+        },
+        client_max_rss_bytes: crate::host::max_rss_bytes(),
+        max_backlog: measured.iter().map(|i| i.backlog).max().unwrap_or(0),
+        max_send_lag_ms: measured
+            .iter()
+            .map(|i| i.max_send_lag_ms)
+            .fold(0.0, f64::max),
+    }
+}

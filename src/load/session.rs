@@ -1,0 +1,114 @@
+//! Connecting to a cluster: token- and DC-aware routing, the client timeout, credentials.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use scylla::client::execution_profile::ExecutionProfile;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::policies::load_balancing::DefaultPolicy;
+
+/// User name and password, read from the environment or a file, never printed.
+#[derive(Clone)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Credentials {{ username: {:?}, password: <hidden> }}",
+            self.username
+        )
+    }
+}
+
+impl Credentials {
+    /// `CQLBENCH_USERNAME` / `CQLBENCH_PASSWORD`, if both are set.
+    pub fn from_env() -> Option<Credentials> {
+        let username = std::env::var("CQLBENCH_USERNAME")
+            .ok()
+            .filter(|s| !s.is_empty())?;
+        let password = std::env::var("CQLBENCH_PASSWORD").ok()?;
+        Some(Credentials { username, password })
+    }
+
+    /// A file of two lines: user name, then password.
+    pub fn from_file(path: &std::path::Path) -> Result<Credentials, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("credentials file {}: {e}", path.display()))?;
+        let mut lines = text.lines();
+        match (lines.next(), lines.next()) {
+            (Some(u), Some(p)) if !u.trim().is_empty() => Ok(Credentials {
+                username: u.trim().into(),
+                password: p.into(),
+            }),
+            _ => Err(format!(
+                "credentials file {}: expected two lines: user name, then password",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// How to connect.
+#[derive(Debug, Clone)]
+pub struct ConnectSpec {
+    /// `host` or `host:port`; port 9042 when absent.
+    pub hosts: Vec<String>,
+    pub local_dc: Option<String>,
+    pub timeout: Duration,
+    pub credentials: Option<Credentials>,
+}
+
+/// Connects with a token-aware policy preferring `local_dc` (no failover to other DCs).
+pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, String> {
+    let mut policy = DefaultPolicy::builder().token_aware(true);
+    if let Some(dc) = &spec.local_dc {
+        policy = policy
+            .prefer_datacenter(dc.clone())
+            .permit_dc_failover(false);
+    }
+    let profile = ExecutionProfile::builder()
+        .load_balancing_policy(policy.build())
+        .request_timeout(Some(spec.timeout))
+        .build();
+    let hosts: Vec<String> = spec
+        .hosts
+        .iter()
+        .map(|h| {
+            if h.contains(':') {
+                h.clone()
+            } else {
+                format!("{h}:9042")
+            }
+        })
+        .collect();
+    let mut b = SessionBuilder::new()
+        .known_nodes(&hosts)
+        .default_execution_profile_handle(profile.into_handle())
+        .connection_timeout(Duration::from_secs(5));
+    if let Some(c) = &spec.credentials {
+        b = b.user(&c.username, &c.password);
+    }
+    let session = b
+        .build()
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", hosts.join(",")))?;
+    Ok(Arc::new(session))
+}
+
+/// `release_version` of the node answering.
+pub async fn cassandra_version(session: &Session) -> Option<String> {
+    let r = session
+        .query_unpaged("SELECT release_version FROM system.local", &[])
+        .await
+        .ok()?;
+    r.into_rows_result()
+        .ok()?
+        .maybe_first_row::<(String,)>()
+        .ok()?
+        .map(|r| r.0)
+}

@@ -1,0 +1,375 @@
+//! The run result: a versioned JSON document written as the run goes. It carries its specs,
+//! the environment fingerprint, per-interval series and raw histograms, so any report can be
+//! re-rendered from the file alone.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::HostFacts;
+use crate::spec::{ClusterSpec, LoadSpec, OpKind, WorkloadSpec};
+use crate::stats::{ErrorKind, OpStats, Percentiles, Snapshot, encode};
+
+/// Version of the [`RunResult`] layout.
+pub const RESULT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    Completed,
+    /// Stopped by Ctrl-C / SIGTERM; what was measured is kept.
+    Interrupted,
+    /// Stopped because `--max-errors` was exceeded.
+    TooManyErrors,
+    Failed {
+        reason: String,
+    },
+}
+
+/// Where the load went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    pub hosts: Vec<String>,
+    pub local_dc: Option<String>,
+    /// Name of the local cluster, when run with `--cluster`.
+    pub cluster: Option<String>,
+}
+
+/// What the numbers depend on besides the specs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub cqlbench_version: String,
+    pub driver: String,
+    pub cassandra_version: Option<String>,
+    pub host: HostFacts,
+    /// The local cluster's spec (JVM flags, heap, cassandra.yaml overrides), if any.
+    pub cluster: Option<ClusterSpec>,
+}
+
+/// One operation kind in one interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalOp {
+    pub ok: u64,
+    pub errors: u64,
+    pub response_p50_ms: f64,
+    pub response_p99_ms: f64,
+    pub response_max_ms: f64,
+    pub service_p50_ms: f64,
+    pub service_p99_ms: f64,
+}
+
+/// One (normally one-second) interval of a phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    pub start_s: f64,
+    pub end_s: f64,
+    /// In the warmup: left out of the summary.
+    pub warmup: bool,
+    pub ok: u64,
+    pub errors: u64,
+    pub ops_per_s: f64,
+    pub by_op: BTreeMap<OpKind, IntervalOp>,
+    /// Open loop: operations whose intended start had passed but were not yet sent.
+    pub backlog: u64,
+    pub max_send_lag_ms: f64,
+    /// CPU time (user + system) the client used in the interval.
+    pub client_cpu_s: f64,
+}
+
+impl IntervalRecord {
+    pub fn from_snapshot(
+        start_s: f64,
+        end_s: f64,
+        warmup: bool,
+        s: &Snapshot,
+        backlog: u64,
+        client_cpu_s: f64,
+    ) -> Self {
+        let by_op = s
+            .kinds()
+            .into_iter()
+            .map(|k| {
+                let o = s.op(k);
+                let r = Percentiles::of(&o.response);
+                let sv = Percentiles::of(&o.service);
+                let rec = IntervalOp {
+                    ok: o.ok,
+                    errors: o.error_count(),
+                    response_p50_ms: r.p50_ms,
+                    response_p99_ms: r.p99_ms,
+                    response_max_ms: r.max_ms,
+                    service_p50_ms: sv.p50_ms,
+                    service_p99_ms: sv.p99_ms,
+                };
+                (k, rec)
+            })
+            .collect();
+        let secs = (end_s - start_s).max(1e-9);
+        IntervalRecord {
+            start_s,
+            end_s,
+            warmup,
+            ok: s.ok(),
+            errors: s.errors(),
+            ops_per_s: s.ok() as f64 / secs,
+            by_op,
+            backlog,
+            max_send_lag_ms: s.max_send_lag_ns as f64 / 1e6,
+            client_cpu_s,
+        }
+    }
+}
+
+/// Whole-phase figures for one operation kind (or all merged).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpSummary {
+    pub ok: u64,
+    pub errors: u64,
+    pub ops_per_s: f64,
+    pub response: Percentiles,
+    pub service: Percentiles,
+    /// HDR histograms, V2-deflate, base64, in nanoseconds.
+    pub response_histogram_ns: String,
+    pub service_histogram_ns: String,
+}
+
+impl OpSummary {
+    pub fn of(o: &OpStats, secs: f64) -> OpSummary {
+        OpSummary {
+            ok: o.ok,
+            errors: o.error_count(),
+            ops_per_s: o.ok as f64 / secs.max(1e-9),
+            response: Percentiles::of(&o.response),
+            service: Percentiles::of(&o.service),
+            response_histogram_ns: encode(&o.response),
+            service_histogram_ns: encode(&o.service),
+        }
+    }
+}
+
+/// The measured window of a phase (warmup excluded).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSummary {
+    pub measured_s: f64,
+    pub ok: u64,
+    pub errors: u64,
+    pub ops_per_s: f64,
+    pub target_rate_per_s: Option<f64>,
+    /// Achieved rate (successful and failed operations) ÷ target rate.
+    pub achieved_ratio: Option<f64>,
+    pub by_op: BTreeMap<OpKind, OpSummary>,
+    pub all: OpSummary,
+    pub errors_by_kind: BTreeMap<ErrorKind, u64>,
+    pub client_cpu_s: f64,
+    /// Client CPU ÷ (window × client threads).
+    pub client_cpu_util: f64,
+    pub ops_per_client_cpu_s: f64,
+    pub client_max_rss_bytes: u64,
+    pub max_backlog: u64,
+    pub max_send_lag_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    pub name: String,
+    pub load: LoadSpec,
+    pub intervals: Vec<IntervalRecord>,
+    pub summary: Option<PhaseSummary>,
+}
+
+/// Quality problems a reader must see next to the numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Warning {
+    RateNotAchieved {
+        phase: String,
+        target_per_s: f64,
+        achieved_per_s: f64,
+    },
+    ClientSaturated {
+        phase: String,
+        cpu_util: f64,
+    },
+    Errors {
+        phase: String,
+        errors: u64,
+        ops: u64,
+    },
+    TooFewSamples {
+        phase: String,
+        ops: u64,
+    },
+    Interrupted,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RateNotAchieved {
+                phase,
+                target_per_s,
+                achieved_per_s,
+            } => write!(
+                f,
+                "{phase}: achieved {achieved_per_s:.0} ops/s of the {target_per_s:.0} targeted ({:.1}%): the cluster or the client could not keep up; response times include the queueing",
+                100.0 * achieved_per_s / target_per_s
+            ),
+            Warning::ClientSaturated { phase, cpu_util } => write!(
+                f,
+                "{phase}: the client used {:.0}% of its threads' CPU: it may be the bottleneck, not the cluster (add --threads or another client)",
+                cpu_util * 100.0
+            ),
+            Warning::Errors { phase, errors, ops } => {
+                write!(
+                    f,
+                    "{phase}: {errors} errors in {ops} operations ({:.2}%)",
+                    100.0 * *errors as f64 / (*ops).max(1) as f64
+                )
+            }
+            Warning::TooFewSamples { phase, ops } => {
+                write!(
+                    f,
+                    "{phase}: only {ops} operations measured: high percentiles are not meaningful"
+                )
+            }
+            Warning::Interrupted => write!(
+                f,
+                "the run was interrupted: the result holds what was measured until then"
+            ),
+        }
+    }
+}
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    /// Environment label used to group results in reports.
+    pub env: String,
+    pub started_unix_s: u64,
+    pub finished_unix_s: Option<u64>,
+    pub status: RunStatus,
+    pub workload: WorkloadSpec,
+    pub target: Target,
+    pub fingerprint: Fingerprint,
+    pub phases: Vec<PhaseResult>,
+    pub warnings: Vec<Warning>,
+}
+
+impl RunResult {
+    /// Writes the result atomically.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        crate::fsutil::write_atomic(path, &bytes)
+    }
+
+    /// Reads a result file, checking its version.
+    pub fn read(path: &Path) -> Result<RunResult, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+        match v.get("schema_version").and_then(|s| s.as_u64()) {
+            Some(n) if n == RESULT_VERSION as u64 => {}
+            other => {
+                return Err(format!(
+                    "{}: schema_version {other:?} is not {RESULT_VERSION}",
+                    path.display()
+                ));
+            }
+        }
+        serde_json::from_value(v).map_err(|e| format!("{}: not a run result: {e}", path.display()))
+    }
+
+    /// The main phase's summary, if the run got that far.
+    pub fn main_summary(&self) -> Option<&PhaseSummary> {
+        self.phases
+            .iter()
+            .rev()
+            .find(|p| p.name == "main")
+            .and_then(|p| p.summary.as_ref())
+    }
+}
+
+/// Typed warnings for a finished phase.
+pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
+    let mut w = Vec::new();
+    if let (Some(target), Some(ratio)) = (s.target_rate_per_s, s.achieved_ratio)
+        && ratio < 0.99
+    {
+        w.push(Warning::RateNotAchieved {
+            phase: phase.into(),
+            target_per_s: target,
+            achieved_per_s: target * ratio,
+        });
+    }
+    if s.client_cpu_util > 0.9 {
+        w.push(Warning::ClientSaturated {
+            phase: phase.into(),
+            cpu_util: s.client_cpu_util,
+        });
+    }
+    if s.errors > 0 && s.errors as f64 > 0.001 * (s.ok + s.errors) as f64 {
+        w.push(Warning::Errors {
+            phase: phase.into(),
+            errors: s.errors,
+            ops: s.ok + s.errors,
+        });
+    }
+    if s.ok < 1000 {
+        w.push(Warning::TooFewSamples {
+            phase: phase.into(),
+            ops: s.ok,
+        });
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(
+        target: Option<f64>,
+        ratio: Option<f64>,
+        util: f64,
+        ok: u64,
+        errors: u64,
+    ) -> PhaseSummary {
+        let all = OpSummary::of(&OpStats::default(), 1.0);
+        PhaseSummary {
+            measured_s: 10.0,
+            ok,
+            errors,
+            ops_per_s: ok as f64 / 10.0,
+            target_rate_per_s: target,
+            achieved_ratio: ratio,
+            by_op: BTreeMap::new(),
+            all,
+            errors_by_kind: BTreeMap::new(),
+            client_cpu_s: 1.0,
+            client_cpu_util: util,
+            ops_per_client_cpu_s: 1.0,
+            client_max_rss_bytes: 0,
+            max_backlog: 0,
+            max_send_lag_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn warnings_flag_rate_saturation_errors_and_few_samples() {
+        let w = phase_warnings("main", &summary(Some(2000.0), Some(0.9), 0.95, 500, 10));
+        assert!(
+            matches!(w[0], Warning::RateNotAchieved { achieved_per_s, .. } if (achieved_per_s - 1800.0).abs() < 1e-6)
+        );
+        assert!(matches!(w[1], Warning::ClientSaturated { .. }));
+        assert!(matches!(w[2], Warning::Errors { errors: 10, .. }));
+        assert!(matches!(w[3], Warning::TooFewSamples { .. }));
+        assert!(w[0].to_string().contains("90.0%"));
+        assert!(
+            phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
+        );
+    }
+}
