@@ -102,9 +102,13 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".to_string())
 }
 
-/// Microseconds shown as milliseconds, as in reference 000's table.
+/// A latency: milliseconds as in reference 000's table, microseconds below 1 ms.
 fn ms(us: f64) -> String {
-    format!("{:.2} ms", us / 1000.0)
+    if us < 1000.0 {
+        format!("{us:.0} us")
+    } else {
+        format!("{:.2} ms", us / 1000.0)
+    }
 }
 
 /// A plain-text grid: first column left-aligned, the others right-aligned.
@@ -226,7 +230,7 @@ env     CPU events/s   IOPS  Disk throughput  Disk p99 read latency
 laptop          7244  15725        1034 MB/s                1.89 ms
 
 profile        read IOPS  write IOPS  read MB/s  write MB/s  read p50  read p99  write p99
-lcs                19505           0       79.9        33.5   0.86 ms   1.73 ms          -
+lcs                19505           0       79.9        33.5    864 us   1.73 ms          -
 seq_write_64k          0           0        0.0      1034.0         -         -          -
 
 CPU: 3626 events/s at 1 thread, 7244 at 2 threads (sysbench 1.0.20)
