@@ -134,6 +134,10 @@ fn builtin_cpu_score_when_sysbench_is_missing() {
     let cl = profile(&r, "commitlog");
     assert!(cl["write_iops"].as_f64().unwrap() > 0.0);
     assert!(cl["write_p99_us"].as_f64().unwrap() > 0.0);
+    assert!(
+        cl["sync_p99_us"].as_f64().unwrap() > 0.0,
+        "fdatasync latency"
+    );
     assert!(scratch_dirs(dir.path()).is_empty());
 }
 

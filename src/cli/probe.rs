@@ -117,12 +117,9 @@ fn spec_from_args(args: ProbeOptions) -> anyhow::Result<ProbeSpec> {
     };
     let mut seen = std::collections::HashSet::new();
     profiles.retain(|p| seen.insert(*p));
-    let out = args.out.unwrap_or_else(|| {
-        home.join("probes").join(format!(
-            "{env}-{}.json",
-            probe::result::compact_utc(probe::result::now_unix_s())
-        ))
-    });
+    let out = args
+        .out
+        .unwrap_or_else(|| probe::store::default_path(&home, &env, probe::result::now_unix_s()));
     Ok(ProbeSpec {
         dir,
         env,

@@ -10,6 +10,9 @@ pub struct JobFigures {
     pub name: String,
     pub read: DirFigures,
     pub write: DirFigures,
+    /// Latency of fsync/fdatasync calls (fio's `sync` section), when the job made any.
+    pub sync_p50_us: Option<f64>,
+    pub sync_p99_us: Option<f64>,
 }
 
 /// One direction (read or write) of a job. Latencies are completion latencies (fio's `clat`,
@@ -51,6 +54,13 @@ struct RawJob {
     error: i64,
     read: RawDir,
     write: RawDir,
+    #[serde(default)]
+    sync: Option<RawSync>,
+}
+
+#[derive(Deserialize)]
+struct RawSync {
+    lat_ns: RawLat,
 }
 
 #[derive(Deserialize)]
@@ -83,10 +93,13 @@ pub fn parse(text: &str) -> Result<FioReport, String> {
         if j.error != 0 {
             return Err(format!("job {} ended with error {}", j.jobname, j.error));
         }
+        let sync = j.sync.as_ref().map(|s| &s.lat_ns);
         jobs.push(JobFigures {
             name: j.jobname,
             read: dir_figures(&j.read),
             write: dir_figures(&j.write),
+            sync_p50_us: sync.and_then(|l| percentile_us(l, 50.0)),
+            sync_p99_us: sync.and_then(|l| percentile_us(l, 99.0)),
         });
     }
     Ok(FioReport {
@@ -138,6 +151,7 @@ mod tests {
         assert_eq!(reads.write.ios, 0);
         assert_eq!(reads.write.lat_p99_us, None);
         assert_eq!(reads.write.lat_mean_us, None);
+        assert_eq!(reads.sync_p99_us, None, "no fsync in this profile");
         let compaction = r.job("compaction").unwrap();
         assert!(compaction.read.ios > 0 && compaction.write.ios > 0);
         // Throttled to 32 MiB/s each way by the job file.

@@ -24,6 +24,7 @@ pub mod result;
 pub mod run;
 pub mod scratch;
 pub mod spec;
+pub mod store;
 pub mod table;
 
 use std::path::PathBuf;
@@ -81,6 +82,8 @@ pub enum ProbeError {
         what: String,
         limit_s: u64,
     },
+    #[error("probe result '{path}' is not usable: {message}")]
+    BadResult { path: PathBuf, message: String },
     #[error("interrupted by a signal; scratch files removed")]
     Interrupted,
 }

@@ -90,6 +90,9 @@ pub struct ProfileFigures {
     pub write_lat_mean_us: Option<f64>,
     pub write_p50_us: Option<f64>,
     pub write_p99_us: Option<f64>,
+    /// Latency of the fdatasync calls (commit log only).
+    pub sync_p50_us: Option<f64>,
+    pub sync_p99_us: Option<f64>,
     /// The fio job file that produced these figures.
     pub job_file: String,
 }
@@ -133,6 +136,8 @@ impl ProfileFigures {
             write_lat_mean_us: lat.write.lat_mean_us,
             write_p50_us: lat.write.lat_p50_us,
             write_p99_us: lat.write.lat_p99_us,
+            sync_p50_us: lat.sync_p50_us,
+            sync_p99_us: lat.sync_p99_us,
             job_file: job_file.to_string(),
         })
     }

@@ -9,7 +9,7 @@ use super::interrupt::{InterruptGuard, interrupted};
 use super::jobs::{self, JobParams};
 use super::result::{self, ProbeResult, ProfileFigures, SCHEMA_VERSION, Summary};
 use super::scratch::{self, Scratch};
-use super::spec::ProbeSpec;
+use super::spec::{ProbeSpec, Profile};
 use super::{ProbeError, cpu};
 use crate::fsutil::write_atomic;
 use crate::host::HostFacts;
@@ -107,10 +107,13 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
                 source,
             })?;
         }
+        let duration = if profile == Profile::MmapRandRead {
+            format!("one pass, at most {} s", params.runtime_s)
+        } else {
+            format!("{} s (+{} s ramp)", params.runtime_s, params.ramp_s)
+        };
         progress(&format!(
-            "{profile}: {} s (+{} s ramp) — {}",
-            params.runtime_s,
-            params.ramp_s,
+            "{profile}: {duration} — {}",
             jobs::info(profile).description
         ));
         let report = fio::run_job(&spec.fio_path, profile, &job, &scratch, time_limit(&params))?;

@@ -66,6 +66,7 @@ pub fn render(r: &ProbeResult) -> String {
                 opt(p.read_p50_us, ms),
                 opt(p.read_p99_us, ms),
                 opt(p.write_p99_us, ms),
+                opt(p.sync_p99_us, ms),
             ]
         })
         .collect();
@@ -79,6 +80,7 @@ pub fn render(r: &ProbeResult) -> String {
             "read p50",
             "read p99",
             "write p99",
+            "sync p99",
         ],
         &rows,
     ));
@@ -166,6 +168,8 @@ mod tests {
             write_lat_mean_us: None,
             write_p50_us: None,
             write_p99_us: None,
+            sync_p50_us: None,
+            sync_p99_us: None,
             job_file: String::new(),
         };
         ProbeResult {
@@ -229,9 +233,9 @@ host: AMD EPYC 7B13, 2 cores, 24.0 GiB RAM
 env     CPU events/s   IOPS  Disk throughput  Disk p99 read latency
 laptop          7244  15725        1034 MB/s                1.89 ms
 
-profile        read IOPS  write IOPS  read MB/s  write MB/s  read p50  read p99  write p99
-lcs                19505           0       79.9        33.5    864 us   1.73 ms          -
-seq_write_64k          0           0        0.0      1034.0         -         -          -
+profile        read IOPS  write IOPS  read MB/s  write MB/s  read p50  read p99  write p99  sync p99
+lcs                19505           0       79.9        33.5    864 us   1.73 ms          -         -
+seq_write_64k          0           0        0.0      1034.0         -         -          -         -
 
 CPU: 3626 events/s at 1 thread, 7244 at 2 threads (sysbench 1.0.20)
 note: a note
