@@ -90,7 +90,8 @@ fn spec_from_args(args: ProbeOptions) -> anyhow::Result<ProbeSpec> {
     };
     validate_env(&env).map_err(anyhow::Error::msg)?;
     let dir = match args.dir {
-        Some(dir) => dir,
+        // Absolute in the result; a missing directory is reported by the probe itself.
+        Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
         None => {
             std::fs::create_dir_all(&home)
                 .with_context(|| format!("creating the cqlbench home '{}'", home.display()))?;

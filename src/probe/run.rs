@@ -20,6 +20,9 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
 
     // Checks first, before anything is written or measured.
     let fio_version = fio::version(&spec.fio_path)?;
+    for name in Scratch::remove_stale(&spec.dir) {
+        progress(&format!("removed {name}, left by a probe that was killed"));
+    }
     let scratch = Scratch::create(&spec.dir)?;
     let need = jobs::required_bytes(&spec.profiles, spec.timing.file_size_mib);
     // 64 MiB of headroom for fio's own files and the filesystem.

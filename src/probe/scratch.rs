@@ -42,6 +42,29 @@ impl Scratch {
         Ok(scratch)
     }
 
+    /// Removes scratch directories left in `dir` by probes that were killed outright (SIGKILL,
+    /// power loss): those whose pid is no longer running. Returns the names removed.
+    pub fn remove_stale(dir: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut removed = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix(SCRATCH_PREFIX)
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let alive = Path::new("/proc").join(pid.to_string()).exists();
+            if !alive && entry.path().is_dir() && std::fs::remove_dir_all(entry.path()).is_ok() {
+                removed.push(name);
+            }
+        }
+        removed
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -150,6 +173,24 @@ mod tests {
         drop(scratch);
         assert!(!p.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn stale_scratch_dirs_of_dead_processes_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        // pid_max is at most 2^22, so this pid cannot be running.
+        let dead = dir.path().join(format!("{SCRATCH_PREFIX}99999999"));
+        let alive = dir
+            .path()
+            .join(format!("{SCRATCH_PREFIX}{}", std::process::id()));
+        let other = dir.path().join(".cqlbench-probe-notapid");
+        for d in [&dead, &alive, &other] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("data.0"), b"x").unwrap();
+        }
+        let removed = Scratch::remove_stale(dir.path());
+        assert_eq!(removed, vec![format!("{SCRATCH_PREFIX}99999999")]);
+        assert!(!dead.exists() && alive.exists() && other.exists());
     }
 
     #[test]
