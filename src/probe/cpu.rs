@@ -110,6 +110,20 @@ fn sysbench_run(
     parse_events_per_s(&text).ok_or_else(|| unavailable(&"no 'events per second' in its output"))
 }
 
+/// A note when the all-cores score is not clearly above the one-thread score: other load on
+/// the machine was competing for the CPUs, so the figures understate this host.
+pub fn contention_note(cpu: &CpuFigures) -> Option<String> {
+    let expected_gain = 1.2;
+    (cpu.threads > 1 && cpu.events_s_all_threads < cpu.events_s_1_thread * expected_gain).then(
+        || {
+            format!(
+                "CPU score at {} threads ({:.0}/s) is barely above 1 thread ({:.0}/s): other processes were likely using the CPUs",
+                cpu.threads, cpu.events_s_all_threads, cpu.events_s_1_thread
+            )
+        },
+    )
+}
+
 /// The `events per second:` figure of `sysbench cpu run` output.
 pub fn parse_events_per_s(output: &str) -> Option<f64> {
     output.lines().find_map(|l| {
@@ -172,6 +186,25 @@ mod tests {
         let text = include_str!("testdata/sysbench-cpu-2threads.txt");
         assert_eq!(parse_events_per_s(text), Some(7244.09));
         assert_eq!(parse_events_per_s("Threads started!\n"), None);
+    }
+
+    #[test]
+    fn notes_contention_when_all_cores_do_not_scale() {
+        let mut cpu = CpuFigures {
+            source: CpuSource::Sysbench,
+            tool_version: String::new(),
+            threads: 2,
+            duration_s: 3.0,
+            events_s_1_thread: 3450.0,
+            events_s_all_threads: 3156.0,
+        };
+        let note = contention_note(&cpu).unwrap();
+        assert!(note.contains("2 threads (3156/s)"), "{note}");
+        cpu.events_s_all_threads = 6349.0;
+        assert_eq!(contention_note(&cpu), None);
+        cpu.threads = 1;
+        cpu.events_s_all_threads = 3450.0;
+        assert_eq!(contention_note(&cpu), None);
     }
 
     #[test]

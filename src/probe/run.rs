@@ -86,6 +86,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
             &scratch,
             &mut result.notes,
         )?;
+        result.notes.extend(cpu::contention_note(&figures));
         result.cpu = Some(figures);
         result.summarise();
         save(spec, &result)?;
