@@ -21,8 +21,13 @@ pub struct ProbeArgs {
 pub struct ProbeOptions {
     /// Directory whose filesystem is measured (test files go in a scratch directory inside it,
     /// removed afterwards). Default: the cqlbench home directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "cluster")]
     pub dir: Option<PathBuf>,
+
+    /// Measure the filesystem holding this local cluster's data (its directory); the
+    /// environment label defaults to the cluster name.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
 
     /// Label of this environment in the result and the table. Default: the hostname.
     #[arg(long, value_name = "NAME")]
@@ -84,12 +89,19 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 /// Converts the command line into a [`ProbeSpec`].
 fn spec_from_args(args: ProbeOptions) -> anyhow::Result<ProbeSpec> {
     let home = cqlbench_home();
-    let env = match args.env {
-        Some(env) => env,
-        None => default_env(),
+    let cluster_dir = match &args.cluster {
+        Some(name) => {
+            Some(crate::cluster::Cluster::open(&crate::cluster::clusters_root(None), name)?.dir)
+        }
+        None => None,
+    };
+    let env = match (args.env, &args.cluster) {
+        (Some(env), _) => env,
+        (None, Some(name)) => name.clone(),
+        (None, None) => default_env(),
     };
     validate_env(&env).map_err(anyhow::Error::msg)?;
-    let dir = match args.dir {
+    let dir = match args.dir.or(cluster_dir) {
         // Absolute in the result; a missing directory is reported by the probe itself.
         Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
         None => {

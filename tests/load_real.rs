@@ -1,0 +1,336 @@
+//! The load engine against one real Cassandra node: coordinated omission made visible by a
+//! paused node, data that is a function of the cycle, results that survive Ctrl-C, and
+//! one-line errors for bad input.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use common::*;
+use cqlbench::load::session::ConnectSpec;
+use cqlbench::load::{RunPlan, run};
+use cqlbench::result::{RunResult, RunStatus, Target};
+use cqlbench::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
+
+fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: bool) -> RunPlan {
+    let rampup = rampup.then(|| LoadSpec {
+        mode: LoadMode::Closed { concurrency: 32 },
+        stop: Stop::Ops {
+            count: workload.rows,
+        },
+        warmup_s: 0.0,
+        cycles: Cycles {
+            start: 0,
+            end: workload.rows,
+        },
+        ..main.clone()
+    });
+    RunPlan {
+        env: "test".into(),
+        workload,
+        rampup,
+        main,
+        connect: ConnectSpec {
+            hosts: vec!["127.0.0.1".into()],
+            local_dc: Some("dc1".into()),
+            timeout: Duration::from_secs(10),
+            credentials: None,
+        },
+        target: Target {
+            hosts: vec!["127.0.0.1".into()],
+            local_dc: Some("dc1".into()),
+            cluster: None,
+        },
+        cluster: None,
+        drop_keyspace: true,
+        out: out.to_path_buf(),
+        handle_signals: false,
+    }
+}
+
+fn load(mode: LoadMode, stop: Stop) -> LoadSpec {
+    LoadSpec {
+        mode,
+        stop,
+        warmup_s: 0.0,
+        threads: 2,
+        timeout_s: 10.0,
+        max_errors: 0,
+        cycles: Cycles {
+            start: 0,
+            end: u64::MAX,
+        },
+    }
+}
+
+fn cqlbench() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("cqlbench").unwrap()
+}
+
+#[test]
+fn load_engine_against_a_real_node() {
+    let tc = TestCluster::create(spec("load", "dc1:1"));
+    tc.start();
+    let dir = tempfile::tempdir().unwrap();
+
+    data_is_a_function_of_the_cycle_and_results_are_complete(&tc, dir.path());
+    a_paused_node_shows_in_response_time_not_in_service_time(&tc, dir.path());
+    ctrl_c_leaves_a_valid_result_of_what_was_measured(dir.path());
+    bad_input_gets_one_line_errors(dir.path());
+
+    tc.finish();
+}
+
+fn data_is_a_function_of_the_cycle_and_results_are_complete(
+    tc: &TestCluster,
+    dir: &std::path::Path,
+) {
+    let out = dir.join("kv.json");
+    let mut w = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+    w.rows = 2000;
+    w.value_size = 16;
+    w.replication = [("dc1".to_string(), 1)].into();
+    let p = plan(
+        &out,
+        w,
+        load(
+            LoadMode::Closed { concurrency: 16 },
+            Stop::Ops { count: 3000 },
+        ),
+        true,
+    );
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).expect("run");
+    assert_eq!(r.status, RunStatus::Completed);
+    assert_eq!(
+        r.phases.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        vec!["rampup", "main"]
+    );
+    let rampup = r.phases[0].summary.as_ref().unwrap();
+    assert_eq!(rampup.ok, 2000, "rampup writes every row once");
+    let main = r.main_summary().unwrap();
+    assert_eq!(main.ok + main.errors, 3000);
+    assert_eq!(main.errors, 0);
+    let reads = main.by_op[&OpKind::Read].ok;
+    assert!(
+        (1200..1800).contains(&reads),
+        "50/50 mix gave {reads} reads of 3000"
+    );
+    assert!(
+        r.fingerprint
+            .cassandra_version
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("5.0")
+    );
+    // The file on disk is the same, complete result, and its histograms decode.
+    let back = RunResult::read(&out).unwrap();
+    assert!(
+        back == r,
+        "the result file differs from the returned result"
+    );
+    let h = cqlbench::stats::decode(&main.all.response_histogram_ns).unwrap();
+    assert_eq!(h.len(), main.ok);
+    // The HDR interval log has the main phase's histograms, tagged, adding up to the ops.
+    let log = cqlbench::load::hlog::read(&out.with_extension("hlog")).unwrap();
+    let logged: u64 = log
+        .iter()
+        .filter(|e| e.0 == "main/read/response" || e.0 == "main/write/response")
+        .map(|e| e.3.len())
+        .sum();
+    assert_eq!(logged, main.ok);
+
+    // Row k holds exactly the bytes the workload derives from k.
+    let rt = runtime();
+    rt.block_on(async {
+        let s = session(tc.c()).await;
+        for k in [0i64, 1, 999, 1999] {
+            let row = s
+                .query_unpaged("SELECT value FROM cqlbench.kv WHERE key = ?", (k,))
+                .await
+                .unwrap()
+                .into_rows_result()
+                .unwrap()
+                .maybe_first_row::<(Vec<u8>,)>()
+                .unwrap()
+                .expect("rampup wrote the row");
+            let mut expected = vec![0u8; 16];
+            cqlbench::workload::data::fill(k as u64, &mut expected);
+            assert_eq!(row.0, expected, "row {k}");
+        }
+    });
+}
+
+fn a_paused_node_shows_in_response_time_not_in_service_time(
+    tc: &TestCluster,
+    dir: &std::path::Path,
+) {
+    let out = dir.join("co.json");
+    let mut w = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+    w.rows = 1000;
+    w.replication = [("dc1".to_string(), 1)].into();
+    // 1,000 ops/s with at most 4 in flight: while the node is frozen only 4 requests wait on
+    // it (service time), the rest wait in the client (response time from the intended start).
+    let main = load(
+        LoadMode::Open {
+            rate_per_s: 1000.0,
+            max_in_flight: 4,
+        },
+        Stop::Duration { secs: 10.0 },
+    );
+    let p = plan(&out, w, main, true);
+    let c = tc.c().clone();
+    let pauser = std::thread::spawn(move || {
+        // Rampup of 1,000 rows takes well under a second; pause mid main phase.
+        std::thread::sleep(Duration::from_secs(5));
+        c.pause(1).unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        c.resume(1).unwrap();
+    });
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).expect("run");
+    pauser.join().unwrap();
+    let s = r.main_summary().unwrap();
+    eprintln!(
+        "paused node: response p99.9 {:.1} ms, service p99.9 {:.1} ms, achieved {:.3}, ops {}",
+        s.all.response.p999_ms,
+        s.all.service.p999_ms,
+        s.achieved_ratio.unwrap(),
+        s.ok
+    );
+    assert_eq!(s.errors, 0);
+    assert!(
+        s.all.response.p999_ms >= 1500.0,
+        "response p99.9 {} ms hides the 2 s pause",
+        s.all.response.p999_ms
+    );
+    assert!(
+        s.all.service.p999_ms < 1000.0 && s.all.service.p999_ms < s.all.response.p999_ms / 2.0,
+        "service p99.9 {} ms should stay below response p99.9 {} ms",
+        s.all.service.p999_ms,
+        s.all.response.p999_ms
+    );
+    assert!(
+        s.max_backlog > 100,
+        "the backlog during the pause was not recorded: {}",
+        s.max_backlog
+    );
+    // Nothing was dropped: every intended operation ran.
+    assert!(
+        (9_800..=10_000).contains(&(s.ok + s.errors)),
+        "{} ops of 10,000 intended",
+        s.ok + s.errors
+    );
+}
+
+fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
+    let out = dir.join("interrupted.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+        .args([
+            "run",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1",
+            "--dc",
+            "dc1",
+            "--rf",
+            "1",
+            "--rows",
+            "500",
+            "--rate",
+            "200",
+        ])
+        .args(["--duration", "60s", "--out", out.to_str().unwrap(), "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until a few main-phase intervals are on disk.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let n = RunResult::read(&out).ok().and_then(|r| {
+            r.phases
+                .iter()
+                .find(|p| p.name == "main")
+                .map(|p| p.intervals.len())
+        });
+        if n.unwrap_or(0) >= 3 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no main-phase intervals written"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let r = RunResult::read(&out).unwrap();
+    assert_eq!(r.status, RunStatus::Interrupted);
+    let s = r.main_summary().expect("summary of the measured part");
+    assert!(s.ok >= 400, "{} ops", s.ok);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| matches!(w, cqlbench::result::Warning::Interrupted))
+    );
+}
+
+fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
+    let out = dir.join("x.json").to_str().unwrap().to_string();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["run", "keyvalue", "--hosts", "127.0.0.1", "--rate", "0"],
+            "positive",
+        ),
+        (
+            &["run", "keyvalue", "--hosts", "127.0.0.1", "--rate", "fast"],
+            "not a rate",
+        ),
+        (&["run", "keyvalue"], "--cluster NAME"),
+        (
+            &[
+                "run",
+                "keyvalue",
+                "--hosts",
+                "127.0.0.1",
+                "--ratio",
+                "range=1",
+            ],
+            "no range operation",
+        ),
+        (
+            &[
+                "run",
+                "keyvalue",
+                "--hosts",
+                "127.0.0.99",
+                "--duration",
+                "2s",
+                "--out",
+                &out,
+            ],
+            "cannot connect",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = cqlbench().args(args).output().unwrap();
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let line = err.lines().find(|l| l.starts_with("error")).unwrap_or("");
+        assert!(line.contains(needle), "{args:?}: '{needle}' not in: {err}");
+        assert_eq!(
+            err.trim()
+                .lines()
+                .filter(|l| l.starts_with("error"))
+                .count(),
+            1,
+            "{err}"
+        );
+    }
+}
