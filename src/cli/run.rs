@@ -322,7 +322,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
     println!("result: {}", plan.out.display());
     let quiet = a.quiet;
     let stop = Arc::new(AtomicBool::new(false));
-    let result = crate::load::run(&plan, stop, &mut |e| print_event(&e, quiet))?;
+    let (mut phase_load, mut done_ops) = (None, 0u64);
+    let result = crate::load::run(&plan, stop, &mut |e| {
+        print_event(&e, quiet, &mut phase_load, &mut done_ops)
+    })?;
     print_final(&result);
     println!(
         "result: {} (HDR log: {})",
@@ -338,7 +341,23 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
     }
 }
 
-fn print_event(e: &Event, quiet: bool) {
+/// Progress of a phase in percent, from its stop condition.
+fn progress(load: &LoadSpec, done_ops: u64, elapsed_s: f64) -> f64 {
+    let p = match load.stop {
+        Stop::Duration { secs } => elapsed_s / secs,
+        Stop::Ops { count } => done_ops as f64 / count as f64,
+    };
+    (p * 100.0).clamp(0.0, 100.0)
+}
+
+fn print_event(e: &Event, quiet: bool, phase_load: &mut Option<LoadSpec>, done_ops: &mut u64) {
+    if let Event::PhaseStarted { load, .. } = e {
+        *phase_load = Some((*load).clone());
+        *done_ops = 0;
+    }
+    if let Event::Interval { record, .. } = e {
+        *done_ops += record.ok + record.errors;
+    }
     match e {
         Event::PhaseStarted { name, load } if !quiet => {
             let how = match load.mode {
@@ -352,7 +371,20 @@ fn print_event(e: &Event, quiet: bool) {
             println!("── {name}: {how}, {until}, {} threads", load.threads);
         }
         Event::Interval { phase, record: r } if !quiet => {
-            let mut line = format!("{phase:<6} {:>6.0}s {:>9.0} ops/s", r.end_s, r.ops_per_s);
+            let pct = phase_load
+                .as_ref()
+                .map(|l| progress(l, *done_ops, r.end_s))
+                .unwrap_or(0.0);
+            let bar_len = (pct / 10.0).round() as usize;
+            let bar = format!(
+                "[{}{}]",
+                "#".repeat(bar_len),
+                ".".repeat(10 - bar_len.min(10))
+            );
+            let mut line = format!(
+                "{phase:<6} {bar} {pct:>3.0}% {:>6.0}s {:>9.0} ops/s",
+                r.end_s, r.ops_per_s
+            );
             for (k, o) in &r.by_op {
                 line.push_str(&format!(
                     "  {k} p50 {:.2} p99 {:.2}",
@@ -442,4 +474,26 @@ pub fn print_summary(s: &PhaseSummary) {
         s.ops_per_client_cpu_s,
         s.client_max_rss_bytes as f64 / 1048576.0
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_follows_the_stop_condition() {
+        let mut l = LoadSpec {
+            mode: LoadMode::Closed { concurrency: 1 },
+            stop: Stop::Duration { secs: 20.0 },
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 1.0,
+            max_errors: 0,
+            cycles: Cycles { start: 0, end: 10 },
+        };
+        assert_eq!(progress(&l, 0, 5.0), 25.0);
+        assert_eq!(progress(&l, 0, 25.0), 100.0);
+        l.stop = Stop::Ops { count: 200 };
+        assert_eq!(progress(&l, 50, 99.0), 25.0);
+    }
 }
