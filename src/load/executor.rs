@@ -153,78 +153,84 @@ enum Msg {
     },
 }
 
+/// A worker's statistics for the current interval, shared by its slots (all in one task, so
+/// the lock is never contended).
+struct WorkerStats {
+    snap: std::sync::Mutex<Snapshot>,
+}
+
+impl WorkerStats {
+    fn record(&self, ctx: &Ctx, d: Done) {
+        let mut snap = self.snap.lock().expect("stats lock");
+        match d.result {
+            Ok(()) => snap.record_ok(
+                d.kind,
+                d.completed.duration_since(d.intended).as_nanos() as u64,
+                d.completed.duration_since(d.sent).as_nanos() as u64,
+            ),
+            Err(e) => {
+                snap.record_error(d.kind, e);
+                let n = ctx.errors.fetch_add(1, Ordering::Relaxed) + 1;
+                if ctx.max_errors > 0 && n > ctx.max_errors {
+                    ctx.too_many_errors.store(true, Ordering::Relaxed);
+                    ctx.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+}
+
+/// One request slot: claims an operation, waits for its intended start (open loop), runs it,
+/// records it, and repeats until the phase is over. A worker runs `limit` slots, so at most
+/// `limit` operations are claimed or in flight at once and later ones wait unclaimed (the
+/// backlog), their wait still counted from their intended start.
+async fn slot(ctx: &Ctx, stats: &WorkerStats) {
+    while let Some((i, intended)) = ctx.claim() {
+        let now = Instant::now();
+        if intended > now {
+            tokio::time::sleep_until(intended.into()).await;
+        } else if ctx.rate.is_some() {
+            let lag = now.duration_since(intended).as_nanos() as u64;
+            let mut snap = stats.snap.lock().expect("stats lock");
+            snap.max_send_lag_ns = snap.max_send_lag_ns.max(lag);
+        }
+        ctx.sent.fetch_add(1, Ordering::Relaxed);
+        let d = run_op(ctx, i, intended).await;
+        stats.record(ctx, d);
+    }
+}
+
 async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSender<Msg>) {
-    let mut inflight = FuturesUnordered::new();
-    let mut snap = Snapshot::default();
+    let stats = WorkerStats {
+        snap: std::sync::Mutex::new(Snapshot::default()),
+    };
+    let mut slots: FuturesUnordered<_> = (0..limit).map(|_| slot(&ctx, &stats)).collect();
     let mut index = 0u64;
     let mut boundary = ctx.t0 + INTERVAL;
-    let mut pending: Option<(u64, Instant)> = None;
-    let mut exhausted = false;
     let sleep = tokio::time::sleep_until(boundary.into());
     tokio::pin!(sleep);
     loop {
-        if pending.is_none() && !exhausted {
-            pending = ctx.claim();
-            exhausted = pending.is_none();
-        }
-        if let Some((i, intended)) = pending
-            && inflight.len() < limit
-        {
-            let now = Instant::now();
-            if intended <= now {
-                let lag = now.duration_since(intended).as_nanos() as u64;
-                snap.max_send_lag_ns = snap.max_send_lag_ns.max(lag);
-                inflight.push(run_op(&ctx, i, intended));
-                ctx.sent.fetch_add(1, Ordering::Relaxed);
-                pending = None;
-                if now < boundary {
-                    continue;
-                }
-            }
-        }
-        if exhausted && inflight.is_empty() {
-            break;
-        }
-        let wake = match pending {
-            Some((_, t)) if inflight.len() < limit => t.min(boundary),
-            _ => boundary,
-        };
-        if sleep.deadline() != wake.into() {
-            sleep.as_mut().reset(wake.into());
-        }
         tokio::select! {
             biased;
-            Some(d) = inflight.next(), if !inflight.is_empty() => {
-                match d.result {
-                    Ok(()) => snap.record_ok(
-                        d.kind,
-                        d.completed.duration_since(d.intended).as_nanos() as u64,
-                        d.completed.duration_since(d.sent).as_nanos() as u64,
-                    ),
-                    Err(e) => {
-                        snap.record_error(d.kind, e);
-                        let n = ctx.errors.fetch_add(1, Ordering::Relaxed) + 1;
-                        if ctx.max_errors > 0 && n > ctx.max_errors {
-                            ctx.too_many_errors.store(true, Ordering::Relaxed);
-                            ctx.stop.store(true, Ordering::Relaxed);
-                        }
-                    }
+            _ = &mut sleep => {
+                let now = Instant::now();
+                while now >= boundary {
+                    let s = std::mem::take(&mut *stats.snap.lock().expect("stats lock"));
+                    let _ = tx.send(Msg::Interval { worker: id, index, snapshot: s });
+                    index += 1;
+                    boundary += INTERVAL;
+                }
+                sleep.as_mut().reset(boundary.into());
+            }
+            next = slots.next() => {
+                if next.is_none() {
+                    break;
                 }
             }
-            _ = &mut sleep => {}
-        }
-        let now = Instant::now();
-        while now >= boundary {
-            let s = std::mem::take(&mut snap);
-            let _ = tx.send(Msg::Interval {
-                worker: id,
-                index,
-                snapshot: s,
-            });
-            index += 1;
-            boundary += INTERVAL;
         }
     }
+    drop(slots);
+    let snap = std::mem::take(&mut *stats.snap.lock().expect("stats lock"));
     let _ = tx.send(Msg::Final {
         worker: id,
         index,

@@ -82,11 +82,15 @@ pub fn run(
     stop: Arc<AtomicBool>,
     observer: &mut dyn FnMut(Event),
 ) -> Result<RunResult, LoadError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(plan.main.threads.max(1))
-        .enable_all()
-        .build()
-        .map_err(LoadError::Runtime)?;
+    // One thread: a current-thread runtime avoids cross-thread wake-ups and atomics.
+    let mut builder = if plan.main.threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(plan.main.threads);
+        b
+    };
+    let rt = builder.enable_all().build().map_err(LoadError::Runtime)?;
     rt.block_on(run_async(plan, stop, observer))
 }
 
