@@ -49,9 +49,10 @@ def cpu_seconds(pid):
 
 
 def measured_run(cmd, warmup_s, out_path):
-    """Runs cmd; returns (client CPU-s after the warmup, peak RSS bytes, stdout text)."""
+    """Runs cmd (in the output's directory: latte writes its reports to the working directory);
+    returns (client CPU-s after the warmup, peak RSS bytes, stdout text)."""
     with open(out_path, "w") as out:
-        p = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.STDOUT)
+        p = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.STDOUT, cwd=Path(out_path).parent)
         time.sleep(warmup_s)
         try:
             cpu_at_warmup = cpu_seconds(p.pid)
@@ -110,7 +111,7 @@ def main():
         if latte:
             sh([latte, "schema", LATTE_SCRIPT, "127.0.0.1"], stdout=subprocess.DEVNULL)
             sh(["taskset", "-c", "1", latte, "load", LATTE_SCRIPT, "-t", 1, "--concurrency", 128, "127.0.0.1", "-q"],
-               stdout=subprocess.DEVNULL)
+               stdout=subprocess.DEVNULL, cwd=work)
 
         # Warm the node (JIT, memtables, first flushes) so that the first measured tool does not
         # meet a colder server than the second.
