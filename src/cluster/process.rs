@@ -51,18 +51,28 @@ pub fn spawn_detached(
     Ok(pid)
 }
 
-/// True if `pid` is a live (not zombie) process whose command line contains `marker`.
+/// True if `pid` is a live process whose command line contains `marker`. A process counts as
+/// live while any of its threads runs: a JVM's main thread exits (and shows as a zombie)
+/// before the shutdown hooks on other threads have finished and released the node's ports.
 pub fn is_alive(pid: u32, marker: &str) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+    let tasks = match std::fs::read_dir(format!("/proc/{pid}/task")) {
+        Ok(t) => t,
+        Err(_) => return false,
+    };
+    // The command line is read through a running thread: a zombie leader's own is empty.
+    let running = tasks.flatten().find(|t| {
+        std::fs::read_to_string(t.path().join("stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.chars().next())
+            })
+            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
+    });
+    let Some(task) = running else {
         return false;
     };
-    let state = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.chars().next());
-    if matches!(state, Some('Z') | Some('X') | None) {
-        return false;
-    }
-    std::fs::read(format!("/proc/{pid}/cmdline"))
+    std::fs::read(task.path().join("cmdline"))
         .map(|c| String::from_utf8_lossy(&c).contains(marker))
         .unwrap_or(false)
 }

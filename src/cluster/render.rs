@@ -233,7 +233,7 @@ pub fn jvm_args(
             "-Djdk.attach.allowAttachSelf=true",
             "-Dcassandra-foreground=yes",
             "-Dcassandra.skip_wait_for_gossip_to_settle=0",
-            "-Dcassandra.ring_delay_ms=1000",
+            "-Dcassandra.ring_delay_ms=10000",
             "-Dcassandra.max_local_pause_in_ms=5000",
         ]
         .map(String::from),

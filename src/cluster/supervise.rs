@@ -296,6 +296,14 @@ impl Cluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // A JVM's listening sockets can outlive its last visible thread by a few seconds:
+        // stopped means the ports can be bound again too (bounded wait).
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for (n, _) in &targets {
+            while busy_port(n).is_some() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         Ok(targets.into_iter().map(|(n, _)| n.name).collect())
     }
 
@@ -330,21 +338,33 @@ fn missing_for(n: &NodePlan, view: &readiness::LogView, all_up: &[&NodePlan]) ->
         .map(|o| format!("does not see {} UP", o.address))
 }
 
-fn check_ports(n: &NodePlan) -> Result<(), ClusterError> {
-    let checks = [
+/// The first of a node's ports that cannot be bound, if any.
+fn busy_port(n: &NodePlan) -> Option<(&str, u16)> {
+    [
         (n.address.as_str(), NATIVE_PORT),
         (n.address.as_str(), STORAGE_PORT),
         (n.address.as_str(), n.metrics_port),
         ("127.0.0.1", n.jmx_port),
-    ];
-    for (addr, port) in checks {
-        if !process::port_free(addr, port) {
-            return Err(ClusterError::PortInUse {
-                node: n.name.clone(),
-                addr: addr.to_string(),
-                port,
-            });
+    ]
+    .into_iter()
+    .find(|(addr, port)| !process::port_free(addr, *port))
+}
+
+/// Refuses to start a node whose ports stay busy for a few seconds (a just-stopped process may
+/// still be releasing them; another cluster or program will not).
+fn check_ports(n: &NodePlan) -> Result<(), ClusterError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match busy_port(n) {
+            None => return Ok(()),
+            Some((addr, port)) if Instant::now() >= deadline => {
+                return Err(ClusterError::PortInUse {
+                    node: n.name.clone(),
+                    addr: addr.to_string(),
+                    port,
+                });
+            }
+            Some(_) => std::thread::sleep(Duration::from_millis(100)),
         }
     }
-    Ok(())
 }
