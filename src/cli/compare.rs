@@ -28,7 +28,11 @@ fn row(c: &MetricComparison) -> Vec<String> {
         format!("{:+.1}%", 100.0 * c.relative_diff),
         format!("{:+.2}", c.cohen_d),
         format!("{:.1}/{:.1}", c.a.n_eff, c.b.n_eff),
-        format!("{:.4}", c.test.p),
+        if c.test.p < 1e-4 {
+            "<0.0001".into()
+        } else {
+            format!("{:.4}", c.test.p)
+        },
         c.verdict.to_string(),
     ]
 }
