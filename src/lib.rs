@@ -12,6 +12,7 @@ pub mod host;
 pub mod load;
 pub mod metrics;
 pub mod probe;
+pub mod report;
 pub mod result;
 pub mod spec;
 pub mod stats;

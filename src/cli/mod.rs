@@ -4,9 +4,11 @@
 use clap::{Parser, Subcommand};
 
 pub mod cluster;
+pub mod compare;
 pub mod cost;
 pub mod probe;
 pub mod quickstart;
+pub mod report;
 pub mod run;
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
@@ -32,6 +34,10 @@ pub enum Command {
     Cost(cost::CostArgs),
     /// Size a cluster for a target throughput and data size, ranked by cost.
     Plan(cost::PlanArgs),
+    /// Environments side by side from run and probe results: terminal, Markdown or CSV.
+    Report(report::ReportArgs),
+    /// Is run B better, worse or not distinguishable from run A, per metric.
+    Compare(compare::CompareArgs),
 }
 
 /// Runs one parsed command.
@@ -43,6 +49,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
+        Command::Report(args) => report::run(args),
+        Command::Compare(args) => compare::run(args),
     }
 }
 

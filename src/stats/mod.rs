@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::spec::OpKind;
 
+pub mod compare;
+pub mod tdist;
+
 /// Latencies are recorded in nanoseconds from 1 µs to 1 hour with 3 significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1_000, 3_600_000_000_000, 3).expect("valid histogram bounds")

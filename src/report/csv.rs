@@ -1,0 +1,65 @@
+//! CSV exporter: one row per (scenario, environment), plus one per environment that has only
+//! probe figures. The columns are the model's fields ([`RUN_SECTIONS`], [`PROBE_SECTION`]) by
+//! key; numbers are rounded to 6 decimal places, absent figures empty.
+
+use super::Report;
+use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS};
+
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn run_fields() -> impl Iterator<Item = &'static Field<EnvRuns>> {
+    RUN_SECTIONS.iter().flat_map(|s| s.fields.iter())
+}
+
+fn values<T: 'static>(
+    fields: impl Iterator<Item = &'static Field<T>>,
+    item: Option<&T>,
+) -> Vec<String> {
+    fields
+        .map(|f| {
+            item.and_then(|t| (f.get)(t))
+                .map(|v| ((v * 1e6).round() / 1e6).to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+pub fn render(report: &Report) -> String {
+    let header: Vec<&str> = ["scenario", "env"]
+        .into_iter()
+        .chain(run_fields().map(|f| f.key))
+        .chain(PROBE_SECTION.fields.iter().map(|f| f.key))
+        .collect();
+    let mut out = header.join(",") + "\n";
+    let probe = |env: &str| -> Option<&ProbeRow> { report.probes.iter().find(|p| p.env == env) };
+    let mut row = |scenario: &str, env: &str, runs: Option<&EnvRuns>| {
+        let cells: Vec<String> = [quote(scenario), quote(env)]
+            .into_iter()
+            .chain(values(run_fields(), runs))
+            .chain(values(PROBE_SECTION.fields.iter(), probe(env)))
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    };
+    for g in &report.groups {
+        for e in &g.envs {
+            row(&g.scenario, &e.env, Some(e));
+        }
+    }
+    for p in &report.probes {
+        let has_runs = report
+            .groups
+            .iter()
+            .any(|g| g.envs.iter().any(|e| e.env == p.env));
+        if !has_runs {
+            row("", &p.env, None);
+        }
+    }
+    out
+}

@@ -1,0 +1,130 @@
+//! Reports from result files alone: load run and probe results, build one model
+//! ([`model::Report`]: environments side by side, grouped by scenario), render it with one
+//! exporter per format ([`text`], [`markdown`], [`csv`]). [`series`] extracts the per-interval
+//! series that `cqlbench compare` tests with [`crate::stats::compare`].
+
+use std::path::{Path, PathBuf};
+
+use crate::probe::result::ProbeResult;
+use crate::result::RunResult;
+
+pub mod csv;
+pub mod fixture;
+pub mod markdown;
+pub mod model;
+pub mod series;
+pub mod text;
+
+pub use model::Report;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("{path}: neither a run result (no \"phases\") nor a probe result (no \"profiles\")")]
+    Unrecognised { path: PathBuf },
+    #[error("{path}: main-phase histogram does not decode: {message}")]
+    BadHistogram { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Series { path: PathBuf, message: String },
+}
+
+/// One loaded result file.
+#[derive(Debug, Clone)]
+pub enum Input {
+    Run { path: PathBuf, result: RunResult },
+    Probe { path: PathBuf, result: ProbeResult },
+}
+
+impl Input {
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Run { path, .. } | Input::Probe { path, .. } => path,
+        }
+    }
+}
+
+/// Loads a run or probe result, telling them apart by their top-level keys.
+pub fn load(path: &Path) -> Result<Input, ReportError> {
+    let read = |message: String| ReportError::Read {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| read(format!("not JSON: {e}")))?;
+    if value.get("phases").is_some() {
+        // RunResult::read's messages already name the path.
+        let result = RunResult::read(path).map_err(|m| {
+            read(
+                m.strip_prefix(&format!("{}: ", path.display()))
+                    .unwrap_or(&m)
+                    .to_string(),
+            )
+        })?;
+        Ok(Input::Run {
+            path: path.to_path_buf(),
+            result,
+        })
+    } else if value.get("profiles").is_some() {
+        let result = crate::probe::store::load(path).map_err(|e| read(e.to_string()))?;
+        Ok(Input::Probe {
+            path: path.to_path_buf(),
+            result,
+        })
+    } else {
+        Err(ReportError::Unrecognised {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// Loads every file, stopping at the first that fails.
+pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
+    paths.iter().map(|p| load(p)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_runs_and_probes_and_names_the_file_in_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let run_path = dir.path().join("run.json");
+        fixture::run("laptop", &fixture::RunShape::default())
+            .write(&run_path)
+            .unwrap();
+        assert!(matches!(load(&run_path).unwrap(), Input::Run { .. }));
+        let probe_path = dir.path().join("probe.json");
+        std::fs::write(
+            &probe_path,
+            include_str!("../probe/testdata/probe-result.json"),
+        )
+        .unwrap();
+        assert!(matches!(load(&probe_path).unwrap(), Input::Probe { .. }));
+
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, "{ not json").unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}: not JSON", bad.display())),
+            "{e}"
+        );
+        std::fs::write(&bad, r#"{"schema_version": 1}"#).unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert!(e.contains("neither a run result"), "{e}");
+        std::fs::write(&bad, r#"{"schema_version": 9, "phases": []}"#).unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("{}: schema_version Some(9) is not 1", bad.display())
+        );
+        let missing = dir.path().join("missing.json");
+        let e = load(&missing).unwrap_err().to_string();
+        assert!(e.starts_with(&missing.display().to_string()), "{e}");
+        assert!(!e.contains('\n'));
+    }
+}
+#[cfg(test)]
+mod model_tests;

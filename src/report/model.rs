@@ -1,0 +1,415 @@
+//! The report model: runs grouped by scenario (the main phase's load mode and workload) and
+//! environment, with throughput per run and response-time percentiles from the merged
+//! histograms of the environment's runs; probe headline figures per environment. The tables
+//! every exporter shows are defined once, as lists of [`Field`]s.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hdrhistogram::Histogram;
+
+use super::{Input, ReportError};
+use crate::probe::result::{ProbeResult, Summary};
+use crate::result::RunResult;
+use crate::spec::LoadMode;
+use crate::stats::{Percentiles, decode, new_histogram};
+
+/// The runs of one environment in one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvRuns {
+    pub env: String,
+    /// Main-phase throughput of each run, in file order.
+    pub ops_per_s: Vec<f64>,
+    /// Response time of all operations, from the runs' merged histograms.
+    pub response: Percentiles,
+}
+
+impl EnvRuns {
+    pub fn runs(&self) -> usize {
+        self.ops_per_s.len()
+    }
+
+    pub fn mean_ops_per_s(&self) -> f64 {
+        self.ops_per_s.iter().sum::<f64>() / self.runs() as f64
+    }
+
+    fn sorted(&self) -> Vec<f64> {
+        let mut v = self.ops_per_s.clone();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    /// Several runs: (min, median, max).
+    pub fn spread(&self) -> Option<(f64, f64, f64)> {
+        if self.runs() < 2 {
+            return None;
+        }
+        let v = self.sorted();
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Some((v[0], median, v[n - 1]))
+    }
+
+    /// (max − min) / median, in percent.
+    pub fn relative_spread_pct(&self) -> Option<f64> {
+        self.spread()
+            .filter(|(_, median, _)| *median > 0.0)
+            .map(|(min, median, max)| 100.0 * (max - min) / median)
+    }
+}
+
+/// Runs of the same scenario, environments side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioGroup {
+    /// e.g. `keyvalue, closed loop, 64 in flight`.
+    pub scenario: String,
+    pub envs: Vec<EnvRuns>,
+}
+
+/// The probe figures of one environment (its latest probe).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeRow {
+    pub env: String,
+    pub summary: Summary,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub groups: Vec<ScenarioGroup>,
+    pub probes: Vec<ProbeRow>,
+    /// Warnings carried by the results and choices the report made, one line each.
+    pub notes: Vec<String>,
+}
+
+/// One row of a table: a figure of `T`, with its CSV key, label and decimals.
+pub struct Field<T> {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub decimals: usize,
+    pub get: fn(&T) -> Option<f64>,
+}
+
+/// A titled list of fields, shown as one table.
+pub struct Section<T: 'static> {
+    pub title: &'static str,
+    pub fields: &'static [Field<T>],
+}
+
+macro_rules! pct {
+    ($key:literal, $label:literal, $f:ident) => {
+        Field {
+            key: $key,
+            label: $label,
+            decimals: 2,
+            get: |e: &EnvRuns| Some(e.response.$f),
+        }
+    };
+}
+
+/// The run tables, in order.
+pub const RUN_SECTIONS: [Section<EnvRuns>; 3] = [
+    Section {
+        title: "Average throughput (ops/s)",
+        fields: &[Field {
+            key: "mean_ops_per_s",
+            label: "ops/s",
+            decimals: 0,
+            get: |e| Some(e.mean_ops_per_s()),
+        }],
+    },
+    Section {
+        title: "Throughput over repeated runs (ops/s)",
+        fields: &[
+            Field {
+                key: "runs",
+                label: "runs",
+                decimals: 0,
+                get: |e| Some(e.runs() as f64),
+            },
+            Field {
+                key: "best_ops_per_s",
+                label: "best",
+                decimals: 0,
+                get: |e| e.spread().map(|s| s.2),
+            },
+            Field {
+                key: "min_ops_per_s",
+                label: "min",
+                decimals: 0,
+                get: |e| e.spread().map(|s| s.0),
+            },
+            Field {
+                key: "median_ops_per_s",
+                label: "median",
+                decimals: 0,
+                get: |e| e.spread().map(|s| s.1),
+            },
+            Field {
+                key: "max_ops_per_s",
+                label: "max",
+                decimals: 0,
+                get: |e| e.spread().map(|s| s.2),
+            },
+            Field {
+                key: "spread_pct",
+                label: "spread % ((max-min)/median)",
+                decimals: 1,
+                get: EnvRuns::relative_spread_pct,
+            },
+        ],
+    },
+    Section {
+        title: "Response time (ms, merged histograms)",
+        fields: &[
+            pct!("p50_ms", "p50", p50_ms),
+            pct!("p75_ms", "p75", p75_ms),
+            pct!("p90_ms", "p90", p90_ms),
+            pct!("p95_ms", "p95", p95_ms),
+            pct!("p99_ms", "p99", p99_ms),
+            pct!("p999_ms", "p99.9", p999_ms),
+            pct!("p9999_ms", "p99.99", p9999_ms),
+            pct!("max_ms", "max", max_ms),
+        ],
+    },
+];
+
+/// The probe table.
+pub const PROBE_SECTION: Section<ProbeRow> = Section {
+    title: "Host probe",
+    fields: &[
+        Field {
+            key: "cpu_events_s",
+            label: "CPU (events/s)",
+            decimals: 0,
+            get: |p| p.summary.cpu_events_s,
+        },
+        Field {
+            key: "disk_iops",
+            label: "IOPS",
+            decimals: 0,
+            get: |p| p.summary.disk_iops,
+        },
+        Field {
+            key: "disk_mb_s",
+            label: "Disk throughput (MB/s)",
+            decimals: 0,
+            get: |p| p.summary.disk_mb_s,
+        },
+        Field {
+            key: "disk_read_p99_ms",
+            label: "Disk p99 read latency (ms)",
+            decimals: 2,
+            get: |p| p.summary.disk_read_p99_us.map(|us| us / 1000.0),
+        },
+    ],
+};
+
+/// The scenario a run belongs to: runs are only compared with runs of the same one.
+pub fn scenario_of(run: &RunResult) -> Option<String> {
+    let phase = run.phases.iter().rev().find(|p| p.name == "main")?;
+    let mode = match phase.load.mode {
+        LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
+        LoadMode::Open { rate_per_s, .. } => format!("open loop, {rate_per_s} ops/s"),
+    };
+    Some(format!("{}, {mode}", run.workload.kind))
+}
+
+fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), ReportError> {
+    let bad = |message: String| ReportError::BadHistogram {
+        path: path.to_path_buf(),
+        message,
+    };
+    let h = decode(encoded).map_err(bad)?;
+    into.add(&h).map_err(|e| bad(format!("{e:?}")))
+}
+
+impl Report {
+    /// Builds the model from loaded results, in the order given (environments appear in the
+    /// order of their first file).
+    pub fn build(inputs: &[Input]) -> Result<Report, ReportError> {
+        let mut report = Report::default();
+        // scenario → env → (throughputs, merged response histogram)
+        type Acc = (Vec<f64>, Histogram<u64>);
+        let mut groups: Vec<(String, Vec<(String, Acc)>)> = Vec::new();
+        let mut probes: BTreeMap<String, (PathBuf, &ProbeResult, usize)> = BTreeMap::new();
+        let mut probe_order = Vec::new();
+        for input in inputs {
+            match input {
+                Input::Run { path, result } => {
+                    for w in &result.warnings {
+                        report
+                            .notes
+                            .push(format!("{} ({}): {w}", result.env, path.display()));
+                    }
+                    let (Some(scenario), Some(summary)) =
+                        (scenario_of(result), result.main_summary())
+                    else {
+                        report.notes.push(format!(
+                            "{} ({}): no main-phase summary, left out",
+                            result.env,
+                            path.display()
+                        ));
+                        continue;
+                    };
+                    let gi = match groups.iter().position(|g| g.0 == scenario) {
+                        Some(i) => i,
+                        None => {
+                            groups.push((scenario, Vec::new()));
+                            groups.len() - 1
+                        }
+                    };
+                    let envs = &mut groups[gi].1;
+                    let ei = match envs.iter().position(|e| e.0 == result.env) {
+                        Some(i) => i,
+                        None => {
+                            envs.push((result.env.clone(), (Vec::new(), new_histogram())));
+                            envs.len() - 1
+                        }
+                    };
+                    let acc = &mut envs[ei].1;
+                    merged(path, &summary.all.response_histogram_ns, &mut acc.1)?;
+                    acc.0.push(summary.ops_per_s);
+                }
+                Input::Probe { path, result } => {
+                    if !result.complete {
+                        report.notes.push(format!(
+                            "{} ({}): probe incomplete, figures of the profiles it finished",
+                            result.env,
+                            path.display()
+                        ));
+                    }
+                    let slot = probes.entry(result.env.clone()).or_insert_with(|| {
+                        probe_order.push(result.env.clone());
+                        (path.clone(), result, 0)
+                    });
+                    slot.2 += 1;
+                    if result.started_unix_s > slot.1.started_unix_s {
+                        (slot.0, slot.1) = (path.clone(), result);
+                    }
+                }
+            }
+        }
+        report.groups = groups
+            .into_iter()
+            .map(|(scenario, envs)| ScenarioGroup {
+                scenario,
+                envs: envs
+                    .into_iter()
+                    .map(|(env, (ops_per_s, h))| EnvRuns {
+                        env,
+                        ops_per_s,
+                        response: Percentiles::of(&h),
+                    })
+                    .collect(),
+            })
+            .collect();
+        for env in probe_order {
+            let (path, result, count) = &probes[&env];
+            if *count > 1 {
+                report.notes.push(format!(
+                    "{env}: {count} probes, the latest ({}) is shown",
+                    path.display()
+                ));
+            }
+            report.probes.push(ProbeRow {
+                env,
+                summary: result.summary.clone(),
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// A rendered table: title, column headers (first column holds the row labels), rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// `22864.4` → `22,864` with 0 decimals; `2.204` → `2.20` with 2.
+pub fn format_value(v: Option<f64>, decimals: usize) -> String {
+    let Some(v) = v else {
+        return "-".into();
+    };
+    let s = format!("{v:.decimals$}");
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -> Option<Table> {
+    let rows: Vec<Vec<String>> = section
+        .fields
+        .iter()
+        .map(|f| {
+            std::iter::once(f.label.to_string())
+                .chain(
+                    items
+                        .iter()
+                        .map(|(_, t)| format_value((f.get)(t), f.decimals)),
+                )
+                .collect()
+        })
+        .collect();
+    let any = section
+        .fields
+        .iter()
+        .any(|f| items.iter().any(|(_, t)| (f.get)(t).is_some()));
+    // The repeated-runs table is only worth showing when some environment has several runs.
+    let several = section
+        .fields
+        .iter()
+        .filter(|f| f.key != "runs")
+        .any(|f| items.iter().any(|(_, t)| (f.get)(t).is_some()));
+    (any && several).then(|| Table {
+        title,
+        header: std::iter::once(String::new())
+            .chain(items.iter().map(|(env, _)| env.to_string()))
+            .collect(),
+        rows,
+    })
+}
+
+impl Report {
+    /// The tables of the terminal and Markdown exporters: per scenario the run sections with
+    /// environments as columns (as in the reference articles), then the probe table.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut out = Vec::new();
+        for g in &self.groups {
+            let items: Vec<(&str, &EnvRuns)> = g.envs.iter().map(|e| (e.env.as_str(), e)).collect();
+            for s in &RUN_SECTIONS {
+                out.extend(section_table(
+                    format!("{} — {}", s.title, g.scenario),
+                    s,
+                    &items,
+                ));
+            }
+        }
+        let items: Vec<(&str, &ProbeRow)> =
+            self.probes.iter().map(|p| (p.env.as_str(), p)).collect();
+        out.extend(section_table(
+            PROBE_SECTION.title.to_string(),
+            &PROBE_SECTION,
+            &items,
+        ));
+        out
+    }
+}

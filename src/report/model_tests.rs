@@ -1,0 +1,289 @@
+//! Model and exporter tests; exporters are compared with golden files in
+//! `src/report/golden/` (`UPDATE_GOLDEN=1` rewrites them).
+
+use std::path::PathBuf;
+
+use super::fixture::{RunShape, run};
+use super::model::{EnvRuns, RUN_SECTIONS, format_value};
+use super::{Input, Report, csv, markdown, series, text};
+use crate::probe::result::ProbeResult;
+use crate::stats::{Percentiles, decode};
+
+fn golden(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("src/report/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
+    assert_eq!(
+        actual, expected,
+        "rendered {name} differs from its golden file (UPDATE_GOLDEN=1 to accept)"
+    );
+}
+
+fn run_input(env: &str, shape: RunShape) -> Input {
+    Input::Run {
+        path: PathBuf::from(format!("{env}-{}.json", shape.seed)),
+        result: run(env, &shape),
+    }
+}
+
+fn probe_input(env: &str, started: u64, cpu: f64) -> Input {
+    let mut result: ProbeResult =
+        serde_json::from_str(include_str!("../probe/testdata/probe-result.json")).unwrap();
+    result.env = env.into();
+    result.started_unix_s = started;
+    result.summary.cpu_events_s = Some(cpu);
+    Input::Probe {
+        path: PathBuf::from(format!("probe-{env}-{started}.json")),
+        result,
+    }
+}
+
+/// Two environments, repeated throughput runs in one, a latency test in both, probes.
+fn inputs() -> Vec<Input> {
+    let tput = |seed, ops_per_s, latency_ms| RunShape {
+        ops_per_s,
+        latency_ms,
+        seed,
+        ..RunShape::default()
+    };
+    let lat = |seed, latency_ms| RunShape {
+        ops_per_s: 700.0,
+        ops_per_s_sd: 5.0,
+        latency_ms,
+        rate_per_s: Some(700.0),
+        seed,
+        ..RunShape::default()
+    };
+    let mut slow = run("k8s", &lat(12, 3.0));
+    slow.warnings.push(crate::result::Warning::RateNotAchieved {
+        phase: "main".into(),
+        target_per_s: 700.0,
+        achieved_per_s: 690.0,
+    });
+    vec![
+        run_input("ec2", tput(1, 2_300.0, 2.0)),
+        run_input("k8s", tput(2, 2_200.0, 2.6)),
+        run_input("ec2", tput(3, 1_900.0, 2.2)),
+        run_input("ec2", tput(4, 2_250.0, 2.1)),
+        run_input("ec2", lat(11, 1.2)),
+        Input::Run {
+            path: "k8s-12.json".into(),
+            result: slow,
+        },
+        probe_input("ec2", 100, 6_901.0),
+        probe_input("ec2", 200, 6_902.0),
+        probe_input("laptop", 100, 3_156.0),
+    ]
+}
+
+#[test]
+fn exporters_match_their_golden_files() {
+    let report = Report::build(&inputs()).unwrap();
+    golden("report.txt", &text::render(&report));
+    golden("report.md", &markdown::render(&report));
+    golden("report.csv", &csv::render(&report));
+}
+
+#[test]
+fn groups_by_scenario_and_env_and_keeps_the_latest_probe() {
+    let report = Report::build(&inputs()).unwrap();
+    let names: Vec<&str> = report.groups.iter().map(|g| g.scenario.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "keyvalue, closed loop, 64 in flight",
+            "keyvalue, open loop, 700 ops/s"
+        ]
+    );
+    let ec2 = &report.groups[0].envs[0];
+    assert_eq!((ec2.env.as_str(), ec2.runs()), ("ec2", 3));
+    assert_eq!(report.groups[0].envs[1].runs(), 1);
+    assert_eq!(report.probes.len(), 2);
+    assert_eq!(report.probes[0].summary.cpu_events_s, Some(6_902.0));
+    assert!(report.notes.iter().any(|n| n.contains("2 probes")));
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("achieved 690 ops/s"))
+    );
+}
+
+#[test]
+fn percentiles_come_from_merged_histograms_not_averages() {
+    let fast = run(
+        "e",
+        &RunShape {
+            latency_ms: 1.0,
+            seed: 1,
+            ..RunShape::default()
+        },
+    );
+    let slow = run(
+        "e",
+        &RunShape {
+            latency_ms: 10.0,
+            seed: 2,
+            ..RunShape::default()
+        },
+    );
+    let mut merged = decode(&fast.main_summary().unwrap().all.response_histogram_ns).unwrap();
+    merged
+        .add(decode(&slow.main_summary().unwrap().all.response_histogram_ns).unwrap())
+        .unwrap();
+    let want = Percentiles::of(&merged);
+    let inputs = [fast.clone(), slow.clone()].map(|result| Input::Run {
+        path: "x.json".into(),
+        result,
+    });
+    let report = Report::build(&inputs).unwrap();
+    let got = report.groups[0].envs[0].response;
+    assert_eq!(got, want);
+    assert_eq!(
+        got.count,
+        fast.main_summary().unwrap().ok + slow.main_summary().unwrap().ok
+    );
+    // Averaging p99s would be wrong: the merged p99 is near the slow run's.
+    let avg_p99 = (fast.main_summary().unwrap().all.response.p99_ms
+        + slow.main_summary().unwrap().all.response.p99_ms)
+        / 2.0;
+    assert!(got.p99_ms > avg_p99 * 1.3, "{got:?} vs average {avg_p99}");
+}
+
+#[test]
+fn spread_and_best_of_n() {
+    let e = EnvRuns {
+        env: "e".into(),
+        ops_per_s: vec![100.0, 120.0, 90.0],
+        response: Percentiles::default(),
+    };
+    assert_eq!(e.spread(), Some((90.0, 100.0, 120.0)));
+    assert!((e.relative_spread_pct().unwrap() - 30.0).abs() < 1e-12);
+    assert!((e.mean_ops_per_s() - 310.0 / 3.0).abs() < 1e-12);
+    let even = EnvRuns {
+        ops_per_s: vec![100.0, 120.0, 90.0, 110.0],
+        ..e.clone()
+    };
+    assert_eq!(even.spread(), Some((90.0, 105.0, 120.0)));
+    let one = EnvRuns {
+        ops_per_s: vec![100.0],
+        ..e
+    };
+    assert_eq!(one.spread(), None);
+    let best = RUN_SECTIONS[1]
+        .fields
+        .iter()
+        .find(|f| f.key == "best_ops_per_s")
+        .unwrap();
+    assert_eq!((best.get)(&even), Some(120.0));
+    assert_eq!((best.get)(&one), None);
+}
+
+#[test]
+fn numbers_are_grouped_and_rounded() {
+    assert_eq!(format_value(Some(22_864.4), 0), "22,864");
+    assert_eq!(format_value(Some(1_234_567.891), 2), "1,234,567.89");
+    assert_eq!(format_value(Some(-1_500.0), 0), "-1,500");
+    assert_eq!(format_value(Some(2.204), 2), "2.20");
+    assert_eq!(format_value(Some(999.0), 0), "999");
+    assert_eq!(format_value(None, 2), "-");
+}
+
+#[test]
+fn csv_columns_follow_the_model() {
+    let out = csv::render(&Report::build(&inputs()).unwrap());
+    let lines: Vec<&str> = out.lines().collect();
+    let fields = RUN_SECTIONS.iter().map(|s| s.fields.len()).sum::<usize>()
+        + super::model::PROBE_SECTION.fields.len();
+    assert_eq!(lines[0].split(',').count(), 2 + fields);
+    // Two scenarios × two envs, plus the probe-only laptop.
+    assert_eq!(lines.len(), 6);
+    assert!(lines[5].starts_with(",laptop,"));
+    // Count cells outside quotes (scenario labels hold commas).
+    let cells = |l: &str| {
+        let mut quoted = false;
+        1 + l
+            .chars()
+            .filter(|&c| {
+                if c == '"' {
+                    quoted = !quoted;
+                }
+                c == ',' && !quoted
+            })
+            .count()
+    };
+    for l in &lines[1..] {
+        assert_eq!(cells(l), 2 + fields, "{l}");
+    }
+    assert!(lines[1].starts_with("\"keyvalue, closed loop, 64 in flight\",ec2,"));
+}
+
+#[test]
+fn runs_without_a_main_summary_are_noted_and_left_out() {
+    let mut r = run("e", &RunShape::default());
+    r.phases[0].summary = None;
+    let report = Report::build(&[Input::Run {
+        path: "cut.json".into(),
+        result: r,
+    }])
+    .unwrap();
+    assert!(report.groups.is_empty());
+    assert_eq!(
+        report.notes,
+        ["e (cut.json): no main-phase summary, left out"]
+    );
+    assert!(text::render(&report).starts_with("no results"));
+}
+
+#[test]
+fn bad_histograms_name_the_file() {
+    let mut r = run("e", &RunShape::default());
+    r.phases[0]
+        .summary
+        .as_mut()
+        .unwrap()
+        .all
+        .response_histogram_ns = "!!".into();
+    let e = Report::build(&[Input::Run {
+        path: "h.json".into(),
+        result: r,
+    }])
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("h.json: main-phase histogram"),
+        "{e}"
+    );
+}
+
+#[test]
+fn series_are_the_measured_intervals_of_the_main_phase() {
+    let shape = RunShape::default();
+    let r = run("e", &shape);
+    let s = series::of(&r).unwrap();
+    let names: Vec<&str> = s.iter().map(|s| s.metric.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "throughput ops/s",
+            "write response p50 ms",
+            "write response p99 ms",
+            "read response p50 ms",
+            "read response p99 ms"
+        ]
+    );
+    let measured: Vec<f64> = r.phases[0].intervals[shape.warmup..]
+        .iter()
+        .map(|i| i.ops_per_s)
+        .collect();
+    assert_eq!(s[0].values, measured);
+    assert_eq!(s[4].values.len(), shape.intervals - shape.warmup);
+    let mut no_main = r.clone();
+    no_main.phases[0].name = "rampup".into();
+    assert!(series::of(&no_main).is_err());
+}

@@ -1,0 +1,144 @@
+//! `cqlbench report` and `cqlbench compare` through the real binary, on synthetic result files
+//! written in the test (no cluster).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use cqlbench::report::fixture::{RunShape, run};
+use predicates::prelude::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
+
+fn write_run(dir: &Path, name: &str, env: &str, shape: RunShape) -> PathBuf {
+    let path = dir.join(name);
+    run(env, &shape).write(&path).unwrap();
+    path
+}
+
+fn shape(seed: u64, ops_per_s: f64, latency_ms: f64) -> RunShape {
+    RunShape {
+        ops_per_s,
+        latency_ms,
+        intervals: 32,
+        seed,
+        ..RunShape::default()
+    }
+}
+
+fn cmd() -> Command {
+    Command::new(BIN)
+}
+
+/// The line of `out` that starts (after indentation) with `metric`.
+fn line<'a>(out: &'a str, metric: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(metric))
+        .unwrap_or_else(|| panic!("no line for {metric} in\n{out}"))
+}
+
+#[test]
+fn report_prints_environments_side_by_side_in_three_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let a1 = write_run(dir.path(), "a1.json", "ec2", shape(1, 2_300.0, 2.0));
+    let a2 = write_run(dir.path(), "a2.json", "ec2", shape(2, 2_100.0, 2.0));
+    let b = write_run(dir.path(), "b.json", "k8s", shape(3, 1_800.0, 3.0));
+    let out = cmd().arg("report").args([&a1, &a2, &b]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("Average throughput (ops/s) — keyvalue, closed loop, 64 in flight\n"));
+    let header = text.lines().nth(1).unwrap();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["ec2", "k8s"]
+    );
+    assert!(line(&text, "runs").ends_with("2    1"), "{text}");
+    for p in ["p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99"] {
+        line(&text, p);
+    }
+
+    let md = dir.path().join("report.md");
+    cmd()
+        .arg("report")
+        .args([&a1, &b])
+        .arg("--markdown")
+        .arg("--out")
+        .arg(&md)
+        .assert()
+        .success()
+        .stdout("");
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains("| p99.99 |") && md.contains("|:--|--:|--:|"),
+        "{md}"
+    );
+
+    cmd()
+        .arg("report")
+        .args([&a1, &b])
+        .arg("--csv")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "scenario,env,mean_ops_per_s,runs,",
+        ))
+        .stdout(predicate::str::contains(",k8s,"));
+}
+
+#[test]
+fn report_rejects_missing_and_malformed_files_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write_run(dir.path(), "good.json", "ec2", shape(1, 2_000.0, 2.0));
+    let missing = dir.path().join("missing.json");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema_version\": 1, \"phases\": 3}").unwrap();
+    for (path, what) in [(&missing, "No such file"), (&bad, "not a run result")] {
+        let out = cmd().arg("report").arg(&good).arg(path).assert().failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("error: {}", path.display())),
+            "{err}"
+        );
+        assert!(err.contains(what), "{err}");
+    }
+    let out = cmd()
+        .arg("compare")
+        .arg(&good)
+        .arg(&missing)
+        .assert()
+        .failure();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("missing.json"), "{err}");
+}
+
+#[test]
+fn compare_tells_same_from_handicapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_run(dir.path(), "a.json", "ec2", shape(1, 2_000.0, 2.0));
+    let same = write_run(dir.path(), "same.json", "ec2", shape(2, 2_000.0, 2.0));
+    let slow = write_run(dir.path(), "slow.json", "half-cpu", shape(3, 1_700.0, 2.6));
+
+    let out = cmd().arg("compare").arg(&a).arg(&same).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        line(&text, "throughput ops/s").ends_with("not distinguishable"),
+        "{text}"
+    );
+
+    let out = cmd().arg("compare").arg(&a).arg(&slow).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for metric in [
+        "throughput ops/s",
+        "write response p99 ms",
+        "read response p50 ms",
+    ] {
+        assert!(line(&text, metric).ends_with("worse"), "{text}");
+    }
+    // And the other way round, the baseline is better than the handicapped run.
+    let out = cmd().arg("compare").arg(&slow).arg(&a).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        line(&text, "throughput ops/s").ends_with("better"),
+        "{text}"
+    );
+}
