@@ -17,3 +17,6 @@ pub mod result;
 pub mod spec;
 pub mod stats;
 pub mod workload;
+
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -269,21 +269,8 @@ mod tests {
     use crate::spec::MiB;
     use std::path::PathBuf;
 
-    /// Compares with a golden file in `src/cluster/golden/`; `UPDATE_GOLDEN=1` rewrites it.
     fn golden(name: &str, actual: &str) {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("src/cluster/golden")
-            .join(name);
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, actual).unwrap();
-        }
-        let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|_| panic!("missing golden file {}", path.display()));
-        assert_eq!(
-            actual, expected,
-            "rendered {name} differs from its golden file (UPDATE_GOLDEN=1 to accept)"
-        );
+        crate::testutil::assert_golden(&format!("src/cluster/golden/{name}"), actual);
     }
 
     fn fixture() -> (ClusterSpec, ClusterPlan) {

@@ -231,26 +231,15 @@ mod tests {
         direct: true,
     };
 
-    /// Compares each rendered job file with `testdata/jobs/<profile>.fio`. Run with
-    /// `CQLBENCH_UPDATE_GOLDEN=1` to rewrite the golden files after a deliberate change.
+    /// Compares each rendered job file with `testdata/jobs/<profile>.fio` (`UPDATE_GOLDEN=1`
+    /// rewrites them after a deliberate change).
     #[test]
     fn job_files_match_golden_files() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/probe/testdata/jobs");
-        let update = std::env::var_os("CQLBENCH_UPDATE_GOLDEN").is_some();
         for profile in Profile::ALL {
             let rendered = render(profile, &PARAMS);
-            let path = dir.join(format!("{profile}.fio"));
-            if update {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(&path, &rendered).unwrap();
-            }
-            let golden = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(
-                rendered,
-                golden,
-                "{profile} differs from {}",
-                path.display()
+            crate::testutil::assert_golden(
+                &format!("src/probe/testdata/jobs/{profile}.fio"),
+                &rendered,
             );
         }
     }
