@@ -87,15 +87,36 @@ impl Cluster {
             .filter(|n| !targets.contains(n) && self.pid(n).is_some())
             .map(|n| (n.clone(), readiness::size(&self.node_dirs(n).system_log())))
             .collect();
-        let mut spawned = Vec::new();
-        let result = self
-            .spawn_all(&targets, &mut spawned)
-            .and_then(|_| self.wait_ready(&targets, &running, t0, opts.timeout));
-        if let Err(e) = result {
+        // A non-seed that starts before its seed listens can give up its first gossip round
+        // ("Unable to gossip with any peers") on a loaded machine: such a start is retried once.
+        let mut retried = false;
+        loop {
+            let mut spawned = Vec::new();
+            let result = self
+                .spawn_all(&targets, &mut spawned)
+                .and_then(|_| self.wait_ready(&targets, &running, t0, opts.timeout));
+            let Err(e) = result else { break };
             for (_, pid) in &spawned {
                 process::signal(*pid, libc::SIGKILL);
             }
-            return Err(e);
+            let gossip_race = matches!(&e, ClusterError::NodeDied { tail, .. } if tail.contains("Unable to gossip with any peers"));
+            if retried || !gossip_race {
+                return Err(e);
+            }
+            retried = true;
+            eprintln!(
+                "{e}: a node lost the start-up gossip race; retrying once (first attempt's logs kept as system.log.failed-start)"
+            );
+            for n in &targets {
+                let log = self.node_dirs(n).system_log();
+                let _ = std::fs::rename(&log, log.with_extension("log.failed-start"));
+            }
+            let indices: Vec<usize> = targets.iter().map(|n| n.index).collect();
+            self.stop(&StopOptions {
+                nodes: indices,
+                kill: true,
+                ..StopOptions::default()
+            })?;
         }
         Ok(StartReport {
             started: targets.iter().map(|n| n.name.clone()).collect(),
