@@ -47,6 +47,16 @@ pub struct Fingerprint {
     pub host: HostFacts,
     /// The local cluster's spec (JVM flags, heap, cassandra.yaml overrides), if any.
     pub cluster: Option<ClusterSpec>,
+    /// The newest complete host probe with the same environment label, if one exists.
+    #[serde(default)]
+    pub probe: Option<ProbeRef>,
+}
+
+/// A host probe a run refers to: where it is and its headline figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRef {
+    pub path: std::path::PathBuf,
+    pub summary: crate::probe::result::Summary,
 }
 
 /// One operation kind in one interval.

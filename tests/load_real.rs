@@ -225,7 +225,21 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
 
 fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
     let out = dir.join("interrupted.json");
+    // A private cqlbench home holding a host probe of this environment ("vm"): the run must
+    // refer to it.
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join("probes")).unwrap();
+    let probe = home.join("probes").join("vm-sample.json");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/probe/testdata/probe-result.json"
+        ),
+        &probe,
+    )
+    .unwrap();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+        .env("CQLBENCH_HOME", &home)
         .args([
             "run",
             "keyvalue",
@@ -240,7 +254,15 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
             "--rate",
             "200",
         ])
-        .args(["--duration", "60s", "--out", out.to_str().unwrap(), "-q"])
+        .args([
+            "--env",
+            "vm",
+            "--duration",
+            "60s",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -279,6 +301,12 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
             .iter()
             .any(|w| matches!(w, cqlbench::result::Warning::Interrupted))
     );
+    let p = r
+        .fingerprint
+        .probe
+        .expect("the run refers to the host probe of its environment");
+    assert_eq!(p.path, probe);
+    assert_eq!(p.summary.disk_iops.map(|v| v.round()), Some(37200.0));
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

@@ -133,6 +133,14 @@ async fn run_async(
             cassandra_version: session::cassandra_version(&session).await,
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
+            probe: crate::probe::store::latest_for_env(
+                &crate::probe::store::probes_dir(&crate::fsutil::cqlbench_home()),
+                &plan.env,
+            )
+            .map(|(path, p)| crate::result::ProbeRef {
+                path,
+                summary: p.summary,
+            }),
         },
         phases: Vec::new(),
         warnings: Vec::new(),

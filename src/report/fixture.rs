@@ -145,6 +145,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
                 kernel: "none".into(),
             },
             cluster: None,
+            probe: None,
         },
         phases: vec![PhaseResult {
             name: "main".into(),
