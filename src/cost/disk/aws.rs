@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed, storage_item};
+use super::{
+    DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
+};
 use crate::cost::CostError;
 use crate::cost::units::{rate, thousands};
 
@@ -212,12 +214,7 @@ impl ProvisionedIops {
         q: &mut DiskQuote,
     ) -> Result<(), CostError> {
         let size = req.size_gb;
-        let iops = req.iops.ok_or_else(|| {
-            CostError::disk(
-                disk,
-                format!("needs provisioned IOPS, e.g. {disk}:1TB:10000iops"),
-            )
-        })?;
+        let iops = provisioned_iops(disk, req)?;
         if iops < self.min_iops {
             return Err(CostError::disk(
                 disk,

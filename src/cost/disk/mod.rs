@@ -160,6 +160,16 @@ pub(super) fn storage_item(size: f64, usd_per_gb_month: f64) -> QuoteItem {
     }
 }
 
+/// The provisioned IOPS a request must give for a provisioned-IOPS disk type.
+pub(super) fn provisioned_iops(disk: &str, req: &DiskRequest) -> Result<f64, CostError> {
+    req.iops.ok_or_else(|| {
+        CostError::disk(
+            disk,
+            format!("needs provisioned IOPS, e.g. {disk}:1TB:10000iops"),
+        )
+    })
+}
+
 pub(super) fn size_indexed(disk: &str, req: &DiskRequest, how: &str) -> Result<(), CostError> {
     if req.iops.is_some() || req.mbps.is_some() {
         return Err(CostError::disk(
