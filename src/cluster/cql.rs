@@ -23,18 +23,27 @@ pub struct NodeView {
 /// query sent to that node alone. Runs on its own thread and runtime so it can be called
 /// from sync code and from inside another runtime alike.
 pub fn views_by_node(addrs: &[String], timeout: Duration) -> Result<Vec<NodeView>, String> {
-    let addrs = addrs.to_vec();
+    on_own_runtime(async { tokio::time::timeout(timeout, peers_async(addrs)).await })?
+        .map_err(|_| format!("CQL check did not finish within {}s", timeout.as_secs()))?
+}
+
+/// Runs `fut` to completion on a new current-thread runtime on a thread of its own, so sync
+/// code and code already inside a runtime can both wait for it.
+pub(crate) fn on_own_runtime<F>(fut: F) -> Result<F::Output, String>
+where
+    F: std::future::Future + Send,
+    F::Output: Send,
+{
     std::thread::scope(|s| {
         s.spawn(|| {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(|e| e.to_string())?;
-            rt.block_on(async { tokio::time::timeout(timeout, peers_async(&addrs)).await })
-                .map_err(|_| format!("CQL check did not finish within {}s", timeout.as_secs()))?
+                .map_err(|e| format!("starting a client runtime: {e}"))?;
+            Ok(rt.block_on(fut))
         })
         .join()
-        .map_err(|_| "CQL check panicked".to_string())?
+        .map_err(|_| "the CQL client thread panicked".to_string())?
     })
 }
 
