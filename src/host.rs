@@ -69,6 +69,19 @@ mod tests {
     }
 }
 
+/// Seconds since the Unix epoch, now (fractional).
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Whole seconds since the Unix epoch, now.
+pub fn unix_now_s() -> u64 {
+    unix_now() as u64
+}
+
 /// CPU time (user + system) this process has used, in seconds.
 pub fn process_cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();

@@ -132,7 +132,7 @@ fn spec_from_args(args: ProbeOptions) -> anyhow::Result<ProbeSpec> {
     profiles.retain(|p| seen.insert(*p));
     let out = args
         .out
-        .unwrap_or_else(|| probe::store::default_path(&home, &env, probe::result::now_unix_s()));
+        .unwrap_or_else(|| probe::store::default_path(&home, &env, crate::host::unix_now_s()));
     Ok(ProbeSpec {
         dir,
         env,

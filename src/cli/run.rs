@@ -281,10 +281,7 @@ impl RunArgs {
         let out = match &self.out {
             Some(p) => p.clone(),
             None => {
-                let ts = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs())
-                    .unwrap_or(0);
+                let ts = crate::host::unix_now_s();
                 crate::fsutil::cqlbench_home()
                     .join("results")
                     .join(format!("{ts}-{env}-{}.json", self.workload))

@@ -118,7 +118,7 @@ impl Cluster {
             spec,
             plan,
             dist,
-            created_unix_s: state::now_unix_s(),
+            created_unix_s: crate::host::unix_now_s(),
         };
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
         state::write_json(&dir.join("cluster.json"), &state)?;

@@ -59,13 +59,6 @@ pub fn list(root: &Path) -> Vec<String> {
     names
 }
 
-pub(crate) fn now_unix_s() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// Paths of one node inside a cluster directory.
 #[derive(Debug, Clone)]
 pub struct NodeDirs {

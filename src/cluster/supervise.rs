@@ -149,7 +149,7 @@ impl Cluster {
                 &dirs.run_file(),
                 &NodeRun {
                     pid,
-                    started_unix_s: state::now_unix_s(),
+                    started_unix_s: crate::host::unix_now_s(),
                     log_offset,
                 },
             )?;

@@ -69,13 +69,6 @@ pub enum Event<'a> {
     },
 }
 
-fn now_unix() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
-}
-
 /// Runs the plan on a runtime of its own with `main.threads` worker threads.
 pub fn run(
     plan: &RunPlan,
@@ -114,7 +107,7 @@ async fn run_async(
     let session = session::connect(&plan.connect)
         .await
         .map_err(LoadError::Connect)?;
-    let started = now_unix();
+    let started = crate::host::unix_now();
     let io = |source| LoadError::Io {
         path: plan.out.clone(),
         source,
@@ -169,7 +162,7 @@ async fn run_async(
             intervals: Vec::new(),
             summary: None,
         });
-        let offset = now_unix() - started;
+        let offset = crate::host::unix_now() - started;
         let mut cpu_prev = crate::host::process_cpu_seconds();
         let mut cpu_measured = 0.0;
         let mut write_error: Option<std::io::Error> = None;
@@ -254,7 +247,7 @@ async fn run_async(
     if result.status == RunStatus::Running {
         result.status = RunStatus::Completed;
     }
-    result.finished_unix_s = Some(now_unix() as u64);
+    result.finished_unix_s = Some(crate::host::unix_now() as u64);
     result.write(&plan.out).map_err(io)?;
     Ok(result)
 }

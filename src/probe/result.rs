@@ -1,8 +1,6 @@
 //! The persisted probe result (`schema_version` 1). Field names carry their units: `_iops`,
 //! `_mb_s` (10^6 bytes per second), `_us` (microseconds), `_s`, `_bytes`.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::{Deserialize, Serialize};
 
 use super::fio_json::{DirFigures, FioReport};
@@ -162,14 +160,6 @@ impl ProbeResult {
             disk_read_p99_us: p99,
         };
     }
-}
-
-/// Seconds since the Unix epoch, now.
-pub fn now_unix_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// `2026-11-22T02:30:05Z` for a Unix time in seconds (UTC, proleptic Gregorian calendar).

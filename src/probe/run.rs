@@ -53,7 +53,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
     }
 
     let host = HostFacts::read();
-    let started = result::now_unix_s();
+    let started = crate::host::unix_now_s();
     let mut result = ProbeResult {
         schema_version: SCHEMA_VERSION,
         env: spec.env.clone(),
@@ -132,7 +132,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
     }
 
     result.complete = true;
-    result.finished_at = Some(result::rfc3339_utc(result::now_unix_s()));
+    result.finished_at = Some(result::rfc3339_utc(crate::host::unix_now_s()));
     save(spec, &result)?;
     drop(scratch);
     Ok(result)
