@@ -198,8 +198,7 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
     } else {
         line.to_string()
     };
-    let tmp = cache_dir().join(format!(".fetch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = fetch_dir("cassandra");
     let result = mvn_copy(
         &tmp,
         "org.apache.cassandra",
@@ -226,14 +225,40 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
     let lib = tmp.join("lib");
     let version = installation_version(&lib)?;
     let dest = cache_dir().join(format!("cassandra-{version}"));
-    if dest.join(".complete").exists() {
-        let _ = std::fs::remove_dir_all(&tmp);
-    } else {
-        let _ = std::fs::remove_dir_all(&dest);
-        std::fs::rename(&tmp, &dest).map_err(io(&dest))?;
-        std::fs::write(dest.join(".complete"), version.as_bytes()).map_err(io(&dest))?;
-    }
+    std::fs::write(tmp.join(".complete"), version.as_bytes()).map_err(io(&tmp))?;
+    publish(&tmp, &dest, |d| d.join(".complete").exists())?;
     Ok((version, dest.join("lib")))
+}
+
+/// A scratch directory for one fetch, unique to this process and call.
+fn fetch_dir(what: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    cache_dir().join(format!(".fetch-{what}-{}-{n}", std::process::id()))
+}
+
+/// Moves the fully prepared directory `tmp` into place at `dest` with one rename, so the
+/// cache never holds a half-written entry. When another process published `dest` first, its
+/// copy is kept and `tmp` discarded; an incomplete leftover of an older cqlbench is replaced.
+fn publish(tmp: &Path, dest: &Path, complete: impl Fn(&Path) -> bool) -> Result<(), DistError> {
+    if !complete(dest) {
+        if dest.exists() {
+            let _ = std::fs::remove_dir_all(dest);
+        }
+        match std::fs::rename(tmp, dest) {
+            Ok(()) => return Ok(()),
+            Err(e) if !complete(dest) => {
+                let _ = std::fs::remove_dir_all(tmp);
+                return Err(DistError::Io {
+                    path: dest.to_path_buf(),
+                    source: e,
+                });
+            }
+            Err(_) => {} // published concurrently by another process
+        }
+    }
+    let _ = std::fs::remove_dir_all(tmp);
+    Ok(())
 }
 
 /// The exporter agent jar, fetched once into the cache.
@@ -245,16 +270,18 @@ fn exporter_jar() -> Result<PathBuf, DistError> {
     if jar.exists() {
         return Ok(jar);
     }
-    let tmp = cache_dir().join(format!(".fetch-exporter-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    mvn_copy(
+    let tmp = fetch_dir("exporter");
+    if let Err(e) = mvn_copy(
         &tmp,
         "io.prometheus.jmx",
         "jmx_prometheus_javaagent",
         EXPORTER_VERSION,
-    )?;
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
+    ) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let jar_name = jar.file_name().expect("jar path has a name").to_owned();
+    publish(&tmp, &dir, |d| d.join("lib").join(&jar_name).exists())?;
     Ok(jar)
 }
 
@@ -369,6 +396,35 @@ mod tests {
         assert_eq!(java_major("java version \"1.8.0_292\"\n"), Some(8));
         assert_eq!(java_major("openjdk version \"11\" 2018-09-25"), Some(11));
         assert_eq!(java_major("garbage"), None);
+    }
+
+    #[test]
+    fn publish_installs_once_and_keeps_a_concurrent_copy() {
+        let root = tempfile::tempdir().unwrap();
+        let complete = |d: &Path| d.join("ok").exists();
+        let prepared = |name: &str, content: &str| {
+            let t = root.path().join(name);
+            std::fs::create_dir_all(&t).unwrap();
+            std::fs::write(t.join("ok"), content).unwrap();
+            t
+        };
+        let dest = root.path().join("dest");
+        // Fresh: the prepared directory is moved into place.
+        let a = prepared("a", "first");
+        publish(&a, &dest, complete).unwrap();
+        assert!(!a.exists());
+        // Another process published first: its copy stays, ours is discarded, no error.
+        let b = prepared("b", "second");
+        publish(&b, &dest, complete).unwrap();
+        assert!(!b.exists());
+        assert_eq!(std::fs::read_to_string(dest.join("ok")).unwrap(), "first");
+        // An incomplete leftover is replaced.
+        std::fs::remove_file(dest.join("ok")).unwrap();
+        std::fs::write(dest.join("partial.jar"), "x").unwrap();
+        let c = prepared("c", "third");
+        publish(&c, &dest, complete).unwrap();
+        assert_eq!(std::fs::read_to_string(dest.join("ok")).unwrap(), "third");
+        assert!(!dest.join("partial.jar").exists());
     }
 
     #[test]
