@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod probe;
 pub mod report;
 pub mod result;
+pub mod scenario;
 pub mod spec;
 pub mod stats;
 pub mod workload;

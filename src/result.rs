@@ -185,6 +185,10 @@ pub struct PhaseSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
     pub name: String,
+    /// Seconds from the run's start to the phase's start: an interval's time on the run's
+    /// axis (the one [`crate::metrics::series::Sample::t_s`] uses) is `offset_s + start_s`.
+    #[serde(default)]
+    pub offset_s: f64,
     pub load: LoadSpec,
     pub intervals: Vec<IntervalRecord>,
     pub summary: Option<PhaseSummary>,
@@ -267,6 +271,9 @@ pub struct RunResult {
     pub fingerprint: Fingerprint,
     pub phases: Vec<PhaseResult>,
     pub warnings: Vec<Warning>,
+    /// Server and host metrics sampled during the run, if sampling was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<crate::metrics::series::MetricSeries>,
 }
 
 impl RunResult {

@@ -137,6 +137,7 @@ async fn run_async(
         },
         phases: Vec::new(),
         warnings: Vec::new(),
+        metrics: None,
     };
     result.write(&plan.out).map_err(io)?;
     Workload::create_schema(&session, &plan.workload, plan.drop_keyspace).await?;
@@ -156,13 +157,14 @@ async fn run_async(
         .collect();
     for (name, load, rampup) in phases {
         observer(Event::PhaseStarted { name, load });
+        let offset = crate::host::unix_now() - started;
         result.phases.push(PhaseResult {
             name: name.into(),
+            offset_s: offset,
             load: load.clone(),
             intervals: Vec::new(),
             summary: None,
         });
-        let offset = crate::host::unix_now() - started;
         let mut cpu_prev = crate::host::process_cpu_seconds();
         let mut cpu_measured = 0.0;
         let mut write_error: Option<std::io::Error> = None;

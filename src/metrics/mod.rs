@@ -2,3 +2,4 @@
 //! local nodes, or any endpoint a user names).
 
 pub mod prometheus;
+pub mod series;

@@ -149,6 +149,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         },
         phases: vec![PhaseResult {
             name: "main".into(),
+            offset_s: 0.0,
             load: LoadSpec {
                 mode,
                 stop: Stop::Duration {
@@ -167,5 +168,6 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             summary: Some(summary),
         }],
         warnings: Vec::new(),
+        metrics: None,
     }
 }

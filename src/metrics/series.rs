@@ -1,0 +1,155 @@
+//! Server and host metrics sampled once per second during a run, stored in the run result on
+//! the same time axis as the client's intervals: `t_s` is seconds since the run started (the
+//! same origin as [`crate::result::PhaseResult::offset_s`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Everything sampled during a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricSeries {
+    /// Sampling period.
+    pub interval_s: f64,
+    /// Server nodes, in the order of [`Sample::nodes`].
+    pub nodes: Vec<String>,
+    /// Block devices sampled, in the order of [`HostSample::devices`].
+    pub devices: Vec<String>,
+    pub samples: Vec<Sample>,
+    /// First error per source (a node's endpoint, /proc), e.g. "node2: connection refused".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// One sampling instant. Rates are over the period since the previous sample.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the run started.
+    pub t_s: f64,
+    /// Per node, aligned with [`MetricSeries::nodes`].
+    pub nodes: Vec<NodeSample>,
+    /// Host metrics (local clusters only).
+    pub host: Option<HostSample>,
+}
+
+/// One node's server metrics. `None`: not available (endpoint down, metric not exported, or
+/// no previous sample to take a rate from).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeSample {
+    /// The node's metrics endpoint answered.
+    pub up: bool,
+    pub pending_compactions: Option<f64>,
+    /// Compactions completed per second.
+    pub compactions_per_s: Option<f64>,
+    /// Bytes compacted per second.
+    pub compacted_bytes_per_s: Option<f64>,
+    /// SSTables touched per read (the server's decaying mean).
+    pub sstables_per_read: Option<f64>,
+    pub live_sstables: Option<f64>,
+    /// Live data on disk (the node's load), bytes.
+    pub load_bytes: Option<f64>,
+    /// Messages dropped per second, all verbs.
+    pub dropped_per_s: Option<f64>,
+    /// Milliseconds of GC pause per second.
+    pub gc_pause_ms_per_s: Option<f64>,
+    /// CPU used by the node's JVM, in cores (1.0 = one core busy).
+    pub cpu_cores: Option<f64>,
+}
+
+/// Host metrics from /proc.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostSample {
+    /// Share of all CPUs' time, 0–1.
+    pub cpu_user: f64,
+    pub cpu_system: f64,
+    pub cpu_iowait: f64,
+    /// Aligned with [`MetricSeries::devices`].
+    pub devices: Vec<DeviceSample>,
+    /// CPU of each local node's process (from /proc/PID/stat), in cores; aligned with
+    /// [`MetricSeries::nodes`]; `None` when the process is gone.
+    pub node_cpu_cores: Vec<Option<f64>>,
+    /// CPU of cqlbench itself, in cores.
+    pub client_cpu_cores: f64,
+}
+
+/// One block device over one period (what `iostat -x` shows).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceSample {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    /// Average time per completed read / write, ms.
+    pub read_latency_ms: f64,
+    pub write_latency_ms: f64,
+    /// Average number of requests in flight (iostat's aqu-sz).
+    pub avg_queue: f64,
+}
+
+impl MetricSeries {
+    /// Sum over nodes of a per-node value, per sample; `None` where no node had it.
+    pub fn node_sum(&self, get: impl Fn(&NodeSample) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
+        self.samples
+            .iter()
+            .map(|s| {
+                let vals: Vec<f64> = s.nodes.iter().filter_map(&get).collect();
+                (s.t_s, (!vals.is_empty()).then(|| vals.iter().sum()))
+            })
+            .collect()
+    }
+
+    /// Maximum over nodes of a per-node value, per sample.
+    pub fn node_max(&self, get: impl Fn(&NodeSample) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
+        self.samples
+            .iter()
+            .map(|s| {
+                let m = s.nodes.iter().filter_map(&get).fold(None, |acc, v| {
+                    Some(match acc {
+                        None => v,
+                        Some(a) => f64::max(a, v),
+                    })
+                });
+                (s.t_s, m)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_and_maxima_over_nodes_skip_missing_values() {
+        let node = |p: Option<f64>| NodeSample {
+            up: p.is_some(),
+            pending_compactions: p,
+            ..Default::default()
+        };
+        let m = MetricSeries {
+            interval_s: 1.0,
+            nodes: vec!["node1".into(), "node2".into()],
+            devices: vec![],
+            samples: vec![
+                Sample {
+                    t_s: 1.0,
+                    nodes: vec![node(Some(3.0)), node(Some(5.0))],
+                    host: None,
+                },
+                Sample {
+                    t_s: 2.0,
+                    nodes: vec![node(None), node(Some(2.0))],
+                    host: None,
+                },
+                Sample {
+                    t_s: 3.0,
+                    nodes: vec![node(None), node(None)],
+                    host: None,
+                },
+            ],
+            errors: vec![],
+        };
+        let sum = m.node_sum(|n| n.pending_compactions);
+        assert_eq!(sum, vec![(1.0, Some(8.0)), (2.0, Some(2.0)), (3.0, None)]);
+        let max = m.node_max(|n| n.pending_compactions);
+        assert_eq!(max, vec![(1.0, Some(5.0)), (2.0, Some(2.0)), (3.0, None)]);
+    }
+}

@@ -1,0 +1,204 @@
+//! The capacity search's result: its spec, every step (written before the next step starts)
+//! and the verdict. Each step's full run result (client intervals, server and host series) is
+//! a file of its own next to this one.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::result::PhaseSummary;
+use crate::spec::{OpKind, WorkloadSpec};
+
+/// Version of the [`CapacityResult`] layout.
+pub const CAPACITY_VERSION: u32 = 1;
+
+/// How the rate grows from step to step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    /// rate × factor.
+    Factor(f64),
+    /// rate + increment (ops/s).
+    Increment(f64),
+}
+
+impl Growth {
+    pub fn next(self, rate: f64) -> f64 {
+        match self {
+            Growth::Factor(f) => rate * f,
+            Growth::Increment(i) => rate + i,
+        }
+    }
+}
+
+/// A response-time bound: `op`'s (all operations' when `None`) percentile must stay at or
+/// below `max_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBound {
+    pub op: Option<OpKind>,
+    /// e.g. 50.0 or 99.0.
+    pub percentile: f64,
+    pub max_ms: f64,
+}
+
+/// The overload criteria applied after each step. `None` disables one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Criteria {
+    pub latency: Vec<LatencyBound>,
+    /// Fail when a node has more than this many pending compactions …
+    pub max_pending_compactions: Option<f64>,
+    /// … this long after the step ended (reference 001: 20, one minute).
+    pub pending_after_s: f64,
+    /// Fail when a node's mean CPU over the step is above this share of its CPUs (0–1).
+    pub max_node_cpu: Option<f64>,
+    /// Fail when errors ÷ operations is above this.
+    pub max_error_rate: Option<f64>,
+    /// Fail when the achieved rate is below this share of the target (0–1).
+    pub min_achieved: Option<f64>,
+}
+
+/// Waiting for compactions to settle before a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settle {
+    /// Start the step once every node has at most this many pending compactions …
+    pub max_pending: f64,
+    /// … or after this long, whichever comes first.
+    pub timeout_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacitySpec {
+    pub start_rate_per_s: f64,
+    pub growth: Growth,
+    /// Each step's length, warmup included.
+    pub step_s: f64,
+    /// Leading part of each step left out of its figures.
+    pub warmup_s: f64,
+    pub max_steps: usize,
+    pub settle: Settle,
+    pub criteria: Criteria,
+}
+
+/// One criterion applied to one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// e.g. "read p50 ≤ 20 ms".
+    pub criterion: String,
+    /// What was measured (`None`: not measurable, e.g. no metrics endpoint; counts as passed).
+    pub value: Option<f64>,
+    pub limit: f64,
+    pub passed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityStep {
+    /// 1-based.
+    pub index: usize,
+    pub target_rate_per_s: f64,
+    /// The step's run result (relative to the capacity result's directory).
+    pub result: PathBuf,
+    /// Seconds spent waiting for compactions to settle before the step.
+    pub settle_s: f64,
+    /// Highest pending compactions on any node when the step started.
+    pub pending_before: Option<f64>,
+    /// Highest pending compactions on any node `pending_after_s` after the step.
+    pub pending_after: Option<f64>,
+    /// Highest mean CPU of any node over the step, as a share of its CPUs.
+    pub node_cpu: Option<f64>,
+    /// The step's main-phase figures.
+    pub summary: PhaseSummary,
+    pub checks: Vec<Check>,
+    pub passed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CapacityStatus {
+    Running,
+    /// A step failed (or `max_steps` passed): the verdict is final.
+    Completed,
+    /// Stopped by Ctrl-C; `--resume` continues after the last complete step.
+    Interrupted,
+    Failed {
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Target rate of the highest step that passed every criterion.
+    pub highest_passing_rate_per_s: Option<f64>,
+    /// Its achieved throughput.
+    pub highest_passing_ops_per_s: Option<f64>,
+    pub failing_rate_per_s: Option<f64>,
+    /// The criteria the failing step failed, e.g. "read p50 ≤ 20 ms: 35.2".
+    pub failed: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityResult {
+    pub schema_version: u32,
+    /// Always "capacity": tells this file from run and probe results.
+    pub kind: String,
+    pub env: String,
+    pub started_unix_s: u64,
+    pub finished_unix_s: Option<u64>,
+    pub status: CapacityStatus,
+    pub spec: CapacitySpec,
+    pub workload: WorkloadSpec,
+    pub steps: Vec<CapacityStep>,
+    pub verdict: Option<Verdict>,
+}
+
+impl CapacityResult {
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        crate::fsutil::write_atomic(path, &bytes)
+    }
+
+    pub fn read(path: &Path) -> Result<CapacityResult, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+        if v.get("kind").and_then(|k| k.as_str()) != Some("capacity") {
+            return Err(format!("{}: not a capacity result", path.display()));
+        }
+        match v.get("schema_version").and_then(|s| s.as_u64()) {
+            Some(n) if n == CAPACITY_VERSION as u64 => {}
+            other => {
+                return Err(format!(
+                    "{}: schema_version {other:?} is not {CAPACITY_VERSION}",
+                    path.display()
+                ));
+            }
+        }
+        serde_json::from_value(v)
+            .map_err(|e| format!("{}: not a capacity result: {e}", path.display()))
+    }
+
+    /// The verdict from the steps so far: the highest passing step below the first failing one.
+    pub fn verdict_of(steps: &[CapacityStep]) -> Verdict {
+        let failing = steps.iter().find(|s| !s.passed);
+        let passing = steps
+            .iter()
+            .take_while(|s| s.passed)
+            .max_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
+        Verdict {
+            highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
+            highest_passing_ops_per_s: passing.map(|s| s.summary.ops_per_s),
+            failing_rate_per_s: failing.map(|s| s.target_rate_per_s),
+            failed: failing
+                .map(|s| {
+                    s.checks
+                        .iter()
+                        .filter(|c| !c.passed)
+                        .map(|c| match c.value {
+                            Some(v) => format!("{}: {v:.2}", c.criterion),
+                            None => c.criterion.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
