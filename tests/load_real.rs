@@ -47,6 +47,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         drop_keyspace: true,
         out: out.to_path_buf(),
         handle_signals: false,
+        metrics: Default::default(),
     }
 }
 

@@ -12,6 +12,7 @@ use clap::Args;
 use crate::cluster::{Cluster, clusters_root};
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
+use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{PhaseSummary, RunResult, Target};
 use crate::spec::load::{Cycles, parse_rate};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
@@ -114,6 +115,18 @@ pub struct RunArgs {
     /// Requests in flight during rampup.
     #[arg(long, default_value_t = 128)]
     pub rampup_concurrency: usize,
+
+    /// Prometheus endpoints to sample server metrics from, host:port,… (e.g. the nodes' JMX
+    /// exporters or K8ssandra's metrics endpoints) [default with --cluster: the local nodes'
+    /// exporters, plus host CPU and disks from /proc].
+    #[arg(long, value_delimiter = ',')]
+    pub prometheus: Vec<String>,
+    /// Sample no server or host metrics.
+    #[arg(long, conflicts_with = "prometheus")]
+    pub no_metrics: bool,
+    /// Metrics sampling period.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    pub metrics_interval: Duration,
 
     /// Environment label for reports [default: the cluster name, else "hosts"].
     #[arg(long)]
@@ -303,10 +316,44 @@ impl RunArgs {
                 local_dc,
                 cluster: self.cluster.clone(),
             },
+            metrics: self.metrics_plan(cluster.as_ref())?,
             cluster: cluster.map(|c| c.state.spec),
             drop_keyspace: self.drop,
             out,
             handle_signals: true,
+        })
+    }
+}
+
+impl RunArgs {
+    /// What to sample: `--prometheus` endpoints, else a local cluster's exporters and /proc.
+    pub fn metrics_plan(&self, cluster: Option<&Cluster>) -> anyhow::Result<MetricsPlan> {
+        let interval_s = self.metrics_interval.as_secs_f64();
+        if interval_s < 0.1 {
+            bail!("--metrics-interval must be at least 100ms");
+        }
+        if self.no_metrics {
+            return Ok(MetricsPlan::default());
+        }
+        if !self.prometheus.is_empty() {
+            let endpoints = self
+                .prometheus
+                .iter()
+                .map(|e| Endpoint::parse(e))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(anyhow::Error::msg)?;
+            let n = endpoints.len();
+            return Ok(MetricsPlan {
+                endpoints,
+                pids: vec![None; n],
+                node_cpus: vec![0.0; n],
+                host: cluster.is_some(),
+                interval_s,
+            });
+        }
+        Ok(match cluster {
+            Some(c) => crate::metrics::sampler::local_plan(c, interval_s),
+            None => MetricsPlan::default(),
         })
     }
 }

@@ -52,7 +52,7 @@ pub const EXPORTED_MBEANS: &[&str] = &[
     "org.apache.cassandra.metrics:type=Storage,name=Load",
     "org.apache.cassandra.metrics:type=Table,name=SSTablesPerReadHistogram",
     "org.apache.cassandra.metrics:type=Table,name=LiveSSTableCount",
-    "org.apache.cassandra.metrics:type=DroppedMessage,*",
+    "org.apache.cassandra.metrics:type=DroppedMessage,name=Dropped,*",
     "org.apache.cassandra.metrics:type=ClientRequest,scope=Read,name=Latency",
     "org.apache.cassandra.metrics:type=ClientRequest,scope=Write,name=Latency",
     "org.apache.cassandra.net:type=FailureDetector",

@@ -36,6 +36,8 @@ pub struct RunPlan {
     pub out: PathBuf,
     /// Stop cleanly on SIGINT / SIGTERM.
     pub handle_signals: bool,
+    /// Server and host metrics to sample during the run (empty: none).
+    pub metrics: crate::metrics::sampler::MetricsPlan,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +141,8 @@ async fn run_async(
         warnings: Vec::new(),
         metrics: None,
     };
+    let sampler = (!plan.metrics.is_empty())
+        .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
     result.write(&plan.out).map_err(io)?;
     Workload::create_schema(&session, &plan.workload, plan.drop_keyspace).await?;
     let workload = Arc::new(Workload::prepare(&session, &plan.workload).await?);
@@ -212,6 +216,9 @@ async fn run_async(
                     .expect("phase pushed")
                     .intervals
                     .push(rec);
+                if let Some(s) = &sampler {
+                    result.metrics = Some(s.series());
+                }
                 if let Err(e) = result.write(&plan.out) {
                     write_error.get_or_insert(e);
                 }
@@ -250,6 +257,9 @@ async fn run_async(
         result.status = RunStatus::Completed;
     }
     result.finished_unix_s = Some(crate::host::unix_now() as u64);
+    if let Some(s) = sampler {
+        result.metrics = Some(s.finish());
+    }
     result.write(&plan.out).map_err(io)?;
     Ok(result)
 }

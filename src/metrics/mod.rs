@@ -1,5 +1,8 @@
-//! Server and host samplers. For now: reading Prometheus endpoints (the JMX exporter of
-//! local nodes, or any endpoint a user names).
+//! Server and host metrics during a run: Prometheus endpoints (the JMX exporter of local
+//! nodes, or any endpoint a user names), /proc for the host, one sampler thread, and the
+//! series stored in the run result.
 
+pub mod procfs;
 pub mod prometheus;
+pub mod sampler;
 pub mod series;
