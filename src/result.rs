@@ -273,7 +273,7 @@ pub struct RunResult {
     pub warnings: Vec<Warning>,
     /// Server and host metrics sampled during the run, if sampling was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<crate::metrics::series::MetricSeries>,
+    pub metrics: Option<Box<crate::metrics::series::MetricSeries>>,
 }
 
 impl RunResult {

@@ -217,7 +217,7 @@ async fn run_async(
                     .intervals
                     .push(rec);
                 if let Some(s) = &sampler {
-                    result.metrics = Some(s.series());
+                    result.metrics = Some(Box::new(s.series()));
                 }
                 if let Err(e) = result.write(&plan.out) {
                     write_error.get_or_insert(e);
@@ -258,7 +258,7 @@ async fn run_async(
     }
     result.finished_unix_s = Some(crate::host::unix_now() as u64);
     if let Some(s) = sampler {
-        result.metrics = Some(s.finish());
+        result.metrics = Some(Box::new(s.finish()));
     }
     result.write(&plan.out).map_err(io)?;
     Ok(result)
