@@ -10,6 +10,7 @@ pub mod probe;
 pub mod quickstart;
 pub mod report;
 pub mod run;
+pub mod scenarios;
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
 #[derive(Debug, Parser)]
@@ -28,6 +29,12 @@ pub enum Command {
     Quickstart(quickstart::QuickstartArgs),
     /// Drive a workload against a cluster and record what it sustained, at what latency.
     Run(Box<run::RunArgs>),
+    /// Reference 000's throughput test: rampup, then unthrottled at a fixed concurrency
+    /// (default 300 in flight); average and per-interval throughput.
+    Throughput(Box<scenarios::ThroughputArgs>),
+    /// A fixed-rate test: --rate OPS, or --rate 35% --of THROUGHPUT.json; response-time
+    /// percentiles corrected for coordinated omission.
+    Latency(Box<scenarios::LatencyArgs>),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
     Probe(probe::ProbeArgs),
     /// Monthly cost of a cluster from the price catalogue.
@@ -46,6 +53,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
         Command::Run(args) => run::run(*args),
+        Command::Throughput(args) => scenarios::throughput(*args),
+        Command::Latency(args) => scenarios::latency(*args),
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),

@@ -14,7 +14,7 @@ use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{PhaseSummary, RunResult, Target};
-use crate::spec::load::{Cycles, parse_rate};
+use crate::spec::load::{Cycles, RateArg, parse_rate_arg};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
 use crate::spec::{
     Cl, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
@@ -80,10 +80,14 @@ pub struct RunArgs {
     /// Closed loop: requests in flight.
     #[arg(long, conflicts_with = "rate")]
     pub concurrency: Option<usize>,
-    /// Open loop: operations per second (e.g. 2000 or 2k); latency is measured from each
-    /// operation's intended start.
-    #[arg(long, value_parser = parse_rate)]
-    pub rate: Option<f64>,
+    /// Open loop: operations per second (e.g. 2000 or 2k), or a share of a throughput result
+    /// (e.g. 35% with --of RESULT.json); latency is measured from each operation's intended
+    /// start.
+    #[arg(long, value_parser = parse_rate_arg)]
+    pub rate: Option<RateArg>,
+    /// The throughput result (`cqlbench throughput --out`) a `--rate N%` is a share of.
+    #[arg(long, value_name = "RESULT", requires = "rate")]
+    pub of: Option<PathBuf>,
     /// Open loop: at most this many requests in flight; later operations queue (and their
     /// wait is part of the response time).
     #[arg(long, default_value_t = 1024)]
@@ -220,7 +224,11 @@ impl RunArgs {
         if threads == 0 {
             bail!("--threads must be at least 1");
         }
-        let mode = match (self.rate, self.concurrency) {
+        let rate = match self.rate {
+            Some(r) => Some(self.resolve_rate(r)?),
+            None => None,
+        };
+        let mode = match (rate, self.concurrency) {
             (Some(r), _) => LoadMode::Open {
                 rate_per_s: r,
                 max_in_flight: self.max_in_flight,
@@ -326,6 +334,24 @@ impl RunArgs {
 }
 
 impl RunArgs {
+    /// `--rate` in ops/s, reading the `--of` result for a share.
+    fn resolve_rate(&self, r: RateArg) -> anyhow::Result<f64> {
+        if self.of.is_some() && matches!(r, RateArg::PerSecond(_)) {
+            bail!("--of goes with a share rate such as --rate 35%");
+        }
+        let of = match (&self.of, r) {
+            (Some(path), RateArg::Share(_)) => {
+                let res = RunResult::read(path).map_err(anyhow::Error::msg)?;
+                let s = res.main_summary().ok_or_else(|| {
+                    anyhow::anyhow!("{}: the run has no main-phase result", path.display())
+                })?;
+                Some(s.ops_per_s)
+            }
+            _ => None,
+        };
+        r.resolve(of).map_err(anyhow::Error::msg)
+    }
+
     /// What to sample: `--prometheus` endpoints, else a local cluster's exporters and /proc.
     pub fn metrics_plan(&self, cluster: Option<&Cluster>) -> anyhow::Result<MetricsPlan> {
         let interval_s = self.metrics_interval.as_secs_f64();
@@ -359,6 +385,12 @@ impl RunArgs {
 }
 
 pub fn run(a: RunArgs) -> anyhow::Result<()> {
+    execute(&a).map(|_| ())
+}
+
+/// Runs the plan of `a` with live output and the final table; an error for a run that did not
+/// complete (an interrupted run keeps its result and is not an error).
+pub fn execute(a: &RunArgs) -> anyhow::Result<RunResult> {
     let plan = a.to_plan()?;
     if let Some(dir) = plan.out.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -377,7 +409,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<()> {
         plan.out.with_extension("hlog").display()
     );
     match &result.status {
-        crate::result::RunStatus::Completed | crate::result::RunStatus::Interrupted => Ok(()),
+        crate::result::RunStatus::Completed | crate::result::RunStatus::Interrupted => Ok(result),
         crate::result::RunStatus::TooManyErrors => {
             bail!("stopped: more than --max-errors {} errors", a.max_errors)
         }

@@ -85,6 +85,48 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A rate as given on the command line: ops/s, or a share of a measured throughput
+/// (`35%` of a result's main-phase ops/s, reference 000's latency test).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RateArg {
+    PerSecond(f64),
+    /// A fraction (0.35 for `35%`).
+    Share(f64),
+}
+
+impl RateArg {
+    /// The rate in ops/s; `of` is the throughput a share refers to.
+    pub fn resolve(self, of: Option<f64>) -> Result<f64, String> {
+        match (self, of) {
+            (RateArg::PerSecond(r), _) => Ok(r),
+            (RateArg::Share(f), Some(t)) if t > 0.0 => Ok(f * t),
+            (RateArg::Share(_), Some(t)) => Err(format!(
+                "the referenced throughput is {t} ops/s: a share of it is not a rate"
+            )),
+            (RateArg::Share(f), None) => Err(format!(
+                "--rate {}% needs --of RESULT.json (the throughput result it is a share of)",
+                f * 100.0
+            )),
+        }
+    }
+}
+
+/// Parses `2000`, `2k` (ops/s) or `35%` (of a result given with `--of`).
+pub fn parse_rate_arg(s: &str) -> Result<RateArg, String> {
+    match s.trim().strip_suffix('%') {
+        Some(p) => {
+            let v: f64 = p.trim().parse().map_err(|_| {
+                format!("'{s}' is not a rate: expected ops/s (2000, 2k) or a share (35%)")
+            })?;
+            if !v.is_finite() || v <= 0.0 {
+                return Err(format!("'{s}': the share must be above 0%"));
+            }
+            Ok(RateArg::Share(v / 100.0))
+        }
+        None => parse_rate(s).map(RateArg::PerSecond),
+    }
+}
+
 /// Everything about driving one phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadSpec {
@@ -115,6 +157,24 @@ impl LoadSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_are_absolute_or_a_share_of_a_result() {
+        assert_eq!(parse_rate_arg("2k"), Ok(RateArg::PerSecond(2000.0)));
+        assert_eq!(parse_rate_arg("35%"), Ok(RateArg::Share(0.35)));
+        assert!(parse_rate_arg("0%").is_err());
+        assert!(parse_rate_arg("x%").unwrap_err().contains("not a rate"));
+        assert!(parse_rate_arg("-5").is_err());
+        assert_eq!(RateArg::Share(0.35).resolve(Some(10_000.0)), Ok(3500.0));
+        assert_eq!(RateArg::PerSecond(7.0).resolve(None), Ok(7.0));
+        assert!(
+            RateArg::Share(0.35)
+                .resolve(None)
+                .unwrap_err()
+                .contains("--of")
+        );
+        assert!(RateArg::Share(0.35).resolve(Some(0.0)).is_err());
+    }
 
     #[test]
     fn parses_cycles_and_rates() {

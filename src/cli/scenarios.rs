@@ -1,0 +1,125 @@
+//! `cqlbench throughput` and `cqlbench latency`: the two tests of reference 000 as commands
+//! over `cqlbench run` — unthrottled at a fixed concurrency, and at a fixed rate (in ops/s or as
+//! a share of a throughput result).
+
+use anyhow::bail;
+use clap::Args;
+
+use super::run::{RunArgs, execute};
+use crate::result::RunResult;
+
+#[derive(Debug, Args)]
+pub struct ThroughputArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Reference 000's throughput test: 300 requests in flight unless `--concurrency` says.
+pub const THROUGHPUT_CONCURRENCY: usize = 300;
+
+pub fn throughput(mut a: ThroughputArgs) -> anyhow::Result<()> {
+    if a.run.rate.is_some() {
+        bail!("throughput runs unthrottled: give --concurrency, or use `cqlbench latency --rate`");
+    }
+    a.run.concurrency.get_or_insert(THROUGHPUT_CONCURRENCY);
+    let r = execute(&a.run)?;
+    print_interval_throughput(&r);
+    Ok(())
+}
+
+pub fn latency(a: LatencyArgs) -> anyhow::Result<()> {
+    if a.run.rate.is_none() {
+        bail!(
+            "latency runs at a fixed rate: give --rate OPS (e.g. 2000) or --rate 35% --of RESULT.json"
+        );
+    }
+    execute(&a.run)?;
+    Ok(())
+}
+
+/// Per-interval throughput of the main phase's measured intervals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntervalThroughput {
+    pub intervals: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    /// Coefficient of variation (stddev ÷ mean).
+    pub cv: f64,
+}
+
+pub fn interval_throughput(r: &RunResult) -> Option<IntervalThroughput> {
+    let main = r.phases.iter().rev().find(|p| p.name == "main")?;
+    // The last interval is usually partial; full intervals only.
+    let mut v: Vec<f64> = main
+        .intervals
+        .iter()
+        .filter(|i| !i.warmup && (i.end_s - i.start_s) > 0.99)
+        .map(|i| i.ops_per_s)
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    let median = if v.len() % 2 == 1 {
+        v[v.len() / 2]
+    } else {
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    };
+    Some(IntervalThroughput {
+        intervals: v.len(),
+        mean,
+        min: v[0],
+        median,
+        max: v[v.len() - 1],
+        cv: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
+    })
+}
+
+fn print_interval_throughput(r: &RunResult) {
+    if let Some(t) = interval_throughput(r) {
+        println!(
+            "per-interval throughput over {} intervals: mean {:.0}, min {:.0}, median {:.0}, max {:.0} ops/s, CV {:.1}%",
+            t.intervals,
+            t.mean,
+            t.min,
+            t.median,
+            t.max,
+            t.cv * 100.0
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::{RunShape, run};
+
+    #[test]
+    fn interval_throughput_summarises_full_measured_intervals() {
+        let r = run("a", &RunShape::default());
+        let t = interval_throughput(&r).unwrap();
+        let main = &r.phases[0];
+        let full: Vec<f64> = main
+            .intervals
+            .iter()
+            .filter(|i| !i.warmup && i.end_s - i.start_s > 0.99)
+            .map(|i| i.ops_per_s)
+            .collect();
+        assert_eq!(t.intervals, full.len());
+        assert!(t.min <= t.median && t.median <= t.max);
+        let mean = full.iter().sum::<f64>() / full.len() as f64;
+        assert!((t.mean - mean).abs() < 1e-9);
+        assert!(t.cv > 0.0, "the fixture's intervals vary");
+    }
+}
