@@ -132,3 +132,35 @@ mod usage_tests {
         assert!(super::max_rss_bytes() > 1 << 20);
     }
 }
+
+static SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    SIGNALLED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A flag set by the first SIGINT / SIGTERM, for commands that run several loads in a row
+/// (a capacity search, a scenario) and must stop between or inside them.
+pub fn stop_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::Ordering;
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGTERM,
+            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+    let f = flag.clone();
+    std::thread::spawn(move || {
+        while !SIGNALLED.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        f.store(true, Ordering::Relaxed);
+    });
+    flag
+}

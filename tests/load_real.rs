@@ -48,6 +48,8 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         out: out.to_path_buf(),
         handle_signals: false,
         metrics: Default::default(),
+        sequential_main: false,
+        until: None,
     }
 }
 

@@ -3,9 +3,11 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod capacity;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod fill;
 pub mod probe;
 pub mod quickstart;
 pub mod report;
@@ -35,6 +37,12 @@ pub enum Command {
     /// A fixed-rate test: --rate OPS, or --rate 35% --of THROUGHPUT.json; response-time
     /// percentiles corrected for coordinated omission.
     Latency(Box<scenarios::LatencyArgs>),
+    /// Reference 001's capacity search: raise the rate step by step until an overload
+    /// criterion fails (latency, pending compactions, node CPU, errors, achieved rate).
+    Capacity(Box<capacity::CapacityArgs>),
+    /// Reference 001's fill: write rows until each node holds N× its RAM (or a size), then
+    /// wait for compactions.
+    Fill(Box<fill::FillArgs>),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
     Probe(probe::ProbeArgs),
     /// Monthly cost of a cluster from the price catalogue.
@@ -55,6 +63,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => run::run(*args),
         Command::Throughput(args) => scenarios::throughput(*args),
         Command::Latency(args) => scenarios::latency(*args),
+        Command::Capacity(args) => capacity::run(*args),
+        Command::Fill(args) => fill::run(*args),
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),

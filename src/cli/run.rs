@@ -329,6 +329,8 @@ impl RunArgs {
             drop_keyspace: self.drop,
             out,
             handle_signals: true,
+            sequential_main: false,
+            until: None,
         })
     }
 }

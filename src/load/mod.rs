@@ -8,7 +8,7 @@ pub mod session;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::host::HostFacts;
 use crate::result::{
@@ -36,6 +36,11 @@ pub struct RunPlan {
     pub out: PathBuf,
     /// Stop cleanly on SIGINT / SIGTERM.
     pub handle_signals: bool,
+    /// The main phase writes rows in cycle order, like rampup (a fill), instead of the mix.
+    pub sequential_main: bool,
+    /// Set by someone watching the cluster (a fill's data-size target): ends the main phase
+    /// as completed.
+    pub until: Option<Arc<AtomicBool>>,
     /// Server and host metrics to sample during the run (empty: none).
     pub metrics: crate::metrics::sampler::MetricsPlan,
 }
@@ -103,7 +108,7 @@ async fn run_async(
                 _ = tokio::signal::ctrl_c() => {}
                 _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
             }
-            s.store(true, std::sync::atomic::Ordering::Relaxed);
+            s.store(true, Ordering::Relaxed);
         });
     }
     let session = session::connect(&plan.connect)
@@ -157,7 +162,7 @@ async fn run_async(
         .rampup
         .iter()
         .map(|l| ("rampup", l, true))
-        .chain([("main", &plan.main, false)])
+        .chain([("main", &plan.main, plan.sequential_main)])
         .collect();
     for (name, load, rampup) in phases {
         observer(Event::PhaseStarted { name, load });
@@ -172,12 +177,27 @@ async fn run_async(
         let mut cpu_prev = crate::host::process_cpu_seconds();
         let mut cpu_measured = 0.0;
         let mut write_error: Option<std::io::Error> = None;
-        let outcome = run_phase(
+        // The main phase also ends when `until` is set; a phase-local flag carries both.
+        let (phase_stop, forward) = match (&plan.until, name) {
+            (Some(until), "main") => {
+                let flag = Arc::new(AtomicBool::new(false));
+                let (f, u, s) = (flag.clone(), until.clone(), stop.clone());
+                let task = tokio::spawn(async move {
+                    while !u.load(Ordering::Relaxed) && !s.load(Ordering::Relaxed) {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                    f.store(true, Ordering::Relaxed);
+                });
+                (flag, Some(task))
+            }
+            _ => (stop.clone(), None),
+        };
+        let mut outcome = run_phase(
             session.clone(),
             workload.clone(),
             load,
             rampup,
-            stop.clone(),
+            phase_stop,
             |rep| {
                 let cpu = crate::host::process_cpu_seconds();
                 let cpu_d = cpu - cpu_prev;
@@ -229,6 +249,12 @@ async fn run_async(
             },
         )
         .await;
+        if let Some(task) = forward {
+            task.abort();
+            if outcome.reason == StopReason::Interrupted && !stop.load(Ordering::Relaxed) {
+                outcome.reason = StopReason::Completed;
+            }
+        }
         if let Some(e) = write_error {
             return Err(io(e));
         }

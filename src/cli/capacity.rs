@@ -1,0 +1,350 @@
+//! `cqlbench capacity WORKLOAD`: the step-by-step capacity search of reference 001, with each
+//! overload criterion on the command line.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use clap::Args;
+
+use super::run::RunArgs;
+use crate::scenario::capacity::{self, Progress};
+use crate::scenario::capacity_result::{
+    CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, Settle,
+};
+use crate::spec::load::parse_rate;
+use crate::spec::{OpKind, parse_duration};
+
+#[derive(Debug, Args)]
+pub struct CapacityArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Rate of the first step (ops/s).
+    #[arg(long, value_parser = parse_rate, default_value = "1000")]
+    pub start_rate: f64,
+    /// Each step's rate is the previous one times this.
+    #[arg(long, default_value_t = 1.5, conflicts_with = "increment")]
+    pub factor: f64,
+    /// Each step's rate is the previous one plus this (ops/s), instead of --factor.
+    #[arg(long, value_parser = parse_rate)]
+    pub increment: Option<f64>,
+    /// Length of each step, warmup included.
+    #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    pub step: Duration,
+    /// Leading part of each step left out of its figures.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub step_warmup: Duration,
+    /// Give up after this many steps (the verdict then names no failing step).
+    #[arg(long, default_value_t = 20)]
+    pub max_steps: usize,
+    /// Before each step, wait until every node has at most this many pending compactions …
+    #[arg(long, default_value_t = 0.0)]
+    pub settle_pending: f64,
+    /// … or this long, whichever comes first.
+    #[arg(long, value_parser = parse_duration, default_value = "5m")]
+    pub settle_timeout: Duration,
+
+    /// Latency bound OP:PERCENTILE:LIMIT, repeatable; OP is read, write, range or all; e.g.
+    /// read:p50:20ms (reference 001) [default: read:p50:20ms and all:p99:200ms].
+    #[arg(long, value_parser = parse_latency_bound)]
+    pub max_latency: Vec<LatencyBound>,
+    /// Overloaded when a node has more than this many pending compactions (off to disable) …
+    #[arg(long, default_value = "20")]
+    pub max_pending: String,
+    /// … this long after the step (reference 001: one minute).
+    #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    pub pending_after: Duration,
+    /// Overloaded when a node's mean CPU over the step is above this share of its CPUs (off to disable).
+    #[arg(long, default_value = "90%")]
+    pub max_node_cpu: String,
+    /// Overloaded when errors ÷ operations is above this (off to disable).
+    #[arg(long, default_value = "1%")]
+    pub max_error_rate: String,
+    /// Overloaded when the achieved rate is below this share of the target (off to disable).
+    #[arg(long, default_value = "98%")]
+    pub min_achieved: String,
+
+    /// Continue the interrupted search in --out after its last completed step.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+}
+
+/// `read:p50:20ms`, `all:p99.9:1s`.
+pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, String> {
+    let bad = || {
+        format!("'{s}' is not a latency bound: expected OP:pPERCENTILE:LIMIT, e.g. read:p50:20ms")
+    };
+    let mut parts = s.split(':');
+    let (Some(op), Some(p), Some(limit), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    let op = match op.trim() {
+        "all" => None,
+        o => Some(o.parse::<OpKind>()?),
+    };
+    let percentile: f64 = p
+        .trim()
+        .trim_start_matches('p')
+        .parse()
+        .map_err(|_| bad())?;
+    if !(0.0..=100.0).contains(&percentile) || percentile == 0.0 {
+        return Err(format!("'{s}': the percentile must be in (0, 100]"));
+    }
+    let limit = parse_duration(limit.trim()).map_err(|_| bad())?;
+    if limit.is_zero() {
+        return Err(format!("'{s}': the limit must be above zero"));
+    }
+    Ok(LatencyBound {
+        op,
+        percentile,
+        max_ms: limit.as_secs_f64() * 1000.0,
+    })
+}
+
+/// `off`, a number, or a percentage (as a fraction when `percent`).
+fn parse_limit(flag: &str, s: &str, percent: bool) -> anyhow::Result<Option<f64>> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let (num, share) = match t.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (t, false),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--{flag} '{s}': expected a number, a percentage or off"))?;
+    if !v.is_finite() || v < 0.0 {
+        bail!("--{flag} '{s}': must not be negative");
+    }
+    Ok(Some(match (percent, share) {
+        (true, true) => v / 100.0,
+        (true, false) if v > 1.0 => bail!("--{flag} '{s}': give a share as 0.9 or 90%"),
+        _ => v,
+    }))
+}
+
+impl CapacityArgs {
+    pub fn spec(&self) -> anyhow::Result<CapacitySpec> {
+        if self.factor <= 1.0 && self.increment.is_none() {
+            bail!("--factor must be above 1 (or give --increment)");
+        }
+        if self.step_warmup >= self.step {
+            bail!("--step-warmup must be shorter than --step");
+        }
+        if self.max_steps == 0 {
+            bail!("--max-steps must be at least 1");
+        }
+        let latency = if self.max_latency.is_empty() {
+            vec![
+                parse_latency_bound("read:p50:20ms").expect("valid default"),
+                parse_latency_bound("all:p99:200ms").expect("valid default"),
+            ]
+        } else {
+            self.max_latency.clone()
+        };
+        Ok(CapacitySpec {
+            start_rate_per_s: self.start_rate,
+            growth: match self.increment {
+                Some(i) => Growth::Increment(i),
+                None => Growth::Factor(self.factor),
+            },
+            step_s: self.step.as_secs_f64(),
+            warmup_s: self.step_warmup.as_secs_f64(),
+            max_steps: self.max_steps,
+            settle: Settle {
+                max_pending: self.settle_pending,
+                timeout_s: self.settle_timeout.as_secs_f64(),
+            },
+            criteria: Criteria {
+                latency,
+                max_pending_compactions: parse_limit("max-pending", &self.max_pending, false)?,
+                pending_after_s: self.pending_after.as_secs_f64(),
+                max_node_cpu: parse_limit("max-node-cpu", &self.max_node_cpu, true)?,
+                max_error_rate: parse_limit("max-error-rate", &self.max_error_rate, true)?,
+                min_achieved: parse_limit("min-achieved", &self.min_achieved, true)?,
+            },
+        })
+    }
+}
+
+pub fn run(mut a: CapacityArgs) -> anyhow::Result<()> {
+    if a.run.rate.is_some() || a.run.concurrency.is_some() {
+        bail!("capacity sets each step's rate: give --start-rate and --factor or --increment");
+    }
+    if a.run.duration.is_some() || a.run.ops.is_some() {
+        bail!("capacity steps last --step each (not --duration / --ops)");
+    }
+    let spec = a.spec()?;
+    // Any placeholder rate: each step sets its own.
+    a.run.rate = Some(crate::spec::load::RateArg::PerSecond(spec.start_rate_per_s));
+    a.run.duration = Some(a.step);
+    a.run.warmup = a.step_warmup;
+    if a.run.out.is_none() {
+        let env = a
+            .run
+            .env
+            .clone()
+            .unwrap_or_else(|| a.run.cluster.clone().unwrap_or_else(|| "hosts".into()));
+        a.run.out = Some(
+            crate::fsutil::cqlbench_home()
+                .join("results")
+                .join(format!("{}-{env}-capacity.json", crate::host::unix_now_s())),
+        );
+    }
+    let mut plan = a.run.to_plan()?;
+    if a.resume {
+        plan.rampup = None;
+        plan.drop_keyspace = false;
+    }
+    if let Some(dir) = plan.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    if plan.metrics.endpoints.is_empty() {
+        println!(
+            "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction and node-CPU criteria cannot be measured"
+        );
+    }
+    println!("capacity result: {}", plan.out.display());
+    let stop = crate::host::stop_on_signals();
+    let quiet = a.run.quiet;
+    let result = capacity::run(&plan, &spec, a.resume, stop, &mut |p| {
+        print_progress(&p, quiet)
+    })?;
+    print_result(&result);
+    println!("capacity result: {}", plan.out.display());
+    match &result.status {
+        CapacityStatus::Failed { reason } => bail!("the search failed: {reason}"),
+        _ => Ok(()),
+    }
+}
+
+fn print_progress(p: &Progress, quiet: bool) {
+    match p {
+        Progress::Settling { pending } => println!(
+            "waiting for compactions to settle (pending: {})",
+            pending.map(|v| format!("{v:.0}")).unwrap_or("?".into())
+        ),
+        Progress::Settled { secs, pending } => println!(
+            "settled after {secs:.0}s (pending: {})",
+            pending.map(|v| format!("{v:.0}")).unwrap_or("?".into())
+        ),
+        Progress::StepStarted { index, rate } => println!("━━ step {index}: {rate:.0} ops/s"),
+        Progress::WaitingAfter { secs } => {
+            println!("waiting {secs:.0}s to read pending compactions after the step")
+        }
+        Progress::StepDone { step } => {
+            println!(
+                "step {}: {:.0} ops/s achieved of {:.0}: {}",
+                step.index,
+                step.summary.ops_per_s,
+                step.target_rate_per_s,
+                if step.passed { "passed" } else { "OVERLOADED" }
+            );
+            for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
+                println!(
+                    "  {} {}: {}",
+                    if c.passed { "ok  " } else { "FAIL" },
+                    c.criterion,
+                    c.value
+                        .map(|v| format!("{v:.2}"))
+                        .unwrap_or_else(|| "n/a".into())
+                );
+            }
+        }
+        Progress::Run(e) => {
+            if !quiet && let crate::load::Event::Interval { phase, record } = e {
+                println!(
+                    "  {phase:<6} {:>5.0}s {:>8.0} ops/s{}",
+                    record.end_s,
+                    record.ops_per_s,
+                    if record.warmup { " (warmup)" } else { "" }
+                );
+            }
+        }
+    }
+}
+
+/// The steps table and the verdict.
+pub fn print_result(r: &CapacityResult) {
+    println!();
+    println!(
+        "{:>4} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7}  verdict",
+        "step", "target/s", "ops/s", "p50 ms", "p99 ms", "pending", "cpu %"
+    );
+    for s in &r.steps {
+        let opt = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or("-".into());
+        println!(
+            "{:>4} {:>10.0} {:>10.0} {:>9.2} {:>9.2} {:>8} {:>7}  {}",
+            s.index,
+            s.target_rate_per_s,
+            s.summary.ops_per_s,
+            s.summary.all.response.p50_ms,
+            s.summary.all.response.p99_ms,
+            opt(s.pending_after),
+            opt(s.node_cpu.map(|c| c * 100.0)),
+            if s.passed { "ok" } else { "overloaded" }
+        );
+    }
+    let Some(v) = &r.verdict else { return };
+    match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
+        (Some(p), Some(f)) => println!(
+            "capacity: {p:.0} ops/s passed ({:.0} achieved); {f:.0} ops/s failed: {}",
+            v.highest_passing_ops_per_s.unwrap_or(0.0),
+            v.failed.join("; ")
+        ),
+        (None, Some(f)) => println!(
+            "capacity: below the first step; {f:.0} ops/s failed: {}",
+            v.failed.join("; ")
+        ),
+        (Some(p), None) => println!(
+            "capacity: at least {p:.0} ops/s: no step failed{}",
+            match r.status {
+                CapacityStatus::Interrupted =>
+                    " before the search was interrupted (--resume continues it)",
+                _ => " within --max-steps",
+            }
+        ),
+        (None, None) => println!("capacity: no step completed"),
+    }
+    if r.status == CapacityStatus::Interrupted {
+        println!("the search was interrupted; completed steps are kept");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_bounds_parse() {
+        let b = parse_latency_bound("read:p50:20ms").unwrap();
+        assert_eq!(b.op, Some(OpKind::Read));
+        assert_eq!((b.percentile, b.max_ms), (50.0, 20.0));
+        let b = parse_latency_bound("all:99.9:1s").unwrap();
+        assert_eq!((b.op, b.percentile, b.max_ms), (None, 99.9, 1000.0));
+        assert!(parse_latency_bound("read:p50").is_err());
+        assert!(parse_latency_bound("scan:p50:1ms").is_ok());
+        assert!(
+            parse_latency_bound("foo:p50:1ms")
+                .unwrap_err()
+                .contains("unknown operation")
+        );
+        assert!(parse_latency_bound("read:p0:1ms").is_err());
+        assert!(parse_latency_bound("read:p50:0ms").is_err());
+    }
+
+    #[test]
+    fn limits_are_numbers_shares_or_off() {
+        assert_eq!(parse_limit("x", "off", true).unwrap(), None);
+        assert_eq!(parse_limit("x", "90%", true).unwrap(), Some(0.9));
+        assert_eq!(parse_limit("x", "0.5", true).unwrap(), Some(0.5));
+        assert!(parse_limit("x", "90", true).is_err());
+        assert_eq!(parse_limit("x", "20", false).unwrap(), Some(20.0));
+        assert!(parse_limit("x", "-1", false).is_err());
+        assert!(parse_limit("x", "lots", false).is_err());
+    }
+}

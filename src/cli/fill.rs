@@ -1,0 +1,162 @@
+//! `cqlbench fill WORKLOAD`: write rows in order until the nodes hold `--times-ram N` × their
+//! RAM or `--bytes SIZE` each, then wait for compactions (reference 001's first two steps).
+
+use std::time::Duration;
+
+use anyhow::bail;
+use clap::Args;
+
+use super::run::{RunArgs, print_final};
+use crate::load::Event;
+use crate::scenario::fill::{Watcher, wait_for_compactions};
+use crate::spec::{MiB, Ratio, Stop, parse_duration};
+
+#[derive(Debug, Args)]
+pub struct FillArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Fill until each node holds this many times its RAM (reference 001: 5).
+    #[arg(long, conflicts_with = "bytes", required_unless_present = "bytes")]
+    pub times_ram: Option<f64>,
+    /// A node's RAM for --times-ram [default: local nodes share the host's RAM equally].
+    #[arg(long)]
+    pub node_ram: Option<MiB>,
+    /// Fill until each node holds this much data, e.g. 200M or 10G.
+    #[arg(long)]
+    pub bytes: Option<MiB>,
+    /// Then wait at most this long for pending compactions to reach zero.
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    pub compaction_timeout: Duration,
+}
+
+/// Rows in the fill's key space: far more than any fill writes, so every write is a new row.
+const FILL_ROWS: u64 = 1 << 40;
+
+pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
+    if a.run.ratio.is_some() {
+        bail!("fill writes only: drop --ratio");
+    }
+    if a.run.ops.is_some() {
+        bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
+    }
+    let target = target_bytes(&a)?;
+    a.run.ratio = Some("write=1".parse::<Ratio>().map_err(anyhow::Error::msg)?);
+    a.run.skip_rampup = true;
+    a.run.rows = FILL_ROWS;
+    // The fill ends at the target; --duration (default: a day) only bounds it.
+    a.run.duration.get_or_insert(Duration::from_secs(86_400));
+    if a.run.out.is_none() {
+        let env = a
+            .run
+            .env
+            .clone()
+            .unwrap_or_else(|| a.run.cluster.clone().unwrap_or_else(|| "hosts".into()));
+        a.run.out = Some(
+            crate::fsutil::cqlbench_home()
+                .join("results")
+                .join(format!("{}-{env}-fill.json", crate::host::unix_now_s())),
+        );
+    }
+    let mut plan = a.run.to_plan()?;
+    let endpoints = plan.metrics.endpoints.clone();
+    if endpoints.is_empty() {
+        bail!(
+            "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
+        );
+    }
+    plan.sequential_main = true;
+    if let Some(dir) = plan.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mib = |b: f64| b / 1_048_576.0;
+    println!(
+        "filling until the nodes hold {:.0} MiB each (mean load); result: {}",
+        mib(target),
+        plan.out.display()
+    );
+    let watcher = Watcher::start(endpoints.clone(), target, move |load| {
+        println!(
+            "  mean node load {:.1} MiB of {:.0} MiB",
+            mib(load),
+            mib(target)
+        );
+    });
+    plan.until = Some(watcher.until.clone());
+    let stop = crate::host::stop_on_signals();
+    plan.handle_signals = false;
+    let quiet = a.run.quiet;
+    let result = crate::load::run(&plan, stop.clone(), &mut |e| {
+        if let Event::Interval { record, .. } = e
+            && !quiet
+            && (record.end_s as u64).is_multiple_of(5)
+        {
+            println!(
+                "  {:>6.0}s {:>9.0} writes/s",
+                record.end_s, record.ops_per_s
+            );
+        }
+    });
+    let reached = watcher.until.load(std::sync::atomic::Ordering::Relaxed);
+    let last = watcher.finish();
+    let result = result?;
+    print_final(&result);
+    let written = result
+        .phases
+        .iter()
+        .map(|p| p.summary.as_ref().map_or(0, |s| s.ok))
+        .sum::<u64>();
+    println!(
+        "wrote {written} rows (cycles 0..{written}: later runs read them with --rows {written} --skip-rampup); mean node load {:.1} MiB",
+        mib(last.unwrap_or(0.0))
+    );
+    if !reached {
+        if let Stop::Duration { secs } = plan.main.stop
+            && !stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            println!("the target was not reached within {secs:.0}s");
+        }
+        println!("result: {}", plan.out.display());
+        return Ok(());
+    }
+    println!(
+        "waiting for compactions to finish (at most {:?})",
+        a.compaction_timeout
+    );
+    let (waited, pending) = wait_for_compactions(&endpoints, a.compaction_timeout, &stop, |p| {
+        println!("  pending compactions: {p:.0}")
+    });
+    match pending {
+        Some(p) if p > 0.0 => println!(
+            "compactions not finished after {:.0}s: {p:.0} pending",
+            waited.as_secs_f64()
+        ),
+        _ => println!("compactions finished after {:.0}s", waited.as_secs_f64()),
+    }
+    println!("result: {}", plan.out.display());
+    Ok(())
+}
+
+/// The per-node data size to reach, bytes.
+fn target_bytes(a: &FillArgs) -> anyhow::Result<f64> {
+    if let Some(b) = a.bytes {
+        if b.0 == 0 {
+            bail!("--bytes must be above zero");
+        }
+        return Ok(b.0 as f64 * 1_048_576.0);
+    }
+    let times = a.times_ram.unwrap_or(0.0);
+    if !(times > 0.0 && times.is_finite()) {
+        bail!("--times-ram must be above zero");
+    }
+    let ram = match (a.node_ram, &a.run.cluster) {
+        (Some(r), _) => r.0 as f64 * 1_048_576.0,
+        (None, Some(name)) => {
+            let c = crate::cluster::Cluster::open(&crate::cluster::clusters_root(None), name)?;
+            let host = crate::host::HostFacts::read().ram_bytes as f64;
+            host / c.nodes().len().max(1) as f64
+        }
+        (None, None) => bail!("--times-ram needs --node-ram for a remote cluster"),
+    };
+    Ok(times * ram)
+}

@@ -1,0 +1,451 @@
+//! The capacity search (reference 001): raise the rate step by step; before each step wait for
+//! pending compactions to settle; after it apply the overload criteria. The result is written
+//! after every step, so an interrupted search keeps its completed steps and `--resume`
+//! continues it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::capacity_result::{
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
+    LatencyBound,
+};
+use crate::load::{Event, LoadError, RunPlan};
+use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+use crate::result::{PhaseSummary, RunResult, RunStatus};
+use crate::spec::{LoadMode, Stop};
+
+/// What the search tells its observer besides the steps' own run events.
+pub enum Progress<'a> {
+    Settling { pending: Option<f64> },
+    Settled { secs: f64, pending: Option<f64> },
+    StepStarted { index: usize, rate: f64 },
+    WaitingAfter { secs: f64 },
+    StepDone { step: &'a CapacityStep },
+    Run(Event<'a>),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CapacityError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Resume(String),
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The path of step `index`'s run result next to the capacity result `out`.
+pub fn step_path(out: &Path, index: usize) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "capacity".into());
+    out.with_file_name(format!("{stem}.step-{index:02}.json"))
+}
+
+/// Runs (or, with `resume`, continues) a search. `base` describes the workload, the target and
+/// the metrics; its `out` is the capacity result's path and its main phase gives threads,
+/// timeout and the open loop's `max_in_flight`.
+pub fn run(
+    base: &RunPlan,
+    spec: &CapacitySpec,
+    resume: bool,
+    stop: Arc<AtomicBool>,
+    observer: &mut dyn FnMut(Progress),
+) -> Result<CapacityResult, CapacityError> {
+    let out = &base.out;
+    let io = |source| CapacityError::Io {
+        path: out.clone(),
+        source,
+    };
+    let mut result = if resume {
+        let r = CapacityResult::read(out).map_err(CapacityError::Resume)?;
+        if r.status == CapacityStatus::Completed {
+            return Err(CapacityError::Resume(format!(
+                "{}: the search is complete; nothing to resume",
+                out.display()
+            )));
+        }
+        if r.workload != base.workload {
+            return Err(CapacityError::Resume(format!(
+                "{}: the search used another workload spec; resume it with the same arguments",
+                out.display()
+            )));
+        }
+        r
+    } else {
+        CapacityResult {
+            schema_version: CAPACITY_VERSION,
+            kind: "capacity".into(),
+            env: base.env.clone(),
+            started_unix_s: crate::host::unix_now_s(),
+            finished_unix_s: None,
+            status: CapacityStatus::Running,
+            spec: spec.clone(),
+            workload: base.workload.clone(),
+            steps: Vec::new(),
+            verdict: None,
+        }
+    };
+    // A resumed search keeps its own spec.
+    let spec = result.spec.clone();
+    result.status = CapacityStatus::Running;
+    result.write(out).map_err(io)?;
+    let max_in_flight = match base.main.mode {
+        LoadMode::Open { max_in_flight, .. } => max_in_flight,
+        LoadMode::Closed { concurrency } => concurrency,
+    };
+    let mut rate = match result.steps.last() {
+        Some(s) => spec.growth.next(s.target_rate_per_s),
+        None => spec.start_rate_per_s,
+    };
+    let endpoints = &base.metrics.endpoints;
+    loop {
+        let index = result.steps.len() + 1;
+        if index > spec.max_steps {
+            result.status = CapacityStatus::Completed;
+            break;
+        }
+        if stop.load(Ordering::Relaxed) {
+            result.status = CapacityStatus::Interrupted;
+            break;
+        }
+        let (settle_s, pending_before) = settle(endpoints, &spec, &stop, observer);
+        if stop.load(Ordering::Relaxed) {
+            result.status = CapacityStatus::Interrupted;
+            break;
+        }
+        observer(Progress::StepStarted { index, rate });
+        let mut plan = base.clone();
+        plan.out = step_path(out, index);
+        plan.rampup = if index == 1 {
+            base.rampup.clone()
+        } else {
+            None
+        };
+        plan.drop_keyspace = base.drop_keyspace && index == 1;
+        plan.handle_signals = false;
+        plan.main.mode = LoadMode::Open {
+            rate_per_s: rate,
+            max_in_flight,
+        };
+        plan.main.stop = Stop::Duration { secs: spec.step_s };
+        plan.main.warmup_s = spec.warmup_s;
+        let run = crate::load::run(&plan, stop.clone(), &mut |e| observer(Progress::Run(e)))?;
+        if run.status == RunStatus::Interrupted {
+            result.status = CapacityStatus::Interrupted;
+            break;
+        }
+        let Some(summary) = run.main_summary().cloned() else {
+            result.status = CapacityStatus::Failed {
+                reason: format!("step {index} produced no main-phase result"),
+            };
+            break;
+        };
+        let pending_after = match spec.criteria.max_pending_compactions {
+            Some(_) if !endpoints.is_empty() => {
+                observer(Progress::WaitingAfter {
+                    secs: spec.criteria.pending_after_s,
+                });
+                if !sleep_unless(
+                    &stop,
+                    Duration::from_secs_f64(spec.criteria.pending_after_s),
+                ) {
+                    // Interrupted before the step's checks ran: it is not complete.
+                    result.status = CapacityStatus::Interrupted;
+                    break;
+                }
+                max_pending(&scrape_all(endpoints, Duration::from_secs(2)))
+            }
+            _ => None,
+        };
+        let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
+        let checks = apply(&spec.criteria, &summary, pending_after, node_cpu);
+        let passed = checks.iter().all(|c| c.passed);
+        let rel = plan
+            .out
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| plan.out.clone());
+        result.steps.push(CapacityStep {
+            index,
+            target_rate_per_s: rate,
+            result: rel,
+            settle_s,
+            pending_before,
+            pending_after,
+            node_cpu,
+            summary,
+            checks,
+            passed,
+        });
+        result.verdict = Some(CapacityResult::verdict_of(&result.steps));
+        result.write(out).map_err(io)?;
+        observer(Progress::StepDone {
+            step: result.steps.last().expect("pushed"),
+        });
+        if !passed {
+            result.status = CapacityStatus::Completed;
+            break;
+        }
+        rate = spec.growth.next(rate);
+    }
+    result.verdict = Some(CapacityResult::verdict_of(&result.steps));
+    if result.status == CapacityStatus::Completed {
+        result.finished_unix_s = Some(crate::host::unix_now_s());
+    }
+    result.write(out).map_err(io)?;
+    Ok(result)
+}
+
+/// Sleeps `d` unless `stop` is set first; true when the whole time passed.
+fn sleep_unless(stop: &AtomicBool, d: Duration) -> bool {
+    let end = Instant::now() + d;
+    while Instant::now() < end {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
+    }
+    !stop.load(Ordering::Relaxed)
+}
+
+/// Waits until every node has at most `settle.max_pending` pending compactions (or the
+/// timeout passes); returns the time waited and the highest pending count at the start.
+fn settle(
+    endpoints: &[Endpoint],
+    spec: &CapacitySpec,
+    stop: &AtomicBool,
+    observer: &mut dyn FnMut(Progress),
+) -> (f64, Option<f64>) {
+    if endpoints.is_empty() {
+        return (0.0, None);
+    }
+    let t0 = Instant::now();
+    let timeout = Duration::from_secs_f64(spec.settle.timeout_s);
+    let mut first = None;
+    let mut announced = false;
+    loop {
+        let pending = max_pending(&scrape_all(endpoints, Duration::from_secs(2)));
+        first = first.or(Some(pending));
+        let settled = pending.is_none_or(|p| p <= spec.settle.max_pending);
+        if settled || t0.elapsed() >= timeout {
+            let secs = t0.elapsed().as_secs_f64();
+            if announced {
+                observer(Progress::Settled { secs, pending });
+            }
+            return (secs, first.flatten());
+        }
+        if !announced {
+            observer(Progress::Settling { pending });
+            announced = true;
+        }
+        if !sleep_unless(stop, Duration::from_secs(1)) {
+            return (t0.elapsed().as_secs_f64(), first.flatten());
+        }
+    }
+}
+
+/// Highest mean CPU of any node over the step's measured window, as a share of its CPUs:
+/// from /proc for local nodes, else from the node's own process CPU metric.
+pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
+    let m = run.metrics.as_ref()?;
+    let main = run.phases.iter().rev().find(|p| p.name == "main")?;
+    let from = main.offset_s + main.load.warmup_s;
+    let to = main.offset_s + main.intervals.last().map(|i| i.end_s).unwrap_or(0.0);
+    let window: Vec<_> = m
+        .samples
+        .iter()
+        .filter(|s| s.t_s > from && s.t_s <= to + 0.5)
+        .collect();
+    (0..m.nodes.len())
+        .filter_map(|i| {
+            let vals: Vec<f64> = window
+                .iter()
+                .filter_map(|s| {
+                    s.host
+                        .as_ref()
+                        .and_then(|h| h.node_cpu_cores.get(i).copied().flatten())
+                        .or_else(|| s.nodes.get(i).and_then(|n| n.cpu_cores))
+                })
+                .collect();
+            let cpus = node_cpus.get(i).copied().filter(|c| *c > 0.0)?;
+            (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 / cpus)
+        })
+        .reduce(f64::max)
+}
+
+/// The response-time percentile a bound names, in ms; `None` when the step has no such
+/// operations.
+fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Option<f64> {
+    let op = match b.op {
+        Some(k) => summary.by_op.get(&k)?,
+        None => &summary.all,
+    };
+    if op.ok == 0 {
+        return None;
+    }
+    let h = crate::stats::decode(&op.response_histogram_ns).ok()?;
+    Some(h.value_at_quantile(b.percentile / 100.0) as f64 / 1e6)
+}
+
+/// Describes a latency bound, e.g. "read p50 ≤ 20 ms".
+pub fn describe(b: &LatencyBound) -> String {
+    let op = b.op.map(|k| k.name()).unwrap_or("all");
+    format!("{op} p{} ≤ {} ms", trim(b.percentile), trim(b.max_ms))
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Applies every enabled criterion to a step.
+pub fn apply(
+    c: &Criteria,
+    s: &PhaseSummary,
+    pending_after: Option<f64>,
+    node_cpu: Option<f64>,
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    let upper = |criterion: String, value: Option<f64>, limit: f64| Check {
+        criterion,
+        passed: value.is_none_or(|v| v <= limit),
+        value,
+        limit,
+    };
+    for b in &c.latency {
+        out.push(upper(describe(b), latency_of(s, b), b.max_ms));
+    }
+    if let Some(max) = c.max_pending_compactions {
+        out.push(upper(
+            format!(
+                "pending compactions {}s after the step ≤ {}",
+                trim(c.pending_after_s),
+                trim(max)
+            ),
+            pending_after,
+            max,
+        ));
+    }
+    if let Some(max) = c.max_node_cpu {
+        out.push(upper(
+            format!("node CPU ≤ {}%", trim(max * 100.0)),
+            node_cpu.map(|v| v * 100.0),
+            max * 100.0,
+        ));
+    }
+    if let Some(max) = c.max_error_rate {
+        let ops = (s.ok + s.errors).max(1) as f64;
+        out.push(upper(
+            format!("error rate ≤ {}%", trim(max * 100.0)),
+            Some(100.0 * s.errors as f64 / ops),
+            max * 100.0,
+        ));
+    }
+    if let Some(min) = c.min_achieved {
+        let v = s.achieved_ratio.map(|a| a * 100.0);
+        out.push(Check {
+            criterion: format!("achieved rate ≥ {}% of target", trim(min * 100.0)),
+            passed: v.is_none_or(|v| v >= min * 100.0),
+            value: v,
+            limit: min * 100.0,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::{RunShape, run};
+    use crate::spec::OpKind;
+
+    fn criteria() -> Criteria {
+        Criteria {
+            latency: vec![
+                LatencyBound {
+                    op: None,
+                    percentile: 50.0,
+                    max_ms: 20.0,
+                },
+                LatencyBound {
+                    op: Some(OpKind::Range),
+                    percentile: 99.0,
+                    max_ms: 1.0,
+                },
+            ],
+            max_pending_compactions: Some(20.0),
+            pending_after_s: 60.0,
+            max_node_cpu: Some(0.9),
+            max_error_rate: Some(0.01),
+            min_achieved: Some(0.98),
+        }
+    }
+
+    #[test]
+    fn criteria_pass_and_fail_on_their_limits() {
+        let r = run(
+            "a",
+            &RunShape {
+                latency_ms: 2.0,
+                rate_per_s: Some(2000.0),
+                ..RunShape::default()
+            },
+        );
+        let mut s = r.main_summary().unwrap().clone();
+        s.achieved_ratio = Some(0.995);
+        let checks = apply(&criteria(), &s, Some(3.0), Some(0.5));
+        let by = |name: &str| {
+            checks
+                .iter()
+                .find(|c| c.criterion.starts_with(name))
+                .unwrap()
+        };
+        assert_eq!(checks.len(), 6);
+        let p50 = by("all p50 ≤ 20 ms");
+        assert!(
+            p50.passed && (p50.value.unwrap() - 2.0).abs() < 0.5,
+            "{p50:?}"
+        );
+        // No range operations: not measurable, so not a failure.
+        assert!(by("range p99").passed && by("range p99").value.is_none());
+        assert!(by("pending compactions 60s").passed);
+        assert!(by("node CPU ≤ 90%").passed);
+        assert!(by("achieved rate").passed);
+        assert!(checks.iter().all(|c| c.passed));
+
+        s.achieved_ratio = Some(0.9);
+        let checks = apply(&criteria(), &s, Some(25.0), Some(0.95));
+        let failed: Vec<&str> = checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.criterion.as_str())
+            .collect();
+        assert_eq!(
+            failed,
+            [
+                "pending compactions 60s after the step ≤ 20",
+                "node CPU ≤ 90%",
+                "achieved rate ≥ 98% of target"
+            ]
+        );
+        let mut tight = criteria();
+        tight.latency[0].max_ms = 0.5;
+        assert!(!apply(&tight, &s, None, None)[0].passed);
+    }
+
+    #[test]
+    fn step_files_sit_next_to_the_result() {
+        assert_eq!(
+            step_path(Path::new("/r/cap.json"), 3),
+            PathBuf::from("/r/cap.step-03.json")
+        );
+    }
+}

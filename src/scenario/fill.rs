@@ -1,0 +1,94 @@
+//! Fill (reference 001): write rows in order until the nodes hold a data size — a multiple of
+//! their RAM or a byte count — then wait for compactions to finish. The nodes' load is read from
+//! their metrics endpoints, so it counts flushed data (memtables are not on disk yet).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+
+/// Mean load over the nodes that answered, bytes; `None` when none did.
+pub fn mean_load(endpoints: &[Endpoint]) -> Option<f64> {
+    let loads: Vec<f64> = scrape_all(endpoints, Duration::from_secs(2))
+        .into_iter()
+        .filter_map(|r| r.ok().and_then(|r| r.load_bytes))
+        .collect();
+    (!loads.is_empty()).then(|| loads.iter().sum::<f64>() / loads.len() as f64)
+}
+
+/// Watches the nodes' mean load and sets `until` once it reaches `target_bytes`.
+pub struct Watcher {
+    pub until: Arc<AtomicBool>,
+    quit: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Option<f64>>>,
+}
+
+impl Watcher {
+    pub fn start(
+        endpoints: Vec<Endpoint>,
+        target_bytes: f64,
+        mut progress: impl FnMut(f64) + Send + 'static,
+    ) -> Watcher {
+        let until = Arc::new(AtomicBool::new(false));
+        let quit = Arc::new(AtomicBool::new(false));
+        let (u, q) = (until.clone(), quit.clone());
+        let handle = std::thread::spawn(move || {
+            let mut last = None;
+            let mut next_report = Instant::now();
+            while !q.load(Ordering::Relaxed) {
+                if let Some(load) = mean_load(&endpoints) {
+                    last = Some(load);
+                    if Instant::now() >= next_report {
+                        progress(load);
+                        next_report = Instant::now() + Duration::from_secs(5);
+                    }
+                    if load >= target_bytes {
+                        u.store(true, Ordering::Relaxed);
+                        return last;
+                    }
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            last
+        });
+        Watcher {
+            until,
+            quit,
+            handle: Some(handle),
+        }
+    }
+
+    /// Stops watching; the last mean load seen.
+    pub fn finish(mut self) -> Option<f64> {
+        self.quit.store(true, Ordering::Relaxed);
+        self.handle.take().and_then(|h| h.join().ok()).flatten()
+    }
+}
+
+/// Waits until no node has pending compactions, or `timeout`, or `stop`. Returns the time
+/// waited and the last highest pending count.
+pub fn wait_for_compactions(
+    endpoints: &[Endpoint],
+    timeout: Duration,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(f64),
+) -> (Duration, Option<f64>) {
+    let t0 = Instant::now();
+    let mut next_report = t0;
+    loop {
+        let pending = max_pending(&scrape_all(endpoints, Duration::from_secs(2)));
+        if pending.is_none_or(|p| p <= 0.0)
+            || t0.elapsed() >= timeout
+            || stop.load(Ordering::Relaxed)
+        {
+            return (t0.elapsed(), pending);
+        }
+        if Instant::now() >= next_report {
+            progress(pending.unwrap_or(0.0));
+            next_report = Instant::now() + Duration::from_secs(10);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
