@@ -1,0 +1,282 @@
+//! Scenarios against one real node, through the CLI: a fill whose result shows pending
+//! compactions and disk writes rising; throughput then latency at 35% of it; a capacity search
+//! that ends with a verdict naming the failing criterion; Ctrl-C mid-step keeping every
+//! completed step, and --resume continuing the search.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use cqlbench::result::{RunResult, RunStatus};
+use cqlbench::scenario::capacity_result::{CapacityResult, CapacityStatus};
+
+struct Env<'a> {
+    clusters: &'a Path,
+    home: &'a Path,
+}
+
+impl Env<'_> {
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cqlbench"));
+        c.args(args)
+            .env("CQLBENCH_CLUSTERS_DIR", self.clusters)
+            .env("CQLBENCH_HOME", self.home);
+        c
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "cqlbench {args:?} failed:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+}
+
+#[test]
+fn scenarios_against_a_real_node() {
+    let mut s = spec("scen", "dc1:1");
+    // Small memtables flush often and slow compaction lets pending compactions build up.
+    for (k, v) in [
+        ("memtable_heap_space", "8MiB"),
+        ("compaction_throughput", "4MiB/s"),
+    ] {
+        s.yaml_overrides
+            .insert(k.into(), serde_yaml::Value::String(v.into()));
+    }
+    let tc = TestCluster::create(s);
+    tc.start();
+    let home = tempfile::tempdir().unwrap();
+    let env = Env {
+        clusters: tc.root(),
+        home: home.path(),
+    };
+    let dir = home.path();
+
+    // Fill: pending compactions and disk writes rise, and so does the node's load.
+    let fill = dir.join("fill.json");
+    let text = env.ok(&[
+        "fill",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--bytes",
+        "16M",
+        "--compaction-timeout",
+        "90s",
+        "--out",
+        fill.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(text.contains("compactions finished"), "{text}");
+    let r = RunResult::read(&fill).unwrap();
+    assert_eq!(r.status, RunStatus::Completed);
+    let m = r.metrics.as_ref().expect("metrics series");
+    assert!(m.samples.len() >= 3, "{} samples", m.samples.len());
+    assert_eq!(m.nodes, ["node1"]);
+    let pending: Vec<f64> = m
+        .samples
+        .iter()
+        .filter_map(|s| s.nodes[0].pending_compactions)
+        .collect();
+    assert!(
+        pending.iter().cloned().fold(0.0, f64::max) >= 1.0,
+        "pending compactions never rose: {pending:?}"
+    );
+    let loads: Vec<f64> = m
+        .samples
+        .iter()
+        .filter_map(|s| s.nodes[0].load_bytes)
+        .collect();
+    assert!(
+        loads.last().unwrap() - loads.first().unwrap() > 10e6,
+        "load did not grow: {loads:?}"
+    );
+    let written_mb: f64 = m
+        .samples
+        .iter()
+        .filter_map(|s| s.host.as_ref())
+        .flat_map(|h| h.devices.iter().map(|d| d.write_mb_s * m.interval_s))
+        .sum();
+    assert!(written_mb > 5.0, "disk writes: {written_mb} MB");
+    assert!(
+        m.samples
+            .iter()
+            .filter_map(|s| s.host.as_ref())
+            .any(|h| h.node_cpu_cores[0].is_some_and(|c| c > 0.1)),
+        "node CPU from /proc"
+    );
+
+    // Throughput, then latency at 35% of it.
+    let tp = dir.join("tp.json");
+    env.ok(&[
+        "throughput",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--rows",
+        "20000",
+        "--concurrency",
+        "64",
+        "--duration",
+        "4s",
+        "--out",
+        tp.to_str().unwrap(),
+        "-q",
+    ]);
+    let tp_ops = RunResult::read(&tp)
+        .unwrap()
+        .main_summary()
+        .unwrap()
+        .ops_per_s;
+    let lat = dir.join("lat.json");
+    env.ok(&[
+        "latency",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--rows",
+        "20000",
+        "--skip-rampup",
+        "--rate",
+        "35%",
+        "--of",
+        tp.to_str().unwrap(),
+        "--duration",
+        "3s",
+        "--out",
+        lat.to_str().unwrap(),
+        "-q",
+    ]);
+    let l = RunResult::read(&lat).unwrap();
+    let target = l.main_summary().unwrap().target_rate_per_s.unwrap();
+    assert!(
+        (target - 0.35 * tp_ops).abs() < 1e-6 * tp_ops,
+        "{target} vs {tp_ops}"
+    );
+
+    // A capacity search to a verdict.
+    let cap = dir.join("cap.json");
+    let text = env.ok(&[
+        "capacity",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--rows",
+        "20000",
+        "--skip-rampup",
+        "--start-rate",
+        "1000",
+        "--factor",
+        "2.5",
+        "--step",
+        "4s",
+        "--step-warmup",
+        "1s",
+        "--pending-after",
+        "1s",
+        "--settle-timeout",
+        "20s",
+        "--max-steps",
+        "8",
+        "-q",
+        "--out",
+        cap.to_str().unwrap(),
+    ]);
+    let c = CapacityResult::read(&cap).unwrap();
+    assert_eq!(c.status, CapacityStatus::Completed, "{text}");
+    let v = c.verdict.as_ref().unwrap();
+    let failing = v.failing_rate_per_s.expect("a failing step within 8 steps");
+    assert!(
+        !v.failed.is_empty(),
+        "the verdict names the failed criteria"
+    );
+    assert!(text.contains(&v.failed[0]), "{text}");
+    let last = c.steps.last().unwrap();
+    assert!(!last.passed && last.target_rate_per_s == failing);
+    assert!(c.steps[..c.steps.len() - 1].iter().all(|s| s.passed));
+    if let Some(p) = v.highest_passing_rate_per_s {
+        assert!(p < failing);
+    }
+    for s in &c.steps {
+        let step = RunResult::read(&dir.join(&s.result)).unwrap();
+        assert!(step.metrics.is_some(), "step {} has metrics", s.index);
+        assert!(s.pending_after.is_some() && s.node_cpu.is_some());
+    }
+
+    // Ctrl-C in the middle of step 3 keeps steps 1 and 2; --resume continues with step 3.
+    let cut = dir.join("cut.json");
+    let cut_s = cut.to_str().unwrap().to_string();
+    let args = [
+        "capacity",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--rows",
+        "20000",
+        "--skip-rampup",
+        "--start-rate",
+        "300",
+        "--factor",
+        "1.2",
+        "--step",
+        "3s",
+        "--step-warmup",
+        "1s",
+        "--pending-after",
+        "1s",
+        "--settle-timeout",
+        "10s",
+        "--max-latency",
+        "all:p99:10s",
+        "--max-steps",
+        "3",
+        "-q",
+        "--out",
+        &cut_s,
+    ];
+    let mut child = env
+        .cmd(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let step3 = dir.join("cut.step-03.json");
+    while !step3.exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "step 3 never began"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: plain kill(2) on our child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(status.success(), "an interrupted search exits cleanly");
+    let c = CapacityResult::read(&cut).unwrap();
+    assert_eq!(c.status, CapacityStatus::Interrupted);
+    assert_eq!(c.steps.len(), 2, "completed steps kept, the cut one not");
+    assert!(c.steps.iter().all(|s| s.passed));
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    env.ok(&resumed);
+    let c = CapacityResult::read(&cut).unwrap();
+    assert_eq!(c.status, CapacityStatus::Completed);
+    assert_eq!(c.steps.len(), 3);
+    assert!((c.steps[2].target_rate_per_s - 300.0 * 1.2 * 1.2).abs() < 1e-6);
+    let out = env.cmd(&resumed).output().unwrap();
+    assert!(!out.status.success(), "a complete search does not resume");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing to resume"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    tc.finish();
+}
