@@ -12,6 +12,7 @@ pub mod probe;
 pub mod quickstart;
 pub mod report;
 pub mod run;
+pub mod scenario;
 pub mod scenarios;
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
@@ -43,6 +44,9 @@ pub enum Command {
     /// Reference 001's fill: write rows until each node holds N× its RAM (or a size), then
     /// wait for compactions.
     Fill(Box<fill::FillArgs>),
+    /// Run a whole methodology from a YAML file (cluster, probe, throughput, latency,
+    /// capacity, fill, report); `scenarios/` has one per reference article.
+    Scenario(scenario::ScenarioArgs),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
     Probe(probe::ProbeArgs),
     /// Monthly cost of a cluster from the price catalogue.
@@ -65,6 +69,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Latency(args) => scenarios::latency(*args),
         Command::Capacity(args) => capacity::run(*args),
         Command::Fill(args) => fill::run(*args),
+        Command::Scenario(args) => scenario::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),

@@ -3,4 +3,5 @@
 
 pub mod capacity;
 pub mod capacity_result;
+pub mod file;
 pub mod fill;
