@@ -68,13 +68,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub ratio: Option<Ratio>,
     /// Consistency level of every operation (overridden by --write-cl / --read-cl).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub consistency: Option<Cl>,
     /// Consistency level of writes [default: LOCAL_QUORUM].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub write_cl: Option<Cl>,
     /// Consistency level of reads and range reads [default: LOCAL_QUORUM].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub read_cl: Option<Cl>,
 
     /// Closed loop: requests in flight.

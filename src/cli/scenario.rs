@@ -26,21 +26,19 @@ pub struct ScenarioArgs {
     pub dry_run: bool,
 }
 
+/// Parses one cqlbench command line; the error is clap's first line.
+fn parse_line(args: &[String]) -> anyhow::Result<Cli> {
+    Cli::try_parse_from(std::iter::once("cqlbench".to_string()).chain(args.iter().cloned()))
+        .map_err(|e| {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            anyhow::anyhow!("{}", first.trim_start_matches("error: "))
+        })
+}
+
 /// Parses and runs one cqlbench command line.
 fn run_line(args: &[String]) -> anyhow::Result<()> {
-    let cli =
-        Cli::try_parse_from(std::iter::once("cqlbench".to_string()).chain(args.iter().cloned()))
-            .map_err(|e| {
-                let text = e.to_string();
-                anyhow::anyhow!(
-                    "{}",
-                    text.lines()
-                        .next()
-                        .unwrap_or("bad arguments")
-                        .trim_start_matches("error: ")
-                )
-            })?;
-    super::run(cli)
+    super::run(parse_line(args)?)
 }
 
 pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
@@ -54,6 +52,15 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     });
     let plan = file::plan(&f, &dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     print_plan(&plan);
+    // Every step's arguments are checked before anything starts.
+    for (i, s) in plan.steps.iter().enumerate() {
+        let line: Vec<String> = std::iter::once(s.command.clone())
+            .chain(s.args.iter().cloned())
+            .collect();
+        parse_line(&line).map_err(|e| {
+            anyhow::anyhow!("{}: step {} ({}): {e}", a.file.display(), i + 1, s.name)
+        })?;
+    }
     if a.dry_run {
         return Ok(());
     }

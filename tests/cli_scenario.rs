@@ -1,0 +1,73 @@
+//! Scenario files through the CLI, without a cluster: every shipped file turns into valid
+//! command lines, and a broken one fails before anything starts, in one line.
+
+use std::path::Path;
+
+fn cqlbench() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("cqlbench").unwrap()
+}
+
+#[test]
+fn every_shipped_scenario_is_valid() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files.len(),
+        5,
+        "one scenario per reference article: {files:?}"
+    );
+    let out = tempfile::tempdir().unwrap();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(
+            text.lines().any(|l| l.starts_with("# Scaled")),
+            "{} says what was scaled down",
+            f.display()
+        );
+        let a = cqlbench()
+            .args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
+            .arg(out.path())
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+        assert!(stdout.contains("cqlbench "), "{stdout}");
+        assert!(
+            !out.path().join("scenario.yaml").exists(),
+            "a dry run writes nothing"
+        );
+    }
+}
+
+#[test]
+fn a_bad_step_fails_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.yaml");
+    std::fs::write(
+        &f,
+        "name: bad\ncluster: {name: never-created, nodes: 1}\nsteps:\n  - probe: {quick: true}\n  - latency: {workload: keyvalue, rate: fast}\n",
+    )
+    .unwrap();
+    let out = cqlbench()
+        .env("CQLBENCH_CLUSTERS_DIR", dir.path())
+        .env("CQLBENCH_HOME", dir.path())
+        .args(["scenario", f.to_str().unwrap(), "--dir"])
+        .arg(dir.path().join("out"))
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("step 2 (latency)") && err.contains("fast"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        !dir.path().join("never-created").exists(),
+        "no cluster was created"
+    );
+    assert!(!dir.path().join("out").exists());
+}
