@@ -1,12 +1,16 @@
 //! `cqlbench quickstart`: the README's main job. Creates (or reuses) a local 3-node cluster,
-//! starts it, prints its status, runs a write/read smoke check at QUORUM and stops the
-//! cluster unless `--keep`.
+//! starts it, prints its status, runs a write/read smoke check at QUORUM, then the steps of
+//! `quickstart.yaml` (a quick probe, a throughput test, a latency test at 35% of it) and the
+//! report (tables and HTML); stops the cluster unless `--keep`.
 
 use anyhow::bail;
 
 use super::cluster::{CreateArgs, DirArg, print_status, start};
 use crate::cluster::{Cluster, StartOptions, StopOptions, clusters_root};
 use crate::spec::{Gc, MiB};
+
+/// The quickstart's steps.
+const QUICKSTART: &str = include_str!("quickstart.yaml");
 
 #[derive(Debug, clap::Args)]
 pub struct QuickstartArgs {
@@ -20,11 +24,17 @@ pub struct QuickstartArgs {
     #[arg(long, default_value = "256M")]
     pub heap: MiB,
     /// Rows written and read back by the smoke check.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 300)]
     pub rows: u32,
     /// Leave the cluster running at the end.
     #[arg(long)]
     pub keep: bool,
+    /// Only the cluster and the smoke check (no probe, load tests or report).
+    #[arg(long)]
+    pub smoke_only: bool,
+    /// Directory for the results [default: <cqlbench home>/quickstart/<time>].
+    #[arg(long)]
+    pub results: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub dir: DirArg,
 }
@@ -68,6 +78,28 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
     if c.running_addresses().len() < c.nodes().len() {
         start(&c, StartOptions::default())?;
     }
+    let steps = if a.smoke_only {
+        None
+    } else {
+        let f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
+        let mut f = f;
+        f.cluster = Some(
+            [(
+                "name".to_string(),
+                serde_yaml::Value::String(a.name.clone()),
+            )]
+            .into(),
+        );
+        let dir = a.results.clone().unwrap_or_else(|| {
+            crate::fsutil::cqlbench_home()
+                .join("quickstart")
+                .join(crate::host::unix_now_s().to_string())
+        });
+        let plan = crate::scenario::file::plan(&f, &dir).map_err(anyhow::Error::msg)?;
+        super::scenario::check(&plan)?;
+        Some((plan, dir))
+    };
+    let stop = crate::host::stop_on_signals();
     let result = (|| {
         print_status(&c)?;
         let r = crate::cluster::smoke::write_read_check(&c, a.rows)?;
@@ -87,6 +119,12 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
                 r.mismatches,
                 r.rows
             );
+        }
+        if let Some((plan, dir)) = &steps {
+            std::fs::create_dir_all(dir)?;
+            super::scenario::print_plan(plan);
+            super::scenario::run_steps(plan, &stop)?;
+            println!("results: {}", dir.display());
         }
         Ok(())
     })();

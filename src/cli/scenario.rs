@@ -52,15 +52,7 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     });
     let plan = file::plan(&f, &dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     print_plan(&plan);
-    // Every step's arguments are checked before anything starts.
-    for (i, s) in plan.steps.iter().enumerate() {
-        let line: Vec<String> = std::iter::once(s.command.clone())
-            .chain(s.args.iter().cloned())
-            .collect();
-        parse_line(&line).map_err(|e| {
-            anyhow::anyhow!("{}: step {} ({}): {e}", a.file.display(), i + 1, s.name)
-        })?;
-    }
+    check(&plan).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     if a.dry_run {
         return Ok(());
     }
@@ -97,7 +89,18 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_plan(p: &Plan) {
+/// Checks every step's arguments, before anything starts.
+pub fn check(plan: &Plan) -> anyhow::Result<()> {
+    for (i, s) in plan.steps.iter().enumerate() {
+        let line: Vec<String> = std::iter::once(s.command.clone())
+            .chain(s.args.iter().cloned())
+            .collect();
+        parse_line(&line).map_err(|e| anyhow::anyhow!("step {} ({}): {e}", i + 1, s.name))?;
+    }
+    Ok(())
+}
+
+pub fn print_plan(p: &Plan) {
     println!("scenario {}: {} steps", p.name, p.steps.len());
     for (i, s) in p.steps.iter().enumerate() {
         println!(
@@ -110,7 +113,8 @@ fn print_plan(p: &Plan) {
     }
 }
 
-fn run_steps(plan: &Plan, stop: &std::sync::atomic::AtomicBool) -> anyhow::Result<()> {
+/// Runs the steps (checked by [`check`] first), then the report of their results.
+pub fn run_steps(plan: &Plan, stop: &std::sync::atomic::AtomicBool) -> anyhow::Result<()> {
     let n = plan.steps.len();
     for (i, s) in plan.steps.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {

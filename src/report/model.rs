@@ -213,7 +213,7 @@ pub fn scenario_of(run: &RunResult) -> Option<String> {
     let phase = run.phases.iter().rev().find(|p| p.name == "main")?;
     let mode = match phase.load.mode {
         LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
-        LoadMode::Open { rate_per_s, .. } => format!("open loop, {rate_per_s} ops/s"),
+        LoadMode::Open { rate_per_s, .. } => format!("open loop, {rate_per_s:.0} ops/s"),
     };
     Some(format!("{}, {mode}", run.workload.kind))
 }
