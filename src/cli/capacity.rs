@@ -45,7 +45,7 @@ pub struct CapacityArgs {
     pub settle_timeout: Duration,
 
     /// Latency bound OP:PERCENTILE:LIMIT, repeatable; OP is read, write, range or all; e.g.
-    /// read:p50:20ms (reference 001) [default: read:p50:20ms and all:p99:200ms].
+    /// read:p50:20ms (reference 001) [default: read:p50:20ms and all:p99:500ms].
     #[arg(long, value_parser = parse_latency_bound)]
     pub max_latency: Vec<LatencyBound>,
     /// Overloaded when a node has more than this many pending compactions (off to disable) …
@@ -141,7 +141,7 @@ impl CapacityArgs {
         let latency = if self.max_latency.is_empty() {
             vec![
                 parse_latency_bound("read:p50:20ms").expect("valid default"),
-                parse_latency_bound("all:p99:200ms").expect("valid default"),
+                parse_latency_bound("all:p99:500ms").expect("valid default"),
             ]
         } else {
             self.max_latency.clone()
