@@ -11,11 +11,14 @@ use crate::result::RunResult;
 use crate::scenario::capacity_result::CapacityResult;
 
 pub mod capacity;
+pub mod charts;
 pub mod csv;
 pub mod fixture;
+pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod series;
+pub mod svg;
 pub mod text;
 
 pub use model::Report;
