@@ -170,12 +170,15 @@ fn showcase_report(dir: &Path) -> PathBuf {
     )
     .unwrap();
     inputs.push(probe);
+    // Named relative to the directory, as a user in it would: the page shows the names given.
+    let names: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.file_name().unwrap()).collect();
     let html = dir.join("report.html");
     let out = Command::new(BIN)
+        .current_dir(dir)
         .arg("report")
-        .args(&inputs)
+        .args(&names)
         .arg("--html")
-        .arg(&html)
+        .arg("report.html")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -6,8 +6,9 @@
 
 use std::fmt::Write;
 
+use super::capacity::CapacitySearch;
 use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
-use super::model::{Report, Table};
+use super::model::{Report, RunTimeline, ScenarioGroup, Table};
 use super::svg::escape;
 
 const STYLE: &str = r#"
@@ -34,7 +35,8 @@ th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); white-space: n
 th { background: var(--panel); font-weight: 600; text-align: right; }
 td { text-align: right; }
 td.text, th.text, td:first-child, th:first-child { text-align: left; }
-td.wrap { white-space: normal; min-width: 220px; max-width: 340px; }
+td.wrap { white-space: normal; min-width: 180px; max-width: 250px; }
+th { white-space: normal; }
 td.fail { color: #c62828; font-weight: 600; }
 td.pass { color: #2e7d32; }
 svg.chart { display: block; width: 100%; height: auto; margin: 10px 0 16px; }
@@ -84,11 +86,7 @@ const SCRIPT: &str = r#"
 
 /// A table under `caption` (none: the section's heading says it); `env_colour` puts a colour chip next to environment names in the header and the
 /// first column.
-fn table(
-    t: &Table,
-    caption: Option<&str>,
-    env_colour: &dyn Fn(&str) -> Option<&'static str>,
-) -> String {
+fn table(t: &Table, caption: Option<&str>, env_colour: &EnvColour) -> String {
     let chip = |s: &str| -> String {
         match env_colour(s) {
             Some(c) => format!(r#"<span class="chip" style="background:{c}"></span>"#),
@@ -138,6 +136,87 @@ fn table(
     out
 }
 
+type EnvColour<'a> = dyn Fn(&str) -> Option<&'static str> + 'a;
+
+/// A scenario's tables (environments side by side) and its overview charts.
+fn scenario_section(
+    anchor: &str,
+    g: &ScenarioGroup,
+    charts: &mut Charts,
+    env_colour: &EnvColour,
+) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2>{}</h2><div class="tables">"#,
+        escape(&g.scenario)
+    );
+    // The section's heading names the scenario.
+    let suffix = format!(" — {}", g.scenario);
+    for t in g.tables() {
+        let caption = t.title.strip_suffix(&suffix).unwrap_or(&t.title);
+        out.push_str(&table(&t, Some(caption), env_colour));
+    }
+    out.push_str("</div>");
+    out.extend(charts.throughput_over_time(g));
+    out.extend(charts.latency_spectrum(g));
+    out.push_str("</section>");
+    out
+}
+
+/// A capacity search's steps and charts.
+fn capacity_section(
+    anchor: &str,
+    c: &CapacitySearch,
+    charts: &mut Charts,
+    env_colour: &EnvColour,
+) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2><span class="chip" style="background:{}"></span>Capacity search · {}</h2><p class="meta">{}</p>"#,
+        charts.env_colour(&c.env),
+        escape(&c.title()),
+        escape(&c.path.display().to_string())
+    );
+    out.push_str(&table(&super::capacity::step_table(c), None, env_colour));
+    out.extend(charts.capacity_rate(c));
+    out.extend(charts.capacity_latency(c));
+    out.push_str("</section>");
+    out
+}
+
+/// One run: what it holds, then its charts on one time axis.
+fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
+    let mut out = format!(
+        r#"<h3><span class="chip" style="background:{}"></span>{} · {}</h3>"#,
+        charts.env_colour(&r.env),
+        escape(&r.env),
+        escape(&r.path.display().to_string())
+    );
+    let metrics = match &r.metrics {
+        None => "no server or host series in this result".to_string(),
+        Some(m) => {
+            let mut s = format!(
+                "server series of {}, host series of {}",
+                plural(m.nodes.len(), "node", "nodes"),
+                plural(m.devices.len(), "device", "devices")
+            );
+            if !m.errors.is_empty() {
+                let _ = write!(s, "; sampling errors: {}", m.errors.join("; "));
+            }
+            s
+        }
+    };
+    let _ = write!(
+        out,
+        r#"<p class="meta">main phase from {:.0} s · {}</p><div class="stack">"#,
+        r.offset_s,
+        escape(&metrics)
+    );
+    for svg in charts.run_stack(r) {
+        out.push_str(&svg);
+    }
+    out.push_str("</div>");
+    out
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -158,69 +237,12 @@ pub fn render(report: &Report) -> String {
     for (gi, g) in report.groups.iter().enumerate() {
         let anchor = format!("scenario-{}", gi + 1);
         nav.push((anchor.clone(), g.scenario.clone()));
-        let _ = write!(
-            body,
-            r#"<section id="{anchor}"><h2>{}</h2><div class="tables">"#,
-            escape(&g.scenario)
-        );
-        // The section's heading names the scenario.
-        let suffix = format!(" — {}", g.scenario);
-        for t in g.tables() {
-            let caption = t.title.strip_suffix(&suffix).unwrap_or(&t.title);
-            body.push_str(&table(&t, Some(caption), &env_colour));
-        }
-        body.push_str("</div>");
-        body.extend(charts.throughput_over_time(g));
-        body.extend(charts.latency_spectrum(g));
-        for r in &g.runs {
-            let colour = charts.env_colour(&r.env);
-            let _ = write!(
-                body,
-                r#"<h3><span class="chip" style="background:{colour}"></span>{} · {}</h3>"#,
-                escape(&r.env),
-                escape(&r.path.display().to_string())
-            );
-            let metrics = match &r.metrics {
-                None => "no server or host series in this result".to_string(),
-                Some(m) => {
-                    let mut s = format!(
-                        "server series of {}, host series of {}",
-                        plural(m.nodes.len(), "node", "nodes"),
-                        plural(m.devices.len(), "device", "devices")
-                    );
-                    if !m.errors.is_empty() {
-                        let _ = write!(s, "; sampling errors: {}", m.errors.join("; "));
-                    }
-                    s
-                }
-            };
-            let _ = write!(
-                body,
-                r#"<p class="meta">main phase from {:.0} s · {}</p><div class="stack">"#,
-                r.offset_s,
-                escape(&metrics)
-            );
-            for svg in charts.run_stack(r) {
-                body.push_str(&svg);
-            }
-            body.push_str("</div>");
-        }
-        body.push_str("</section>");
+        body.push_str(&scenario_section(&anchor, g, &mut charts, &env_colour));
     }
     for (ci, c) in report.capacity.iter().enumerate() {
         let anchor = format!("capacity-{}", ci + 1);
         nav.push((anchor.clone(), format!("capacity search: {}", c.title())));
-        let _ = write!(
-            body,
-            r#"<section id="{anchor}"><h2><span class="chip" style="background:{}"></span>Capacity search · {}</h2><p class="meta">{}</p>"#,
-            charts.env_colour(&c.env),
-            escape(&c.title()),
-            escape(&c.path.display().to_string())
-        );
-        body.push_str(&table(&super::capacity::step_table(c), None, &env_colour));
-        body.extend(charts.capacity_rate(c));
-        body.extend(charts.capacity_latency(c));
-        body.push_str("</section>");
+        body.push_str(&capacity_section(&anchor, c, &mut charts, &env_colour));
     }
     if let Some(t) = super::capacity::verdict_table(&report.capacity) {
         nav.push(("verdicts".into(), "capacity verdicts".into()));
@@ -245,6 +267,20 @@ pub fn render(report: &Report) -> String {
             let _ = write!(body, "<li>{}</li>", escape(n));
         }
         body.push_str("</ul></section>");
+    }
+    // The details last: each run's series over time.
+    for (gi, g) in report.groups.iter().enumerate() {
+        let anchor = format!("runs-{}", gi + 1);
+        nav.push((anchor.clone(), format!("runs over time: {}", g.scenario)));
+        let _ = write!(
+            body,
+            r#"<section id="{anchor}"><h2>Runs over time · {}</h2>"#,
+            escape(&g.scenario)
+        );
+        for r in &g.runs {
+            body.push_str(&run_stack(r, &mut charts));
+        }
+        body.push_str("</section>");
     }
     if body.is_empty() {
         body.push_str(
