@@ -1,6 +1,7 @@
-//! Writes synthetic run results (clearly labelled `driver: synthetic`) into a directory, to try
-//! `cqlbench report` and `cqlbench compare` without a cluster:
-//! `cargo run --example synthetic_results -- DIR`.
+//! Writes synthetic results (clearly labelled `driver: synthetic`) into a directory, to try
+//! `cqlbench report` (including `--html`) and `cqlbench compare` without a cluster:
+//! `cargo run --example synthetic_results -- DIR`. Besides the runs below it writes the
+//! report's showcase set: a run with server and host series and a capacity search.
 
 use cqlbench::report::fixture::{RunShape, run};
 
@@ -16,6 +17,11 @@ fn main() {
         seed,
         ..RunShape::default()
     };
+    for path in cqlbench::report::fixture::write_showcase(std::path::Path::new(&dir))
+        .expect("write the showcase results")
+    {
+        println!("{}", path.display());
+    }
     for (name, env, s) in [
         ("base-1.json", "base", shape(1, 2_300.0, 2.0)),
         ("base-2.json", "base", shape(2, 2_250.0, 2.0)),

@@ -142,3 +142,42 @@ fn compare_tells_same_from_handicapped() {
         "{text}"
     );
 }
+
+#[test]
+fn report_reads_capacity_results_and_writes_html_next_to_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = cqlbench::report::fixture::write_showcase(dir.path()).unwrap();
+    let html = dir.path().join("report.html");
+    let out = cmd()
+        .arg("report")
+        .args(&inputs)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("Capacity search — ec2, keyvalue\n"), "{text}");
+    assert!(line(&text, "ec2  keyvalue").contains("3,000"), "{text}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains(r#"<svg class="chart" data-chart="capacity-rate""#));
+
+    // With --out the tables go to the file and nothing is printed.
+    let tables = dir.path().join("report.md");
+    cmd()
+        .arg("report")
+        .args(&inputs)
+        .arg("--markdown")
+        .arg("--out")
+        .arg(&tables)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .success()
+        .stdout("");
+    assert!(
+        std::fs::read_to_string(&tables)
+            .unwrap()
+            .contains("### Capacity verdict")
+    );
+}

@@ -53,7 +53,8 @@ pub enum Command {
     Cost(cost::CostArgs),
     /// Size a cluster for a target throughput and data size, ranked by cost.
     Plan(cost::PlanArgs),
-    /// Environments side by side from run and probe results: terminal, Markdown or CSV.
+    /// Environments side by side from run, capacity and probe results: terminal, Markdown,
+    /// CSV, and an HTML page with charts.
     Report(report::ReportArgs),
     /// Is run B better, worse or not distinguishable from run A, per metric.
     Compare(compare::CompareArgs),

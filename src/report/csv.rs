@@ -1,8 +1,10 @@
-//! CSV exporter: one row per (scenario, environment), plus one per environment that has only
-//! probe figures. The columns are the model's fields ([`RUN_SECTIONS`], [`PROBE_SECTION`]) by
-//! key; numbers are rounded to 6 decimal places, absent figures empty.
+//! CSV exporter: one row per (scenario, environment), one per capacity-search step, plus one
+//! per environment that has only probe figures. The columns are the model's fields
+//! ([`RUN_SECTIONS`], [`PROBE_SECTION`], and [`STEP_COLUMNS`] when the report holds a capacity
+//! search) by key; numbers are rounded to 6 decimal places, absent figures empty.
 
 use super::Report;
+use super::capacity::{CapacitySearch, STEP_COLUMNS, StepRow};
 use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS};
 
 fn quote(s: &str) -> String {
@@ -30,35 +32,61 @@ fn values<T: 'static>(
         .collect()
 }
 
+fn step_values(step: Option<&StepRow>) -> Vec<String> {
+    STEP_COLUMNS
+        .iter()
+        .map(|c| step.map(|s| quote(&(c.get)(s).raw())).unwrap_or_default())
+        .collect()
+}
+
+fn capacity_scenario(c: &CapacitySearch) -> String {
+    match &c.status {
+        None => format!("capacity search, {}", c.workload),
+        Some(s) => format!("capacity search, {} ({s})", c.workload),
+    }
+}
+
 pub fn render(report: &Report) -> String {
+    let with_steps = !report.capacity.is_empty();
     let header: Vec<&str> = ["scenario", "env"]
         .into_iter()
         .chain(run_fields().map(|f| f.key))
         .chain(PROBE_SECTION.fields.iter().map(|f| f.key))
+        .chain(STEP_COLUMNS.iter().map(|c| c.key).filter(|_| with_steps))
         .collect();
     let mut out = header.join(",") + "\n";
     let probe = |env: &str| -> Option<&ProbeRow> { report.probes.iter().find(|p| p.env == env) };
-    let mut row = |scenario: &str, env: &str, runs: Option<&EnvRuns>| {
+    let mut row = |scenario: &str, env: &str, runs: Option<&EnvRuns>, step: Option<&StepRow>| {
         let cells: Vec<String> = [quote(scenario), quote(env)]
             .into_iter()
             .chain(values(run_fields(), runs))
             .chain(values(PROBE_SECTION.fields.iter(), probe(env)))
+            .chain(step_values(step).into_iter().filter(|_| with_steps))
             .collect();
         out.push_str(&cells.join(","));
         out.push('\n');
     };
     for g in &report.groups {
         for e in &g.envs {
-            row(&g.scenario, &e.env, Some(e));
+            row(&g.scenario, &e.env, Some(e), None);
+        }
+    }
+    for c in &report.capacity {
+        for s in &c.steps {
+            row(&capacity_scenario(c), &c.env, None, Some(s));
         }
     }
     for p in &report.probes {
-        let has_runs = report
+        let has_rows = report
             .groups
             .iter()
-            .any(|g| g.envs.iter().any(|e| e.env == p.env));
-        if !has_runs {
-            row("", &p.env, None);
+            .any(|g| g.envs.iter().any(|e| e.env == p.env))
+            || report
+                .capacity
+                .iter()
+                .any(|c| c.env == p.env && !c.steps.is_empty());
+        if !has_rows {
+            row("", &p.env, None, None);
         }
     }
     out

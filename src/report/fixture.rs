@@ -1,13 +1,19 @@
-//! Synthetic run results for tests and examples: deterministic (seeded) one-second intervals
-//! with recorded latencies, summarised the way the load engine summarises a phase. Nothing
-//! here claims to be a measurement.
+//! Synthetic results for tests and examples: runs with deterministic (seeded) one-second
+//! intervals of recorded latencies, summarised the way the load engine summarises a phase;
+//! server and host series; capacity searches. Nothing here claims to be a measurement.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::host::HostFacts;
+use crate::metrics::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
     RunStatus, Target,
+};
+use crate::scenario::capacity_result::{
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
+    Growth, LatencyBound, Settle,
 };
 use crate::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
 use crate::stats::Snapshot;
@@ -170,4 +176,240 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         warnings: Vec::new(),
         metrics: None,
     }
+}
+
+/// Server and host series of a run lasting `end_s` seconds, sampled each second from 1 s:
+/// `nodes` nodes (`node1`…) whose pending compactions pile up and drain in waves (the second
+/// node's endpoint does not answer at 7 s), one block device per name in `devices`.
+pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricSeries {
+    let mut rng = Normal(seed.wrapping_mul(0x2545_F491_4F6C_DD1D).max(1));
+    let samples = (1..=end_s.floor() as usize)
+        .map(|t| {
+            let t_s = t as f64;
+            let wave = |j: usize| (t_s / 5.0 + j as f64).sin();
+            let node_cpu: Vec<Option<f64>> = (0..nodes)
+                .map(|j| {
+                    (!(j == 1 && t == 7)).then(|| {
+                        (1.1 + 0.2 * j as f64 + 0.3 * wave(j) + 0.05 * rng.next()).max(0.0)
+                    })
+                })
+                .collect();
+            let node_samples = (0..nodes)
+                .map(|j| match node_cpu[j] {
+                    None => NodeSample::default(),
+                    Some(cpu) => NodeSample {
+                        up: true,
+                        pending_compactions: Some((6.0 + 5.0 * wave(j)).round().max(0.0)),
+                        compactions_per_s: Some(0.5),
+                        compacted_bytes_per_s: Some(8e6 * (1.0 + wave(j))),
+                        sstables_per_read: Some(1.2),
+                        live_sstables: Some(12.0),
+                        load_bytes: Some(2e9 + 1e7 * t_s),
+                        dropped_per_s: Some(0.0),
+                        gc_pause_ms_per_s: Some(4.0),
+                        cpu_cores: Some(cpu),
+                    },
+                })
+                .collect();
+            let devices = (0..devices.len())
+                .map(|d| {
+                    let burst = if wave(d) > 0.6 { 45.0 } else { 0.0 };
+                    DeviceSample {
+                        read_iops: 300.0 + 20.0 * rng.next(),
+                        write_iops: 900.0 + 10.0 * burst,
+                        read_mb_s: (4.0 + rng.next()).max(0.0) / (d + 1) as f64,
+                        write_mb_s: (28.0 + burst + 3.0 * rng.next()).max(0.0) / (d + 1) as f64,
+                        read_latency_ms: (0.18 + 0.02 * rng.next()).max(0.01),
+                        write_latency_ms: 0.5 + burst / 60.0 + 0.05 * rng.next().abs(),
+                        avg_queue: 1.5 + burst / 20.0,
+                    }
+                })
+                .collect();
+            Sample {
+                t_s,
+                nodes: node_samples,
+                host: Some(HostSample {
+                    cpu_user: 0.42 + 0.03 * rng.next(),
+                    cpu_system: 0.09 + 0.01 * rng.next(),
+                    cpu_iowait: 0.02 + 0.01 * rng.next().abs(),
+                    devices,
+                    node_cpu_cores: node_cpu,
+                    client_cpu_cores: 0.6,
+                }),
+            }
+        })
+        .collect();
+    MetricSeries {
+        interval_s: 1.0,
+        nodes: (1..=nodes).map(|j| format!("node{j}")).collect(),
+        devices: devices.iter().map(|d| d.to_string()).collect(),
+        samples,
+        errors: vec!["node2: connection refused".into()],
+    }
+}
+
+/// [`run`] with a main phase starting 4 s into the run (after schema and rampup) and server
+/// and host series from [`metrics`] covering the whole run and 2 s after it.
+pub fn run_with_metrics(env: &str, shape: &RunShape, nodes: usize, devices: &[&str]) -> RunResult {
+    let mut r = run(env, shape);
+    let offset_s = 4.0;
+    r.phases[0].offset_s = offset_s;
+    r.metrics = Some(metrics(
+        nodes,
+        devices,
+        offset_s + shape.intervals as f64 + 2.0,
+        shape.seed,
+    ));
+    r
+}
+
+/// A completed capacity search of `env`, one step per rate in `rates`; step `failing`
+/// (1-based; 0: none) is overloaded: its p99 passes the 20 ms bound, compactions pile up and
+/// the achieved rate falls short, and the search ends there.
+pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
+    let criteria = Criteria {
+        latency: vec![LatencyBound {
+            op: None,
+            percentile: 99.0,
+            max_ms: 20.0,
+        }],
+        max_pending_compactions: Some(20.0),
+        pending_after_s: 60.0,
+        max_node_cpu: Some(0.9),
+        max_error_rate: Some(0.01),
+        min_achieved: Some(0.95),
+    };
+    let steps: Vec<CapacityStep> = rates
+        .iter()
+        .enumerate()
+        .take(if failing == 0 { rates.len() } else { failing })
+        .map(|(i, &rate)| {
+            let index = i + 1;
+            let overloaded = index == failing;
+            let achieved = if overloaded { 0.92 } else { 1.0 };
+            let shape = RunShape {
+                ops_per_s: rate * achieved,
+                ops_per_s_sd: rate * 0.01,
+                latency_ms: if overloaded {
+                    9.0
+                } else {
+                    1.0 + 0.4 * i as f64
+                },
+                intervals: 6,
+                warmup: 1,
+                rate_per_s: Some(rate),
+                seed: 100 + index as u64,
+            };
+            let summary = run(env, &shape)
+                .main_summary()
+                .expect("a fixture run has a main summary")
+                .clone();
+            let pending_after = if overloaded {
+                34.0
+            } else {
+                2.0 + 3.0 * i as f64
+            };
+            let node_cpu = if overloaded {
+                0.86
+            } else {
+                0.25 + 0.15 * i as f64
+            };
+            let achieved_pct = 100.0 * summary.ops_per_s / rate;
+            let check = |criterion: &str, value: f64, limit: f64, passed: bool| Check {
+                criterion: criterion.into(),
+                value: Some(value),
+                limit,
+                passed,
+            };
+            let p99 = summary.all.response.p99_ms;
+            let checks = vec![
+                check("p99 ≤ 20 ms", p99, 20.0, p99 <= 20.0),
+                check(
+                    "pending compactions ≤ 20 (60 s after)",
+                    pending_after,
+                    20.0,
+                    pending_after <= 20.0,
+                ),
+                check("node CPU ≤ 90%", 100.0 * node_cpu, 90.0, node_cpu <= 0.9),
+                check("error rate ≤ 1%", 0.0, 1.0, true),
+                check(
+                    "achieved ≥ 95% of target",
+                    achieved_pct,
+                    95.0,
+                    achieved_pct >= 95.0,
+                ),
+            ];
+            CapacityStep {
+                index,
+                target_rate_per_s: rate,
+                result: PathBuf::from(format!("step-{index}.json")),
+                settle_s: 2.0,
+                pending_before: Some(1.0),
+                pending_after: Some(pending_after),
+                node_cpu: Some(node_cpu),
+                passed: checks.iter().all(|c| c.passed),
+                summary,
+                checks,
+            }
+        })
+        .collect();
+    let growth = match rates {
+        [a, b, ..] => Growth::Increment(b - a),
+        _ => Growth::Factor(1.5),
+    };
+    CapacityResult {
+        schema_version: CAPACITY_VERSION,
+        kind: "capacity".into(),
+        env: env.into(),
+        started_unix_s: 1_795_400_000,
+        finished_unix_s: Some(1_795_400_000 + 90 * steps.len() as u64),
+        status: CapacityStatus::Completed,
+        spec: CapacitySpec {
+            start_rate_per_s: rates.first().copied().unwrap_or(1_000.0),
+            growth,
+            step_s: 6.0,
+            warmup_s: 1.0,
+            max_steps: rates.len(),
+            settle: Settle {
+                max_pending: 5.0,
+                timeout_s: 120.0,
+            },
+            criteria,
+        },
+        workload: WorkloadSpec::defaults(WorkloadKind::Keyvalue),
+        verdict: Some(CapacityResult::verdict_of(&steps)),
+        steps,
+    }
+}
+
+/// Writes synthetic results that exercise every part of the report into `dir`, returning
+/// their paths: throughput runs of two environments (one run with server and host series of
+/// three nodes and two devices) and a capacity search whose fourth step fails.
+pub fn write_showcase(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let shape = |seed, ops_per_s, latency_ms| RunShape {
+        ops_per_s,
+        latency_ms,
+        intervals: 40,
+        warmup: 5,
+        seed,
+        ..RunShape::default()
+    };
+    let files = [
+        (
+            "ec2-1.json",
+            run_with_metrics("ec2", &shape(1, 2_300.0, 2.0), 3, &["nvme0n1", "nvme1n1"]),
+        ),
+        ("ec2-2.json", run("ec2", &shape(2, 2_200.0, 2.1))),
+        ("k8s-1.json", run("k8s", &shape(3, 1_800.0, 2.8))),
+    ];
+    let mut paths = Vec::new();
+    for (name, result) in files {
+        let path = dir.join(name);
+        result.write(&path)?;
+        paths.push(path);
+    }
+    let path = dir.join("ec2-capacity.json");
+    capacity("ec2", &[1_000.0, 2_000.0, 3_000.0, 4_000.0], 4).write(&path)?;
+    paths.push(path);
+    Ok(paths)
 }

@@ -15,7 +15,13 @@ pub fn render(report: &Report) -> String {
         let header: Vec<String> = table.header.iter().map(|h| cell(h)).collect();
         out.push_str(&format!("| {} |\n", header.join(" | ")));
         let align: Vec<&str> = (0..header.len())
-            .map(|c| if c == 0 { ":--" } else { "--:" })
+            .map(|c| {
+                if c == 0 || table.text_columns.contains(&c) {
+                    ":--"
+                } else {
+                    "--:"
+                }
+            })
             .collect();
         out.push_str(&format!("|{}|\n", align.join("|")));
         for row in &table.rows {

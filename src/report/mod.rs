@@ -1,18 +1,24 @@
-//! Reports from result files alone: load run and probe results, build one model
-//! ([`model::Report`]: environments side by side, grouped by scenario), render it with one
-//! exporter per format ([`text`], [`markdown`], [`csv`]). [`series`] extracts the per-interval
-//! series that `cqlbench compare` tests with [`crate::stats::compare`].
+//! Reports from result files alone: load run, capacity-search and probe results, build one
+//! model ([`model::Report`]: environments side by side, grouped by scenario), render it with
+//! one exporter per format ([`text`], [`markdown`], [`csv`], [`html`] with SVG charts from
+//! [`charts`] and [`svg`]). [`series`] extracts the per-interval series that
+//! `cqlbench compare` tests with [`crate::stats::compare`].
 
 use std::path::{Path, PathBuf};
 
 use crate::probe::result::ProbeResult;
 use crate::result::RunResult;
+use crate::scenario::capacity_result::CapacityResult;
 
+pub mod capacity;
+pub mod charts;
 pub mod csv;
 pub mod fixture;
+pub mod html;
 pub mod markdown;
 pub mod model;
 pub mod series;
+pub mod svg;
 pub mod text;
 
 pub use model::Report;
@@ -21,7 +27,9 @@ pub use model::Report;
 pub enum ReportError {
     #[error("{path}: {message}")]
     Read { path: PathBuf, message: String },
-    #[error("{path}: neither a run result (no \"phases\") nor a probe result (no \"profiles\")")]
+    #[error(
+        "{path}: neither a run result (no \"phases\"), a capacity result (no \"kind\": \"capacity\") nor a probe result (no \"profiles\")"
+    )]
     Unrecognised { path: PathBuf },
     #[error("{path}: main-phase histogram does not decode: {message}")]
     BadHistogram { path: PathBuf, message: String },
@@ -31,20 +39,44 @@ pub enum ReportError {
 
 /// One loaded result file.
 #[derive(Debug, Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per file given on the command line; boxing would only add noise"
+)]
 pub enum Input {
-    Run { path: PathBuf, result: RunResult },
-    Probe { path: PathBuf, result: ProbeResult },
+    Run {
+        path: PathBuf,
+        result: RunResult,
+    },
+    Capacity {
+        path: PathBuf,
+        result: CapacityResult,
+    },
+    Probe {
+        path: PathBuf,
+        result: ProbeResult,
+    },
 }
 
 impl Input {
     pub fn path(&self) -> &Path {
         match self {
-            Input::Run { path, .. } | Input::Probe { path, .. } => path,
+            Input::Run { path, .. } | Input::Capacity { path, .. } | Input::Probe { path, .. } => {
+                path
+            }
         }
     }
 }
 
-/// Loads a run or probe result, telling them apart by their top-level keys.
+/// Strips the `PATH: ` prefix the results' own readers put on their messages.
+fn without_path(path: &Path, message: &str) -> String {
+    message
+        .strip_prefix(&format!("{}: ", path.display()))
+        .unwrap_or(message)
+        .to_string()
+}
+
+/// Loads a run, capacity-search or probe result, telling them apart by their top-level keys.
 pub fn load(path: &Path) -> Result<Input, ReportError> {
     let read = |message: String| ReportError::Read {
         path: path.to_path_buf(),
@@ -53,15 +85,14 @@ pub fn load(path: &Path) -> Result<Input, ReportError> {
     let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| read(format!("not JSON: {e}")))?;
-    if value.get("phases").is_some() {
-        // RunResult::read's messages already name the path.
-        let result = RunResult::read(path).map_err(|m| {
-            read(
-                m.strip_prefix(&format!("{}: ", path.display()))
-                    .unwrap_or(&m)
-                    .to_string(),
-            )
-        })?;
+    if value.get("kind").and_then(|k| k.as_str()) == Some("capacity") {
+        let result = CapacityResult::read(path).map_err(|m| read(without_path(path, &m)))?;
+        Ok(Input::Capacity {
+            path: path.to_path_buf(),
+            result,
+        })
+    } else if value.get("phases").is_some() {
+        let result = RunResult::read(path).map_err(|m| read(without_path(path, &m)))?;
         Ok(Input::Run {
             path: path.to_path_buf(),
             result,
@@ -103,6 +134,14 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(load(&probe_path).unwrap(), Input::Probe { .. }));
+        let capacity_path = dir.path().join("capacity.json");
+        fixture::capacity("laptop", &[1_000.0, 2_000.0], 2)
+            .write(&capacity_path)
+            .unwrap();
+        assert!(matches!(
+            load(&capacity_path).unwrap(),
+            Input::Capacity { .. }
+        ));
 
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "{ not json").unwrap();
@@ -114,11 +153,18 @@ mod tests {
         std::fs::write(&bad, r#"{"schema_version": 1}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert!(e.contains("neither a run result"), "{e}");
+        assert!(e.contains("a capacity result"), "{e}");
         std::fs::write(&bad, r#"{"schema_version": 9, "phases": []}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert_eq!(
             e,
             format!("{}: schema_version Some(9) is not 1", bad.display())
+        );
+        std::fs::write(&bad, r#"{"schema_version": 7, "kind": "capacity"}"#).unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("{}: schema_version Some(7) is not 1", bad.display())
         );
         let missing = dir.path().join("missing.json");
         let e = load(&missing).unwrap_err().to_string();

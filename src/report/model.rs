@@ -1,16 +1,19 @@
 //! The report model: runs grouped by scenario (the main phase's load mode and workload) and
 //! environment, with throughput per run and response-time percentiles from the merged
-//! histograms of the environment's runs; probe headline figures per environment. The tables
-//! every exporter shows are defined once, as lists of [`Field`]s.
+//! histograms of the environment's runs and each run's timeline for the charts; capacity
+//! searches ([`super::capacity`]); probe headline figures per environment. The tables every
+//! exporter shows are defined once, as lists of [`Field`]s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
+use super::capacity::{self, CapacitySearch};
 use super::{Input, ReportError};
+use crate::metrics::series::MetricSeries;
 use crate::probe::result::{ProbeResult, Summary};
-use crate::result::RunResult;
+use crate::result::{IntervalRecord, RunResult};
 use crate::spec::LoadMode;
 use crate::stats::{Percentiles, decode, new_histogram};
 
@@ -22,6 +25,8 @@ pub struct EnvRuns {
     pub ops_per_s: Vec<f64>,
     /// Response time of all operations, from the runs' merged histograms.
     pub response: Percentiles,
+    /// The latency spectrum of the merged histograms: (percentile, ms), see [`spectrum`].
+    pub spectrum: Vec<(f64, f64)>,
 }
 
 impl EnvRuns {
@@ -62,12 +67,27 @@ impl EnvRuns {
     }
 }
 
+/// One run on its own time axis (seconds since the run started), for the charts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTimeline {
+    pub env: String,
+    pub path: PathBuf,
+    /// Seconds from the run's start to its main phase's start.
+    pub offset_s: f64,
+    /// The main phase's intervals, warmup included (and marked).
+    pub intervals: Vec<IntervalRecord>,
+    /// Server and host series, when the run sampled them.
+    pub metrics: Option<MetricSeries>,
+}
+
 /// Runs of the same scenario, environments side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioGroup {
     /// e.g. `keyvalue, closed loop, 64 in flight`.
     pub scenario: String,
     pub envs: Vec<EnvRuns>,
+    /// Every run of the scenario, in file order.
+    pub runs: Vec<RunTimeline>,
 }
 
 /// The probe figures of one environment (its latest probe).
@@ -80,6 +100,8 @@ pub struct ProbeRow {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
     pub groups: Vec<ScenarioGroup>,
+    /// Capacity searches, in file order.
+    pub capacity: Vec<CapacitySearch>,
     pub probes: Vec<ProbeRow>,
     /// Warnings carried by the results and choices the report made, one line each.
     pub notes: Vec<String>,
@@ -218,6 +240,22 @@ pub fn scenario_of(run: &RunResult) -> Option<String> {
     Some(format!("{}, {mode}", run.workload.kind))
 }
 
+/// The latency spectrum of a histogram: (percentile, ms) at points evenly spaced on the
+/// 1/(1−p) log scale (20 a decade), from p50 up to where the count of values still supports
+/// the percentile (1/(1−p) ≤ count).
+pub fn spectrum(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    const PER_DECADE: f64 = 20.0;
+    let limit = (h.len() as f64).min(1e7);
+    (0..)
+        .map(|k| 2.0 * 10f64.powf(k as f64 / PER_DECADE))
+        .take_while(|x| *x <= limit)
+        .map(|x| {
+            let q = 1.0 - 1.0 / x;
+            (100.0 * q, h.value_at_quantile(q) as f64 / 1e6)
+        })
+        .collect()
+}
+
 fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), ReportError> {
     let bad = |message: String| ReportError::BadHistogram {
         path: path.to_path_buf(),
@@ -232,9 +270,10 @@ impl Report {
     /// order of their first file).
     pub fn build(inputs: &[Input]) -> Result<Report, ReportError> {
         let mut report = Report::default();
-        // scenario → env → (throughputs, merged response histogram)
+        // scenario → (env → (throughputs, merged response histogram), runs)
         type Acc = (Vec<f64>, Histogram<u64>);
-        let mut groups: Vec<(String, Vec<(String, Acc)>)> = Vec::new();
+        type Group = (String, Vec<(String, Acc)>, Vec<RunTimeline>);
+        let mut groups: Vec<Group> = Vec::new();
         let mut probes: BTreeMap<String, (PathBuf, &ProbeResult, usize)> = BTreeMap::new();
         let mut probe_order = Vec::new();
         for input in inputs {
@@ -258,10 +297,19 @@ impl Report {
                     let gi = match groups.iter().position(|g| g.0 == scenario) {
                         Some(i) => i,
                         None => {
-                            groups.push((scenario, Vec::new()));
+                            groups.push((scenario, Vec::new(), Vec::new()));
                             groups.len() - 1
                         }
                     };
+                    if let Some(main) = result.phases.iter().rev().find(|p| p.name == "main") {
+                        groups[gi].2.push(RunTimeline {
+                            env: result.env.clone(),
+                            path: path.clone(),
+                            offset_s: main.offset_s,
+                            intervals: main.intervals.clone(),
+                            metrics: result.metrics.clone(),
+                        });
+                    }
                     let envs = &mut groups[gi].1;
                     let ei = match envs.iter().position(|e| e.0 == result.env) {
                         Some(i) => i,
@@ -273,6 +321,17 @@ impl Report {
                     let acc = &mut envs[ei].1;
                     merged(path, &summary.all.response_histogram_ns, &mut acc.1)?;
                     acc.0.push(summary.ops_per_s);
+                }
+                Input::Capacity { path, result } => {
+                    let search = CapacitySearch::of(path.clone(), result);
+                    if let Some(status) = &search.status {
+                        report.notes.push(format!(
+                            "{} ({}): capacity search {status}: verdict from the steps so far",
+                            result.env,
+                            path.display()
+                        ));
+                    }
+                    report.capacity.push(search);
                 }
                 Input::Probe { path, result } => {
                     if !result.complete {
@@ -295,7 +354,7 @@ impl Report {
         }
         report.groups = groups
             .into_iter()
-            .map(|(scenario, envs)| ScenarioGroup {
+            .map(|(scenario, envs, runs)| ScenarioGroup {
                 scenario,
                 envs: envs
                     .into_iter()
@@ -303,8 +362,10 @@ impl Report {
                         env,
                         ops_per_s,
                         response: Percentiles::of(&h),
+                        spectrum: spectrum(&h),
                     })
                     .collect(),
+                runs,
             })
             .collect();
         for env in probe_order {
@@ -330,6 +391,8 @@ pub struct Table {
     pub title: String,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// Columns holding text rather than numbers, aligned left (the first column always is).
+    pub text_columns: Vec<usize>,
 }
 
 /// `22864.4` → `22,864` with 0 decimals; `2.204` → `2.20` with 2.
@@ -385,31 +448,36 @@ fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -
             .chain(items.iter().map(|(env, _)| env.to_string()))
             .collect(),
         rows,
+        text_columns: Vec::new(),
     })
 }
 
-impl Report {
-    /// The tables of the terminal and Markdown exporters: per scenario the run sections with
-    /// environments as columns (as in the reference articles), then the probe table.
+impl ScenarioGroup {
+    /// The run sections with environments as columns (as in the reference articles).
     pub fn tables(&self) -> Vec<Table> {
-        let mut out = Vec::new();
-        for g in &self.groups {
-            let items: Vec<(&str, &EnvRuns)> = g.envs.iter().map(|e| (e.env.as_str(), e)).collect();
-            for s in &RUN_SECTIONS {
-                out.extend(section_table(
-                    format!("{} — {}", s.title, g.scenario),
-                    s,
-                    &items,
-                ));
-            }
-        }
+        let items: Vec<(&str, &EnvRuns)> = self.envs.iter().map(|e| (e.env.as_str(), e)).collect();
+        RUN_SECTIONS
+            .iter()
+            .filter_map(|s| section_table(format!("{} — {}", s.title, self.scenario), s, &items))
+            .collect()
+    }
+}
+
+impl Report {
+    /// The probe table, environments as columns.
+    pub fn probe_table(&self) -> Option<Table> {
         let items: Vec<(&str, &ProbeRow)> =
             self.probes.iter().map(|p| (p.env.as_str(), p)).collect();
-        out.extend(section_table(
-            PROBE_SECTION.title.to_string(),
-            &PROBE_SECTION,
-            &items,
-        ));
+        section_table(PROBE_SECTION.title.to_string(), &PROBE_SECTION, &items)
+    }
+
+    /// The tables of the terminal and Markdown exporters: per scenario the run sections, then
+    /// each capacity search's steps and the verdicts, then the probe table.
+    pub fn tables(&self) -> Vec<Table> {
+        let mut out: Vec<Table> = self.groups.iter().flat_map(|g| g.tables()).collect();
+        out.extend(self.capacity.iter().map(capacity::step_table));
+        out.extend(capacity::verdict_table(&self.capacity));
+        out.extend(self.probe_table());
         out
     }
 }

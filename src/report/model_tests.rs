@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::fixture::{RunShape, run};
+use super::fixture::{RunShape, capacity, run};
 use super::model::{EnvRuns, RUN_SECTIONS, format_value};
 use super::{Input, Report, csv, markdown, series, text};
 use crate::probe::result::ProbeResult;
@@ -32,7 +32,8 @@ fn probe_input(env: &str, started: u64, cpu: f64) -> Input {
     }
 }
 
-/// Two environments, repeated throughput runs in one, a latency test in both, probes.
+/// Two environments, repeated throughput runs in one, a latency test in both, a capacity
+/// search in both (one interrupted), probes.
 fn inputs() -> Vec<Input> {
     let tput = |seed, ops_per_s, latency_ms| RunShape {
         ops_per_s,
@@ -54,6 +55,10 @@ fn inputs() -> Vec<Input> {
         target_per_s: 700.0,
         achieved_per_s: 690.0,
     });
+    let mut interrupted = capacity("k8s", &[1_000.0, 2_000.0, 3_000.0], 0);
+    interrupted.steps.truncate(2);
+    interrupted.status = crate::scenario::capacity_result::CapacityStatus::Interrupted;
+    interrupted.verdict = None;
     vec![
         run_input("ec2", tput(1, 2_300.0, 2.0)),
         run_input("k8s", tput(2, 2_200.0, 2.6)),
@@ -63,6 +68,14 @@ fn inputs() -> Vec<Input> {
         Input::Run {
             path: "k8s-12.json".into(),
             result: slow,
+        },
+        Input::Capacity {
+            path: "ec2-capacity.json".into(),
+            result: capacity("ec2", &[1_000.0, 2_000.0, 3_000.0, 4_000.0], 4),
+        },
+        Input::Capacity {
+            path: "k8s-capacity.json".into(),
+            result: interrupted,
         },
         probe_input("ec2", 100, 6_901.0),
         probe_input("ec2", 200, 6_902.0),
@@ -150,6 +163,7 @@ fn spread_and_best_of_n() {
         env: "e".into(),
         ops_per_s: vec![100.0, 120.0, 90.0],
         response: Percentiles::default(),
+        spectrum: Vec::new(),
     };
     assert_eq!(e.spread(), Some((90.0, 100.0, 120.0)));
     assert!((e.relative_spread_pct().unwrap() - 30.0).abs() < 1e-12);
@@ -188,11 +202,14 @@ fn csv_columns_follow_the_model() {
     let out = csv::render(&Report::build(&inputs()).unwrap());
     let lines: Vec<&str> = out.lines().collect();
     let fields = RUN_SECTIONS.iter().map(|s| s.fields.len()).sum::<usize>()
-        + super::model::PROBE_SECTION.fields.len();
+        + super::model::PROBE_SECTION.fields.len()
+        + super::capacity::STEP_COLUMNS.len();
     assert_eq!(lines[0].split(',').count(), 2 + fields);
-    // Two scenarios × two envs, plus the probe-only laptop.
-    assert_eq!(lines.len(), 6);
-    assert!(lines[5].starts_with(",laptop,"));
+    // Two scenarios × two envs, 4 + 2 capacity steps, plus the probe-only laptop.
+    assert_eq!(lines.len(), 12);
+    assert!(lines[5].starts_with("\"capacity search, keyvalue\",ec2,"));
+    assert!(lines[9].starts_with("\"capacity search, keyvalue (interrupted)\",k8s,"));
+    assert!(lines[11].starts_with(",laptop,"));
     // Count cells outside quotes (scenario labels hold commas).
     let cells = |l: &str| {
         let mut quoted = false;
@@ -210,6 +227,13 @@ fn csv_columns_follow_the_model() {
         assert_eq!(cells(l), 2 + fields, "{l}");
     }
     assert!(lines[1].starts_with("\"keyvalue, closed loop, 64 in flight\",ec2,"));
+    // Without a capacity search, no step columns.
+    let runs_only: Vec<Input> = inputs()
+        .into_iter()
+        .filter(|i| !matches!(i, Input::Capacity { .. }))
+        .collect();
+    let out = csv::render(&Report::build(&runs_only).unwrap());
+    assert!(out.lines().next().unwrap().ends_with(",disk_read_p99_ms"));
 }
 
 #[test]

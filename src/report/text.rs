@@ -1,4 +1,5 @@
-//! Terminal exporter: aligned plain-text tables, labels left, numbers right, then the notes.
+//! Terminal exporter: aligned plain-text tables, labels and text left, numbers right, then the
+//! notes.
 
 use super::Report;
 
@@ -22,7 +23,7 @@ pub fn render(report: &Report) -> String {
                 .iter()
                 .enumerate()
                 .map(|(c, v)| {
-                    if c == 0 {
+                    if c == 0 || table.text_columns.contains(&c) {
                         format!("{v:<w$}", w = width[c])
                     } else {
                         format!("{v:>w$}", w = width[c])

@@ -1,0 +1,383 @@
+//! Capacity searches in the report: every step (target and achieved rate, response time,
+//! pending compactions, node CPU, pass or fail) and the verdict. The columns are defined once,
+//! as lists of [`Column`]s, for the tables and the CSV.
+
+use std::path::PathBuf;
+
+use super::model::{Table, format_value};
+use crate::scenario::capacity_result::{
+    CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
+};
+
+/// One step of a capacity search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRow {
+    /// 1-based.
+    pub index: usize,
+    pub target_rate_per_s: f64,
+    pub ops_per_s: f64,
+    /// Response time of all operations over the step's measured window.
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub pending_after: Option<f64>,
+    /// Highest mean CPU of any node over the step, 0–1.
+    pub node_cpu: Option<f64>,
+    pub passed: bool,
+    /// The criteria the step failed, with the measured value ("p99 ≤ 20 ms: 35.20").
+    pub failed: Vec<String>,
+    /// The step's part in the verdict.
+    pub role: Option<Role>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    HighestPassing,
+    Failing,
+}
+
+/// One capacity-search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacitySearch {
+    pub env: String,
+    pub path: PathBuf,
+    pub workload: String,
+    /// Not completed: the verdict is from the steps so far.
+    pub status: Option<String>,
+    pub steps: Vec<StepRow>,
+    pub verdict: Verdict,
+    /// The response-time bounds of the search, e.g. ("read p99 ≤ 20 ms", 20.0).
+    pub latency_limits: Vec<(String, f64)>,
+}
+
+/// A table cell before formatting.
+pub enum Cell {
+    Num(Option<f64>),
+    Text(String),
+}
+
+/// One column of a capacity table: CSV key, label, decimals of a number.
+pub struct Column<T> {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub decimals: usize,
+    pub get: fn(&T) -> Cell,
+}
+
+impl Cell {
+    /// As shown in a table.
+    pub fn display(&self, decimals: usize) -> String {
+        match self {
+            Cell::Num(v) => format_value(*v, decimals),
+            Cell::Text(s) => s.clone(),
+        }
+    }
+
+    /// As written to CSV (unquoted): numbers to 6 decimal places, absent empty.
+    pub fn raw(&self) -> String {
+        match self {
+            Cell::Num(v) => v
+                .map(|v| ((v * 1e6).round() / 1e6).to_string())
+                .unwrap_or_default(),
+            Cell::Text(s) => s.clone(),
+        }
+    }
+}
+
+/// The columns of the step table, in order.
+pub const STEP_COLUMNS: [Column<StepRow>; 10] = [
+    Column {
+        key: "step",
+        label: "step",
+        decimals: 0,
+        get: |s| Cell::Num(Some(s.index as f64)),
+    },
+    Column {
+        key: "target_rate_per_s",
+        label: "target ops/s",
+        decimals: 0,
+        get: |s| Cell::Num(Some(s.target_rate_per_s)),
+    },
+    Column {
+        key: "achieved_ops_per_s",
+        label: "achieved ops/s",
+        decimals: 0,
+        get: |s| Cell::Num(Some(s.ops_per_s)),
+    },
+    Column {
+        key: "step_p50_ms",
+        label: "p50 ms",
+        decimals: 2,
+        get: |s| Cell::Num(Some(s.p50_ms)),
+    },
+    Column {
+        key: "step_p99_ms",
+        label: "p99 ms",
+        decimals: 2,
+        get: |s| Cell::Num(Some(s.p99_ms)),
+    },
+    Column {
+        key: "pending_compactions_after",
+        label: "pending after",
+        decimals: 0,
+        get: |s| Cell::Num(s.pending_after),
+    },
+    Column {
+        key: "node_cpu_pct",
+        label: "node CPU %",
+        decimals: 1,
+        get: |s| Cell::Num(s.node_cpu.map(|c| 100.0 * c)),
+    },
+    Column {
+        key: "step_result",
+        label: "result",
+        decimals: 0,
+        get: |s| Cell::Text(if s.passed { "pass" } else { "fail" }.into()),
+    },
+    Column {
+        key: "verdict",
+        label: "verdict",
+        decimals: 0,
+        get: |s| {
+            Cell::Text(
+                match s.role {
+                    Some(Role::HighestPassing) => "highest passing",
+                    Some(Role::Failing) => "failing",
+                    None => "",
+                }
+                .into(),
+            )
+        },
+    },
+    Column {
+        key: "failed_criteria",
+        label: "failed criteria",
+        decimals: 0,
+        get: |s| Cell::Text(s.failed.join("; ")),
+    },
+];
+
+/// The columns of the verdict table (one row per search).
+pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 5] = [
+    Column {
+        key: "workload",
+        label: "workload",
+        decimals: 0,
+        get: |c| Cell::Text(c.workload.clone()),
+    },
+    Column {
+        key: "highest_passing_rate_per_s",
+        label: "highest passing ops/s",
+        decimals: 0,
+        get: |c| Cell::Num(c.verdict.highest_passing_rate_per_s),
+    },
+    Column {
+        key: "highest_passing_ops_per_s",
+        label: "achieved there ops/s",
+        decimals: 0,
+        get: |c| Cell::Num(c.verdict.highest_passing_ops_per_s),
+    },
+    Column {
+        key: "failing_rate_per_s",
+        label: "failing ops/s",
+        decimals: 0,
+        get: |c| Cell::Num(c.verdict.failing_rate_per_s),
+    },
+    Column {
+        key: "failed_criteria",
+        label: "failed criteria",
+        decimals: 0,
+        get: |c| Cell::Text(c.verdict.failed.join("; ")),
+    },
+];
+
+/// The failed checks of a step, the way the verdict states them.
+fn failed_checks(step: &CapacityStep) -> Vec<String> {
+    step.checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| match c.value {
+            Some(v) => format!("{}: {v:.2}", c.criterion),
+            None => c.criterion.clone(),
+        })
+        .collect()
+}
+
+fn bound_label(b: &LatencyBound) -> String {
+    let op = b.op.map(|o| format!("{} ", o.name())).unwrap_or_default();
+    format!("{op}p{} ≤ {} ms", b.percentile, b.max_ms)
+}
+
+impl CapacitySearch {
+    /// The report's view of a capacity result; a result without a verdict yet (running,
+    /// interrupted) gets the verdict of its steps so far.
+    pub fn of(path: PathBuf, result: &CapacityResult) -> CapacitySearch {
+        let verdict = result
+            .verdict
+            .clone()
+            .unwrap_or_else(|| CapacityResult::verdict_of(&result.steps));
+        let first_failing = result.steps.iter().position(|s| !s.passed);
+        let passing_before = &result.steps[..first_failing.unwrap_or(result.steps.len())];
+        let highest = passing_before
+            .iter()
+            .filter(|s| Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s)
+            .map(|s| s.index)
+            .next_back();
+        let steps = result
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| StepRow {
+                index: s.index,
+                target_rate_per_s: s.target_rate_per_s,
+                ops_per_s: s.summary.ops_per_s,
+                p50_ms: s.summary.all.response.p50_ms,
+                p99_ms: s.summary.all.response.p99_ms,
+                pending_after: s.pending_after,
+                node_cpu: s.node_cpu,
+                passed: s.passed,
+                failed: failed_checks(s),
+                role: if Some(i) == first_failing {
+                    Some(Role::Failing)
+                } else if Some(s.index) == highest {
+                    Some(Role::HighestPassing)
+                } else {
+                    None
+                },
+            })
+            .collect();
+        let status = match &result.status {
+            CapacityStatus::Completed => None,
+            CapacityStatus::Running => Some("still running".to_string()),
+            CapacityStatus::Interrupted => Some("interrupted".to_string()),
+            CapacityStatus::Failed { reason } => Some(format!("failed: {reason}")),
+        };
+        CapacitySearch {
+            env: result.env.clone(),
+            path,
+            workload: result.workload.kind.to_string(),
+            status,
+            steps,
+            verdict,
+            latency_limits: result
+                .spec
+                .criteria
+                .latency
+                .iter()
+                .map(|b| (bound_label(b), b.max_ms))
+                .collect(),
+        }
+    }
+
+    /// e.g. `ec2, keyvalue` or `ec2, keyvalue (interrupted: verdict from the steps so far)`.
+    pub fn title(&self) -> String {
+        match &self.status {
+            None => format!("{}, {}", self.env, self.workload),
+            Some(s) => format!(
+                "{}, {} ({s}: verdict from the steps so far)",
+                self.env, self.workload
+            ),
+        }
+    }
+}
+
+/// A table with one row per item; the first column holds `first(item)`. Text columns are
+/// aligned left.
+fn rows_table<T>(
+    title: String,
+    first_header: &str,
+    columns: &[Column<T>],
+    items: &[(String, &T)],
+) -> Table {
+    let text_columns = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            items
+                .first()
+                .is_some_and(|(_, t)| matches!((c.get)(t), Cell::Text(_)))
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    Table {
+        title,
+        header: std::iter::once(first_header.to_string())
+            .chain(columns.iter().map(|c| c.label.to_string()))
+            .collect(),
+        rows: items
+            .iter()
+            .map(|(first, t)| {
+                std::iter::once(first.clone())
+                    .chain(columns.iter().map(|c| (c.get)(t).display(c.decimals)))
+                    .collect()
+            })
+            .collect(),
+        text_columns,
+    }
+}
+
+/// The step table of one search.
+pub fn step_table(search: &CapacitySearch) -> Table {
+    let items: Vec<(String, &StepRow)> = search
+        .steps
+        .iter()
+        .map(|s| (s.index.to_string(), s))
+        .collect();
+    // The step number is the row label already.
+    rows_table(
+        format!("Capacity search — {}", search.title()),
+        "step",
+        &STEP_COLUMNS[1..],
+        &items,
+    )
+}
+
+/// The verdict table: one row per search.
+pub fn verdict_table(searches: &[CapacitySearch]) -> Option<Table> {
+    let items: Vec<(String, &CapacitySearch)> =
+        searches.iter().map(|c| (c.env.clone(), c)).collect();
+    (!items.is_empty())
+        .then(|| rows_table("Capacity verdict".into(), "env", &VERDICT_COLUMNS, &items))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn steps_carry_their_part_in_the_verdict() {
+        let result = fixture::capacity("ec2", &[1_000.0, 2_000.0, 3_000.0, 4_000.0], 4);
+        let c = CapacitySearch::of("cap.json".into(), &result);
+        let roles: Vec<Option<Role>> = c.steps.iter().map(|s| s.role).collect();
+        assert_eq!(
+            roles,
+            [None, None, Some(Role::HighestPassing), Some(Role::Failing)]
+        );
+        assert_eq!(c.verdict.highest_passing_rate_per_s, Some(3_000.0));
+        assert_eq!(c.verdict.failing_rate_per_s, Some(4_000.0));
+        assert!(
+            c.steps[3].failed[0].starts_with("p99 ≤ 20 ms: "),
+            "{:?}",
+            c.steps[3]
+        );
+        assert_eq!(c.latency_limits, [("p99 ≤ 20 ms".to_string(), 20.0)]);
+        assert!(c.status.is_none());
+    }
+
+    #[test]
+    fn an_unfinished_search_gets_the_verdict_of_its_steps() {
+        let mut result = fixture::capacity("ec2", &[1_000.0, 2_000.0], 0);
+        result.status = CapacityStatus::Interrupted;
+        result.verdict = None;
+        let c = CapacitySearch::of("cap.json".into(), &result);
+        assert_eq!(c.verdict.highest_passing_rate_per_s, Some(2_000.0));
+        assert_eq!(c.verdict.failing_rate_per_s, None);
+        assert_eq!(c.steps[1].role, Some(Role::HighestPassing));
+        assert!(c.title().contains("interrupted"), "{}", c.title());
+        let t = step_table(&c);
+        assert_eq!(t.header[0], "step");
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1][7], "pass");
+        assert_eq!(t.rows[1][8], "highest passing");
+    }
+}

@@ -1,0 +1,328 @@
+//! A run's charts: client, server and host series stacked on the run's time axis.
+
+use super::{Charts, GREY, SMALL, TIME_AXIS_TITLE, series_colour};
+use crate::metrics::series::{MetricSeries, Sample};
+use crate::report::model::RunTimeline;
+use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke};
+use crate::spec::OpKind;
+
+/// (x, y) points of a line; `None` leaves a gap.
+type Points = Vec<(f64, Option<f64>)>;
+
+/// One chart of a run's stack, before it is drawn on the shared time axis.
+struct Panel {
+    name: &'static str,
+    title: String,
+    lines: Vec<(String, Points, Stroke)>,
+}
+
+impl Panel {
+    fn new(name: &'static str, title: &str) -> Panel {
+        Panel {
+            name,
+            title: title.into(),
+            lines: Vec::new(),
+        }
+    }
+
+    fn line(&mut self, label: String, points: Points, stroke: Stroke) {
+        if points.iter().any(|(_, y)| y.is_some_and(f64::is_finite)) {
+            self.lines.push((label, points, stroke));
+        }
+    }
+
+    fn max(&self) -> f64 {
+        self.lines
+            .iter()
+            .flat_map(|(_, p, _)| p.iter().filter_map(|(_, y)| *y))
+            .filter(|y| y.is_finite())
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Per sample, `get` of it (a gap where `None`).
+fn over_samples(m: &MetricSeries, get: impl Fn(&Sample) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
+    m.samples.iter().map(|s| (s.t_s, get(s))).collect()
+}
+
+impl Charts {
+    /// The run's client series (response time, throughput) and, when it sampled them, server
+    /// and host series, as small charts sharing the run's time axis.
+    pub fn run_stack(&mut self, run: &RunTimeline) -> Vec<String> {
+        let at = |start_s: f64| run.offset_s + start_s;
+        let metrics = run.metrics.as_ref();
+        let end = run
+            .intervals
+            .last()
+            .map(|i| at(i.end_s))
+            .into_iter()
+            .chain(metrics.and_then(|m| m.samples.last().map(|s| s.t_s)))
+            .fold(0.0, f64::max);
+        if end <= 0.0 {
+            return Vec::new();
+        }
+        let mut panels = Vec::new();
+
+        let mut response = Panel::new(
+            "response-time",
+            "Response time (ms): p99 solid, p50 dashed, per operation",
+        );
+        for (k, kind) in OpKind::ALL.iter().enumerate() {
+            let colour = series_colour(k);
+            for (name, get, stroke) in [
+                (
+                    "p99",
+                    (|o: &crate::result::IntervalOp| o.response_p99_ms) as fn(&_) -> f64,
+                    Stroke::solid(colour),
+                ),
+                ("p50", |o| o.response_p50_ms, Stroke::dashed(colour)),
+            ] {
+                let points = run
+                    .intervals
+                    .iter()
+                    .map(|iv| {
+                        let v = iv.by_op.get(kind).filter(|o| o.ok > 0).map(get);
+                        (at(iv.start_s), v)
+                    })
+                    .collect();
+                response.line(format!("{kind} {name}"), points, stroke);
+            }
+        }
+        panels.push(response);
+
+        let mut throughput = Panel::new("throughput", "Throughput (ops/s)");
+        throughput.line(
+            "ops/s".into(),
+            run.intervals
+                .iter()
+                .map(|iv| (at(iv.start_s), Some(iv.ops_per_s)))
+                .collect(),
+            Stroke::solid(self.env_colour(&run.env)),
+        );
+        panels.push(throughput);
+
+        if let Some(m) = metrics {
+            panels.extend(server_panels(m));
+            panels.extend(host_panels(m));
+        }
+
+        // The warmup, and the time before the main phase, shaded on every chart.
+        let main_start = run.intervals.first().map(|i| at(i.start_s));
+        let measured_start = run
+            .intervals
+            .iter()
+            .find(|i| !i.warmup)
+            .map(|i| at(i.start_s))
+            .or(run.intervals.last().map(|i| at(i.end_s)));
+        let before = Fill::light(GREY, 0.16);
+        let warmup = Fill::light(GREY, 0.07);
+        let x = Axis::linear(0.0, end, 12);
+        let n = panels.iter().filter(|p| !p.lines.is_empty()).count();
+        let mut out = Vec::new();
+        for (i, p) in panels
+            .into_iter()
+            .filter(|p| !p.lines.is_empty())
+            .enumerate()
+        {
+            let first = i == 0;
+            let mut legend: Vec<LegendItem> = p
+                .lines
+                .iter()
+                .filter(|_| p.lines.len() > 1)
+                .map(|(label, _, stroke)| LegendItem::line(label.clone(), stroke))
+                .collect();
+            if first && main_start.is_some_and(|s| s > 0.0) {
+                legend.push(LegendItem::area("before the main phase", &before));
+            }
+            if first && main_start.is_some() {
+                legend.push(LegendItem::area("warmup", &warmup));
+            }
+            let x = if i + 1 == n {
+                x.clone().titled(TIME_AXIS_TITLE)
+            } else {
+                x.clone()
+            };
+            let mut chart = Chart::new(
+                self.id(),
+                p.name,
+                &p.title,
+                SMALL,
+                x,
+                Axis::zero_to(p.max() * 1.08, 3),
+                legend,
+            );
+            if let Some(start) = main_start.filter(|s| *s > 0.0) {
+                chart.band(0.0, start, &before);
+            }
+            if let (Some(a), Some(b)) = (main_start, measured_start) {
+                chart.band(a, b, &warmup);
+            }
+            for (label, points, stroke) in &p.lines {
+                chart.line(label, points, stroke);
+            }
+            out.push(chart.render());
+        }
+        out
+    }
+}
+
+/// Pending compactions and node CPU.
+fn server_panels(m: &MetricSeries) -> Vec<Panel> {
+    let mut pending = Panel::new(
+        "pending-compactions",
+        "Pending compactions (highest of any node)",
+    );
+    pending.line(
+        "pending compactions".into(),
+        m.node_max(|n| n.pending_compactions),
+        Stroke::solid(series_colour(0)),
+    );
+    let mut cpu = Panel::new("node-cpu", "Node CPU (cores, per node)");
+    for (i, node) in m.nodes.iter().enumerate() {
+        // The node's own figure, else the host's view of its process.
+        let points = over_samples(m, |s| {
+            s.nodes.get(i).and_then(|n| n.cpu_cores).or_else(|| {
+                s.host
+                    .as_ref()
+                    .and_then(|h| h.node_cpu_cores.get(i).copied().flatten())
+            })
+        });
+        cpu.line(node.clone(), points, Stroke::solid(series_colour(i)));
+    }
+    vec![pending, cpu]
+}
+
+/// Host CPU, disk throughput and disk latency.
+fn host_panels(m: &MetricSeries) -> Vec<Panel> {
+    let mut cpu = Panel::new("host-cpu", "Host CPU (% of all CPUs)");
+    type Get = fn(&crate::metrics::series::HostSample) -> f64;
+    for (i, (name, get)) in [
+        ("user", (|h| h.cpu_user) as Get),
+        ("system", |h| h.cpu_system),
+        ("iowait", |h| h.cpu_iowait),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let points = over_samples(m, |s| s.host.as_ref().map(|h| 100.0 * get(h)));
+        cpu.line(name.into(), points, Stroke::solid(series_colour(i)));
+    }
+    let mut mb = Panel::new(
+        "disk-throughput",
+        "Disk throughput (MB/s per device): write solid, read dashed",
+    );
+    let mut latency = Panel::new(
+        "disk-latency",
+        "Disk latency (ms per request, per device): write solid, read dashed",
+    );
+    type DevGet = fn(&crate::metrics::series::DeviceSample) -> f64;
+    for (d, device) in m.devices.iter().enumerate() {
+        let colour = series_colour(d);
+        let dev = |get: DevGet| {
+            over_samples(m, move |s| {
+                s.host.as_ref().and_then(|h| h.devices.get(d)).map(get)
+            })
+        };
+        mb.line(
+            format!("{device} write"),
+            dev(|x| x.write_mb_s),
+            Stroke::solid(colour),
+        );
+        mb.line(
+            format!("{device} read"),
+            dev(|x| x.read_mb_s),
+            Stroke::dashed(colour),
+        );
+        latency.line(
+            format!("{device} write"),
+            dev(|x| x.write_latency_ms),
+            Stroke::solid(colour),
+        );
+        latency.line(
+            format!("{device} read"),
+            dev(|x| x.read_latency_ms),
+            Stroke::dashed(colour),
+        );
+    }
+    vec![cpu, mb, latency]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::{RunShape, capacity, run, run_with_metrics};
+    use crate::report::{Input, Report};
+
+    fn report(inputs: Vec<Input>) -> Report {
+        Report::build(&inputs).unwrap()
+    }
+
+    fn names(svgs: &[String]) -> Vec<&str> {
+        svgs.iter()
+            .map(|s| {
+                let rest = &s[s.find("data-chart=\"").unwrap() + 12..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_run_with_metrics_stacks_server_and_host_charts_on_its_time_axis() {
+        let r = report(vec![Input::Run {
+            path: "m.json".into(),
+            result: run_with_metrics("ec2", &RunShape::default(), 3, &["sda", "sdb"]),
+        }]);
+        let mut charts = Charts::new(&r);
+        let stack = charts.run_stack(&r.groups[0].runs[0]);
+        assert_eq!(
+            names(&stack),
+            [
+                "response-time",
+                "throughput",
+                "pending-compactions",
+                "node-cpu",
+                "host-cpu",
+                "disk-throughput",
+                "disk-latency"
+            ]
+        );
+        // One time axis: the run lasts 4 s before the main phase + 12 s + 2 s after.
+        let ticks = |svg: &str| -> Vec<String> {
+            svg.split("<tspan")
+                .skip(1)
+                .map(|t| t[t.find('>').unwrap() + 1..t.find('<').unwrap()].to_string())
+                .collect()
+        };
+        for svg in &stack {
+            assert_eq!(ticks(svg), ticks(&stack[0]));
+        }
+        assert_eq!(ticks(&stack[0]).last().unwrap(), "18");
+        assert!(stack[0].contains("before the main phase") && stack[0].contains("warmup"));
+        assert!(stack[3].contains("node3") && stack[6].contains("sdb read"));
+        // The x title only under the last chart.
+        assert_eq!(
+            stack.iter().filter(|s| s.contains(TIME_AXIS_TITLE)).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn charts_without_data_are_left_out() {
+        let r = report(vec![Input::Run {
+            path: "old.json".into(),
+            result: run("ec2", &RunShape::default()),
+        }]);
+        let mut charts = Charts::new(&r);
+        assert_eq!(
+            names(&charts.run_stack(&r.groups[0].runs[0])),
+            ["response-time", "throughput"]
+        );
+        let mut empty = capacity("ec2", &[1_000.0], 0);
+        empty.steps.clear();
+        let r = report(vec![Input::Capacity {
+            path: "c.json".into(),
+            result: empty,
+        }]);
+        assert!(Charts::new(&r).capacity_rate(&r.capacity[0]).is_none());
+    }
+}

@@ -1,0 +1,402 @@
+//! HTML exporter: one self-contained page (inline CSS, SVG charts, a tiny script; no external
+//! resources) with the tables of the text report and the charts of [`super::charts`]. On load
+//! the script checks that every `svg.chart` drew something and records the outcome on
+//! `<body>` (`data-charts`, `data-charts-drawn`, `data-charts-empty`, `data-errors`), so a
+//! headless browser can verify the page.
+
+use std::fmt::Write;
+
+use super::capacity::CapacitySearch;
+use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
+use super::model::{Report, RunTimeline, ScenarioGroup, Table};
+use super::svg::escape;
+
+const STYLE: &str = r#"
+:root { --fg: #1d232b; --muted: #5b6573; --line: #dde2e8; --panel: #f5f7f9; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: #fff;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", "DejaVu Sans", sans-serif; }
+main { max-width: 1140px; margin: 0 auto; padding: 20px 28px 48px; }
+header { border-bottom: 2px solid var(--fg); padding-bottom: 10px; margin-bottom: 8px; }
+h1 { font-size: 22px; margin: 0 0 2px; }
+h2 { font-size: 18px; margin: 34px 0 10px; padding-bottom: 5px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 15px; margin: 22px 0 4px; }
+.sub, .meta { color: var(--muted); }
+.meta { font-size: 12.5px; margin: 0 0 6px; }
+.envs { margin-top: 6px; }
+.envs span { margin-right: 18px; white-space: nowrap; }
+.chip { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
+nav { font-size: 13px; margin: 8px 0 0; }
+nav a { color: #2f5f9e; margin-right: 14px; text-decoration: none; }
+.tables { display: flex; flex-wrap: wrap; gap: 4px 36px; align-items: flex-start; }
+table { border-collapse: collapse; margin: 6px 0 14px; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: 0 0 6px; }
+th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th { background: var(--panel); font-weight: 600; text-align: right; }
+td { text-align: right; }
+td.text, th.text, td:first-child, th:first-child { text-align: left; }
+td.wrap { white-space: normal; min-width: 180px; max-width: 250px; }
+th { white-space: normal; }
+td.fail { color: #c62828; font-weight: 600; }
+td.pass { color: #2e7d32; }
+svg.chart { display: block; width: 100%; height: auto; margin: 10px 0 16px; }
+svg.chart text { font-size: 11px; fill: #4a5462; }
+svg.chart text.title { font-size: 13px; font-weight: 600; fill: var(--fg); }
+svg.chart text.axis-title { fill: var(--muted); }
+svg.chart .grid line { stroke: #e8ebef; }
+svg.chart .grid line.v { stroke: #f1f3f5; }
+svg.chart .axis line { stroke: #8a94a3; }
+.stack { border-left: 3px solid var(--line); padding-left: 10px; margin: 6px 0 20px; }
+.stack svg.chart { margin: 2px 0 4px; }
+.notes li { margin: 3px 0; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+"#;
+
+/// Records errors and checks, on load, that every chart drew something inside its box.
+const SCRIPT: &str = r#"
+(function () {
+  var errors = [];
+  function record(message) {
+    errors.push(String(message));
+    if (document.body) document.body.setAttribute('data-errors', errors.join(' | '));
+  }
+  window.onerror = function (message, source, line) { record(message + ' (line ' + line + ')'); };
+  window.addEventListener('unhandledrejection', function (e) { record('unhandled rejection: ' + e.reason); });
+  window.addEventListener('load', function () {
+    var charts = document.querySelectorAll('svg.chart');
+    var drawn = 0, empty = [];
+    for (var i = 0; i < charts.length; i++) {
+      var svg = charts[i], ok = false;
+      var view = svg.viewBox.baseVal;
+      var marks = svg.querySelectorAll('.marks line, .marks path, .marks rect, .marks circle');
+      for (var j = 0; j < marks.length && !ok; j++) {
+        var b = marks[j].getBBox();
+        ok = (b.width > 0 || b.height > 0) &&
+          b.x < view.width && b.x + b.width > 0 && b.y < view.height && b.y + b.height > 0;
+      }
+      if (ok) drawn++; else empty.push(svg.getAttribute('data-chart'));
+    }
+    document.body.setAttribute('data-charts', String(charts.length));
+    document.body.setAttribute('data-charts-drawn', String(drawn));
+    if (empty.length) document.body.setAttribute('data-charts-empty', empty.join(' '));
+    if (errors.length) document.body.setAttribute('data-errors', errors.join(' | '));
+  });
+})();
+"#;
+
+/// A table under `caption` (none: the section's heading says it); `env_colour` puts a colour chip next to environment names in the header and the
+/// first column.
+fn table(t: &Table, caption: Option<&str>, env_colour: &EnvColour) -> String {
+    let chip = |s: &str| -> String {
+        match env_colour(s) {
+            Some(c) => format!(r#"<span class="chip" style="background:{c}"></span>"#),
+            None => String::new(),
+        }
+    };
+    let mut out = String::from("<table>");
+    if let Some(c) = caption {
+        let _ = write!(out, "<caption>{}</caption>", escape(c));
+    }
+    out.push_str("<thead><tr>");
+    for (c, h) in t.header.iter().enumerate() {
+        let class = if t.text_columns.contains(&c) {
+            r#" class="text""#
+        } else {
+            ""
+        };
+        let _ = write!(out, "<th{class}>{}{}</th>", chip(h), escape(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in &t.rows {
+        out.push_str("<tr>");
+        for (c, v) in row.iter().enumerate() {
+            let mut classes = Vec::new();
+            if t.text_columns.contains(&c) {
+                classes.push("text");
+                if v.len() > 40 {
+                    classes.push("wrap");
+                }
+            }
+            match v.as_str() {
+                "fail" | "failing" => classes.push("fail"),
+                "pass" | "highest passing" => classes.push("pass"),
+                _ => {}
+            }
+            let class = if classes.is_empty() {
+                String::new()
+            } else {
+                format!(r#" class="{}""#, classes.join(" "))
+            };
+            let first = if c == 0 { chip(v) } else { String::new() };
+            let _ = write!(out, "<td{class}>{first}{}</td>", escape(v));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+type EnvColour<'a> = dyn Fn(&str) -> Option<&'static str> + 'a;
+
+/// A scenario's tables (environments side by side) and its overview charts.
+fn scenario_section(
+    anchor: &str,
+    g: &ScenarioGroup,
+    charts: &mut Charts,
+    env_colour: &EnvColour,
+) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2>{}</h2><div class="tables">"#,
+        escape(&g.scenario)
+    );
+    // The section's heading names the scenario.
+    let suffix = format!(" — {}", g.scenario);
+    for t in g.tables() {
+        let caption = t.title.strip_suffix(&suffix).unwrap_or(&t.title);
+        out.push_str(&table(&t, Some(caption), env_colour));
+    }
+    out.push_str("</div>");
+    out.extend(charts.throughput_over_time(g));
+    out.extend(charts.latency_spectrum(g));
+    out.push_str("</section>");
+    out
+}
+
+/// A capacity search's steps and charts.
+fn capacity_section(
+    anchor: &str,
+    c: &CapacitySearch,
+    charts: &mut Charts,
+    env_colour: &EnvColour,
+) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2><span class="chip" style="background:{}"></span>Capacity search · {}</h2><p class="meta">{}</p>"#,
+        charts.env_colour(&c.env),
+        escape(&c.title()),
+        escape(&c.path.display().to_string())
+    );
+    out.push_str(&table(&super::capacity::step_table(c), None, env_colour));
+    out.extend(charts.capacity_rate(c));
+    out.extend(charts.capacity_latency(c));
+    out.push_str("</section>");
+    out
+}
+
+/// One run: what it holds, then its charts on one time axis.
+fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
+    let mut out = format!(
+        r#"<h3><span class="chip" style="background:{}"></span>{} · {}</h3>"#,
+        charts.env_colour(&r.env),
+        escape(&r.env),
+        escape(&r.path.display().to_string())
+    );
+    let metrics = match &r.metrics {
+        None => "no server or host series in this result".to_string(),
+        Some(m) => {
+            let mut s = format!(
+                "server series of {}, host series of {}",
+                plural(m.nodes.len(), "node", "nodes"),
+                plural(m.devices.len(), "device", "devices")
+            );
+            if !m.errors.is_empty() {
+                let _ = write!(s, "; sampling errors: {}", m.errors.join("; "));
+            }
+            s
+        }
+    };
+    let _ = write!(
+        out,
+        r#"<p class="meta">main phase from {:.0} s · {}</p><div class="stack">"#,
+        r.offset_s,
+        escape(&metrics)
+    );
+    for svg in charts.run_stack(r) {
+        out.push_str(&svg);
+    }
+    out.push_str("</div>");
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The whole page.
+pub fn render(report: &Report) -> String {
+    let mut charts = Charts::new(report);
+    let envs: Vec<(String, &'static str)> = charts
+        .envs()
+        .iter()
+        .map(|e| (e.clone(), charts.env_colour(e)))
+        .collect();
+    let env_colour = |s: &str| envs.iter().find(|(e, _)| e == s).map(|(_, c)| *c);
+    let runs: usize = report.groups.iter().map(|g| g.runs.len()).sum();
+
+    let mut body = String::new();
+    let mut nav = Vec::new();
+    for (gi, g) in report.groups.iter().enumerate() {
+        let anchor = format!("scenario-{}", gi + 1);
+        nav.push((anchor.clone(), g.scenario.clone()));
+        body.push_str(&scenario_section(&anchor, g, &mut charts, &env_colour));
+    }
+    for (ci, c) in report.capacity.iter().enumerate() {
+        let anchor = format!("capacity-{}", ci + 1);
+        nav.push((anchor.clone(), format!("capacity search: {}", c.title())));
+        body.push_str(&capacity_section(&anchor, c, &mut charts, &env_colour));
+    }
+    if let Some(t) = super::capacity::verdict_table(&report.capacity) {
+        nav.push(("verdicts".into(), "capacity verdicts".into()));
+        let _ = write!(
+            body,
+            r#"<section id="verdicts"><h2>Capacity verdicts</h2>{}</section>"#,
+            table(&t, None, &env_colour)
+        );
+    }
+    if let Some(t) = report.probe_table() {
+        nav.push(("probes".into(), "host probes".into()));
+        let _ = write!(
+            body,
+            r#"<section id="probes"><h2>Host probes</h2>{}</section>"#,
+            table(&t, None, &env_colour)
+        );
+    }
+    if !report.notes.is_empty() {
+        nav.push(("notes".into(), "notes".into()));
+        body.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
+        for n in &report.notes {
+            let _ = write!(body, "<li>{}</li>", escape(n));
+        }
+        body.push_str("</ul></section>");
+    }
+    // The details last: each run's series over time.
+    for (gi, g) in report.groups.iter().enumerate() {
+        let anchor = format!("runs-{}", gi + 1);
+        nav.push((anchor.clone(), format!("runs over time: {}", g.scenario)));
+        let _ = write!(
+            body,
+            r#"<section id="{anchor}"><h2>Runs over time · {}</h2>"#,
+            escape(&g.scenario)
+        );
+        for r in &g.runs {
+            body.push_str(&run_stack(r, &mut charts));
+        }
+        body.push_str("</section>");
+    }
+    if body.is_empty() {
+        body.push_str(
+            "<p>No results with a main-phase summary, capacity steps or probe figures.</p>",
+        );
+    }
+
+    let mut head = String::new();
+    let _ = write!(
+        head,
+        r#"<header><h1>cqlbench report</h1><div class="sub">{} in {} · {} · {}</div><div class="envs">"#,
+        plural(runs, "run", "runs"),
+        plural(report.groups.len(), "scenario", "scenarios"),
+        plural(
+            report.capacity.len(),
+            "capacity search",
+            "capacity searches"
+        ),
+        plural(report.probes.len(), "host probe", "host probes"),
+    );
+    for (env, colour) in &envs {
+        let _ = write!(
+            head,
+            r#"<span><span class="chip" style="background:{colour}"></span>{}</span>"#,
+            escape(env)
+        );
+    }
+    head.push_str("</div><nav>");
+    for (anchor, label) in &nav {
+        let _ = write!(head, r##"<a href="#{anchor}">{}</a>"##, escape(label));
+    }
+    head.push_str("</nav></header>");
+
+    format!(
+        concat!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<title>cqlbench report</title><style>{style}</style><script>{script}</script></head>\n",
+            "<body><main>{head}{body}<footer>cqlbench {version} · percentiles from merged HDR histograms; ",
+            "response time from the intended start (coordinated-omission corrected) · ",
+            "<span style=\"color:{fail}\">failed</span> / <span style=\"color:{pass}\">passed</span> capacity steps marked</footer>",
+            "</main></body></html>\n"
+        ),
+        style = STYLE,
+        script = SCRIPT,
+        head = head,
+        body = body,
+        version = env!("CARGO_PKG_VERSION"),
+        fail = FAIL_COLOUR,
+        pass = PASS_COLOUR,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Input;
+    use crate::report::fixture::{RunShape, capacity, run, run_with_metrics};
+
+    fn page(inputs: Vec<Input>) -> String {
+        render(&Report::build(&inputs).unwrap())
+    }
+
+    #[test]
+    fn the_page_is_self_contained_and_counts_its_charts() {
+        let html = page(vec![
+            Input::Run {
+                path: "a.json".into(),
+                result: run_with_metrics("ec2", &RunShape::default(), 2, &["sda"]),
+            },
+            Input::Run {
+                path: "b.json".into(),
+                result: run("k8s", &RunShape::default()),
+            },
+            Input::Capacity {
+                path: "c.json".into(),
+                result: capacity("ec2", &[1_000.0, 2_000.0, 3_000.0], 3),
+            },
+        ]);
+        // 2 per scenario, 7 + 2 per run, 2 per capacity search.
+        assert_eq!(html.matches(r#"<svg class="chart""#).count(), 2 + 7 + 2 + 2);
+        for external in [
+            "http://", "https://", "src=", "<link", "@import", "url(http",
+        ] {
+            let outside_xmlns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+            assert!(!outside_xmlns.contains(external), "{external}");
+        }
+        assert!(html.contains("<h2>keyvalue, closed loop, 64 in flight</h2>"));
+        assert!(html.contains("<caption>Response time (ms, merged histograms)</caption>"));
+        assert!(html.contains("Capacity verdicts"));
+        assert!(html.contains(r#"<td class="text fail">failing</td>"#));
+        assert!(html.ends_with("</html>\n"));
+    }
+
+    #[test]
+    fn strings_from_results_are_escaped() {
+        let evil = r#"<script>alert("x")</script> & 'y'"#;
+        let mut r = run(evil, &RunShape::default());
+        r.warnings.push(crate::result::Warning::Interrupted);
+        let html = page(vec![Input::Run {
+            path: "<img src=x>.json".into(),
+            result: r,
+        }]);
+        assert!(!html.contains(evil));
+        assert!(!html.contains("<img"));
+        assert!(
+            html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;")
+        );
+        // The only script is the page's own.
+        assert_eq!(html.matches("<script>").count(), 1);
+    }
+
+    #[test]
+    fn an_empty_report_says_so() {
+        let html = page(vec![]);
+        assert!(html.contains("No results"));
+        assert_eq!(html.matches(r#"<svg class="chart""#).count(), 0);
+    }
+}
