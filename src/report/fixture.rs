@@ -254,12 +254,12 @@ pub fn run_with_metrics(env: &str, shape: &RunShape, nodes: usize, devices: &[&s
     let mut r = run(env, shape);
     let offset_s = 4.0;
     r.phases[0].offset_s = offset_s;
-    r.metrics = Some(metrics(
+    r.metrics = Some(Box::new(metrics(
         nodes,
         devices,
         offset_s + shape.intervals as f64 + 2.0,
         shape.seed,
-    ));
+    )));
     r
 }
 

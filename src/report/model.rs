@@ -307,7 +307,7 @@ impl Report {
                             path: path.clone(),
                             offset_s: main.offset_s,
                             intervals: main.intervals.clone(),
-                            metrics: result.metrics.clone(),
+                            metrics: result.metrics.as_deref().cloned(),
                         });
                     }
                     let envs = &mut groups[gi].1;
