@@ -157,13 +157,13 @@ pub fn run_steps(plan: &Plan, stop: &std::sync::atomic::AtomicBool) -> anyhow::R
             .unwrap_or_default();
         let mut line = vec!["report".to_string()];
         line.extend(results);
-        line.extend([
-            "--out".into(),
-            dir.join("report.txt").to_string_lossy().to_string(),
-        ]);
-        println!("━━ report: {}", dir.join("report.txt").display());
+        let (txt, html) = (dir.join("report.txt"), dir.join("report.html"));
+        for (flag, path) in [("--out", &txt), ("--html", &html)] {
+            line.extend([flag.to_string(), path.to_string_lossy().to_string()]);
+        }
+        println!("━━ report: {} and {}", txt.display(), html.display());
         run_line(&line).context("writing the report")?;
-        if let Ok(t) = std::fs::read_to_string(dir.join("report.txt")) {
+        if let Ok(t) = std::fs::read_to_string(&txt) {
             print!("{t}");
         }
     }
