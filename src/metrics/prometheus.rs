@@ -53,6 +53,20 @@ pub fn parse(text: &str) -> Vec<Sample> {
     text.lines().filter_map(parse_line).collect()
 }
 
+/// Parses only the lines whose metric name is one of `names` (a scrape has ~1,000 lines; the
+/// sampler needs a dozen).
+pub fn parse_named(text: &str, names: &[&str]) -> Vec<Sample> {
+    text.lines()
+        .filter(|l| {
+            names.iter().any(|n| {
+                l.strip_prefix(n)
+                    .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+            })
+        })
+        .filter_map(parse_line)
+        .collect()
+}
+
 fn parse_line(line: &str) -> Option<Sample> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
@@ -136,5 +150,14 @@ garbage\n";
         assert_eq!(s[1].label("pool"), Some("mapped - 'non-volatile memory'"));
         assert_eq!(s[1].label("x"), Some("a\"b"));
         assert!(s[2].value.is_nan());
+        let named = parse_named(
+            text,
+            &[
+                "org_apache_cassandra_metrics_compaction_pendingtasks",
+                "jvm_buffer_pool_used",
+            ],
+        );
+        assert_eq!(named.len(), 1, "whole names only: {named:?}");
+        assert_eq!(named[0].name, s[2].name);
     }
 }

@@ -110,6 +110,20 @@ pub struct NodeReading {
     pub cpu_seconds: Option<f64>,
 }
 
+const C: &str = "org_apache_cassandra_metrics_";
+
+/// The metric names [`reading`] uses.
+pub const NAMES: &[&str] = &[
+    "org_apache_cassandra_metrics_compaction_value",
+    "org_apache_cassandra_metrics_compaction_count",
+    "org_apache_cassandra_metrics_table_mean",
+    "org_apache_cassandra_metrics_table_value",
+    "org_apache_cassandra_metrics_storage_count",
+    "org_apache_cassandra_metrics_droppedmessage_count",
+    "jvm_gc_collection_seconds_sum",
+    "process_cpu_seconds_total",
+];
+
 /// Reads the figures cqlbench uses from a scrape, by the names the Prometheus JMX exporter
 /// gives Cassandra's MBeans (lowercased, see `cluster::render::exporter_yaml`).
 pub fn reading(samples: &[PromSample]) -> NodeReading {
@@ -129,7 +143,6 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
             .collect();
         (!vals.is_empty()).then(|| vals.iter().sum())
     };
-    const C: &str = "org_apache_cassandra_metrics_";
     NodeReading {
         pending_compactions: one(
             &format!("{C}compaction_value"),
@@ -165,7 +178,7 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
 pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, String> {
     let text = prometheus::scrape(&e.host, e.port, timeout)
         .map_err(|err| format!("{}: {}:{}: {err}", e.node, e.host, e.port))?;
-    Ok(reading(&prometheus::parse(&text)))
+    Ok(reading(&prometheus::parse_named(&text, NAMES)))
 }
 
 /// Scrapes every endpoint at once (one thread each).
@@ -452,6 +465,7 @@ jvm_gc_collection_seconds_sum{gc=\"G1 Old Generation\"} 0.1
 process_cpu_seconds_total 10.0
 ";
         let r = reading(&prometheus::parse(text));
+        assert_eq!(r, reading(&prometheus::parse_named(text, NAMES)));
         assert_eq!(r.pending_compactions, Some(7.0));
         assert_eq!(r.dropped, Some(5.0));
         assert!((r.gc_seconds.unwrap() - 0.3).abs() < 1e-9);
