@@ -9,6 +9,9 @@ read from /proc/PID/stat when the warmup ends and from wait4()'s rusage at exit 
 for both tools). Operations are each tool's own count for its measured window. Tools run
 alternately, --repeat times each, and medians are compared.
 
+cqlbench runs with --no-metrics (latte samples no server metrics); one extra 50/50 run with
+the default per-second server and host sampling shows what that costs the client.
+
 Then the open-loop rate accuracy: cqlbench --rate 2000 for --rate-seconds seconds; the
 achieved rate comes from the result file.
 
@@ -132,7 +135,7 @@ def main():
                         cmd = ["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1",
                                "--consistency", "ONE", "--rows", rows, "--ratio", ratio, "--skip-rampup",
                                "--concurrency", 128, "--threads", 1, "--duration", f"{a.warmup + a.measure}s",
-                               "--warmup", f"{a.warmup}s", "--out", res, "-q"]
+                               "--warmup", f"{a.warmup}s", "--no-metrics", "--out", res, "-q"]
                         cpu, rss, _ = measured_run(cmd, a.warmup, out)
                         s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
                         ops, secs = s["ok"] + s["errors"], s["measured_s"]
@@ -159,6 +162,20 @@ def main():
                 lr = max(r[2] for r in results[(name, "latte")])
                 print(f"{name}: cqlbench/latte ops per client CPU-s = {c / l:.2f}x (target >= 2x); "
                       f"peak RSS {cr / 2**20:.1f} vs {lr / 2**20:.1f} MiB")
+
+        # What sampling server and host metrics every second (on by default for a local
+        # cluster, off above as latte samples nothing) costs the client.
+        res = work / "with-metrics.json"
+        cmd = ["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1",
+               "--consistency", "ONE", "--rows", rows, "--ratio", "write=1,read=1", "--skip-rampup",
+               "--concurrency", 128, "--threads", 1, "--duration", f"{a.warmup + a.measure}s",
+               "--warmup", f"{a.warmup}s", "--out", res, "-q"]
+        cpu, rss, _ = measured_run(cmd, a.warmup, work / "with-metrics.txt")
+        s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
+        with_m = (s["ok"] + s["errors"]) / cpu
+        without = statistics.median(r[1] for r in results[("50/50", "cqlbench")])
+        print(f"\n== metrics sampling ==\n50/50 with 1 s server+host sampling: {with_m:.0f} ops per client CPU-s "
+              f"({100 * (with_m / without - 1):+.1f}% vs without)")
 
         # Rate accuracy.
         res = work / "rate.json"
