@@ -37,6 +37,10 @@ pub struct CapacityArgs {
     /// Give up after this many steps (the verdict then names no failing step).
     #[arg(long, default_value_t = 20)]
     pub max_steps: usize,
+    /// After the first failing step, bisect this many times between the highest passing and
+    /// the lowest failing rate (each bisection halves the uncertainty).
+    #[arg(long, default_value_t = 0)]
+    pub refine: usize,
     /// Before each step, wait until every node has at most this many pending compactions …
     #[arg(long, default_value_t = 0.0)]
     pub settle_pending: f64,
@@ -155,6 +159,7 @@ impl CapacityArgs {
             step_s: self.step.as_secs_f64(),
             warmup_s: self.step_warmup.as_secs_f64(),
             max_steps: self.max_steps,
+            refine: self.refine,
             settle: Settle {
                 max_pending: self.settle_pending,
                 timeout_s: self.settle_timeout.as_secs_f64(),

@@ -370,6 +370,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
             step_s: 6.0,
             warmup_s: 1.0,
             max_steps: rates.len(),
+            refine: 0,
             settle: Settle {
                 max_pending: 5.0,
                 timeout_s: 120.0,

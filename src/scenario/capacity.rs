@@ -101,17 +101,13 @@ pub fn run(
         LoadMode::Open { max_in_flight, .. } => max_in_flight,
         LoadMode::Closed { concurrency } => concurrency,
     };
-    let mut rate = match result.steps.last() {
-        Some(s) => spec.growth.next(s.target_rate_per_s),
-        None => spec.start_rate_per_s,
-    };
     let endpoints = &base.metrics.endpoints;
     loop {
         let index = result.steps.len() + 1;
-        if index > spec.max_steps {
+        let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
             result.status = CapacityStatus::Completed;
             break;
-        }
+        };
         if stop.load(Ordering::Relaxed) {
             result.status = CapacityStatus::Interrupted;
             break;
@@ -190,11 +186,6 @@ pub fn run(
         observer(Progress::StepDone {
             step: result.steps.last().expect("pushed"),
         });
-        if !passed {
-            result.status = CapacityStatus::Completed;
-            break;
-        }
-        rate = spec.growth.next(rate);
     }
     result.verdict = Some(CapacityResult::verdict_of(&result.steps));
     if result.status == CapacityStatus::Completed {

@@ -75,6 +75,10 @@ pub struct CapacitySpec {
     /// Leading part of each step left out of its figures.
     pub warmup_s: f64,
     pub max_steps: usize,
+    /// After the first failing step, this many bisection steps between the highest passing
+    /// and the lowest failing rate.
+    #[serde(default)]
+    pub refine: usize,
     pub settle: Settle,
     pub criteria: Criteria,
 }
@@ -176,12 +180,17 @@ impl CapacityResult {
             .map_err(|e| format!("{}: not a capacity result: {e}", path.display()))
     }
 
-    /// The verdict from the steps so far: the highest passing step below the first failing one.
+    /// The verdict from the steps so far: the lowest failing rate, and the highest passing rate
+    /// below it.
     pub fn verdict_of(steps: &[CapacityStep]) -> Verdict {
-        let failing = steps.iter().find(|s| !s.passed);
+        let failing = steps
+            .iter()
+            .filter(|s| !s.passed)
+            .min_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
+        let limit = failing.map_or(f64::INFINITY, |f| f.target_rate_per_s);
         let passing = steps
             .iter()
-            .take_while(|s| s.passed)
+            .filter(|s| s.passed && s.target_rate_per_s < limit)
             .max_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
         Verdict {
             highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
@@ -200,5 +209,105 @@ impl CapacityResult {
                 })
                 .unwrap_or_default(),
         }
+    }
+
+    /// The next step's rate, or `None` when the search is over: grow until a step fails, then
+    /// bisect `spec.refine` times between the highest passing and the lowest failing rate.
+    pub fn next_rate(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<f64> {
+        if steps.len() >= spec.max_steps {
+            return None;
+        }
+        let Some(last) = steps.last() else {
+            return Some(spec.start_rate_per_s);
+        };
+        let Some(first_fail) = steps.iter().position(|s| !s.passed) else {
+            return Some(spec.growth.next(last.target_rate_per_s));
+        };
+        let refined = steps.len() - first_fail - 1;
+        let v = Self::verdict_of(steps);
+        match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
+            (Some(p), Some(f)) if refined < spec.refine => Some((p + f) / 2.0),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(rate: f64, passed: bool) -> CapacityStep {
+        let r = crate::report::fixture::run("a", &crate::report::fixture::RunShape::default());
+        CapacityStep {
+            index: 0,
+            target_rate_per_s: rate,
+            result: PathBuf::new(),
+            settle_s: 0.0,
+            pending_before: None,
+            pending_after: None,
+            node_cpu: None,
+            summary: r.main_summary().unwrap().clone(),
+            checks: vec![Check {
+                criterion: "x".into(),
+                value: Some(1.0),
+                limit: 0.0,
+                passed,
+            }],
+            passed,
+        }
+    }
+
+    #[test]
+    fn the_search_grows_then_bisects_and_the_verdict_brackets_the_capacity() {
+        let spec = CapacitySpec {
+            start_rate_per_s: 1000.0,
+            growth: Growth::Factor(2.0),
+            step_s: 1.0,
+            warmup_s: 0.0,
+            max_steps: 10,
+            refine: 2,
+            settle: Settle {
+                max_pending: 0.0,
+                timeout_s: 1.0,
+            },
+            criteria: Criteria {
+                latency: vec![],
+                max_pending_compactions: None,
+                pending_after_s: 0.0,
+                max_node_cpu: None,
+                max_error_rate: None,
+                min_achieved: None,
+            },
+        };
+        let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
+        let mut steps = vec![];
+        assert_eq!(next(&steps), Some(1000.0));
+        steps.push(step(1000.0, true));
+        assert_eq!(next(&steps), Some(2000.0));
+        steps.push(step(2000.0, true));
+        steps.push(step(4000.0, false));
+        assert_eq!(next(&steps), Some(3000.0), "bisect 2000..4000");
+        steps.push(step(3000.0, false));
+        assert_eq!(next(&steps), Some(2500.0), "bisect 2000..3000");
+        steps.push(step(2500.0, true));
+        assert_eq!(next(&steps), None, "two refinements done");
+        let v = CapacityResult::verdict_of(&steps);
+        assert_eq!(v.highest_passing_rate_per_s, Some(2500.0));
+        assert_eq!(v.failing_rate_per_s, Some(3000.0));
+        assert_eq!(v.failed, ["x: 1.00"]);
+        // Without refinement the search ends at the first failure.
+        let plain = CapacitySpec {
+            refine: 0,
+            ..spec.clone()
+        };
+        assert_eq!(CapacityResult::next_rate(&plain, &steps[..3]), None);
+        // max_steps bounds everything.
+        let short = CapacitySpec {
+            max_steps: 2,
+            ..spec.clone()
+        };
+        assert_eq!(CapacityResult::next_rate(&short, &steps[..2]), None);
+        // A failing first step: nothing to bisect.
+        assert_eq!(next(&[step(1000.0, false)]), None);
     }
 }
