@@ -108,6 +108,7 @@ pub struct NodeReading {
     pub dropped: Option<f64>,
     pub gc_seconds: Option<f64>,
     pub cpu_seconds: Option<f64>,
+    pub cpu_share: Option<f64>,
 }
 
 const C: &str = "org_apache_cassandra_metrics_";
@@ -122,6 +123,7 @@ pub const NAMES: &[&str] = &[
     "org_apache_cassandra_metrics_droppedmessage_count",
     "jvm_gc_collection_seconds_sum",
     "process_cpu_seconds_total",
+    "java_lang_operatingsystem_processcpuload",
 ];
 
 /// Reads the figures cqlbench uses from a scrape, by the names the Prometheus JMX exporter
@@ -171,6 +173,7 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
         ),
         gc_seconds: sum("jvm_gc_collection_seconds_sum", None),
         cpu_seconds: one("process_cpu_seconds_total", None),
+        cpu_share: one("java_lang_operatingsystem_processcpuload", None).filter(|v| *v >= 0.0),
     }
 }
 
@@ -228,6 +231,7 @@ pub fn node_sample(now: &NodeReading, prev: Option<&NodeReading>, secs: f64) -> 
         dropped_per_s: rate(now.dropped, p(|r| r.dropped), secs),
         gc_pause_ms_per_s: rate(now.gc_seconds, p(|r| r.gc_seconds), secs).map(|v| v * 1000.0),
         cpu_cores: rate(now.cpu_seconds, p(|r| r.cpu_seconds), secs),
+        cpu_share: now.cpu_share,
     }
 }
 
@@ -463,6 +467,7 @@ org_apache_cassandra_metrics_droppedmessage_count{name=\"CrossNodeDroppedLatency
 jvm_gc_collection_seconds_sum{gc=\"G1 Young Generation\"} 0.2
 jvm_gc_collection_seconds_sum{gc=\"G1 Old Generation\"} 0.1
 process_cpu_seconds_total 10.0
+java_lang_operatingsystem_processcpuload 0.25
 ";
         let r = reading(&prometheus::parse(text));
         assert_eq!(r, reading(&prometheus::parse_named(text, NAMES)));
@@ -480,6 +485,7 @@ process_cpu_seconds_total 10.0
         assert_eq!(s.cpu_cores, Some(3.0));
         assert_eq!(s.dropped_per_s, Some(0.0));
         assert_eq!(s.load_bytes, Some(117116.0));
+        assert_eq!(s.cpu_share, Some(0.25));
         // The first reading has no rates.
         assert_eq!(node_sample(&r, None, 1.0).cpu_cores, None);
         assert_eq!(

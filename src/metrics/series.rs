@@ -52,6 +52,10 @@ pub struct NodeSample {
     pub gc_pause_ms_per_s: Option<f64>,
     /// CPU used by the node's JVM, in cores (1.0 = one core busy).
     pub cpu_cores: Option<f64>,
+    /// The JVM's own figure of its CPU use as a share of its host's CPUs, 0–1 (what a
+    /// remote node's CPU criterion uses).
+    #[serde(default)]
+    pub cpu_share: Option<f64>,
 }
 
 /// Host metrics from /proc.

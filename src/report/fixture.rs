@@ -208,6 +208,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                         dropped_per_s: Some(0.0),
                         gc_pause_ms_per_s: Some(4.0),
                         cpu_cores: Some(cpu),
+                        cpu_share: Some(cpu / 2.0),
                     },
                 })
                 .collect();

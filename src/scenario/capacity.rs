@@ -257,17 +257,24 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
         .collect();
     (0..m.nodes.len())
         .filter_map(|i| {
+            let cpus = node_cpus.get(i).copied().filter(|c| *c > 0.0);
             let vals: Vec<f64> = window
                 .iter()
                 .filter_map(|s| {
-                    s.host
+                    // Local nodes: cores from /proc (or the exporter) over the node's CPUs;
+                    // remote nodes: the JVM's own share of its host's CPUs.
+                    let cores = s
+                        .host
                         .as_ref()
                         .and_then(|h| h.node_cpu_cores.get(i).copied().flatten())
-                        .or_else(|| s.nodes.get(i).and_then(|n| n.cpu_cores))
+                        .or_else(|| s.nodes.get(i).and_then(|n| n.cpu_cores));
+                    match (cores, cpus) {
+                        (Some(c), Some(n)) => Some(c / n),
+                        _ => s.nodes.get(i).and_then(|n| n.cpu_share),
+                    }
                 })
                 .collect();
-            let cpus = node_cpus.get(i).copied().filter(|c| *c > 0.0)?;
-            (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 / cpus)
+            (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
         })
         .reduce(f64::max)
 }
