@@ -177,6 +177,7 @@ async fn run_async(
         let mut cpu_prev = crate::host::process_cpu_seconds();
         let mut cpu_measured = 0.0;
         let mut write_error: Option<std::io::Error> = None;
+        let mut last_write = std::time::Instant::now();
         // The main phase also ends when `until` is set; a phase-local flag carries both.
         let (phase_stop, forward) = match (&plan.until, name) {
             (Some(until), "main") => {
@@ -236,11 +237,17 @@ async fn run_async(
                     .expect("phase pushed")
                     .intervals
                     .push(rec);
-                if let Some(s) = &sampler {
-                    result.metrics = Some(Box::new(s.series()));
-                }
-                if let Err(e) = result.write(&plan.out) {
-                    write_error.get_or_insert(e);
+                // Every interval for the first minute, then every 10 s: a long run's result
+                // grows, and rewriting it each second would cost the client more and more.
+                let n = result.phases.last().map_or(0, |p| p.intervals.len());
+                if n <= 60 || last_write.elapsed() >= std::time::Duration::from_secs(10) {
+                    if let Some(s) = &sampler {
+                        result.metrics = Some(Box::new(s.series()));
+                    }
+                    if let Err(e) = result.write(&plan.out) {
+                        write_error.get_or_insert(e);
+                    }
+                    last_write = std::time::Instant::now();
                 }
                 observer(Event::Interval {
                     phase: name,
