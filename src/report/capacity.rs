@@ -215,18 +215,20 @@ impl CapacitySearch {
             .verdict
             .clone()
             .unwrap_or_else(|| CapacityResult::verdict_of(&result.steps));
-        let first_failing = result.steps.iter().position(|s| !s.passed);
-        let passing_before = &result.steps[..first_failing.unwrap_or(result.steps.len())];
-        let highest = passing_before
-            .iter()
-            .filter(|s| Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s)
-            .map(|s| s.index)
-            .next_back();
+        // The verdict's steps: with refinement (bisection) they need not be the last ones.
+        let role_of = |s: &CapacityStep| {
+            if !s.passed && Some(s.target_rate_per_s) == verdict.failing_rate_per_s {
+                Some(Role::Failing)
+            } else if s.passed && Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s {
+                Some(Role::HighestPassing)
+            } else {
+                None
+            }
+        };
         let steps = result
             .steps
             .iter()
-            .enumerate()
-            .map(|(i, s)| StepRow {
+            .map(|s| StepRow {
                 index: s.index,
                 target_rate_per_s: s.target_rate_per_s,
                 ops_per_s: s.summary.ops_per_s,
@@ -236,13 +238,7 @@ impl CapacitySearch {
                 node_cpu: s.node_cpu,
                 passed: s.passed,
                 failed: failed_checks(s),
-                role: if Some(i) == first_failing {
-                    Some(Role::Failing)
-                } else if Some(s.index) == highest {
-                    Some(Role::HighestPassing)
-                } else {
-                    None
-                },
+                role: role_of(s),
             })
             .collect();
         let status = match &result.status {
@@ -343,6 +339,30 @@ pub fn verdict_table(searches: &[CapacitySearch]) -> Option<Table> {
 mod tests {
     use super::*;
     use crate::report::fixture;
+
+    #[test]
+    fn refined_searches_mark_the_verdicts_steps_not_the_first_failure() {
+        // Grows to 4,000 (fails), bisects to 3,000 (fails) and 2,500 (passes).
+        let mut result =
+            fixture::capacity("ec2", &[1_000.0, 2_000.0, 4_000.0, 3_000.0, 2_500.0], 0);
+        for i in [2, 3] {
+            result.steps[i].passed = false;
+            result.steps[i].checks[0].passed = false;
+        }
+        result.verdict = Some(CapacityResult::verdict_of(&result.steps));
+        let c = CapacitySearch::of("cap.json".into(), &result);
+        let roles: Vec<Option<Role>> = c.steps.iter().map(|s| s.role).collect();
+        assert_eq!(
+            roles,
+            [
+                None,
+                None,
+                None,
+                Some(Role::Failing),
+                Some(Role::HighestPassing)
+            ]
+        );
+    }
 
     #[test]
     fn steps_carry_their_part_in_the_verdict() {
