@@ -112,7 +112,7 @@ def main():
             "--rows", rows, "--ratio", "write=1", "--ops", 1, "--threads", 1, "--out", work / "prefill.json", "-q"],
            stdout=subprocess.DEVNULL)
         if latte:
-            sh([latte, "schema", LATTE_SCRIPT, "127.0.0.1"], stdout=subprocess.DEVNULL)
+            sh([latte, "schema", LATTE_SCRIPT, "127.0.0.1"], stdout=subprocess.DEVNULL, cwd=work)
             sh(["taskset", "-c", "1", latte, "load", LATTE_SCRIPT, "-t", 1, "--concurrency", 128, "127.0.0.1", "-q"],
                stdout=subprocess.DEVNULL, cwd=work)
 
