@@ -189,16 +189,7 @@ pub fn run(mut a: CapacityArgs) -> anyhow::Result<()> {
     a.run.duration = Some(a.step);
     a.run.warmup = a.step_warmup;
     if a.run.out.is_none() {
-        let env = a
-            .run
-            .env
-            .clone()
-            .unwrap_or_else(|| a.run.cluster.clone().unwrap_or_else(|| "hosts".into()));
-        a.run.out = Some(
-            crate::fsutil::cqlbench_home()
-                .join("results")
-                .join(format!("{}-{env}-capacity.json", crate::host::unix_now_s())),
-        );
+        a.run.out = Some(a.run.default_out("capacity"));
     }
     let mut plan = a.run.to_plan()?;
     if a.resume {

@@ -47,16 +47,7 @@ pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
     // The fill ends at the target; --duration (default: a day) only bounds it.
     a.run.duration.get_or_insert(Duration::from_secs(86_400));
     if a.run.out.is_none() {
-        let env = a
-            .run
-            .env
-            .clone()
-            .unwrap_or_else(|| a.run.cluster.clone().unwrap_or_else(|| "hosts".into()));
-        a.run.out = Some(
-            crate::fsutil::cqlbench_home()
-                .join("results")
-                .join(format!("{}-{env}-fill.json", crate::host::unix_now_s())),
-        );
+        a.run.out = Some(a.run.default_out("fill"));
     }
     let mut plan = a.run.to_plan()?;
     let endpoints = plan.metrics.endpoints.clone();

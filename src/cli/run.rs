@@ -295,18 +295,10 @@ impl RunArgs {
             Some(f) => Some(Credentials::from_file(f).map_err(anyhow::Error::msg)?),
             None => Credentials::from_env(),
         };
-        let env = self
-            .env
-            .clone()
-            .unwrap_or_else(|| self.cluster.clone().unwrap_or_else(|| "hosts".into()));
+        let env = self.env_label();
         let out = match &self.out {
             Some(p) => p.clone(),
-            None => {
-                let ts = crate::host::unix_now_s();
-                crate::fsutil::cqlbench_home()
-                    .join("results")
-                    .join(format!("{ts}-{env}-{}.json", self.workload))
-            }
+            None => self.default_out(&self.workload.to_string()),
         };
         Ok(RunPlan {
             env,
@@ -336,6 +328,22 @@ impl RunArgs {
 }
 
 impl RunArgs {
+    /// `--env`, else the cluster name, else "hosts".
+    pub fn env_label(&self) -> String {
+        self.env
+            .clone()
+            .unwrap_or_else(|| self.cluster.clone().unwrap_or_else(|| "hosts".into()))
+    }
+
+    /// The result path when `--out` is not given: `<cqlbench home>/results/<time>-<env>-<what>.json`.
+    pub fn default_out(&self, what: &str) -> PathBuf {
+        crate::fsutil::cqlbench_home().join("results").join(format!(
+            "{}-{}-{what}.json",
+            crate::host::unix_now_s(),
+            self.env_label()
+        ))
+    }
+
     /// `--rate` in ops/s, reading the `--of` result for a share.
     fn resolve_rate(&self, r: RateArg) -> anyhow::Result<f64> {
         if self.of.is_some() && matches!(r, RateArg::PerSecond(_)) {
