@@ -190,18 +190,6 @@ pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 5] = [
     },
 ];
 
-/// The failed checks of a step, the way the verdict states them.
-fn failed_checks(step: &CapacityStep) -> Vec<String> {
-    step.checks
-        .iter()
-        .filter(|c| !c.passed)
-        .map(|c| match c.value {
-            Some(v) => format!("{}: {v:.2}", c.criterion),
-            None => c.criterion.clone(),
-        })
-        .collect()
-}
-
 fn bound_label(b: &LatencyBound) -> String {
     let op = b.op.map(|o| format!("{} ", o.name())).unwrap_or_default();
     format!("{op}p{} ≤ {} ms", b.percentile, b.max_ms)
@@ -237,7 +225,7 @@ impl CapacitySearch {
                 pending_after: s.pending_after,
                 node_cpu: s.node_cpu,
                 passed: s.passed,
-                failed: failed_checks(s),
+                failed: s.failed_checks(),
                 role: role_of(s),
             })
             .collect();

@@ -115,6 +115,20 @@ pub struct CapacityStep {
     pub passed: bool,
 }
 
+impl CapacityStep {
+    /// The criteria the step failed, each with its measured value, e.g. "read p50 ≤ 20 ms: 35.20".
+    pub fn failed_checks(&self) -> Vec<String> {
+        self.checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| match c.value {
+                Some(v) => format!("{}: {v:.2}", c.criterion),
+                None => c.criterion.clone(),
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CapacityStatus {
@@ -196,18 +210,7 @@ impl CapacityResult {
             highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
             highest_passing_ops_per_s: passing.map(|s| s.summary.ops_per_s),
             failing_rate_per_s: failing.map(|s| s.target_rate_per_s),
-            failed: failing
-                .map(|s| {
-                    s.checks
-                        .iter()
-                        .filter(|c| !c.passed)
-                        .map(|c| match c.value {
-                            Some(v) => format!("{}: {v:.2}", c.criterion),
-                            None => c.criterion.clone(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
+            failed: failing.map(CapacityStep::failed_checks).unwrap_or_default(),
         }
     }
 
