@@ -8,7 +8,8 @@ use clap::Args;
 
 use super::run::{RunArgs, print_final};
 use crate::load::Event;
-use crate::scenario::fill::{Watcher, wait_for_compactions};
+use crate::scenario::fill::Watcher;
+use crate::scenario::wait_for_pending;
 use crate::spec::{MiB, Ratio, Stop, parse_duration};
 
 #[derive(Debug, Args)]
@@ -114,9 +115,15 @@ pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
         "waiting for compactions to finish (at most {:?})",
         a.compaction_timeout
     );
-    let (waited, pending) = wait_for_compactions(&endpoints, a.compaction_timeout, &stop, |p| {
-        println!("  pending compactions: {p:.0}")
+    // Progress every 10 s.
+    let mut next_report = std::time::Instant::now();
+    let w = wait_for_pending(&endpoints, 0.0, a.compaction_timeout, &stop, |p| {
+        if std::time::Instant::now() >= next_report {
+            println!("  pending compactions: {:.0}", p.unwrap_or(0.0));
+            next_report = std::time::Instant::now() + Duration::from_secs(10);
+        }
     });
+    let (waited, pending) = (w.waited, w.last);
     match pending {
         Some(p) if p > 0.0 => println!(
             "compactions not finished after {:.0}s: {p:.0} pending",

@@ -6,12 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::capacity_result::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
     LatencyBound,
 };
+use super::{sleep_unless, wait_for_pending};
 use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
 use crate::result::{PhaseSummary, RunResult, RunStatus};
@@ -195,18 +196,6 @@ pub fn run(
     Ok(result)
 }
 
-/// Sleeps `d` unless `stop` is set first; true when the whole time passed.
-fn sleep_unless(stop: &AtomicBool, d: Duration) -> bool {
-    let end = Instant::now() + d;
-    while Instant::now() < end {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-    }
-    !stop.load(Ordering::Relaxed)
-}
-
 /// Waits until every node has at most `settle.max_pending` pending compactions (or the
 /// timeout passes); returns the time waited and the highest pending count at the start.
 fn settle(
@@ -218,29 +207,27 @@ fn settle(
     if endpoints.is_empty() {
         return (0.0, None);
     }
-    let t0 = Instant::now();
-    let timeout = Duration::from_secs_f64(spec.settle.timeout_s);
-    let mut first = None;
     let mut announced = false;
-    loop {
-        let pending = max_pending(&scrape_all(endpoints, Duration::from_secs(2)));
-        first = first.or(Some(pending));
-        let settled = pending.is_none_or(|p| p <= spec.settle.max_pending);
-        if settled || t0.elapsed() >= timeout {
-            let secs = t0.elapsed().as_secs_f64();
-            if announced {
-                observer(Progress::Settled { secs, pending });
+    let w = wait_for_pending(
+        endpoints,
+        spec.settle.max_pending,
+        Duration::from_secs_f64(spec.settle.timeout_s),
+        stop,
+        |pending| {
+            if !announced {
+                observer(Progress::Settling { pending });
+                announced = true;
             }
-            return (secs, first.flatten());
-        }
-        if !announced {
-            observer(Progress::Settling { pending });
-            announced = true;
-        }
-        if !sleep_unless(stop, Duration::from_secs(1)) {
-            return (t0.elapsed().as_secs_f64(), first.flatten());
-        }
+        },
+    );
+    let secs = w.waited.as_secs_f64();
+    if announced && !stop.load(Ordering::Relaxed) {
+        observer(Progress::Settled {
+            secs,
+            pending: w.last,
+        });
     }
+    (secs, w.first)
 }
 
 /// Highest mean CPU of any node over the step's measured window, as a share of its CPUs:

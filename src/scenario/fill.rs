@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+use crate::metrics::sampler::{Endpoint, scrape_all};
 
 /// Mean load over the nodes that answered, bytes; `None` when none did.
 pub fn mean_load(endpoints: &[Endpoint]) -> Option<f64> {
@@ -64,31 +64,5 @@ impl Watcher {
     pub fn finish(mut self) -> Option<f64> {
         self.quit.store(true, Ordering::Relaxed);
         self.handle.take().and_then(|h| h.join().ok()).flatten()
-    }
-}
-
-/// Waits until no node has pending compactions, or `timeout`, or `stop`. Returns the time
-/// waited and the last highest pending count.
-pub fn wait_for_compactions(
-    endpoints: &[Endpoint],
-    timeout: Duration,
-    stop: &AtomicBool,
-    mut progress: impl FnMut(f64),
-) -> (Duration, Option<f64>) {
-    let t0 = Instant::now();
-    let mut next_report = t0;
-    loop {
-        let pending = max_pending(&scrape_all(endpoints, Duration::from_secs(2)));
-        if pending.is_none_or(|p| p <= 0.0)
-            || t0.elapsed() >= timeout
-            || stop.load(Ordering::Relaxed)
-        {
-            return (t0.elapsed(), pending);
-        }
-        if Instant::now() >= next_report {
-            progress(pending.unwrap_or(0.0));
-            next_report = Instant::now() + Duration::from_secs(10);
-        }
-        std::thread::sleep(Duration::from_secs(1));
     }
 }
