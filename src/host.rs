@@ -84,17 +84,20 @@ pub fn unix_now_s() -> u64 {
 
 /// CPU time (user + system) this process has used, in seconds.
 pub fn process_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let Some((_, rest)) = stat.rsplit_once(") ") else {
-        return 0.0;
-    };
+    stat_cpu_seconds("/proc/self/stat").unwrap_or(0.0)
+}
+
+/// utime + stime from a `/proc/<pid>/stat` file, in seconds; `None` when it cannot be read
+/// (the process is gone).
+pub fn stat_cpu_seconds(path: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
     let f: Vec<&str> = rest.split_whitespace().collect();
     // Fields 14 and 15 of stat are utime and stime; `rest` starts at field 3.
-    let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
-        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    ticks as f64 / hz
+    Some(ticks as f64 / hz)
 }
 
 /// Peak resident set size of this process (VmHWM), in bytes.

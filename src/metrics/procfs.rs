@@ -122,13 +122,7 @@ pub fn block_devices() -> Vec<String> {
 
 /// CPU time (user + system) of process `pid`, in seconds; `None` when it is gone.
 pub fn pid_cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(") ")?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Some(ticks as f64 / hz)
+    crate::host::stat_cpu_seconds(&format!("/proc/{pid}/stat"))
 }
 
 #[cfg(test)]
