@@ -92,10 +92,7 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
 /// Checks every step's arguments, before anything starts.
 pub fn check(plan: &Plan) -> anyhow::Result<()> {
     for (i, s) in plan.steps.iter().enumerate() {
-        let line: Vec<String> = std::iter::once(s.command.clone())
-            .chain(s.args.iter().cloned())
-            .collect();
-        parse_line(&line).map_err(|e| anyhow::anyhow!("step {} ({}): {e}", i + 1, s.name))?;
+        parse_line(&s.line()).map_err(|e| anyhow::anyhow!("step {} ({}): {e}", i + 1, s.name))?;
     }
     Ok(())
 }
@@ -131,10 +128,7 @@ pub fn run_steps(plan: &Plan, stop: &std::sync::atomic::AtomicBool) -> anyhow::R
             s.command,
             s.args.join(" ")
         );
-        let line: Vec<String> = std::iter::once(s.command.clone())
-            .chain(s.args.iter().cloned())
-            .collect();
-        run_line(&line).map_err(|e| anyhow::anyhow!("step {} ({}): {e}", i + 1, s.name))?;
+        run_line(&s.line()).map_err(|e| anyhow::anyhow!("step {} ({}): {e}", i + 1, s.name))?;
         if stop.load(Ordering::Relaxed) {
             bail!(
                 "interrupted in step {} ({}); its result and earlier ones are kept",

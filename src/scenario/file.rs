@@ -55,6 +55,15 @@ pub struct Step {
     pub out: PathBuf,
 }
 
+impl Step {
+    /// The command and its arguments, as typed after `cqlbench`.
+    pub fn line(&self) -> Vec<String> {
+        std::iter::once(self.command.clone())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
 /// The scenario as command lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
