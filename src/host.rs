@@ -143,27 +143,34 @@ extern "C" fn on_stop_signal(_: libc::c_int) {
 }
 
 /// A flag set by the first SIGINT / SIGTERM, for commands that run several loads in a row
-/// (a capacity search, a scenario) and must stop between or inside them.
+/// (a capacity search, a scenario) and must stop between or inside them. The handler is
+/// installed once per process: a second call (a capacity step of a scenario) returns the same
+/// flag instead of re-installing it over handlers registered since (tokio's, chained to ours).
 pub fn stop_on_signals() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    use std::sync::atomic::Ordering;
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
-        libc::signal(
-            libc::SIGTERM,
-            on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
-    }
-    let f = flag.clone();
-    std::thread::spawn(move || {
-        while !SIGNALLED.load(Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, OnceLock};
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(
+                libc::SIGINT,
+                on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+            libc::signal(
+                libc::SIGTERM,
+                on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
         }
-        f.store(true, Ordering::Relaxed);
-    });
-    flag
+        let f = flag.clone();
+        std::thread::spawn(move || {
+            while !SIGNALLED.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            f.store(true, Ordering::Relaxed);
+        });
+        flag
+    })
+    .clone()
 }
