@@ -27,6 +27,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Writes `value` as pretty JSON, atomically (see [`write_atomic`]).
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    write_atomic(path, &bytes)
+}
+
+/// Reads a JSON file; errors name the path.
+pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))
+}
+
+/// Checks a result document's `schema_version`.
+pub fn check_version(path: &Path, v: &serde_json::Value, version: u32) -> Result<(), String> {
+    match v.get("schema_version").and_then(|s| s.as_u64()) {
+        Some(n) if n == u64::from(version) => Ok(()),
+        other => Err(format!(
+            "{}: schema_version {other:?} is not {version}",
+            path.display()
+        )),
+    }
+}
+
 /// The directory cqlbench keeps its state in: `$CQLBENCH_HOME` if set, else
 /// `<user data dir>/cqlbench` (e.g. `~/.local/share/cqlbench`).
 pub fn cqlbench_home() -> PathBuf {

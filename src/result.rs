@@ -279,24 +279,13 @@ pub struct RunResult {
 impl RunResult {
     /// Writes the result atomically.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        crate::fsutil::write_atomic(path, &bytes)
+        crate::fsutil::write_json(path, self)
     }
 
     /// Reads a result file, checking its version.
     pub fn read(path: &Path) -> Result<RunResult, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
-        match v.get("schema_version").and_then(|s| s.as_u64()) {
-            Some(n) if n == RESULT_VERSION as u64 => {}
-            other => {
-                return Err(format!(
-                    "{}: schema_version {other:?} is not {RESULT_VERSION}",
-                    path.display()
-                ));
-            }
-        }
+        let v = crate::fsutil::read_json(path)?;
+        crate::fsutil::check_version(path, &v, RESULT_VERSION)?;
         serde_json::from_value(v).map_err(|e| format!("{}: not a run result: {e}", path.display()))
     }
 

@@ -170,26 +170,15 @@ pub struct CapacityResult {
 
 impl CapacityResult {
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        crate::fsutil::write_atomic(path, &bytes)
+        crate::fsutil::write_json(path, self)
     }
 
     pub fn read(path: &Path) -> Result<CapacityResult, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+        let v = crate::fsutil::read_json(path)?;
         if v.get("kind").and_then(|k| k.as_str()) != Some("capacity") {
             return Err(format!("{}: not a capacity result", path.display()));
         }
-        match v.get("schema_version").and_then(|s| s.as_u64()) {
-            Some(n) if n == CAPACITY_VERSION as u64 => {}
-            other => {
-                return Err(format!(
-                    "{}: schema_version {other:?} is not {CAPACITY_VERSION}",
-                    path.display()
-                ));
-            }
-        }
+        crate::fsutil::check_version(path, &v, CAPACITY_VERSION)?;
         serde_json::from_value(v)
             .map_err(|e| format!("{}: not a capacity result: {e}", path.display()))
     }
