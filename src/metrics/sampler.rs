@@ -129,18 +129,25 @@ pub const NAMES: &[&str] = &[
 /// Reads the figures cqlbench uses from a scrape, by the names the Prometheus JMX exporter
 /// gives Cassandra's MBeans (lowercased, see `cluster::render::exporter_yaml`).
 pub fn reading(samples: &[PromSample]) -> NodeReading {
-    let one = |name: &str, label: Option<(&str, &str)>| {
+    // Values of the samples named `name` (with the label, if given), in scrape order.
+    let values = |name: &str, label: Option<(&str, &str)>| -> Vec<f64> {
         samples
-            .iter()
-            .find(|s| s.name == name && label.is_none_or(|(k, v)| s.label(k) == Some(v)))
-            .map(|s| s.value)
-            .filter(|v| v.is_finite())
-    };
-    let sum = |name: &str, label: Option<(&str, &str)>| {
-        let vals: Vec<f64> = samples
             .iter()
             .filter(|s| s.name == name && label.is_none_or(|(k, v)| s.label(k) == Some(v)))
             .map(|s| s.value)
+            .collect()
+    };
+    // The first such sample, if its value is finite.
+    let one = |name: &str, label| {
+        values(name, label)
+            .first()
+            .copied()
+            .filter(|v| v.is_finite())
+    };
+    // The sum of the finite ones.
+    let sum = |name: &str, label| {
+        let vals: Vec<f64> = values(name, label)
+            .into_iter()
             .filter(|v| v.is_finite())
             .collect();
         (!vals.is_empty()).then(|| vals.iter().sum())
