@@ -71,11 +71,7 @@ pub fn interval_throughput(r: &RunResult) -> Option<IntervalThroughput> {
     let n = v.len() as f64;
     let mean = v.iter().sum::<f64>() / n;
     let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    let median = if v.len() % 2 == 1 {
-        v[v.len() / 2]
-    } else {
-        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
-    };
+    let median = crate::stats::median_of_sorted(&v);
     Some(IntervalThroughput {
         intervals: v.len(),
         mean,

@@ -50,13 +50,8 @@ impl EnvRuns {
             return None;
         }
         let v = self.sorted();
-        let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        Some((v[0], median, v[n - 1]))
+        let median = crate::stats::median_of_sorted(&v);
+        Some((v[0], median, v[v.len() - 1]))
     }
 
     /// (max − min) / median, in percent.

@@ -59,6 +59,16 @@ pub struct Percentiles {
     pub max_ms: f64,
 }
 
+/// The median of a non-empty, ascending slice.
+pub fn median_of_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// The percentiles reported everywhere, with their labels.
 pub const PERCENTILES: [(&str, f64); 7] = [
     ("p50", 50.0),
