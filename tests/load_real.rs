@@ -201,7 +201,17 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
         s.achieved_ratio.unwrap(),
         s.ok
     );
-    assert_eq!(s.errors, 0);
+    // A write the node had accepted just before the freeze can outlive the node's own 2 s
+    // write_request_timeout (the frozen time counts against it) and come back as a server
+    // write timeout: at most the 4 requests that were in flight, and nothing else.
+    assert!(
+        s.errors <= 4
+            && s.errors_by_kind
+                .keys()
+                .all(|k| *k == cqlbench::stats::ErrorKind::WriteTimeout),
+        "errors by kind: {:?}",
+        s.errors_by_kind
+    );
     assert!(
         s.all.response.p999_ms >= 1500.0,
         "response p99.9 {} ms hides the 2 s pause",
