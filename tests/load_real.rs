@@ -80,6 +80,7 @@ fn load_engine_against_a_real_node() {
 
     data_is_a_function_of_the_cycle_and_results_are_complete(&tc, dir.path());
     a_paused_node_shows_in_response_time_not_in_service_time(&tc, dir.path());
+    requests_past_the_timeout_fail_as_client_timeouts(&tc, dir.path());
     ctrl_c_leaves_a_valid_result_of_what_was_measured(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
@@ -236,6 +237,68 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
     );
 }
 
+/// The executor enforces `--timeout` itself (the driver's per-request timer is off for the
+/// workload's statements): requests to a frozen node fail as client timeouts about one
+/// timeout after they were sent, and the run goes on once the node is back.
+fn requests_past_the_timeout_fail_as_client_timeouts(tc: &TestCluster, dir: &std::path::Path) {
+    let out = dir.join("timeout.json");
+    let mut w = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+    w.rows = 1000;
+    w.replication = [("dc1".to_string(), 1)].into();
+    let mut main = load(
+        LoadMode::Closed { concurrency: 4 },
+        Stop::Duration { secs: 8.0 },
+    );
+    main.timeout_s = 0.5;
+    let p = plan(&out, w, main, true);
+    let c = tc.c().clone();
+    let pauser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(3));
+        c.pause(1).unwrap();
+        // 1.6 s: every request sent during the freeze times out on the client (0.5 s) before
+        // the node's own 2 s write timeout could answer for it.
+        std::thread::sleep(Duration::from_millis(1600));
+        c.resume(1).unwrap();
+    });
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).expect("run");
+    pauser.join().unwrap();
+    let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    let s = phase.summary.as_ref().unwrap();
+    let timeouts = s
+        .errors_by_kind
+        .get(&cqlbench::stats::ErrorKind::ClientTimeout)
+        .copied()
+        .unwrap_or(0);
+    eprintln!(
+        "timeout: {} ok, errors {:?}, {} intervals",
+        s.ok,
+        s.errors_by_kind,
+        phase.intervals.len()
+    );
+    // 4 slots, each failing once per 0.5 s (+ up to one 50 ms tick) of a 1.6 s freeze: 2 to 3
+    // rounds of 4 (seen: 8 and 12), a 4th for requests sent just before the freeze. Without the
+    // executor's deadline there would be none: the freeze is shorter than the node's own
+    // 2 s write timeout and the driver's timer is off.
+    assert!(
+        (4..=16).contains(&timeouts),
+        "client timeouts {timeouts} of a 1.6 s freeze with a 0.5 s timeout and 4 slots"
+    );
+    assert_eq!(
+        s.errors, timeouts,
+        "only client timeouts: {:?}",
+        s.errors_by_kind
+    );
+    // Work resumed after the freeze: the last intervals hold successful operations.
+    let tail_ok: u64 = phase.intervals[phase.intervals.len() - 2..]
+        .iter()
+        .map(|i| i.ok)
+        .sum();
+    assert!(
+        tail_ok > 100,
+        "{tail_ok} ops in the last 2 s after the freeze"
+    );
+}
+
 fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
     let out = dir.join("interrupted.json");
     // A private cqlbench home holding a host probe of this environment ("vm"): the run must
@@ -324,7 +387,7 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
     let out = dir.join("x.json").to_str().unwrap().to_string();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["run", "keyvalue", "--hosts", "127.0.0.1", "--rate", "0"],
             "positive",
@@ -334,6 +397,10 @@ fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
             "not a rate",
         ),
         (&["run", "keyvalue"], "--cluster NAME"),
+        (
+            &["run", "keyvalue", "--hosts", "127.0.0.1", "--timeout", "0s"],
+            "--timeout must be at least",
+        ),
         (
             &[
                 "run",

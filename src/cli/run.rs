@@ -104,7 +104,8 @@ pub struct RunArgs {
     /// Client worker threads [default: CPU cores].
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Client-side request timeout.
+    /// Client-side request timeout: an operation without a response after this long counts
+    /// as a client_timeout error (checked a tenth of it apart, at most 100 ms late).
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     pub timeout: Duration,
     /// Stop once more than this many errors occurred (0 = never).
@@ -223,6 +224,9 @@ impl RunArgs {
         });
         if threads == 0 {
             bail!("--threads must be at least 1");
+        }
+        if self.timeout < Duration::from_millis(10) {
+            bail!("--timeout must be at least 10ms");
         }
         let rate = match self.rate {
             Some(r) => Some(self.resolve_rate(r)?),

@@ -216,6 +216,14 @@ impl Workload {
             // every response and the driver uses the copy it got when preparing — smaller
             // responses, less to read per operation. The schema does not change during a run.
             p.set_use_cached_result_metadata(true);
+            p.set_execution_profile_handle(Some(
+                session
+                    .get_default_execution_profile_handle()
+                    .pointee_to_builder()
+                    .request_timeout(None)
+                    .build()
+                    .into_handle(),
+            ));
             stmts[op as usize] = Some(p);
         }
         Ok(Workload {
