@@ -8,8 +8,9 @@
 //! arms one tokio timer per request (registered, re-registered and removed from the timer
 //! wheel for every operation), while a worker scans its few request slots on a coarse tick
 //! and fails those past their deadline. A timeout fires up to one tick late (a tenth of the
-//! timeout, at most 100 ms). Measured on the 50/50 mix: +6% operations per client CPU-second
-//! (`scripts/bench-load.py`).
+//! timeout, at most 100 ms). Measured on the 50/50 mix (`stress`, 128 in flight, one client
+//! core, 6 alternating 20 s runs each): 153k against 150k operations per client CPU-second,
+//! within the runs' ±10% noise.
 
 use std::future::Future;
 use std::sync::Arc;
