@@ -247,8 +247,8 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         // stands. Passed by value through two helper futures it was copied whole (4 KB) at
         // each level, several times per operation: memmove fell from 19% to 9% of the client's
         // CPU samples (perf, 50/50 mix, 128 in flight, one client core) and operations per
-        // client CPU-second rose 11% (medians of 8 alternating 20 s runs, 488k against 440k;
-        // the new build was ahead in all 8 pairs).
+        // client CPU-second rose 10-11% (`scripts/bench-ab.py`, 6 pairs of 20 s runs: 448k
+        // against 405k, the new build ahead in all 6 pairs).
         let op = std::pin::pin!(ctx.workload.execute(&ctx.session, kind, cycle, ctx.rampup));
         let result = match with_deadline(op, timer).await {
             Some(r) => r.map_err(|e| classify(&e)),
