@@ -143,6 +143,19 @@ struct SlotTimer {
 }
 
 impl SlotTimer {
+    /// Starts timing a request sent `since_t0` after the phase's start.
+    fn arm(&self, since_t0: Duration) {
+        // +1: 0 means idle, and an operation may be sent at the phase's very start.
+        self.sent_ns
+            .store(since_t0.as_nanos() as u64 + 1, Ordering::Relaxed);
+    }
+
+    /// The slot is idle again.
+    fn disarm(&self) {
+        self.sent_ns.store(0, Ordering::Relaxed);
+        self.expired.store(false, Ordering::Relaxed);
+    }
+
     /// Marks the request expired and wakes its slot if it was sent at or before `limit_ns`.
     fn expire_if_sent_before(&self, limit_ns: u64) {
         let sent = self.sent_ns.load(Ordering::Relaxed);
@@ -238,11 +251,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         } else {
             ctx.workload.op_for(cycle)
         };
-        // +1: 0 means idle, and an operation may be sent at the phase's very start.
-        timer.sent_ns.store(
-            sent.duration_since(ctx.t0).as_nanos() as u64 + 1,
-            Ordering::Relaxed,
-        );
+        timer.arm(sent.duration_since(ctx.t0));
         // The operation's future is built here, in this slot's own state, and polled where it
         // stands. Passed by value through two helper futures it was copied whole (4 KB) at
         // each level, several times per operation: memmove fell from 19% to 9% of the client's
@@ -254,8 +263,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
             Some(r) => r.map_err(|e| classify(&e)),
             None => Err(ErrorKind::ClientTimeout),
         };
-        timer.sent_ns.store(0, Ordering::Relaxed);
-        timer.expired.store(false, Ordering::Relaxed);
+        timer.disarm();
         let d = Done {
             kind,
             intended,
