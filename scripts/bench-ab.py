@@ -11,7 +11,6 @@ Prints each run, the medians, B's median against A's, and in how many pairs B wa
 """
 import argparse
 import importlib.util
-import json
 import os
 import shutil
 import statistics
@@ -22,6 +21,7 @@ from pathlib import Path
 _spec = importlib.util.spec_from_file_location("bench_load", Path(__file__).with_name("bench-load.py"))
 bench_load = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_load)
+create_node, warm_node, measured_cqlbench = bench_load.create_node, bench_load.warm_node, bench_load.measured_cqlbench
 
 
 def main():
@@ -44,27 +44,16 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="cqlbench-ab-"))
     env = dict(os.environ, CQLBENCH_CLUSTERS_DIR=str(work / "clusters"))
     os.environ.update(env)
-    base = ["stress", "--cluster", "ab", "--rf", 1, "--consistency", "ONE", "--rows", 100_000]
     try:
-        bench_load.sh([bins["B"], "cluster", "create", "ab", "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1])
-        bench_load.sh([bins["B"], "cluster", "start", "ab"])
-        bench_load.sh(["taskset", "-c", 1, bins["B"], "run", *base, "--ratio", "write=1", "--ops", 1,
-                       "--out", work / "prefill.json", "-q"], stdout=subprocess.DEVNULL)
-        bench_load.sh(["taskset", "-c", 1, bins["B"], "run", *base, "--ratio", a.ratio, "--skip-rampup",
-                       "--concurrency", 128, "--threads", 1, "--duration", f"{a.server_warmup}s",
-                       "--out", work / "server-warmup.json", "-q"], stdout=subprocess.DEVNULL)
+        create_node(bins["B"], "ab", work)
+        warm_node(bins["B"], "ab", a.ratio, a.server_warmup, work)
         runs = {"A": [], "B": []}
         for pair in range(a.pairs):
             for name in ("A", "B") if pair % 2 == 0 else ("B", "A"):
-                res = work / f"{name}-{pair}.json"
-                cmd = ["taskset", "-c", 1, bins[name], "run", *base, "--ratio", a.ratio, "--skip-rampup",
-                       "--concurrency", 128, "--threads", 1, "--duration", f"{a.warmup + a.measure}s",
-                       "--warmup", f"{a.warmup}s", "--no-metrics", "--out", res, "-q"]
-                cpu, rss, _ = bench_load.measured_run(cmd, a.warmup, work / f"{name}-{pair}.txt")
-                s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
-                ops = s["ok"] + s["errors"]
-                runs[name].append(ops / cpu)
-                print(f"  pair {pair + 1} {name}: {ops / s['measured_s']:>8.0f} ops/s {ops / cpu:>9.0f} "
+                ops_s, per_cpu, rss = measured_cqlbench(bins[name], "ab", a.ratio, a.warmup, a.measure,
+                                                        work / f"{name}-{pair}.txt")
+                runs[name].append(per_cpu)
+                print(f"  pair {pair + 1} {name}: {ops_s:>8.0f} ops/s {per_cpu:>9.0f} "
                       f"ops per client CPU-s  peak RSS {rss / 2**20:.1f} MiB", flush=True)
         med = {k: statistics.median(v) for k, v in runs.items()}
         per_pair = [b / x for x, b in zip(runs["A"], runs["B"])]

@@ -68,6 +68,52 @@ def measured_run(cmd, warmup_s, out_path):
     return ru.ru_utime + ru.ru_stime - cpu_at_warmup, ru.ru_maxrss * 1024, text
 
 
+ROWS = 100_000
+
+
+def stress(binary, cluster, ratio, *extra, pin=True):
+    """`cqlbench run stress` with the benchmark's fixed set-up (`ratio` None: the workload's own
+    mix), the client pinned to CPU 1 unless `pin` is false."""
+    cmd = ["taskset", "-c", 1] if pin else []
+    cmd += [binary, "run", "stress", "--cluster", cluster, "--rf", 1, "--consistency", "ONE", "--rows", ROWS]
+    if ratio is not None:
+        cmd += ["--ratio", ratio]
+    return cmd + list(extra)
+
+
+def create_node(binary, cluster, work):
+    """Creates and starts a one-node cluster pinned to CPU 0 and writes the key space once."""
+    sh([binary, "cluster", "create", cluster, "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1])
+    sh([binary, "cluster", "start", cluster])
+    sh(stress(binary, cluster, "write=1", "--ops", 1, "--threads", 1, "--out", work / "prefill.json", "-q"),
+       stdout=subprocess.DEVNULL)
+
+
+def warm_node(binary, cluster, ratio, seconds, work):
+    """Unmeasured load (JIT, memtables, first flushes), so that the first measured run does not
+    meet a colder server than the later ones."""
+    sh(stress(binary, cluster, ratio, "--skip-rampup", "--concurrency", 128, "--threads", 1,
+              "--duration", f"{seconds}s", "--out", work / "server-warmup.json", "-q"), stdout=subprocess.DEVNULL)
+
+
+def measured_cqlbench(binary, cluster, ratio, warmup_s, measure_s, out, metrics=False):
+    """One closed-loop run (128 in flight, one thread); returns (ops/s, ops per client CPU-s,
+    peak RSS bytes) over the measured window."""
+    res = Path(out).with_suffix(".json")
+    cmd = stress(binary, cluster, ratio, "--skip-rampup", "--concurrency", 128, "--threads", 1,
+                 "--duration", f"{warmup_s + measure_s}s", "--warmup", f"{warmup_s}s", "--out", res, "-q",
+                 *([] if metrics else ["--no-metrics"]))
+    cpu, rss, _ = measured_run(cmd, warmup_s, out)
+    s = main_summary(res)
+    ops = s["ok"] + s["errors"]
+    return ops / s["measured_s"], ops / cpu, rss
+
+
+def main_summary(result_path):
+    """The main phase's summary in a cqlbench result file."""
+    return next(p for p in json.loads(Path(result_path).read_text())["phases"] if p["name"] == "main")["summary"]
+
+
 def find_latte(explicit):
     if explicit:
         return Path(explicit)
@@ -103,24 +149,14 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="cqlbench-bench-"))
     env = dict(os.environ, CQLBENCH_CLUSTERS_DIR=str(work / "clusters"))
     os.environ.update(env)
-    rows = 100_000
     try:
-        sh([CQLBENCH, "cluster", "create", "bench", "--nodes", "1", "--heap", "1G", "--cpus-per-node", "1"])
-        sh([CQLBENCH, "cluster", "start", "bench"])
-        # Prefill both key spaces (not measured).
-        sh(["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1", "--consistency", "ONE",
-            "--rows", rows, "--ratio", "write=1", "--ops", 1, "--threads", 1, "--out", work / "prefill.json", "-q"],
-           stdout=subprocess.DEVNULL)
+        create_node(CQLBENCH, "bench", work)
         if latte:
+            # latte's own key space, written once (not measured).
             sh([latte, "schema", LATTE_SCRIPT, "127.0.0.1"], stdout=subprocess.DEVNULL, cwd=work)
             sh(["taskset", "-c", "1", latte, "load", LATTE_SCRIPT, "-t", 1, "--concurrency", 128, "127.0.0.1", "-q"],
                stdout=subprocess.DEVNULL, cwd=work)
-
-        # Warm the node (JIT, memtables, first flushes) so that the first measured tool does not
-        # meet a colder server than the second.
-        sh(["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1", "--consistency", "ONE",
-            "--rows", rows, "--ratio", "write=1,read=1", "--skip-rampup", "--concurrency", 128, "--threads", 1,
-            "--duration", f"{a.server_warmup}s", "--out", work / "server-warmup.json", "-q"], stdout=subprocess.DEVNULL)
+        warm_node(CQLBENCH, "bench", "write=1,read=1", a.server_warmup, work)
 
         results = {}
         for name, ratio, latte_fn in [("write-only", "write=1", "write"), ("50/50", "write=1,read=1", "write:1,read:1")]:
@@ -131,23 +167,16 @@ def main():
                         continue
                     out = work / f"{tool}-{rep}.txt"
                     if tool == "cqlbench":
-                        res = work / f"cqlbench-{rep}.json"
-                        cmd = ["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1",
-                               "--consistency", "ONE", "--rows", rows, "--ratio", ratio, "--skip-rampup",
-                               "--concurrency", 128, "--threads", 1, "--duration", f"{a.warmup + a.measure}s",
-                               "--warmup", f"{a.warmup}s", "--no-metrics", "--out", res, "-q"]
-                        cpu, rss, _ = measured_run(cmd, a.warmup, out)
-                        s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
-                        ops, secs = s["ok"] + s["errors"], s["measured_s"]
+                        row = measured_cqlbench(CQLBENCH, "bench", ratio, a.warmup, a.measure, out)
                     else:
                         cmd = ["taskset", "-c", "1", latte, "run", LATTE_SCRIPT, "-f", latte_fn, "-d", f"{a.measure}s",
                                "-w", f"{a.warmup}s", "-t", 1, "-p", 128, "--consistency", "ONE", "127.0.0.1", "-q"]
                         cpu, rss, text = measured_run(cmd, a.warmup, out)
-                        ops, secs = latte_requests(text), a.measure
-                    row = (ops / secs, ops / cpu, rss)
+                        ops = latte_requests(text)
+                        row = (ops / a.measure, ops / cpu, rss)
                     results.setdefault((name, tool), []).append(row)
                     print(f"  {name:<10} {tool:<9} {row[0]:>9.0f} ops/s  {row[1]:>9.0f} ops per client CPU-s  "
-                          f"peak RSS {rss / 2**20:.1f} MiB", flush=True)
+                          f"peak RSS {row[2] / 2**20:.1f} MiB", flush=True)
 
         print("\n== efficiency (medians) ==")
         print(f"{'workload':<10} {'tool':<9} {'ops/s':>9} {'ops/CPU-s':>10} {'RSS MiB':>8}")
@@ -165,24 +194,17 @@ def main():
 
         # What sampling server and host metrics every second (on by default for a local
         # cluster, off above as latte samples nothing) costs the client.
-        res = work / "with-metrics.json"
-        cmd = ["taskset", "-c", "1", CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1",
-               "--consistency", "ONE", "--rows", rows, "--ratio", "write=1,read=1", "--skip-rampup",
-               "--concurrency", 128, "--threads", 1, "--duration", f"{a.warmup + a.measure}s",
-               "--warmup", f"{a.warmup}s", "--out", res, "-q"]
-        cpu, rss, _ = measured_run(cmd, a.warmup, work / "with-metrics.txt")
-        s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
-        with_m = (s["ok"] + s["errors"]) / cpu
+        _, with_m, _ = measured_cqlbench(CQLBENCH, "bench", "write=1,read=1", a.warmup, a.measure,
+                                         work / "with-metrics.txt", metrics=True)
         without = statistics.median(r[1] for r in results[("50/50", "cqlbench")])
         print(f"\n== metrics sampling ==\n50/50 with 1 s server+host sampling: {with_m:.0f} ops per client CPU-s "
               f"({100 * (with_m / without - 1):+.1f}% vs without)")
 
         # Rate accuracy.
         res = work / "rate.json"
-        sh([CQLBENCH, "run", "stress", "--cluster", "bench", "--rf", "1", "--consistency", "ONE", "--rows", rows,
-            "--skip-rampup", "--rate", 2000, "--duration", f"{a.rate_seconds}s", "--out", res, "-q"],
-           stdout=subprocess.DEVNULL)
-        s = next(p for p in json.loads(res.read_text())["phases"] if p["name"] == "main")["summary"]
+        sh(stress(CQLBENCH, "bench", None, "--skip-rampup", "--rate", 2000,
+                  "--duration", f"{a.rate_seconds}s", "--out", res, "-q", pin=False), stdout=subprocess.DEVNULL)
+        s = main_summary(res)
         achieved = (s["ok"] + s["errors"]) / s["measured_s"]
         print(f"\n== rate accuracy ==\n--rate 2000 for {a.rate_seconds}s: achieved {achieved:.1f} ops/s = "
               f"{100 * s['achieved_ratio']:.2f}% of target (deviation {abs(1 - s['achieved_ratio']) * 100:.2f}%, "
