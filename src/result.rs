@@ -78,6 +78,10 @@ pub struct IntervalRecord {
     pub end_s: f64,
     /// In the warmup: left out of the summary.
     pub warmup: bool,
+    /// After the measured window's end: the window's last operations completing. Its
+    /// operations are in the summary's histograms, but not in its throughput.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drain: bool,
     pub ok: u64,
     pub errors: u64,
     pub ops_per_s: f64,
@@ -122,6 +126,7 @@ impl IntervalRecord {
             start_s,
             end_s,
             warmup,
+            drain: false,
             ok: s.ok(),
             errors: s.errors(),
             ops_per_s: s.ok() as f64 / secs,
@@ -148,10 +153,15 @@ pub struct OpSummary {
 
 impl OpSummary {
     pub fn of(o: &OpStats, secs: f64) -> OpSummary {
+        Self::with_rate(o, o.ok as f64 / secs.max(1e-9))
+    }
+
+    /// `o`'s figures with a throughput worked out by the caller.
+    pub fn with_rate(o: &OpStats, ops_per_s: f64) -> OpSummary {
         OpSummary {
             ok: o.ok,
             errors: o.error_count(),
-            ops_per_s: o.ok as f64 / secs.max(1e-9),
+            ops_per_s,
             response: Percentiles::of(&o.response),
             service: Percentiles::of(&o.service),
             response_histogram_ns: encode(&o.response),
@@ -163,13 +173,26 @@ impl OpSummary {
 /// The measured window of a phase (warmup excluded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSummary {
+    /// The window: from the end of the warmup to the end of the schedule (or the stop).
     pub measured_s: f64,
+    /// Every operation of the window, those completing in the drain included.
     pub ok: u64,
     pub errors: u64,
+    /// Successful operations completed inside the window ÷ the window.
     pub ops_per_s: f64,
     pub target_rate_per_s: Option<f64>,
-    /// Achieved rate (successful and failed operations) ÷ target rate.
+    /// Open loop: operations of the window's schedule sent before it ended ÷ those it
+    /// scheduled (so a run that kept its schedule reads 1.0, however short).
     pub achieved_ratio: Option<f64>,
+    /// Open loop: operations whose intended start lay in the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_ops: Option<u64>,
+    /// Open loop: how many of them were sent before the window ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_on_schedule: Option<u64>,
+    /// From the window's end until the last operation completed.
+    #[serde(default)]
+    pub drain_s: f64,
     pub by_op: BTreeMap<OpKind, OpSummary>,
     pub all: OpSummary,
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
@@ -352,6 +375,9 @@ mod tests {
             ops_per_s: ok as f64 / 10.0,
             target_rate_per_s: target,
             achieved_ratio: ratio,
+            scheduled_ops: None,
+            sent_on_schedule: None,
+            drain_s: 0.0,
             by_op: BTreeMap::new(),
             all,
             errors_by_kind: BTreeMap::new(),

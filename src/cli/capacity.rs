@@ -242,12 +242,14 @@ fn print_progress(p: &Progress, quiet: bool) {
             );
             for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
                 println!(
-                    "  {} {}: {}",
-                    if c.passed { "ok  " } else { "FAIL" },
+                    "  {:<10} {}: {}",
+                    c.outcome(),
                     c.criterion,
-                    c.value
-                        .map(|v| format!("{v:.2}"))
-                        .unwrap_or_else(|| "n/a".into())
+                    match (c.value, &c.unverified) {
+                        (Some(v), _) => format!("{v:.2}"),
+                        (None, Some(why)) => why.clone(),
+                        (None, None) => "n/a".into(),
+                    }
                 );
             }
         }
@@ -305,6 +307,9 @@ pub fn print_result(r: &CapacityResult) {
             }
         ),
         (None, None) => println!("capacity: no step completed"),
+    }
+    for u in &v.unverified {
+        println!("unverified: {u}");
     }
     if r.status == CapacityStatus::Interrupted {
         println!("the search was interrupted; completed steps are kept");

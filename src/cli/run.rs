@@ -552,13 +552,19 @@ pub fn print_summary(s: &PhaseSummary) {
         println!("errors: {}", e.join(", "));
     }
     let target = match (s.target_rate_per_s, s.achieved_ratio) {
-        (Some(t), Some(a)) => format!(", target {t:.0} ops/s, achieved {:.2}%", a * 100.0),
+        (Some(t), Some(a)) => format!(
+            ", target {t:.0} ops/s, achieved {:.2}% ({} of {} scheduled sent in the window)",
+            a * 100.0,
+            s.sent_on_schedule.unwrap_or(0),
+            s.scheduled_ops.unwrap_or(0)
+        ),
         _ => String::new(),
     };
     println!(
-        "throughput {:.0} ops/s over {:.1}s{target}; client CPU {:.1}s ({:.0}%), {:.0} ops per client CPU-s, max RSS {:.0} MiB",
+        "throughput {:.0} ops/s over {:.1}s (+{:.0} ms drain){target}; client CPU {:.1}s ({:.0}%), {:.0} ops per client CPU-s, max RSS {:.0} MiB",
         s.ops_per_s,
         s.measured_s,
+        s.drain_s * 1000.0,
         s.client_cpu_s,
         s.client_cpu_util * 100.0,
         s.ops_per_client_cpu_s,

@@ -26,12 +26,17 @@ use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use tokio::sync::mpsc;
 
+use super::window::{self, Window};
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
 use crate::stats::{ErrorKind, Snapshot};
 use crate::workload::Workload;
 
 /// Length of a reporting interval.
 pub const INTERVAL: Duration = Duration::from_secs(1);
+
+/// How late after its intended start an operation may be sent and still count as sent on
+/// schedule when it goes out after the window's end.
+pub const SEND_SLACK: Duration = Duration::from_millis(10);
 
 /// Why a phase ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +53,8 @@ pub struct IntervalReport {
     pub start_s: f64,
     pub end_s: f64,
     pub warmup: bool,
+    /// After the window's end: operations of the window still completing.
+    pub drain: bool,
     pub snapshot: Snapshot,
     pub backlog: u64,
 }
@@ -55,8 +62,13 @@ pub struct IntervalReport {
 /// What a phase measured outside its warmup.
 #[derive(Debug)]
 pub struct PhaseOutcome {
+    /// Every operation completed after the warmup, the drain's included.
     pub measured: Snapshot,
-    pub measured_s: f64,
+    /// The part of `measured` that completed after the window ended.
+    pub drain: Snapshot,
+    /// Open loop: operations of the window's schedule sent before it ended.
+    pub on_schedule: u64,
+    pub window: Window,
     pub reason: StopReason,
     pub issued: u64,
 }
@@ -70,6 +82,10 @@ struct Ctx {
     end: Option<Instant>,
     max_ops: Option<u64>,
     rate: Option<f64>,
+    /// Open loop: the first operation of the measured window's schedule.
+    first_measured: u64,
+    /// Nanoseconds after `t0` (+1; 0 = not yet) when a stop or `max_ops` ended the claims.
+    ended_ns: AtomicU64,
     cycle_start: u64,
     cycle_len: u64,
     next: AtomicU64,
@@ -86,14 +102,16 @@ impl Ctx {
     /// when the phase is over.
     fn claim(&self, now: Instant) -> Option<(u64, Instant)> {
         if self.stop.load(Ordering::Relaxed) {
+            self.mark_ended(now);
             return None;
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         if self.max_ops.is_some_and(|m| i >= m) {
+            self.mark_ended(now);
             return None;
         }
         let intended = match self.rate {
-            Some(r) => self.t0 + Duration::from_nanos((i as f64 * 1e9 / r) as u64),
+            Some(r) => self.t0 + Duration::from_nanos(window::intended_ns(i, r)),
             None => now,
         };
         if self.end.is_some_and(|e| intended >= e) {
@@ -101,10 +119,30 @@ impl Ctx {
         }
         Some((i, intended))
     }
+
+    /// Notes when the claims ended early (the first time only).
+    fn mark_ended(&self, now: Instant) {
+        let ns = now.saturating_duration_since(self.t0).as_nanos() as u64 + 1;
+        let _ = self
+            .ended_ns
+            .compare_exchange(0, ns, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Open loop: operation `i`, intended for `intended` and sent at `sent`, belongs to the
+    /// measured window's schedule and went out before the window ended, or no later than
+    /// [`SEND_SLACK`] after its intended start (a timer that wakes a few milliseconds late
+    /// for the window's last operation is not a client that fell behind).
+    fn on_schedule(&self, i: u64, intended: Instant, sent: Instant) -> bool {
+        self.rate.is_some()
+            && i >= self.first_measured
+            && (self.end.is_none_or(|e| sent < e)
+                || sent.saturating_duration_since(intended) <= SEND_SLACK)
+    }
 }
 
 struct Done {
     kind: OpKind,
+    on_schedule: bool,
     intended: Instant,
     sent: Instant,
     completed: Instant,
@@ -195,6 +233,7 @@ enum Msg {
         worker: usize,
         index: u64,
         snapshot: Snapshot,
+        on_schedule: u64,
     },
 }
 
@@ -202,10 +241,17 @@ enum Msg {
 /// the lock is never contended).
 struct WorkerStats {
     snap: std::sync::Mutex<Snapshot>,
+    /// Operations sent on schedule (see `Ctx::on_schedule`), over the whole phase: counted
+    /// apart from the interval snapshots, whose boundaries fall where the worker's tick
+    /// happens to run and would put an operation of the window into the warmup.
+    on_schedule: AtomicU64,
 }
 
 impl WorkerStats {
     fn record(&self, ctx: &Ctx, d: Done) {
+        if d.on_schedule {
+            self.on_schedule.fetch_add(1, Ordering::Relaxed);
+        }
         let mut snap = self.snap.lock().expect("stats lock");
         match d.result {
             Ok(()) => snap.record_ok(
@@ -266,6 +312,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         timer.disarm();
         let d = Done {
             kind,
+            on_schedule: ctx.on_schedule(i, intended, sent),
             intended,
             sent,
             completed: Instant::now(),
@@ -279,6 +326,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
 async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSender<Msg>) {
     let stats = WorkerStats {
         snap: std::sync::Mutex::new(Snapshot::default()),
+        on_schedule: AtomicU64::new(0),
     };
     let timers: Vec<SlotTimer> = (0..limit).map(|_| SlotTimer::default()).collect();
     let mut slots: FuturesUnordered<_> = timers.iter().map(|t| slot(&ctx, &stats, t)).collect();
@@ -321,6 +369,7 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
         worker: id,
         index,
         snapshot: snap,
+        on_schedule: stats.on_schedule.load(Ordering::Relaxed),
     });
 }
 
@@ -342,9 +391,17 @@ pub async fn run_phase(
             max_in_flight,
         } => (Some(rate_per_s), max_in_flight.max(1)),
     };
-    let (end, max_ops) = match load.stop {
-        Stop::Duration { secs } => (Some(t0 + Duration::from_secs_f64(secs)), None),
-        Stop::Ops { count } => (None, Some(count)),
+    // The schedule's end: a duration's, or in open loop the intended start of the operation
+    // after the last.
+    let end_ns = match (load.stop, rate) {
+        (Stop::Duration { secs }, _) => Some(window::secs_to_ns(secs)),
+        (Stop::Ops { count }, Some(r)) => Some(window::intended_ns(count, r)),
+        (Stop::Ops { .. }, None) => None,
+    };
+    let end = end_ns.map(|ns| t0 + Duration::from_nanos(ns));
+    let max_ops = match load.stop {
+        Stop::Ops { count } => Some(count),
+        Stop::Duration { .. } => None,
     };
     let ctx = Arc::new(Ctx {
         session,
@@ -354,6 +411,10 @@ pub async fn run_phase(
         end,
         max_ops,
         rate,
+        first_measured: rate.map_or(0, |r| {
+            window::scheduled_before(r, window::secs_to_ns(load.warmup_s))
+        }),
+        ended_ns: AtomicU64::new(0),
         cycle_start: load.cycles.start,
         cycle_len: (load.cycles.end - load.cycles.start).max(1),
         next: AtomicU64::new(0),
@@ -378,7 +439,20 @@ pub async fn run_phase(
     let mut done = vec![false; workers];
     let mut next_emit = 0u64;
     let mut measured = Snapshot::default();
+    let mut drain = Snapshot::default();
+    let mut on_schedule = 0u64;
+    let mut window_start: Option<f64> = None;
     let mut last_end = 0.0f64;
+    // Where the window ends: the schedule's end, unless a stop or an operation count ended
+    // the claims first.
+    let window_end_s = || -> Option<f64> {
+        let ended = ctx.ended_ns.load(Ordering::Relaxed);
+        if ended > 0 && (stop.load(Ordering::Relaxed) || end_ns.is_none()) {
+            Some((ended - 1) as f64 / 1e9)
+        } else {
+            end_ns.map(|ns| ns as f64 / 1e9)
+        }
+    };
     while let Some(msg) = rx.recv().await {
         let (w, index, snapshot, fin) = match msg {
             Msg::Interval {
@@ -390,7 +464,11 @@ pub async fn run_phase(
                 worker,
                 index,
                 snapshot,
-            } => (worker, index, snapshot, true),
+                on_schedule: n,
+            } => {
+                on_schedule += n;
+                (worker, index, snapshot, true)
+            }
         };
         pending.entry(index).or_default().add(&snapshot);
         progress[w] = index + 1;
@@ -411,22 +489,33 @@ pub async fn run_phase(
                 start + INTERVAL.as_secs_f64()
             };
             let in_warmup = Duration::from_secs_f64(end_s) <= warmup;
+            let window_end = window_end_s();
+            let in_drain = window_end.is_some_and(|e| start >= e - 1e-9);
             let sent = ctx.sent.load(Ordering::Relaxed);
+            // Operations due by the interval's end (never past the schedule's) not yet sent.
             let backlog = match rate {
                 Some(r) => {
-                    ((end_s.min(t0.elapsed().as_secs_f64()) * r) as u64).saturating_sub(sent)
+                    let due_s = end_s
+                        .min(t0.elapsed().as_secs_f64())
+                        .min(window_end.unwrap_or(f64::INFINITY));
+                    window::scheduled_before(r, window::secs_to_ns(due_s)).saturating_sub(sent)
                 }
                 None => 0,
             };
             if !in_warmup {
                 measured.add(&snap);
+                window_start.get_or_insert(start);
                 last_end = end_s;
+                if in_drain {
+                    drain.add(&snap);
+                }
             }
             on_interval(&IntervalReport {
                 index: next_emit,
                 start_s: start,
                 end_s,
                 warmup: in_warmup,
+                drain: in_drain && !in_warmup,
                 snapshot: snap,
                 backlog,
             });
@@ -444,9 +533,19 @@ pub async fn run_phase(
         StopReason::Completed
     };
     let issued = ctx.sent.load(Ordering::Relaxed);
+    let start_s = window_start.unwrap_or(last_end);
+    let window = Window::new(
+        start_s,
+        window_end_s().unwrap_or(last_end),
+        last_end,
+        rate,
+        load.warmup_s,
+    );
     PhaseOutcome {
         measured,
-        measured_s: (last_end - load.warmup_s).max(0.0),
+        drain,
+        on_schedule,
+        window,
         reason,
         issued,
     }

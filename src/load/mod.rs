@@ -5,6 +5,7 @@
 pub mod executor;
 pub mod hlog;
 pub mod session;
+pub mod window;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -206,7 +207,7 @@ async fn run_async(
                 if !rep.warmup {
                     cpu_measured += cpu_d;
                 }
-                let rec = IntervalRecord::from_snapshot(
+                let mut rec = IntervalRecord::from_snapshot(
                     rep.start_s,
                     rep.end_s,
                     rep.warmup,
@@ -214,6 +215,7 @@ async fn run_async(
                     rep.backlog,
                     cpu_d,
                 );
+                rec.drain = rep.drain;
                 for k in rep.snapshot.kinds() {
                     let o = rep.snapshot.op(k);
                     let len = rep.end_s - rep.start_s;
@@ -303,15 +305,21 @@ fn summarize(
     cpu_s: f64,
     intervals: &[IntervalRecord],
 ) -> PhaseSummary {
-    let secs = o.measured_s;
+    let w = &o.window;
+    let secs = w.secs();
     let all = o.measured.all();
+    // Throughput counts what completed inside the window, not the drain after it.
+    let in_window =
+        |m: &crate::stats::OpStats, d: &crate::stats::OpStats| w.rate_of(m.ok.saturating_sub(d.ok));
     let by_op = o
         .measured
         .kinds()
         .into_iter()
-        .map(|k| (k, OpSummary::of(o.measured.op(k), secs)))
+        .map(|k| {
+            let m = o.measured.op(k);
+            (k, OpSummary::with_rate(m, in_window(m, o.drain.op(k))))
+        })
         .collect();
-    let done = (all.ok + all.error_count()) as f64;
     let target = match load.mode {
         LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
         LoadMode::Closed { .. } => None,
@@ -321,23 +329,24 @@ fn summarize(
         .unwrap_or(1);
     let threads = load.threads.clamp(1, cores) as f64;
     let measured: Vec<&IntervalRecord> = intervals.iter().filter(|i| !i.warmup).collect();
+    let all_ops_per_s = in_window(&all, &o.drain.all());
     PhaseSummary {
         measured_s: secs,
         ok: all.ok,
         errors: all.error_count(),
-        ops_per_s: if secs > 0.0 {
-            all.ok as f64 / secs
-        } else {
-            0.0
-        },
+        ops_per_s: all_ops_per_s,
         target_rate_per_s: target,
-        achieved_ratio: target.filter(|_| secs > 0.0).map(|t| done / secs / t),
+        achieved_ratio: w.achieved_ratio(o.on_schedule),
+        scheduled_ops: w.scheduled,
+        sent_on_schedule: w.scheduled.map(|_| o.on_schedule),
+        drain_s: w.drain_s,
         by_op,
         errors_by_kind: all.errors.clone(),
-        all: OpSummary::of(&all, secs),
+        all: OpSummary::with_rate(&all, all_ops_per_s),
         client_cpu_s: cpu_s,
-        client_cpu_util: if secs > 0.0 {
-            cpu_s / (secs * threads)
+        // The CPU was measured over the window and its drain.
+        client_cpu_util: if secs + w.drain_s > 0.0 {
+            cpu_s / ((secs + w.drain_s) * threads)
         } else {
             0.0
         },

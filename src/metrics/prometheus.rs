@@ -25,6 +25,16 @@ impl Sample {
 
 /// Fetches `http://host:port/metrics`.
 pub fn scrape(host: &str, port: u16, timeout: Duration) -> std::io::Result<String> {
+    scrape_path(host, port, "/metrics", timeout)
+}
+
+/// Fetches `http://host:port{path}`; `timeout` bounds the connect and each read and write.
+pub fn scrape_path(
+    host: &str,
+    port: u16,
+    path: &str,
+    timeout: Duration,
+) -> std::io::Result<String> {
     let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::NotFound,
@@ -34,7 +44,8 @@ pub fn scrape(host: &str, port: u16, timeout: Duration) -> std::io::Result<Strin
     let mut s = TcpStream::connect_timeout(&addr, timeout)?;
     s.set_read_timeout(Some(timeout))?;
     s.set_write_timeout(Some(timeout))?;
-    write!(s, "GET /metrics HTTP/1.0\r\nHost: {host}:{port}\r\n\r\n")?;
+    // One write: `write!` would send each piece of the request as a segment of its own.
+    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\n\r\n").as_bytes())?;
     let mut buf = Vec::new();
     s.read_to_end(&mut buf)?;
     let text = String::from_utf8_lossy(&buf);

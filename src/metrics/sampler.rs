@@ -1,8 +1,18 @@
-//! The sampler: a thread of its own that, once per period, scrapes every node's Prometheus
-//! endpoint and (for local clusters) reads /proc, and appends one [`Sample`] to the run's
-//! [`MetricSeries`]. Counters become rates over the period since the previous reading.
+//! The sampler: a thread of its own that, once per period, reads /proc (for local clusters),
+//! asks every node's scraper for a fresh reading of its Prometheus endpoint, and appends one
+//! [`Sample`] to the run's [`MetricSeries`]. Counters become rates between two readings,
+//! over the time between those readings.
+//!
+//! Each node is scraped by a thread of its own, so a node that answers slowly (a saturated
+//! two-core machine keeps an exporter waiting hundreds of milliseconds) delays neither the
+//! other nodes nor the next sample, and scrapes never queue behind each other: a node whose
+//! previous scrape is still running is not asked again. A sample that gets no reading from
+//! a node records why ([`NodeSample::missing`]) and the node's liveness from a source that
+//! knows it (its process for a local node, a refused connection for a remote one), never
+//! "down" for a scrape that was merely slow.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -184,15 +194,70 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
     }
 }
 
+/// Why a scrape gave no reading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScrapeError {
+    /// e.g. "node2: 127.0.0.2:7302: no answer within 5.0s".
+    pub message: String,
+    /// The node refused the connection: nothing listens there (the node is down).
+    pub refused: bool,
+}
+
+impl std::fmt::Display for ScrapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The metric families [`NAMES`] belong to, for the exporter's `name[]` filter: a scrape
+/// then carries the dozen series the sampler reads instead of ~1,000 lines. A server that
+/// ignores the filter still answers in full.
+fn name_filter() -> String {
+    let mut families: Vec<&str> = Vec::new();
+    for n in NAMES {
+        for f in [
+            *n,
+            n.strip_suffix("_total").unwrap_or(n),
+            n.strip_suffix("_sum").unwrap_or(n),
+        ] {
+            if !families.contains(&f) {
+                families.push(f);
+            }
+        }
+    }
+    families
+        .iter()
+        .map(|f| format!("name[]={f}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// Scrapes one endpoint.
-pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, String> {
-    let text = prometheus::scrape(&e.host, e.port, timeout)
-        .map_err(|err| format!("{}: {}:{}: {err}", e.node, e.host, e.port))?;
+pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, ScrapeError> {
+    let path = format!("/metrics?{}", name_filter());
+    let text = prometheus::scrape_path(&e.host, e.port, &path, timeout).map_err(|err| {
+        let timed_out = matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        );
+        let what = if timed_out {
+            format!("no answer within {:.1}s", timeout.as_secs_f64())
+        } else {
+            err.to_string()
+        };
+        ScrapeError {
+            message: format!("{}: {}:{}: {what}", e.node, e.host, e.port),
+            refused: err.kind() == std::io::ErrorKind::ConnectionRefused,
+        }
+    })?;
     Ok(reading(&prometheus::parse_named(&text, NAMES)))
 }
 
 /// Scrapes every endpoint at once (one thread each).
-pub fn scrape_all(endpoints: &[Endpoint], timeout: Duration) -> Vec<Result<NodeReading, String>> {
+pub fn scrape_all(
+    endpoints: &[Endpoint],
+    timeout: Duration,
+) -> Vec<Result<NodeReading, ScrapeError>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = endpoints
             .iter()
@@ -200,17 +265,38 @@ pub fn scrape_all(endpoints: &[Endpoint], timeout: Duration) -> Vec<Result<NodeR
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("scrape panicked".into())))
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ScrapeError {
+                        message: "scrape panicked".into(),
+                        refused: false,
+                    })
+                })
+            })
             .collect()
     })
 }
 
 /// Highest pending compactions over the nodes that answered; `None` when none did.
-pub fn max_pending(readings: &[Result<NodeReading, String>]) -> Option<f64> {
+pub fn max_pending(readings: &[Result<NodeReading, ScrapeError>]) -> Option<f64> {
     readings
         .iter()
         .filter_map(|r| r.as_ref().ok().and_then(|r| r.pending_compactions))
         .reduce(f64::max)
+}
+
+/// Highest pending compactions over every node, or why it could not be read: a node that did
+/// not answer may be the one with the most, so any missing node makes the figure unknown.
+pub fn max_pending_of_all(readings: &[Result<NodeReading, ScrapeError>]) -> Result<f64, String> {
+    let mut max: Option<f64> = None;
+    for r in readings {
+        let r = r.as_ref().map_err(|e| e.message.clone())?;
+        let p = r
+            .pending_compactions
+            .ok_or("a node's endpoint exports no pending compactions")?;
+        max = Some(max.map_or(p, |m: f64| m.max(p)));
+    }
+    max.ok_or_else(|| "no metrics endpoint to read pending compactions from".into())
 }
 
 fn rate(now: Option<f64>, prev: Option<f64>, secs: f64) -> Option<f64> {
@@ -224,7 +310,8 @@ fn rate(now: Option<f64>, prev: Option<f64>, secs: f64) -> Option<f64> {
 pub fn node_sample(now: &NodeReading, prev: Option<&NodeReading>, secs: f64) -> NodeSample {
     let p = |f: fn(&NodeReading) -> Option<f64>| prev.and_then(f);
     NodeSample {
-        up: true,
+        up: Some(true),
+        missing: None,
         pending_compactions: now.pending_compactions,
         compactions_per_s: rate(
             now.completed_compactions,
@@ -336,6 +423,125 @@ impl Drop for Sampler {
     }
 }
 
+/// A reading and when it was taken.
+type Timed = (Instant, Result<NodeReading, ScrapeError>);
+
+/// The nodes' scrapers: one thread per endpoint, each scraping when asked and answering on
+/// one shared channel.
+struct Scrapers {
+    ask: Vec<mpsc::Sender<()>>,
+    answers: mpsc::Receiver<(usize, Timed)>,
+    /// When each node's running scrape started (`None`: idle).
+    busy: Vec<Option<Instant>>,
+    /// The newest reading not yet used by a sample.
+    fresh: Vec<Option<Timed>>,
+}
+
+impl Scrapers {
+    fn start(endpoints: &[Endpoint], timeout: Duration) -> Scrapers {
+        let (tx, answers) = mpsc::channel();
+        let ask = endpoints
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let (ask_tx, ask_rx) = mpsc::channel::<()>();
+                let (tx, e) = (tx.clone(), e.clone());
+                // The thread ends when the sampler drops its sender.
+                let _ = std::thread::Builder::new()
+                    .name(format!("cqlbench-scrape-{i}"))
+                    .spawn(move || {
+                        for () in ask_rx {
+                            let r = scrape_node(&e, timeout);
+                            if tx.send((i, (Instant::now(), r))).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                ask_tx
+            })
+            .collect();
+        Scrapers {
+            ask,
+            answers,
+            busy: vec![None; endpoints.len()],
+            fresh: vec![None; endpoints.len()],
+        }
+    }
+
+    /// Asks every idle node for a reading and waits for the answers until `deadline`.
+    fn collect(&mut self, deadline: Instant) {
+        let now = Instant::now();
+        for (i, ask) in self.ask.iter().enumerate() {
+            if self.busy[i].is_none() && ask.send(()).is_ok() {
+                self.busy[i] = Some(now);
+            }
+        }
+        while self.busy.iter().any(Option::is_some) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.answers.recv_timeout(left) {
+                Ok((i, timed)) => {
+                    self.busy[i] = None;
+                    self.fresh[i] = Some(timed);
+                }
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// One node's part of a sample: a fresh reading turned into rates against the previous one,
+/// or why there is none. `up` comes from a source that knows (see [`alive`]).
+fn node_part(
+    fresh: Option<Timed>,
+    busy_since: Option<Instant>,
+    prev: &mut Option<(Instant, NodeReading)>,
+    alive: Option<bool>,
+) -> (NodeSample, Option<ScrapeError>) {
+    match fresh {
+        Some((at, Ok(r))) => {
+            let s = match prev.as_ref() {
+                Some((t, p)) => node_sample(&r, Some(p), (at - *t).as_secs_f64()),
+                None => node_sample(&r, None, 0.0),
+            };
+            *prev = Some((at, r));
+            (
+                NodeSample {
+                    up: alive.or(Some(true)),
+                    ..s
+                },
+                None,
+            )
+        }
+        Some((_, Err(e))) => (
+            NodeSample {
+                up: alive.or(e.refused.then_some(false)),
+                missing: Some(e.message.clone()),
+                ..NodeSample::default()
+            },
+            Some(e),
+        ),
+        None => {
+            let waited = busy_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
+            (
+                NodeSample {
+                    up: alive,
+                    missing: Some(format!(
+                        "scrape still running after {waited:.1}s (node busy)"
+                    )),
+                    ..NodeSample::default()
+                },
+                None,
+            )
+        }
+    }
+}
+
+/// Whether a local node's process is alive (`None` for a remote node: its liveness comes
+/// from its endpoint refusing connections).
+fn alive(pid: Option<u32>) -> Option<bool> {
+    pid.map(|p| procfs::pid_cpu_seconds(p).is_some())
+}
+
 fn sample_loop(
     plan: MetricsPlan,
     devices: Vec<String>,
@@ -344,8 +550,12 @@ fn sample_loop(
     stop: Arc<AtomicBool>,
 ) {
     let period = Duration::from_secs_f64(plan.interval_s.max(0.05));
-    let timeout = period.mul_f64(0.8).max(Duration::from_millis(200));
-    let mut prev_nodes: Vec<Option<NodeReading>> = vec![None; plan.endpoints.len()];
+    // A scrape may take several periods (it then misses samples but is not abandoned); the
+    // sample waits for the answers for most of one period.
+    let scrape_timeout = (period * 5).max(Duration::from_secs(2));
+    let wait = period.mul_f64(0.8);
+    let mut scrapers = Scrapers::start(&plan.endpoints, scrape_timeout);
+    let mut prev_nodes: Vec<Option<(Instant, NodeReading)>> = vec![None; plan.endpoints.len()];
     let mut prev_pid_cpu: Vec<Option<f64>> = vec![None; plan.endpoints.len()];
     let mut prev_cpu = plan.host.then(procfs::cpu_times).flatten();
     let mut prev_disks = if plan.host {
@@ -367,29 +577,17 @@ fn sample_loop(
             }
             std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
         }
+        let tick = next;
         next += period;
-        let readings = scrape_all(&plan.endpoints, timeout);
+        // A sampler that fell behind skips the ticks it missed rather than bunching samples.
+        while next <= Instant::now() {
+            next += period;
+        }
+        // Host figures at the tick, so their periods are even; then the nodes' readings.
         let now = Instant::now();
         let secs = (now - prev_t).as_secs_f64();
         prev_t = now;
         let t_s = crate::host::unix_now() - t0_unix;
-        let mut errors = Vec::new();
-        let nodes: Vec<NodeSample> = readings
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| match r {
-                Ok(r) => {
-                    let s = node_sample(&r, prev_nodes[i].as_ref(), secs);
-                    prev_nodes[i] = Some(r);
-                    s
-                }
-                Err(e) => {
-                    errors.push(e);
-                    prev_nodes[i] = None;
-                    NodeSample::default()
-                }
-            })
-            .collect();
         let host = if plan.host {
             let cpu = procfs::cpu_times();
             let disks = procfs::disk_counters();
@@ -424,18 +622,32 @@ fn sample_loop(
         } else {
             None
         };
+        scrapers.collect(tick + wait);
+        let mut errors = Vec::new();
+        let nodes: Vec<NodeSample> = (0..plan.endpoints.len())
+            .map(|i| {
+                let (s, err) = node_part(
+                    scrapers.fresh[i].take(),
+                    scrapers.busy[i],
+                    &mut prev_nodes[i],
+                    alive(plan.pids.get(i).copied().flatten()),
+                );
+                errors.extend(err);
+                s
+            })
+            .collect();
         let Ok(mut st) = shared.lock() else {
             return;
         };
         for e in errors {
-            let source = e.split(':').next().unwrap_or("").to_string();
+            let source = e.message.split(':').next().unwrap_or("").to_string();
             if !st
                 .series
                 .errors
                 .iter()
                 .any(|x| x.split(':').next() == Some(&source))
             {
-                st.series.errors.push(e);
+                st.series.errors.push(e.message);
             }
         }
         st.series.samples.push(Sample { t_s, nodes, host });
@@ -495,10 +707,127 @@ java_lang_operatingsystem_processcpuload 0.25
         assert_eq!(s.cpu_share, Some(0.25));
         // The first reading has no rates.
         assert_eq!(node_sample(&r, None, 1.0).cpu_cores, None);
+        let err = |refused| ScrapeError {
+            message: "node2: 127.0.0.2:7302: no answer within 2.0s".into(),
+            refused,
+        };
         assert_eq!(
-            max_pending(&[Ok(r.clone()), Err("x".into()), Ok(later)]),
+            max_pending(&[Ok(r.clone()), Err(err(false)), Ok(later.clone())]),
             Some(7.0)
         );
-        assert_eq!(max_pending(&[Err("x".into())]), None);
+        assert_eq!(max_pending(&[Err(err(false))]), None);
+        // Every node or nothing: the node that did not answer may have the most.
+        assert_eq!(max_pending_of_all(&[Ok(r.clone()), Ok(later)]), Ok(7.0));
+        assert_eq!(
+            max_pending_of_all(&[Ok(r.clone()), Err(err(false))]),
+            Err("node2: 127.0.0.2:7302: no answer within 2.0s".into())
+        );
+        let mut blank = r.clone();
+        blank.pending_compactions = None;
+        assert!(
+            max_pending_of_all(&[Ok(blank)])
+                .unwrap_err()
+                .contains("exports no")
+        );
+        assert!(max_pending_of_all(&[]).is_err());
+    }
+
+    #[test]
+    fn the_name_filter_asks_for_every_family_read() {
+        let f = name_filter();
+        for n in [
+            "name[]=org_apache_cassandra_metrics_compaction_value",
+            "name[]=process_cpu_seconds_total",
+            "name[]=process_cpu_seconds&",
+            "name[]=jvm_gc_collection_seconds&",
+        ] {
+            assert!(f.contains(n), "{n} in {f}");
+        }
+        assert_eq!(f.matches("name[]=").count(), NAMES.len() + 2);
+    }
+
+    /// A metrics endpoint on loopback whose first answer takes `first_delay`.
+    fn slow_endpoint(first_delay: Duration) -> Endpoint {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for (n, conn) in listener.incoming().enumerate() {
+                let Ok(mut c) = conn else { return };
+                // Read the whole request: closing on unread bytes would reset the connection.
+                let mut req = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => req.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if n == 0 {
+                    std::thread::sleep(first_delay);
+                }
+                let body = "org_apache_cassandra_metrics_compaction_value{name=\"PendingTasks\"} 4.0\n\
+                            process_cpu_seconds_total 2.0\n";
+                let _ = write!(c, "HTTP/1.0 200 OK\r\n\r\n{body}");
+            }
+        });
+        Endpoint {
+            node: "node1".into(),
+            host: "127.0.0.1".into(),
+            port,
+        }
+    }
+
+    #[test]
+    fn a_slow_scrape_is_a_missing_sample_not_a_node_down_and_its_late_answer_is_used() {
+        let e = slow_endpoint(Duration::from_millis(400));
+        let mut s = Scrapers::start(std::slice::from_ref(&e), Duration::from_secs(5));
+        let mut prev = None;
+        // The first sample waits 100 ms: the scrape is still running.
+        s.collect(Instant::now() + Duration::from_millis(100));
+        let busy = s.busy[0];
+        assert!(busy.is_some());
+        let (sample, err) = node_part(s.fresh[0].take(), busy, &mut prev, Some(true));
+        assert_eq!(
+            sample.up,
+            Some(true),
+            "the process is alive: the node is up"
+        );
+        assert!(err.is_none());
+        let why = sample.missing.unwrap();
+        assert!(why.starts_with("scrape still running after"), "{why}");
+        assert_eq!(sample.pending_compactions, None);
+        // The next sample gets the late answer; the scraper was not asked twice meanwhile.
+        s.collect(Instant::now() + Duration::from_secs(2));
+        assert!(s.busy[0].is_none());
+        let (sample, _) = node_part(s.fresh[0].take(), s.busy[0], &mut prev, None);
+        assert_eq!((sample.up, sample.missing), (Some(true), None));
+        assert_eq!(sample.pending_compactions, Some(4.0));
+        // A remote endpoint that refuses connections is down; one that is slow is unknown.
+        let refused = ScrapeError {
+            message: "x".into(),
+            refused: true,
+        };
+        let (down, _) = node_part(Some((Instant::now(), Err(refused))), None, &mut prev, None);
+        assert_eq!(down.up, Some(false));
+        let (slow, _) = node_part(None, Some(Instant::now()), &mut prev, None);
+        assert_eq!(slow.up, None);
+        assert!(slow.missing.is_some());
+    }
+
+    #[test]
+    fn a_scrape_of_a_closed_port_says_refused() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let e = Endpoint {
+            node: "node9".into(),
+            host: "127.0.0.1".into(),
+            port,
+        };
+        let err = scrape_node(&e, Duration::from_secs(1)).unwrap_err();
+        assert!(err.refused, "{err}");
+        assert!(err.message.starts_with("node9: 127.0.0.1:"), "{err}");
     }
 }

@@ -34,8 +34,14 @@ pub struct Sample {
 /// no previous sample to take a rate from).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodeSample {
-    /// The node's metrics endpoint answered.
-    pub up: bool,
+    /// Whether the node is up, from a source that knows: a local node's process, a remote
+    /// node's endpoint refusing connections (`None`: not known, e.g. a remote endpoint that
+    /// did not answer in time). A slow scrape is not a node that is down.
+    pub up: Option<bool>,
+    /// Why this sample has no reading of the node's server metrics (a scrape still running,
+    /// an error), if it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
     pub pending_compactions: Option<f64>,
     /// Compactions completed per second.
     pub compactions_per_s: Option<f64>,
@@ -124,7 +130,8 @@ mod tests {
     #[test]
     fn sums_and_maxima_over_nodes_skip_missing_values() {
         let node = |p: Option<f64>| NodeSample {
-            up: p.is_some(),
+            up: Some(true),
+            missing: p.is_none().then(|| "no answer".into()),
             pending_compactions: p,
             ..Default::default()
         };

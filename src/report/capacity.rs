@@ -25,6 +25,8 @@ pub struct StepRow {
     pub passed: bool,
     /// The criteria the step failed, with the measured value ("p99 ≤ 20 ms: 35.20").
     pub failed: Vec<String>,
+    /// The criteria the step could not measure, with why.
+    pub unverified: Vec<String>,
     /// The step's part in the verdict.
     pub role: Option<Role>,
 }
@@ -84,7 +86,7 @@ impl Cell {
 }
 
 /// The columns of the step table, in order.
-pub const STEP_COLUMNS: [Column<StepRow>; 10] = [
+pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
     Column {
         key: "step",
         label: "step",
@@ -154,10 +156,16 @@ pub const STEP_COLUMNS: [Column<StepRow>; 10] = [
         decimals: 0,
         get: |s| Cell::Text(s.failed.join("; ")),
     },
+    Column {
+        key: "unverified_criteria",
+        label: "unverified criteria",
+        decimals: 0,
+        get: |s| Cell::Text(s.unverified.join("; ")),
+    },
 ];
 
 /// The columns of the verdict table (one row per search).
-pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 5] = [
+pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 6] = [
     Column {
         key: "workload",
         label: "workload",
@@ -187,6 +195,12 @@ pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 5] = [
         label: "failed criteria",
         decimals: 0,
         get: |c| Cell::Text(c.verdict.failed.join("; ")),
+    },
+    Column {
+        key: "unverified_criteria",
+        label: "unverified criteria",
+        decimals: 0,
+        get: |c| Cell::Text(c.verdict.unverified.join("; ")),
     },
 ];
 
@@ -226,6 +240,7 @@ impl CapacitySearch {
                 node_cpu: s.node_cpu,
                 passed: s.passed,
                 failed: s.failed_checks(),
+                unverified: s.unverified_checks(),
                 role: role_of(s),
             })
             .collect();

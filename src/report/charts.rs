@@ -98,7 +98,7 @@ impl Charts {
             .fold(0.0, f64::max);
         let max = runs
             .iter()
-            .flat_map(|r| r.intervals.iter().map(|i| i.ops_per_s))
+            .flat_map(|r| r.intervals.iter().filter(|i| !i.drain).map(|i| i.ops_per_s))
             .fold(0.0, f64::max);
         let mut legend = Vec::new();
         let mut lines = Vec::new();
@@ -115,6 +115,8 @@ impl Charts {
             let points = r
                 .intervals
                 .iter()
+                // The drain's few operations over a fraction of a second are no throughput.
+                .filter(|iv| !iv.drain)
                 .map(|iv| (r.offset_s + iv.start_s, Some(iv.ops_per_s)))
                 .collect::<Vec<_>>();
             lines.push((label, points, stroke));

@@ -113,6 +113,9 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         ops_per_s: measured.ok() as f64 / secs,
         target_rate_per_s: shape.rate_per_s,
         achieved_ratio: shape.rate_per_s.map(|r| measured.ok() as f64 / secs / r),
+        scheduled_ops: None,
+        sent_on_schedule: None,
+        drain_s: 0.0,
         by_op: measured
             .kinds()
             .into_iter()
@@ -196,9 +199,14 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                 .collect();
             let node_samples = (0..nodes)
                 .map(|j| match node_cpu[j] {
-                    None => NodeSample::default(),
+                    None => NodeSample {
+                        up: Some(false),
+                        missing: Some("connection refused".into()),
+                        ..NodeSample::default()
+                    },
                     Some(cpu) => NodeSample {
-                        up: true,
+                        up: Some(true),
+                        missing: None,
                         pending_compactions: Some((6.0 + 5.0 * wave(j)).round().max(0.0)),
                         compactions_per_s: Some(0.5),
                         compacted_bytes_per_s: Some(8e6 * (1.0 + wave(j))),
@@ -321,6 +329,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 value: Some(value),
                 limit,
                 passed,
+                unverified: None,
             };
             let p99 = summary.all.response.p99_ms;
             let checks = vec![

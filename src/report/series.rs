@@ -1,5 +1,5 @@
 //! Per-interval series of a run for `cqlbench compare`: the main phase's measured
-//! (non-warmup) intervals, their throughput and, per operation kind, response p50 and p99.
+//! intervals (neither warmup nor the drain after the window), their throughput and, per operation kind, response p50 and p99.
 
 use crate::result::{IntervalOp, RunResult};
 use crate::spec::OpKind;
@@ -21,7 +21,11 @@ pub fn of(run: &RunResult) -> Result<Vec<Series>, String> {
         .rev()
         .find(|p| p.name == "main")
         .ok_or("no main phase (the run stopped before it)")?;
-    let measured: Vec<_> = phase.intervals.iter().filter(|i| !i.warmup).collect();
+    let measured: Vec<_> = phase
+        .intervals
+        .iter()
+        .filter(|i| !i.warmup && !i.drain)
+        .collect();
     let mut out = vec![Series {
         metric: "throughput ops/s".into(),
         direction: Direction::HigherIsBetter,

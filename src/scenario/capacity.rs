@@ -14,9 +14,12 @@ use super::capacity_result::{
 };
 use super::{sleep_unless, wait_for_pending};
 use crate::load::{Event, LoadError, RunPlan};
-use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+use crate::metrics::sampler::{Endpoint, max_pending_of_all, scrape_all};
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};
+
+/// How long the reading of pending compactions after a step waits for each node.
+const PENDING_SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the search tells its observer besides the steps' own run events.
 pub enum Progress<'a> {
@@ -146,7 +149,12 @@ pub fn run(
             break;
         };
         let pending_after = match spec.criteria.max_pending_compactions {
-            Some(_) if !endpoints.is_empty() => {
+            None => Err("not asked for".to_string()),
+            Some(_) if endpoints.is_empty() => Err(
+                "pending compactions not observable: no metrics endpoint (--cluster or --prometheus)"
+                    .to_string(),
+            ),
+            Some(_) => {
                 observer(Progress::WaitingAfter {
                     secs: spec.criteria.pending_after_s,
                 });
@@ -158,13 +166,21 @@ pub fn run(
                     result.status = CapacityStatus::Interrupted;
                     break;
                 }
-                max_pending(&scrape_all(endpoints, Duration::from_secs(2)))
+                max_pending_of_all(&scrape_all(endpoints, PENDING_SCRAPE_TIMEOUT))
             }
-            _ => None,
         };
         let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
-        let checks = apply(&spec.criteria, &summary, pending_after, node_cpu);
-        let passed = checks.iter().all(|c| c.passed);
+        let checks = apply(
+            &spec.criteria,
+            &summary,
+            pending_after.clone(),
+            node_cpu.ok_or_else(|| {
+                "node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
+                    .to_string()
+            }),
+        );
+        let passed = !checks.iter().any(Check::failed);
+        let pending_after = pending_after.ok();
         let rel = plan
             .out
             .file_name()
@@ -266,18 +282,19 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
         .reduce(f64::max)
 }
 
-/// The response-time percentile a bound names, in ms; `None` when the step has no such
-/// operations.
-fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Option<f64> {
+/// The response-time percentile a bound names, in ms, or why the step has none.
+fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Result<f64, String> {
+    let name = b.op.map(|k| k.name()).unwrap_or("all");
+    let none = || format!("no {name} operations completed in the step");
     let op = match b.op {
-        Some(k) => summary.by_op.get(&k)?,
+        Some(k) => summary.by_op.get(&k).ok_or_else(none)?,
         None => &summary.all,
     };
     if op.ok == 0 {
-        return None;
+        return Err(none());
     }
-    let h = crate::stats::decode(&op.response_histogram_ns).ok()?;
-    Some(h.value_at_quantile(b.percentile / 100.0) as f64 / 1e6)
+    let h = crate::stats::decode(&op.response_histogram_ns)?;
+    Ok(h.value_at_quantile(b.percentile / 100.0) as f64 / 1e6)
 }
 
 /// Describes a latency bound, e.g. "read p50 ≤ 20 ms".
@@ -291,20 +308,35 @@ fn trim(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Applies every enabled criterion to a step.
+/// Applies every enabled criterion to a step. A value that could not be measured (`Err`
+/// with why) makes its check unverified, never passed.
 pub fn apply(
     c: &Criteria,
     s: &PhaseSummary,
-    pending_after: Option<f64>,
-    node_cpu: Option<f64>,
+    pending_after: Result<f64, String>,
+    node_cpu: Result<f64, String>,
 ) -> Vec<Check> {
     let mut out = Vec::new();
-    let upper = |criterion: String, value: Option<f64>, limit: f64| Check {
-        criterion,
-        passed: value.is_none_or(|v| v <= limit),
-        value,
-        limit,
-    };
+    let check =
+        |criterion: String, value: Result<f64, String>, limit: f64, ok: &dyn Fn(f64) -> bool| {
+            match value {
+                Ok(v) => Check {
+                    criterion,
+                    value: Some(v),
+                    limit,
+                    passed: ok(v),
+                    unverified: None,
+                },
+                Err(why) => Check {
+                    criterion,
+                    value: None,
+                    limit,
+                    passed: false,
+                    unverified: Some(why),
+                },
+            }
+        };
+    let upper = |criterion, value, limit: f64| check(criterion, value, limit, &|v| v <= limit);
     for b in &c.latency {
         out.push(upper(describe(b), latency_of(s, b), b.max_ms));
     }
@@ -330,18 +362,20 @@ pub fn apply(
         let ops = (s.ok + s.errors).max(1) as f64;
         out.push(upper(
             format!("error rate ≤ {}%", trim(max * 100.0)),
-            Some(100.0 * s.errors as f64 / ops),
+            Ok(100.0 * s.errors as f64 / ops),
             max * 100.0,
         ));
     }
     if let Some(min) = c.min_achieved {
-        let v = s.achieved_ratio.map(|a| a * 100.0);
-        out.push(Check {
-            criterion: format!("achieved rate ≥ {}% of target", trim(min * 100.0)),
-            passed: v.is_none_or(|v| v >= min * 100.0),
-            value: v,
-            limit: min * 100.0,
-        });
+        let limit = min * 100.0;
+        out.push(check(
+            format!("achieved rate ≥ {}% of target", trim(limit)),
+            s.achieved_ratio
+                .map(|a| a * 100.0)
+                .ok_or_else(|| "no schedule to compare with (not an open-loop step)".into()),
+            limit,
+            &|v| v >= limit,
+        ));
     }
     out
 }
@@ -386,7 +420,7 @@ mod tests {
         );
         let mut s = r.main_summary().unwrap().clone();
         s.achieved_ratio = Some(0.995);
-        let checks = apply(&criteria(), &s, Some(3.0), Some(0.5));
+        let checks = apply(&criteria(), &s, Ok(3.0), Ok(0.5));
         let by = |name: &str| {
             checks
                 .iter()
@@ -399,18 +433,25 @@ mod tests {
             p50.passed && (p50.value.unwrap() - 2.0).abs() < 0.5,
             "{p50:?}"
         );
-        // No range operations: not measurable, so not a failure.
-        assert!(by("range p99").passed && by("range p99").value.is_none());
+        // No range operations: not measurable, so neither passed nor failed.
+        let range = by("range p99");
+        assert!(!range.passed && !range.failed() && range.value.is_none());
+        assert_eq!(
+            range.unverified.as_deref(),
+            Some("no range operations completed in the step")
+        );
+        assert_eq!(range.outcome(), "unverified");
         assert!(by("pending compactions 60s").passed);
         assert!(by("node CPU ≤ 90%").passed);
         assert!(by("achieved rate").passed);
-        assert!(checks.iter().all(|c| c.passed));
+        assert!(!checks.iter().any(Check::failed));
+        assert_eq!(checks.iter().filter(|c| c.passed).count(), 5);
 
         s.achieved_ratio = Some(0.9);
-        let checks = apply(&criteria(), &s, Some(25.0), Some(0.95));
+        let checks = apply(&criteria(), &s, Ok(25.0), Ok(0.95));
         let failed: Vec<&str> = checks
             .iter()
-            .filter(|c| !c.passed)
+            .filter(|c| c.failed())
             .map(|c| c.criterion.as_str())
             .collect();
         assert_eq!(
@@ -423,7 +464,61 @@ mod tests {
         );
         let mut tight = criteria();
         tight.latency[0].max_ms = 0.5;
-        assert!(!apply(&tight, &s, None, None)[0].passed);
+        assert!(apply(&tight, &s, Err("x".into()), Err("y".into()))[0].failed());
+    }
+
+    #[test]
+    fn a_value_that_could_not_be_read_is_unverified_not_passed() {
+        let r = run(
+            "a",
+            &RunShape {
+                latency_ms: 2.0,
+                rate_per_s: Some(2000.0),
+                ..RunShape::default()
+            },
+        );
+        let s = r.main_summary().unwrap().clone();
+        let checks = apply(
+            &criteria(),
+            &s,
+            Err("node1: 127.0.0.1:7301: no answer within 5.0s".into()),
+            Err("node CPU not observable".into()),
+        );
+        let pending = checks
+            .iter()
+            .find(|c| c.criterion.starts_with("pending compactions"))
+            .unwrap();
+        assert!(!pending.passed && !pending.failed(), "{pending:?}");
+        assert_eq!(pending.outcome(), "unverified");
+        let cpu = checks
+            .iter()
+            .find(|c| c.criterion.starts_with("node CPU"))
+            .unwrap();
+        assert_eq!(cpu.unverified.as_deref(), Some("node CPU not observable"));
+        // The step is not failed by what it could not measure, and the verdict says so.
+        let step = CapacityStep {
+            index: 4,
+            target_rate_per_s: 2000.0,
+            result: PathBuf::from("x.json"),
+            settle_s: 0.0,
+            pending_before: None,
+            pending_after: None,
+            node_cpu: None,
+            summary: s,
+            passed: !checks.iter().any(Check::failed),
+            checks,
+        };
+        assert!(step.passed);
+        let v = CapacityResult::verdict_of(std::slice::from_ref(&step));
+        assert_eq!(v.highest_passing_rate_per_s, Some(2000.0));
+        assert!(
+            v.unverified.iter().any(|u| u.starts_with(
+                "step 4: pending compactions 60s after the step ≤ 20: node1: 127.0.0.1:7301: no answer"
+            )),
+            "{:?}",
+            v.unverified
+        );
+        assert_eq!(v.unverified.len(), 3, "{:?}", v.unverified);
     }
 
     #[test]

@@ -88,10 +88,31 @@ pub struct CapacitySpec {
 pub struct Check {
     /// e.g. "read p50 ≤ 20 ms".
     pub criterion: String,
-    /// What was measured (`None`: not measurable, e.g. no metrics endpoint; counts as passed).
+    /// What was measured (`None`: it could not be, see `unverified`).
     pub value: Option<f64>,
     pub limit: f64,
+    /// Measured and within the limit.
     pub passed: bool,
+    /// Why the value could not be measured (e.g. "node1: no answer within 2.0s"): the check
+    /// neither passed nor failed, and the verdict says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<String>,
+}
+
+impl Check {
+    /// Measured and over the limit.
+    pub fn failed(&self) -> bool {
+        !self.passed && self.unverified.is_none()
+    }
+
+    /// "ok", "FAIL" or "unverified".
+    pub fn outcome(&self) -> &'static str {
+        match (self.passed, &self.unverified) {
+            (true, _) => "ok",
+            (false, None) => "FAIL",
+            (false, Some(_)) => "unverified",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,6 +133,7 @@ pub struct CapacityStep {
     /// The step's main-phase figures.
     pub summary: PhaseSummary,
     pub checks: Vec<Check>,
+    /// No check failed (some may be unverified).
     pub passed: bool,
 }
 
@@ -120,10 +142,23 @@ impl CapacityStep {
     pub fn failed_checks(&self) -> Vec<String> {
         self.checks
             .iter()
-            .filter(|c| !c.passed)
+            .filter(|c| c.failed())
             .map(|c| match c.value {
                 Some(v) => format!("{}: {v:.2}", c.criterion),
                 None => c.criterion.clone(),
+            })
+            .collect()
+    }
+
+    /// The criteria the step could not verify, each with why, e.g. "pending compactions 60s
+    /// after the step ≤ 20: node1: no answer within 2.0s".
+    pub fn unverified_checks(&self) -> Vec<String> {
+        self.checks
+            .iter()
+            .filter_map(|c| {
+                c.unverified
+                    .as_ref()
+                    .map(|why| format!("{}: {why}", c.criterion))
             })
             .collect()
     }
@@ -151,6 +186,10 @@ pub struct Verdict {
     pub failing_rate_per_s: Option<f64>,
     /// The criteria the failing step failed, e.g. "read p50 ≤ 20 ms: 35.2".
     pub failed: Vec<String>,
+    /// Criteria the verdict's steps (the highest passing and the failing one) could not
+    /// verify, e.g. "step 3: pending compactions 60s after the step ≤ 20: node1: no answer".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -195,11 +234,21 @@ impl CapacityResult {
             .iter()
             .filter(|s| s.passed && s.target_rate_per_s < limit)
             .max_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
+        let unverified = passing
+            .into_iter()
+            .chain(failing)
+            .flat_map(|s| {
+                s.unverified_checks()
+                    .into_iter()
+                    .map(move |c| format!("step {}: {c}", s.index))
+            })
+            .collect();
         Verdict {
             highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
             highest_passing_ops_per_s: passing.map(|s| s.summary.ops_per_s),
             failing_rate_per_s: failing.map(|s| s.target_rate_per_s),
             failed: failing.map(CapacityStep::failed_checks).unwrap_or_default(),
+            unverified,
         }
     }
 
@@ -244,6 +293,7 @@ mod tests {
                 value: Some(1.0),
                 limit: 0.0,
                 passed,
+                unverified: None,
             }],
             passed,
         }
