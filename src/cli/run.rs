@@ -510,6 +510,14 @@ pub fn print_final(r: &RunResult) {
         return;
     };
     print_summary(s);
+    if let Some(m) = &r.metrics {
+        let missing: Vec<String> = m
+            .missing_by_node()
+            .into_iter()
+            .map(|(node, n, of)| format!("{node} {n}/{of}"))
+            .collect();
+        println!("samples without server metrics: {}", missing.join(", "));
+    }
     for w in &r.warnings {
         println!("warning: {w}");
     }

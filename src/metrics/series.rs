@@ -95,6 +95,22 @@ pub struct DeviceSample {
 }
 
 impl MetricSeries {
+    /// Per node: how many samples have no reading of its server metrics, of how many.
+    pub fn missing_by_node(&self) -> Vec<(String, usize, usize)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let missing = self
+                    .samples
+                    .iter()
+                    .filter(|s| s.nodes.get(i).is_none_or(|x| x.missing.is_some()))
+                    .count();
+                (n.clone(), missing, self.samples.len())
+            })
+            .collect()
+    }
+
     /// Sum over nodes of a per-node value, per sample; `None` where no node had it.
     pub fn node_sum(&self, get: impl Fn(&NodeSample) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
         self.samples
@@ -162,5 +178,9 @@ mod tests {
         assert_eq!(sum, vec![(1.0, Some(8.0)), (2.0, Some(2.0)), (3.0, None)]);
         let max = m.node_max(|n| n.pending_compactions);
         assert_eq!(max, vec![(1.0, Some(5.0)), (2.0, Some(2.0)), (3.0, None)]);
+        assert_eq!(
+            m.missing_by_node(),
+            vec![("node1".into(), 2, 3), ("node2".into(), 1, 3)]
+        );
     }
 }

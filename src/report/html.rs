@@ -198,6 +198,19 @@ fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
                 plural(m.nodes.len(), "node", "nodes"),
                 plural(m.devices.len(), "device", "devices")
             );
+            let missing: Vec<String> = m
+                .missing_by_node()
+                .into_iter()
+                .filter(|(_, n, _)| *n > 0)
+                .map(|(node, n, of)| format!("{node} {n} of {of}"))
+                .collect();
+            if !missing.is_empty() {
+                let _ = write!(
+                    s,
+                    "; samples without server metrics: {}",
+                    missing.join(", ")
+                );
+            }
             if !m.errors.is_empty() {
                 let _ = write!(s, "; sampling errors: {}", m.errors.join("; "));
             }
