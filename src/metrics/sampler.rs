@@ -1,15 +1,15 @@
 //! The sampler: a thread of its own that, once per period, reads /proc (for local clusters),
-//! asks every node's scraper for a fresh reading of its Prometheus endpoint, and appends one
-//! [`Sample`] to the run's [`MetricSeries`]. Counters become rates between two readings,
-//! over the time between those readings.
+//! starts a scrape of every node's Prometheus endpoint, and appends finished [`Sample`]s to
+//! the run's [`MetricSeries`]. Counters become rates between two readings, over the time
+//! between those readings.
 //!
-//! Each node is scraped by a thread of its own, so a node that answers slowly (a saturated
-//! two-core machine keeps an exporter waiting hundreds of milliseconds) delays neither the
-//! other nodes nor the next sample, and scrapes never queue behind each other: a node whose
-//! previous scrape is still running is not asked again. A sample that gets no reading from
-//! a node records why ([`NodeSample::missing`]) and the node's liveness from a source that
-//! knows it (its process for a local node, a refused connection for a remote one), never
-//! "down" for a scrape that was merely slow.
+//! Each scrape runs on a thread of its own and its answer fills in the sample of the tick that
+//! started it, however late (see [`super::assemble`]): on a saturated two-core machine an
+//! exporter can take a second or more to answer, and a slow scrape then neither delays the
+//! other nodes or the next tick nor costs the sample its reading. A sample that gets no
+//! reading of a node records why ([`NodeSample::missing`]) and the node's liveness from a
+//! source that knows it (its process for a local node, a refused connection for a remote
+//! one), never "down" for a scrape that was merely slow.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -312,6 +312,7 @@ pub fn node_sample(now: &NodeReading, prev: Option<&NodeReading>, secs: f64) -> 
     NodeSample {
         up: Some(true),
         missing: None,
+        scrape_s: None,
         pending_compactions: now.pending_compactions,
         compactions_per_s: rate(
             now.completed_compactions,
@@ -423,116 +424,32 @@ impl Drop for Sampler {
     }
 }
 
-/// A reading and when it was taken.
-type Timed = (Instant, Result<NodeReading, ScrapeError>);
-
-/// The nodes' scrapers: one thread per endpoint, each scraping when asked and answering on
-/// one shared channel.
-struct Scrapers {
-    ask: Vec<mpsc::Sender<()>>,
-    answers: mpsc::Receiver<(usize, Timed)>,
-    /// When each node's running scrape started (`None`: idle).
-    busy: Vec<Option<Instant>>,
-    /// The newest reading not yet used by a sample.
-    fresh: Vec<Option<Timed>>,
-}
-
-impl Scrapers {
-    fn start(endpoints: &[Endpoint], timeout: Duration) -> Scrapers {
-        let (tx, answers) = mpsc::channel();
-        let ask = endpoints
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let (ask_tx, ask_rx) = mpsc::channel::<()>();
-                let (tx, e) = (tx.clone(), e.clone());
-                // The thread ends when the sampler drops its sender.
-                let _ = std::thread::Builder::new()
-                    .name(format!("cqlbench-scrape-{i}"))
-                    .spawn(move || {
-                        for () in ask_rx {
-                            let r = scrape_node(&e, timeout);
-                            if tx.send((i, (Instant::now(), r))).is_err() {
-                                return;
-                            }
-                        }
-                    });
-                ask_tx
-            })
-            .collect();
-        Scrapers {
-            ask,
-            answers,
-            busy: vec![None; endpoints.len()],
-            fresh: vec![None; endpoints.len()],
-        }
-    }
-
-    /// Asks every idle node for a reading and waits for the answers until `deadline`.
-    fn collect(&mut self, deadline: Instant) {
-        let now = Instant::now();
-        for (i, ask) in self.ask.iter().enumerate() {
-            if self.busy[i].is_none() && ask.send(()).is_ok() {
-                self.busy[i] = Some(now);
-            }
-        }
-        while self.busy.iter().any(Option::is_some) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.answers.recv_timeout(left) {
-                Ok((i, timed)) => {
-                    self.busy[i] = None;
-                    self.fresh[i] = Some(timed);
-                }
-                Err(_) => break,
-            }
-        }
-    }
-}
-
-/// One node's part of a sample: a fresh reading turned into rates against the previous one,
-/// or why there is none. `up` comes from a source that knows (see [`alive`]).
-fn node_part(
-    fresh: Option<Timed>,
-    busy_since: Option<Instant>,
-    prev: &mut Option<(Instant, NodeReading)>,
-    alive: Option<bool>,
-) -> (NodeSample, Option<ScrapeError>) {
-    match fresh {
-        Some((at, Ok(r))) => {
-            let s = match prev.as_ref() {
-                Some((t, p)) => node_sample(&r, Some(p), (at - *t).as_secs_f64()),
-                None => node_sample(&r, None, 0.0),
-            };
-            *prev = Some((at, r));
-            (
-                NodeSample {
-                    up: alive.or(Some(true)),
-                    ..s
-                },
-                None,
-            )
-        }
-        Some((_, Err(e))) => (
-            NodeSample {
-                up: alive.or(e.refused.then_some(false)),
-                missing: Some(e.message.clone()),
-                ..NodeSample::default()
-            },
-            Some(e),
-        ),
-        None => {
-            let waited = busy_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
-            (
-                NodeSample {
-                    up: alive,
-                    missing: Some(format!(
-                        "scrape still running after {waited:.1}s (node busy)"
-                    )),
-                    ..NodeSample::default()
-                },
-                None,
-            )
-        }
+/// Scrapes `e` on a thread of its own and sends the answer, tagged with the sample it is for
+/// and when it came, on `tx`.
+fn spawn_scrape(
+    seq: u64,
+    node: usize,
+    e: &Endpoint,
+    timeout: Duration,
+    tx: &mpsc::Sender<(u64, usize, Instant, Result<NodeReading, ScrapeError>)>,
+) {
+    let (e, tx2) = (e.clone(), tx.clone());
+    let spawned = std::thread::Builder::new()
+        .name(format!("cqlbench-scrape-{node}"))
+        .spawn(move || {
+            let r = scrape_node(&e, timeout);
+            let _ = tx2.send((seq, node, Instant::now(), r));
+        });
+    if let Err(err) = spawned {
+        let _ = tx.send((
+            seq,
+            node,
+            Instant::now(),
+            Err(ScrapeError {
+                message: format!("starting a scrape thread: {err}"),
+                refused: false,
+            }),
+        ));
     }
 }
 
@@ -542,6 +459,29 @@ fn alive(pid: Option<u32>) -> Option<bool> {
     pid.map(|p| procfs::pid_cpu_seconds(p).is_some())
 }
 
+/// Appends finished samples and the first error of each source to the series.
+fn publish(shared: &Mutex<State>, samples: Vec<Sample>, errors: Vec<ScrapeError>) -> bool {
+    let Ok(mut st) = shared.lock() else {
+        return false;
+    };
+    for e in errors {
+        let source = e.message.split(':').next().unwrap_or("").to_string();
+        if !st
+            .series
+            .errors
+            .iter()
+            .any(|x| x.split(':').next() == Some(&source))
+        {
+            st.series.errors.push(e.message);
+        }
+    }
+    st.series.samples.extend(samples);
+    true
+}
+
+/// How long a stopping sampler waits for the scrapes still running.
+const FINISH_WAIT: Duration = Duration::from_secs(2);
+
 fn sample_loop(
     plan: MetricsPlan,
     devices: Vec<String>,
@@ -550,12 +490,10 @@ fn sample_loop(
     stop: Arc<AtomicBool>,
 ) {
     let period = Duration::from_secs_f64(plan.interval_s.max(0.05));
-    // A scrape may take several periods (it then misses samples but is not abandoned); the
-    // sample waits for the answers for most of one period.
+    // A scrape may take several periods: its answer still fills its own sample.
     let scrape_timeout = (period * 5).max(Duration::from_secs(2));
-    let wait = period.mul_f64(0.8);
-    let mut scrapers = Scrapers::start(&plan.endpoints, scrape_timeout);
-    let mut prev_nodes: Vec<Option<(Instant, NodeReading)>> = vec![None; plan.endpoints.len()];
+    let mut assembler = super::assemble::Assembler::new(plan.endpoints.len(), scrape_timeout);
+    let (tx, answers) = mpsc::channel();
     let mut prev_pid_cpu: Vec<Option<f64>> = vec![None; plan.endpoints.len()];
     let mut prev_cpu = plan.host.then(procfs::cpu_times).flatten();
     let mut prev_disks = if plan.host {
@@ -570,12 +508,30 @@ fn sample_loop(
     let mut prev_t = Instant::now();
     let mut next = prev_t + period;
     loop {
-        // Sleep in short slices so a stop is seen quickly.
+        // Until the tick: take the answers as they come, and see a stop quickly.
+        let mut stopping = false;
         while Instant::now() < next {
             if stop.load(Ordering::Relaxed) {
-                return;
+                stopping = true;
+                break;
             }
-            std::thread::sleep((next - Instant::now()).min(Duration::from_millis(50)));
+            let slice = (next - Instant::now()).min(Duration::from_millis(50));
+            if let Ok((seq, node, at, r)) = answers.recv_timeout(slice) {
+                assembler.answer(seq, node, at, r);
+            }
+        }
+        if stopping {
+            let deadline = Instant::now() + FINISH_WAIT;
+            while assembler.awaiting() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match answers.recv_timeout(left) {
+                    Ok((seq, node, at, r)) => assembler.answer(seq, node, at, r),
+                    Err(_) => break,
+                }
+            }
+            let (samples, errors) = assembler.ready(Instant::now(), true);
+            publish(&shared, samples, errors);
+            return;
         }
         let tick = next;
         next += period;
@@ -583,7 +539,6 @@ fn sample_loop(
         while next <= Instant::now() {
             next += period;
         }
-        // Host figures at the tick, so their periods are even; then the nodes' readings.
         let now = Instant::now();
         let secs = (now - prev_t).as_secs_f64();
         prev_t = now;
@@ -622,35 +577,17 @@ fn sample_loop(
         } else {
             None
         };
-        scrapers.collect(tick + wait);
-        let mut errors = Vec::new();
-        let nodes: Vec<NodeSample> = (0..plan.endpoints.len())
-            .map(|i| {
-                let (s, err) = node_part(
-                    scrapers.fresh[i].take(),
-                    scrapers.busy[i],
-                    &mut prev_nodes[i],
-                    alive(plan.pids.get(i).copied().flatten()),
-                );
-                errors.extend(err);
-                s
-            })
+        let alive_now = (0..plan.endpoints.len())
+            .map(|i| alive(plan.pids.get(i).copied().flatten()))
             .collect();
-        let Ok(mut st) = shared.lock() else {
-            return;
-        };
-        for e in errors {
-            let source = e.message.split(':').next().unwrap_or("").to_string();
-            if !st
-                .series
-                .errors
-                .iter()
-                .any(|x| x.split(':').next() == Some(&source))
-            {
-                st.series.errors.push(e.message);
-            }
+        let (seq, ask) = assembler.tick(tick, t_s, host, alive_now);
+        for i in ask {
+            spawn_scrape(seq, i, &plan.endpoints[i], scrape_timeout, &tx);
         }
-        st.series.samples.push(Sample { t_s, nodes, host });
+        let (samples, errors) = assembler.ready(Instant::now(), false);
+        if !publish(&shared, samples, errors) {
+            return;
+        }
     }
 }
 
@@ -754,21 +691,21 @@ java_lang_operatingsystem_processcpuload 0.25
         std::thread::spawn(move || {
             for (n, conn) in listener.incoming().enumerate() {
                 let Ok(mut c) = conn else { return };
-                // Read the whole request: closing on unread bytes would reset the connection.
-                let mut req = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !req.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match c.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => req.extend_from_slice(&buf[..n]),
+                let delay = if n == 0 { first_delay } else { Duration::ZERO };
+                std::thread::spawn(move || {
+                    // Read the whole request: closing on unread bytes would reset it.
+                    let mut req = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match c.read(&mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => req.extend_from_slice(&buf[..n]),
+                        }
                     }
-                }
-                if n == 0 {
-                    std::thread::sleep(first_delay);
-                }
-                let body = "org_apache_cassandra_metrics_compaction_value{name=\"PendingTasks\"} 4.0\n\
-                            process_cpu_seconds_total 2.0\n";
-                let _ = write!(c, "HTTP/1.0 200 OK\r\n\r\n{body}");
+                    std::thread::sleep(delay);
+                    let body = "org_apache_cassandra_metrics_compaction_value{name=\"PendingTasks\"} 4.0\n";
+                    let _ = write!(c, "HTTP/1.0 200 OK\r\n\r\n{body}");
+                });
             }
         });
         Endpoint {
@@ -779,40 +716,35 @@ java_lang_operatingsystem_processcpuload 0.25
     }
 
     #[test]
-    fn a_slow_scrape_is_a_missing_sample_not_a_node_down_and_its_late_answer_is_used() {
-        let e = slow_endpoint(Duration::from_millis(400));
-        let mut s = Scrapers::start(std::slice::from_ref(&e), Duration::from_secs(5));
-        let mut prev = None;
-        // The first sample waits 100 ms: the scrape is still running.
-        s.collect(Instant::now() + Duration::from_millis(100));
-        let busy = s.busy[0];
-        assert!(busy.is_some());
-        let (sample, err) = node_part(s.fresh[0].take(), busy, &mut prev, Some(true));
-        assert_eq!(
-            sample.up,
-            Some(true),
-            "the process is alive: the node is up"
+    fn a_slow_scrape_fills_its_own_sample_while_the_next_one_runs_beside_it() {
+        let e = slow_endpoint(Duration::from_millis(600));
+        let timeout = Duration::from_secs(5);
+        let mut a = super::super::assemble::Assembler::new(1, timeout);
+        let (tx, rx) = mpsc::channel();
+        let t0 = Instant::now();
+        let (s0, ask) = a.tick(t0, 0.0, None, vec![Some(true)]);
+        spawn_scrape(s0, ask[0], &e, timeout, &tx);
+        std::thread::sleep(Duration::from_millis(200));
+        // The next tick does not wait for the slow scrape: a second one runs beside it.
+        let (s1, ask) = a.tick(Instant::now(), 0.2, None, vec![Some(true)]);
+        assert_eq!(ask, [0]);
+        spawn_scrape(s1, 0, &e, timeout, &tx);
+        let (q, node, at, r) = rx.recv_timeout(Duration::from_secs(3)).unwrap();
+        assert_eq!(q, s1, "the second scrape answers first");
+        a.answer(q, node, at, r);
+        assert!(
+            a.ready(Instant::now(), false).0.is_empty(),
+            "sample 0 still waits"
         );
-        assert!(err.is_none());
-        let why = sample.missing.unwrap();
-        assert!(why.starts_with("scrape still running after"), "{why}");
-        assert_eq!(sample.pending_compactions, None);
-        // The next sample gets the late answer; the scraper was not asked twice meanwhile.
-        s.collect(Instant::now() + Duration::from_secs(2));
-        assert!(s.busy[0].is_none());
-        let (sample, _) = node_part(s.fresh[0].take(), s.busy[0], &mut prev, None);
-        assert_eq!((sample.up, sample.missing), (Some(true), None));
-        assert_eq!(sample.pending_compactions, Some(4.0));
-        // A remote endpoint that refuses connections is down; one that is slow is unknown.
-        let refused = ScrapeError {
-            message: "x".into(),
-            refused: true,
-        };
-        let (down, _) = node_part(Some((Instant::now(), Err(refused))), None, &mut prev, None);
-        assert_eq!(down.up, Some(false));
-        let (slow, _) = node_part(None, Some(Instant::now()), &mut prev, None);
-        assert_eq!(slow.up, None);
-        assert!(slow.missing.is_some());
+        let (q, node, at, r) = rx.recv_timeout(Duration::from_secs(3)).unwrap();
+        a.answer(q, node, at, r);
+        let (done, errors) = a.ready(Instant::now(), false);
+        assert!(errors.is_empty());
+        assert_eq!(done.len(), 2);
+        let first = &done[0].nodes[0];
+        assert_eq!((first.up, first.missing.as_deref()), (Some(true), None));
+        assert_eq!(first.pending_compactions, Some(4.0));
+        assert!(first.scrape_s.unwrap() >= 0.59, "{:?}", first.scrape_s);
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct NodeSample {
     /// an error), if it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
+    /// How long the scrape took: the reading was taken up to this long after `t_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrape_s: Option<f64>,
     pub pending_compactions: Option<f64>,
     /// Compactions completed per second.
     pub compactions_per_s: Option<f64>,

@@ -207,6 +207,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                     Some(cpu) => NodeSample {
                         up: Some(true),
                         missing: None,
+                        scrape_s: Some(0.01),
                         pending_compactions: Some((6.0 + 5.0 * wave(j)).round().max(0.0)),
                         compactions_per_s: Some(0.5),
                         compacted_bytes_per_s: Some(8e6 * (1.0 + wave(j))),
