@@ -313,5 +313,70 @@ fn scenarios_against_a_real_node() {
     assert!(err.contains("nothing to resume"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 
+    // Against --hosts without a metrics endpoint, the criteria that need the server's
+    // figures cannot be measured: the step and the verdict say so instead of passing them.
+    let blind = dir.join("blind.json");
+    let text = env.ok(&[
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        "127.0.0.1",
+        "--dc",
+        "dc1",
+        "--rf",
+        "dc1:1",
+        "--rows",
+        "20000",
+        "--skip-rampup",
+        "--start-rate",
+        "200",
+        "--step",
+        "3s",
+        "--step-warmup",
+        "1s",
+        "--pending-after",
+        "1s",
+        "--max-steps",
+        "1",
+        "--out",
+        blind.to_str().unwrap(),
+    ]);
+    let c = CapacityResult::read(&blind).unwrap();
+    let step = &c.steps[0];
+    let pending = step
+        .checks
+        .iter()
+        .find(|k| k.criterion.starts_with("pending compactions"))
+        .unwrap();
+    assert!(
+        !pending.passed && !pending.failed() && pending.value.is_none(),
+        "{pending:?}"
+    );
+    assert!(
+        pending
+            .unverified
+            .as_deref()
+            .is_some_and(|w| w.contains("no metrics endpoint")),
+        "{pending:?}"
+    );
+    let v = c.verdict.as_ref().unwrap();
+    assert!(
+        v.unverified
+            .iter()
+            .any(|u| u.contains("pending compactions"))
+            && v.unverified.iter().any(|u| u.contains("node CPU")),
+        "{:?}",
+        v.unverified
+    );
+    assert!(
+        text.contains("unverified: step 1: pending compactions"),
+        "{text}"
+    );
+    // The achieved rate compares the window's schedule (200 ops/s for 2 s) with what was
+    // sent of it; the drain is apart.
+    assert_eq!(step.summary.scheduled_ops, Some(400), "{text}");
+    assert!(step.summary.sent_on_schedule.is_some_and(|n| n <= 400));
+    assert!(step.summary.drain_s >= 0.0 && (step.summary.measured_s - 2.0).abs() < 1e-9);
+
     tc.finish();
 }

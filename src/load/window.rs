@@ -52,7 +52,8 @@ impl Window {
     /// and saw its last completion at `last_s`; `rate` and `warmup_s` give the open loop's
     /// schedule.
     pub fn new(start_s: f64, end_s: f64, last_s: f64, rate: Option<f64>, warmup_s: f64) -> Window {
-        let end_s = end_s.min(last_s).max(start_s);
+        // The schedule's end, even when its last operation completed just before it.
+        let end_s = end_s.max(start_s);
         Window {
             start_s,
             end_s,
@@ -127,6 +128,13 @@ mod tests {
         assert!((old - 0.9767).abs() < 1e-3, "{old}");
         // A client that fell behind: 60 of the schedule were not sent before the end.
         assert!((w.achieved_ratio(540).unwrap() - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_window_whose_last_operation_completed_before_its_end_keeps_its_length() {
+        // 300 ops/s: the last operation is intended at 2.9967 s and completed at 2.999 s.
+        let w = Window::new(1.0, 3.0, 2.999, Some(300.0), 1.0);
+        assert_eq!((w.secs(), w.drain_s, w.scheduled), (2.0, 0.0, Some(600)));
     }
 
     #[test]
