@@ -181,7 +181,8 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
 
 #[test]
 fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
-    let tc = TestCluster::create(spec("twodc", "dc1:2:2,dc2:1"));
+    // Created through the CLI: every valid --dcs value once panicked inside clap.
+    let tc = TestCluster::create_via_cli("twodc", &["--dcs", "dc1:2:2,dc2:1", "--heap", "256M"]);
 
     // A busy CQL port on node 3's address: start is refused and nothing is left running.
     let blocker = std::net::TcpListener::bind(("127.0.0.3", 9042)).unwrap();

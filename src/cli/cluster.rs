@@ -60,6 +60,11 @@ pub struct NodeArg {
     pub dir: DirArg,
 }
 
+/// All data centres of `--dcs` in one value. An alias, because clap's derive reads a literal
+/// `Option<Vec<T>>` as a repeatable flag of `T` and then panics when the parser returns the
+/// whole list ("Mismatch between definition and access of `dcs`").
+type DcList = Vec<DcSpec>;
+
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     pub name: String,
@@ -68,7 +73,7 @@ pub struct CreateArgs {
     pub nodes: usize,
     /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:2`.
     #[arg(long, value_parser = parse_dcs)]
-    pub dcs: Option<Vec<DcSpec>>,
+    pub dcs: Option<DcList>,
     /// Racks per data centre when --dcs gives none (nodes spread round-robin).
     #[arg(long, default_value_t = 1)]
     pub racks: usize,

@@ -133,8 +133,9 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration, default_value = "1s")]
     pub metrics_interval: Duration,
 
-    /// Environment label for reports [default: the cluster name, else "hosts"].
-    #[arg(long)]
+    /// Environment label for reports and result file names [default: the cluster name, else
+    /// "hosts"]: 1-64 of A-Z a-z 0-9 . _ -.
+    #[arg(long, value_parser = crate::probe::spec::parse_env)]
     pub env: Option<String>,
     /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json].
     #[arg(long)]
@@ -158,6 +159,11 @@ impl RunArgs {
             }
             None => self.hosts.clone(),
         };
+        if let Some(dc) = &self.dc
+            && (dc.trim().is_empty() || dc.contains([',', ':']) || dc.trim() != dc)
+        {
+            bail!("--dc '{dc}': give one data centre name (e.g. dc1), the one the client is in");
+        }
         let local_dc = self
             .dc
             .clone()
@@ -174,9 +180,10 @@ impl RunArgs {
                 .iter()
                 .map(|d| (d.name.clone(), d.nodes.min(3) as u32))
                 .collect(),
-            (None, None) => {
-                parse_replication(&format!("{}:1", local_dc.as_deref().unwrap_or("dc1"))).unwrap()
-            }
+            (None, None) => std::collections::BTreeMap::from([(
+                local_dc.clone().unwrap_or_else(|| "dc1".into()),
+                1,
+            )]),
         };
         if self.rows == 0 {
             bail!("--rows must be at least 1");

@@ -136,6 +136,11 @@ pub fn validate_env(env: &str) -> Result<(), String> {
     }
 }
 
+/// [`validate_env`] as a parser of a flag's value.
+pub fn parse_env(env: &str) -> Result<String, String> {
+    validate_env(env).map(|()| env.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,7 +91,8 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("'{s}' is not a valid duration"));
     }
-    Ok(std::time::Duration::from_secs_f64(secs))
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("'{s}' is too long a duration"))
 }
 
 #[cfg(test)]
@@ -107,5 +108,10 @@ mod duration_tests {
         assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
         assert!(parse_duration("1d").is_err());
         assert!(parse_duration("fast").is_err());
+        // Once an overflow panic inside Duration::from_secs_f64.
+        assert_eq!(
+            parse_duration("99999999999999999999h").unwrap_err(),
+            "'99999999999999999999h' is too long a duration"
+        );
     }
 }

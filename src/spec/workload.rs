@@ -220,23 +220,51 @@ pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, String> {
     if let Ok(n) = s.trim().parse::<u32>() {
         return Ok(BTreeMap::from([("dc1".to_string(), n)]));
     }
-    s.split(',')
-        .map(|p| {
-            let (dc, n) = p
-                .split_once(':')
-                .ok_or_else(|| format!("'{s}': expected RF or DC:RF,… e.g. dc1:3,dc2:1"))?;
-            let n: u32 = n
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{p}': RF must be a whole number"))?;
-            Ok((dc.trim().to_string(), n))
-        })
-        .collect()
+    let mut out = BTreeMap::new();
+    for p in s.split(',') {
+        let (dc, n) = p
+            .split_once(':')
+            .ok_or_else(|| format!("'{s}': expected RF or DC:RF,… e.g. dc1:3,dc2:1"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{p}': RF must be a whole number"))?;
+        let dc = dc.trim();
+        if dc.is_empty() {
+            return Err(format!("'{p}': no data centre name before ':'"));
+        }
+        if out.insert(dc.to_string(), n).is_some() {
+            return Err(format!("'{s}': data centre '{dc}' is given twice"));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replication_refuses_a_data_centre_given_twice_or_unnamed() {
+        assert_eq!(
+            parse_replication("dc1:3,dc2:1").unwrap(),
+            BTreeMap::from([("dc1".to_string(), 3), ("dc2".to_string(), 1)])
+        );
+        assert_eq!(
+            parse_replication("dc1:3,dc1:2").unwrap_err(),
+            "'dc1:3,dc1:2': data centre 'dc1' is given twice"
+        );
+        assert!(
+            parse_replication(":3")
+                .unwrap_err()
+                .contains("no data centre")
+        );
+        assert!(
+            parse_replication("dc1:x")
+                .unwrap_err()
+                .contains("whole number")
+        );
+    }
 
     #[test]
     fn ratio_parses_and_picks_by_weight() {

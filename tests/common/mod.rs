@@ -57,6 +57,31 @@ impl TestCluster {
         }
     }
 
+    /// Creates the cluster through the real binary (`cqlbench cluster create NAME ARGS…`), so
+    /// the flags a user types are what the test runs.
+    pub fn create_via_cli(name: &str, args: &[&str]) -> TestCluster {
+        let lock = CLUSTER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let root = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cqlbench"))
+            .args(["cluster", "create", name])
+            .args(args)
+            .env("CQLBENCH_CLUSTERS_DIR", root.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cluster create {name} {args:?}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cluster = Cluster::open(root.path(), name).expect("open the created cluster");
+        TestCluster {
+            cluster: Some(cluster),
+            _root: root,
+            _lock: lock,
+        }
+    }
+
     pub fn c(&self) -> &Cluster {
         self.cluster.as_ref().unwrap()
     }

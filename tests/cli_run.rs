@@ -1,0 +1,94 @@
+//! `cqlbench run` and `capacity` through the real binary, without a cluster: bad values are
+//! refused in one line, before any connection, and never with a panic.
+
+fn cqlbench(home: &std::path::Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+    c.env("CQLBENCH_HOME", home)
+        .env("CQLBENCH_CLUSTERS_DIR", home.join("clusters"));
+    c
+}
+
+/// Runs `args`, expects a non-zero exit (not a panic) and one `error:` line containing
+/// `needle` (clap adds a usage hint below its own).
+fn refused(args: &[&str], needle: &str) {
+    let home = tempfile::tempdir().unwrap();
+    let out = cqlbench(home.path()).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "{args:?}: one error line expected:\n{stderr}"
+    );
+    assert!(
+        errors[0].contains(needle),
+        "{args:?}: '{needle}' not in: {}",
+        errors[0]
+    );
+}
+
+// 127.0.0.1:1 is never listened on: these must fail before trying it.
+const HOST: &str = "127.0.0.1:1";
+
+#[test]
+fn a_local_dc_must_be_one_data_centre_name() {
+    for dc in ["a,b", "eu:west", " dc1", ""] {
+        refused(
+            &["run", "keyvalue", "--hosts", HOST, "--dc", dc],
+            "give one data centre name",
+        );
+    }
+}
+
+#[test]
+fn a_data_centre_given_twice_in_the_replication_is_refused() {
+    refused(
+        &["run", "keyvalue", "--hosts", HOST, "--rf", "dc1:3,dc1:2"],
+        "data centre 'dc1' is given twice",
+    );
+    refused(
+        &["run", "keyvalue", "--hosts", HOST, "--rf", ":3"],
+        "no data centre name",
+    );
+}
+
+#[test]
+fn an_overflowing_duration_is_refused_not_a_panic() {
+    for flag in ["--duration", "--warmup", "--timeout"] {
+        refused(
+            &[
+                "run",
+                "keyvalue",
+                "--hosts",
+                HOST,
+                flag,
+                "99999999999999999999h",
+            ],
+            "too long a duration",
+        );
+    }
+    refused(
+        &[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--step",
+            "99999999999999999999h",
+        ],
+        "too long a duration",
+    );
+}
+
+#[test]
+fn an_environment_label_cannot_name_a_path() {
+    for env in ["a/../../x", "../x", ".hidden", ""] {
+        refused(
+            &["run", "keyvalue", "--hosts", HOST, "--env", env],
+            "invalid environment name",
+        );
+    }
+}
