@@ -193,6 +193,10 @@ pub struct PhaseSummary {
     /// From the window's end until the last operation completed.
     #[serde(default)]
     pub drain_s: f64,
+    /// Open loop: operations the warmup scheduled but sent late, inside the window (the
+    /// window caught up a backlog; its throughput includes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_over_ops: Option<u64>,
     pub by_op: BTreeMap<OpKind, OpSummary>,
     pub all: OpSummary,
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
@@ -239,6 +243,14 @@ pub enum Warning {
         phase: String,
         ops: u64,
     },
+    /// The warmup left a backlog that the measured window caught up.
+    BacklogCarriedOver {
+        phase: String,
+        ops: u64,
+        scheduled: u64,
+        ops_per_s: f64,
+        target_per_s: f64,
+    },
     Interrupted,
 }
 
@@ -272,6 +284,18 @@ impl fmt::Display for Warning {
                     "{phase}: only {ops} operations measured: high percentiles are not meaningful"
                 )
             }
+            Warning::BacklogCarriedOver {
+                phase,
+                ops,
+                scheduled,
+                ops_per_s,
+                target_per_s,
+            } => write!(
+                f,
+                "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
+                100.0 * *ops as f64 / (*scheduled).max(1) as f64,
+                100.0 * ops_per_s / target_per_s
+            ),
             Warning::Interrupted => write!(
                 f,
                 "the run was interrupted: the result holds what was measured until then"
@@ -347,6 +371,18 @@ pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
             ops: s.ok + s.errors,
         });
     }
+    if let (Some(carried), Some(scheduled), Some(target)) =
+        (s.carried_over_ops, s.scheduled_ops, s.target_rate_per_s)
+        && carried as f64 > 0.001 * scheduled as f64
+    {
+        w.push(Warning::BacklogCarriedOver {
+            phase: phase.into(),
+            ops: carried,
+            scheduled,
+            ops_per_s: s.ops_per_s,
+            target_per_s: target,
+        });
+    }
     if s.ok < 1000 {
         w.push(Warning::TooFewSamples {
             phase: phase.into(),
@@ -378,6 +414,7 @@ mod tests {
             scheduled_ops: None,
             sent_on_schedule: None,
             drain_s: 0.0,
+            carried_over_ops: None,
             by_op: BTreeMap::new(),
             all,
             errors_by_kind: BTreeMap::new(),
@@ -403,5 +440,29 @@ mod tests {
         assert!(
             phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
         );
+    }
+
+    #[test]
+    fn a_backlog_caught_up_inside_the_window_is_a_warning_with_its_figures() {
+        // The cold-node case: 2,000 ops/s targeted, 105.96% measured in the window because
+        // 4,177 operations of the warmup's schedule went out late inside it.
+        let mut s = summary(Some(2000.0), Some(1.0), 0.3, 127_152, 0);
+        s.ops_per_s = 2119.2;
+        s.scheduled_ops = Some(120_000);
+        s.carried_over_ops = Some(4_177);
+        let w = phase_warnings("main", &s);
+        assert_eq!(w.len(), 1, "{w:?}");
+        let text = w[0].to_string();
+        assert!(
+            text.starts_with("main: 4177 operations scheduled in the warmup were sent late"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(3.5% of its 120000)") && text.contains("106.0% of the 2000"),
+            "{text}"
+        );
+        // A few late sends at the boundary are not worth a warning.
+        s.carried_over_ops = Some(100);
+        assert!(phase_warnings("main", &s).is_empty());
     }
 }

@@ -68,6 +68,8 @@ pub struct PhaseOutcome {
     pub drain: Snapshot,
     /// Open loop: operations of the window's schedule sent before it ended.
     pub on_schedule: u64,
+    /// Open loop: operations of the warmup's schedule sent late inside the window.
+    pub carried_over: u64,
     pub window: Window,
     pub reason: StopReason,
     pub issued: u64,
@@ -84,6 +86,8 @@ struct Ctx {
     rate: Option<f64>,
     /// Open loop: the first operation of the measured window's schedule.
     first_measured: u64,
+    /// The end of the warmup.
+    warmup_end: Instant,
     /// Nanoseconds after `t0` (+1; 0 = not yet) when a stop or `max_ops` ended the claims.
     ended_ns: AtomicU64,
     cycle_start: u64,
@@ -128,6 +132,15 @@ impl Ctx {
             .compare_exchange(0, ns, Ordering::Relaxed, Ordering::Relaxed);
     }
 
+    /// Open loop: operation `i` of the warmup's schedule went out inside the measured window,
+    /// late (a backlog the window caught up).
+    fn carried_over(&self, i: u64, intended: Instant, sent: Instant) -> bool {
+        self.rate.is_some()
+            && i < self.first_measured
+            && sent >= self.warmup_end
+            && sent.saturating_duration_since(intended) > SEND_SLACK
+    }
+
     /// Open loop: operation `i`, intended for `intended` and sent at `sent`, belongs to the
     /// measured window's schedule and went out before the window ended, or no later than
     /// [`SEND_SLACK`] after its intended start (a timer that wakes a few milliseconds late
@@ -143,6 +156,7 @@ impl Ctx {
 struct Done {
     kind: OpKind,
     on_schedule: bool,
+    carried_over: bool,
     intended: Instant,
     sent: Instant,
     completed: Instant,
@@ -234,6 +248,7 @@ enum Msg {
         index: u64,
         snapshot: Snapshot,
         on_schedule: u64,
+        carried_over: u64,
     },
 }
 
@@ -245,12 +260,17 @@ struct WorkerStats {
     /// apart from the interval snapshots, whose boundaries fall where the worker's tick
     /// happens to run and would put an operation of the window into the warmup.
     on_schedule: AtomicU64,
+    /// Operations of the warmup's schedule sent late inside the window.
+    carried_over: AtomicU64,
 }
 
 impl WorkerStats {
     fn record(&self, ctx: &Ctx, d: Done) {
         if d.on_schedule {
             self.on_schedule.fetch_add(1, Ordering::Relaxed);
+        }
+        if d.carried_over {
+            self.carried_over.fetch_add(1, Ordering::Relaxed);
         }
         let mut snap = self.snap.lock().expect("stats lock");
         match d.result {
@@ -313,6 +333,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         let d = Done {
             kind,
             on_schedule: ctx.on_schedule(i, intended, sent),
+            carried_over: ctx.carried_over(i, intended, sent),
             intended,
             sent,
             completed: Instant::now(),
@@ -327,6 +348,7 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
     let stats = WorkerStats {
         snap: std::sync::Mutex::new(Snapshot::default()),
         on_schedule: AtomicU64::new(0),
+        carried_over: AtomicU64::new(0),
     };
     let timers: Vec<SlotTimer> = (0..limit).map(|_| SlotTimer::default()).collect();
     let mut slots: FuturesUnordered<_> = timers.iter().map(|t| slot(&ctx, &stats, t)).collect();
@@ -370,6 +392,7 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
         index,
         snapshot: snap,
         on_schedule: stats.on_schedule.load(Ordering::Relaxed),
+        carried_over: stats.carried_over.load(Ordering::Relaxed),
     });
 }
 
@@ -415,6 +438,7 @@ pub async fn run_phase(
             window::scheduled_before(r, window::secs_to_ns(load.warmup_s))
         }),
         ended_ns: AtomicU64::new(0),
+        warmup_end: t0 + Duration::from_nanos(window::secs_to_ns(load.warmup_s)),
         cycle_start: load.cycles.start,
         cycle_len: (load.cycles.end - load.cycles.start).max(1),
         next: AtomicU64::new(0),
@@ -441,6 +465,7 @@ pub async fn run_phase(
     let mut measured = Snapshot::default();
     let mut drain = Snapshot::default();
     let mut on_schedule = 0u64;
+    let mut carried_over = 0u64;
     let mut window_start: Option<f64> = None;
     let mut last_end = 0.0f64;
     // Where the window ends: the schedule's end, unless a stop or an operation count ended
@@ -465,8 +490,10 @@ pub async fn run_phase(
                 index,
                 snapshot,
                 on_schedule: n,
+                carried_over: c,
             } => {
                 on_schedule += n;
+                carried_over += c;
                 (worker, index, snapshot, true)
             }
         };
@@ -545,6 +572,7 @@ pub async fn run_phase(
         measured,
         drain,
         on_schedule,
+        carried_over,
         window,
         reason,
         issued,

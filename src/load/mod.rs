@@ -339,6 +339,7 @@ fn summarize(
         achieved_ratio: w.achieved_ratio(o.on_schedule),
         scheduled_ops: w.scheduled,
         sent_on_schedule: w.scheduled.map(|_| o.on_schedule),
+        carried_over_ops: w.scheduled.map(|_| o.carried_over),
         drain_s: w.drain_s,
         by_op,
         errors_by_kind: all.errors.clone(),

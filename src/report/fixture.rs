@@ -116,6 +116,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         scheduled_ops: None,
         sent_on_schedule: None,
         drain_s: 0.0,
+        carried_over_ops: None,
         by_op: measured
             .kinds()
             .into_iter()
