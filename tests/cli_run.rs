@@ -53,6 +53,10 @@ fn a_data_centre_given_twice_in_the_replication_is_refused() {
         &["run", "keyvalue", "--hosts", HOST, "--rf", ":3"],
         "no data centre name",
     );
+    refused(
+        &["run", "keyvalue", "--hosts", HOST, "--rf", "0"],
+        "at least one replica",
+    );
 }
 
 #[test]

@@ -48,6 +48,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         out: out.to_path_buf(),
         handle_signals: false,
         metrics: Default::default(),
+        local_rf: None,
         sequential_main: false,
         until: None,
     }

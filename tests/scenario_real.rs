@@ -41,7 +41,9 @@ impl Env<'_> {
 
 #[test]
 fn scenarios_against_a_real_node() {
-    let mut s = spec("scen", "dc1:1");
+    // The DC is called as Cassandra's own default names it, not dc1: a run with --hosts must
+    // find it by itself.
+    let mut s = spec("scen", "datacenter1:1");
     // Small memtables flush often and slow compaction lets pending compactions build up.
     for (k, v) in [
         ("memtable_heap_space", "8MiB"),
@@ -315,19 +317,18 @@ fn scenarios_against_a_real_node() {
 
     // Against --hosts without a metrics endpoint, the criteria that need the server's
     // figures cannot be measured: the step and the verdict say so instead of passing them.
+    // Without --dc or --rf the run reads the node's DC and creates the keyspace there.
     let blind = dir.join("blind.json");
     let text = env.ok(&[
         "capacity",
         "keyvalue",
         "--hosts",
         "127.0.0.1",
-        "--dc",
-        "dc1",
-        "--rf",
-        "dc1:1",
+        "--keyspace",
+        "blind",
+        "--drop",
         "--rows",
         "20000",
-        "--skip-rampup",
         "--start-rate",
         "200",
         "--step",
@@ -343,6 +344,14 @@ fn scenarios_against_a_real_node() {
     ]);
     let c = CapacityResult::read(&blind).unwrap();
     let step = &c.steps[0];
+    let run = RunResult::read(&dir.join(&step.result)).unwrap();
+    assert_eq!(run.target.local_dc.as_deref(), Some("datacenter1"));
+    assert_eq!(
+        run.workload.replication,
+        [("datacenter1".to_string(), 1)].into(),
+        "{text}"
+    );
+    assert_eq!(step.summary.errors, 0, "{text}");
     let pending = step
         .checks
         .iter()

@@ -171,19 +171,33 @@ impl RunArgs {
         let mut w = WorkloadSpec::defaults(self.workload);
         w.schema_version = WORKLOAD_SPEC_VERSION;
         w.keyspace = self.keyspace.clone();
-        w.replication = match (&self.rf, &cluster) {
-            (Some(rf), _) => parse_replication(rf).map_err(anyhow::Error::msg)?,
-            (None, Some(c)) => c
+        // A bare RF, or none with --hosts, is for the local DC; when that is not known yet
+        // (--hosts without --dc), the run reads it from the node it connects to.
+        let bare_rf = match self.rf.as_deref().map(|r| r.trim().parse::<u32>()) {
+            Some(Ok(0)) => bail!("--rf 0: the keyspace needs at least one replica"),
+            Some(Ok(n)) => Some(n),
+            _ => None,
+        };
+        let mut local_rf = None;
+        w.replication = match (&self.rf, bare_rf, &cluster, &local_dc) {
+            (_, Some(n), _, Some(dc)) => std::collections::BTreeMap::from([(dc.clone(), n)]),
+            (_, Some(n), _, None) => {
+                local_rf = Some(n);
+                Default::default()
+            }
+            (Some(rf), None, _, _) => parse_replication(rf).map_err(anyhow::Error::msg)?,
+            (None, None, Some(c), _) => c
                 .state
                 .spec
                 .dcs
                 .iter()
                 .map(|d| (d.name.clone(), d.nodes.min(3) as u32))
                 .collect(),
-            (None, None) => std::collections::BTreeMap::from([(
-                local_dc.clone().unwrap_or_else(|| "dc1".into()),
-                1,
-            )]),
+            (None, None, None, Some(dc)) => std::collections::BTreeMap::from([(dc.clone(), 1)]),
+            (None, None, None, None) => {
+                local_rf = Some(1);
+                Default::default()
+            }
         };
         if self.rows == 0 {
             bail!("--rows must be at least 1");
@@ -334,6 +348,7 @@ impl RunArgs {
             handle_signals: true,
             sequential_main: false,
             until: None,
+            local_rf,
         })
     }
 }

@@ -44,6 +44,10 @@ pub struct RunPlan {
     pub until: Option<Arc<AtomicBool>>,
     /// Server and host metrics to sample during the run (empty: none).
     pub metrics: crate::metrics::sampler::MetricsPlan,
+    /// Replicas in the local data centre, when it is not known before connecting (`--hosts`
+    /// without `--dc`): the run reads the DC from the node it connects to, routes to it and
+    /// creates the keyspace there (the workload's replication is then empty).
+    pub local_rf: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -112,9 +116,7 @@ async fn run_async(
             s.store(true, Ordering::Relaxed);
         });
     }
-    let session = session::connect(&plan.connect)
-        .await
-        .map_err(LoadError::Connect)?;
+    let (session, workload_spec, target) = connect_resolved(plan).await?;
     let started = crate::host::unix_now();
     let io = |source| LoadError::Io {
         path: plan.out.clone(),
@@ -126,8 +128,8 @@ async fn run_async(
         started_unix_s: started as u64,
         finished_unix_s: None,
         status: RunStatus::Running,
-        workload: plan.workload.clone(),
-        target: plan.target.clone(),
+        workload: workload_spec.clone(),
+        target,
         fingerprint: Fingerprint {
             cqlbench_version: env!("CARGO_PKG_VERSION").into(),
             driver: "scylla-rust-driver 1.9".into(),
@@ -150,8 +152,8 @@ async fn run_async(
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
     result.write(&plan.out).map_err(io)?;
-    Workload::create_schema(&session, &plan.workload, plan.drop_keyspace).await?;
-    let workload = Arc::new(Workload::prepare(&session, &plan.workload).await?);
+    Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?;
+    let workload = Arc::new(Workload::prepare(&session, &workload_spec).await?);
     let hlog_path = plan.out.with_extension("hlog");
     let mut hlog =
         hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
@@ -297,6 +299,47 @@ async fn run_async(
     }
     result.write(&plan.out).map_err(io)?;
     Ok(result)
+}
+
+/// Connects; without a local DC, reads it from the node first connected to, connects again
+/// preferring it, and puts `local_rf` replicas there when the keyspace's replication was left
+/// to it. Returns the session, the workload spec as run and the target as reached.
+async fn connect_resolved(
+    plan: &RunPlan,
+) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
+    let mut workload = plan.workload.clone();
+    let mut target = plan.target.clone();
+    let session = session::connect(&plan.connect)
+        .await
+        .map_err(LoadError::Connect)?;
+    if plan.connect.local_dc.is_some() && plan.local_rf.is_none() {
+        return Ok((session, workload, target));
+    }
+    let dc = match &plan.connect.local_dc {
+        Some(dc) => dc.clone(),
+        None => session::local_dc(&session).await.ok_or_else(|| {
+            LoadError::Connect(format!(
+                "{}: could not read the node's data centre from system.local; give --dc",
+                plan.connect.hosts.join(",")
+            ))
+        })?,
+    };
+    if let Some(rf) = plan.local_rf
+        && workload.replication.is_empty()
+    {
+        workload.replication.insert(dc.clone(), rf);
+    }
+    target.local_dc = Some(dc.clone());
+    if plan.connect.local_dc.is_some() {
+        return Ok((session, workload, target));
+    }
+    let spec = session::ConnectSpec {
+        local_dc: Some(dc),
+        ..plan.connect.clone()
+    };
+    drop(session);
+    let session = session::connect(&spec).await.map_err(LoadError::Connect)?;
+    Ok((session, workload, target))
 }
 
 fn summarize(

@@ -112,3 +112,16 @@ pub async fn cassandra_version(session: &Session) -> Option<String> {
         .ok()?
         .map(|r| r.0)
 }
+
+/// The data centre of the node answering (`system.local`).
+pub async fn local_dc(session: &Session) -> Option<String> {
+    let r = session
+        .query_unpaged("SELECT data_center FROM system.local", &[])
+        .await
+        .ok()?;
+    r.into_rows_result()
+        .ok()?
+        .maybe_first_row::<(String,)>()
+        .ok()?
+        .map(|r| r.0)
+}
