@@ -285,18 +285,25 @@ pub fn max_pending(readings: &[Result<NodeReading, ScrapeError>]) -> Option<f64>
         .reduce(f64::max)
 }
 
+/// Why a figure could not be measured, e.g. "node1: 127.0.0.1:7301: no answer within 5.0s".
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotMeasured(pub String);
+
 /// Highest pending compactions over every node, or why it could not be read: a node that did
 /// not answer may be the one with the most, so any missing node makes the figure unknown.
-pub fn max_pending_of_all(readings: &[Result<NodeReading, ScrapeError>]) -> Result<f64, String> {
+pub fn max_pending_of_all(
+    readings: &[Result<NodeReading, ScrapeError>],
+) -> Result<f64, NotMeasured> {
     let mut max: Option<f64> = None;
     for r in readings {
-        let r = r.as_ref().map_err(|e| e.message.clone())?;
-        let p = r
-            .pending_compactions
-            .ok_or("a node's endpoint exports no pending compactions")?;
+        let r = r.as_ref().map_err(|e| NotMeasured(e.message.clone()))?;
+        let p = r.pending_compactions.ok_or_else(|| {
+            NotMeasured("a node's endpoint exports no pending compactions".into())
+        })?;
         max = Some(max.map_or(p, |m: f64| m.max(p)));
     }
-    max.ok_or_else(|| "no metrics endpoint to read pending compactions from".into())
+    max.ok_or_else(|| NotMeasured("no metrics endpoint to read pending compactions from".into()))
 }
 
 fn rate(now: Option<f64>, prev: Option<f64>, secs: f64) -> Option<f64> {
@@ -657,13 +664,16 @@ java_lang_operatingsystem_processcpuload 0.25
         assert_eq!(max_pending_of_all(&[Ok(r.clone()), Ok(later)]), Ok(7.0));
         assert_eq!(
             max_pending_of_all(&[Ok(r.clone()), Err(err(false))]),
-            Err("node2: 127.0.0.2:7302: no answer within 2.0s".into())
+            Err(NotMeasured(
+                "node2: 127.0.0.2:7302: no answer within 2.0s".into()
+            ))
         );
         let mut blank = r.clone();
         blank.pending_compactions = None;
         assert!(
             max_pending_of_all(&[Ok(blank)])
                 .unwrap_err()
+                .0
                 .contains("exports no")
         );
         assert!(max_pending_of_all(&[]).is_err());

@@ -14,7 +14,7 @@ use super::capacity_result::{
 };
 use super::{sleep_unless, wait_for_pending};
 use crate::load::{Event, LoadError, RunPlan};
-use crate::metrics::sampler::{Endpoint, max_pending_of_all, scrape_all};
+use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};
 
@@ -149,11 +149,11 @@ pub fn run(
             break;
         };
         let pending_after = match spec.criteria.max_pending_compactions {
-            None => Err("not asked for".to_string()),
-            Some(_) if endpoints.is_empty() => Err(
+            None => Err(NotMeasured("not asked for".into())),
+            Some(_) if endpoints.is_empty() => Err(NotMeasured(
                 "pending compactions not observable: no metrics endpoint (--cluster or --prometheus)"
-                    .to_string(),
-            ),
+                    .into(),
+            )),
             Some(_) => {
                 observer(Progress::WaitingAfter {
                     secs: spec.criteria.pending_after_s,
@@ -175,8 +175,8 @@ pub fn run(
             &summary,
             pending_after.clone(),
             node_cpu.ok_or_else(|| {
-                "node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
-                    .to_string()
+                NotMeasured("node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
+                    .into())
             }),
         );
         let passed = !checks.iter().any(Check::failed);
@@ -283,9 +283,9 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
 }
 
 /// The response-time percentile a bound names, in ms, or why the step has none.
-fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Result<f64, String> {
+fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Result<f64, NotMeasured> {
     let name = b.op.map(|k| k.name()).unwrap_or("all");
-    let none = || format!("no {name} operations completed in the step");
+    let none = || NotMeasured(format!("no {name} operations completed in the step"));
     let op = match b.op {
         Some(k) => summary.by_op.get(&k).ok_or_else(none)?,
         None => &summary.all,
@@ -293,7 +293,7 @@ fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Result<f64, String> {
     if op.ok == 0 {
         return Err(none());
     }
-    let h = crate::stats::decode(&op.response_histogram_ns)?;
+    let h = crate::stats::decode(&op.response_histogram_ns).map_err(NotMeasured)?;
     Ok(h.value_at_quantile(b.percentile / 100.0) as f64 / 1e6)
 }
 
@@ -313,29 +313,31 @@ fn trim(v: f64) -> String {
 pub fn apply(
     c: &Criteria,
     s: &PhaseSummary,
-    pending_after: Result<f64, String>,
-    node_cpu: Result<f64, String>,
+    pending_after: Result<f64, NotMeasured>,
+    node_cpu: Result<f64, NotMeasured>,
 ) -> Vec<Check> {
     let mut out = Vec::new();
-    let check =
-        |criterion: String, value: Result<f64, String>, limit: f64, ok: &dyn Fn(f64) -> bool| {
-            match value {
-                Ok(v) => Check {
-                    criterion,
-                    value: Some(v),
-                    limit,
-                    passed: ok(v),
-                    unverified: None,
-                },
-                Err(why) => Check {
-                    criterion,
-                    value: None,
-                    limit,
-                    passed: false,
-                    unverified: Some(why),
-                },
-            }
-        };
+    let check = |criterion: String,
+                 value: Result<f64, NotMeasured>,
+                 limit: f64,
+                 ok: &dyn Fn(f64) -> bool| {
+        match value {
+            Ok(v) => Check {
+                criterion,
+                value: Some(v),
+                limit,
+                passed: ok(v),
+                unverified: None,
+            },
+            Err(why) => Check {
+                criterion,
+                value: None,
+                limit,
+                passed: false,
+                unverified: Some(why.0),
+            },
+        }
+    };
     let upper = |criterion, value, limit: f64| check(criterion, value, limit, &|v| v <= limit);
     for b in &c.latency {
         out.push(upper(describe(b), latency_of(s, b), b.max_ms));
@@ -370,9 +372,9 @@ pub fn apply(
         let limit = min * 100.0;
         out.push(check(
             format!("achieved rate ≥ {}% of target", trim(limit)),
-            s.achieved_ratio
-                .map(|a| a * 100.0)
-                .ok_or_else(|| "no schedule to compare with (not an open-loop step)".into()),
+            s.achieved_ratio.map(|a| a * 100.0).ok_or_else(|| {
+                NotMeasured("no schedule to compare with (not an open-loop step)".into())
+            }),
             limit,
             &|v| v >= limit,
         ));
@@ -464,7 +466,8 @@ mod tests {
         );
         let mut tight = criteria();
         tight.latency[0].max_ms = 0.5;
-        assert!(apply(&tight, &s, Err("x".into()), Err("y".into()))[0].failed());
+        let nm = |w: &str| Err(NotMeasured(w.into()));
+        assert!(apply(&tight, &s, nm("x"), nm("y"))[0].failed());
     }
 
     #[test]
@@ -481,8 +484,10 @@ mod tests {
         let checks = apply(
             &criteria(),
             &s,
-            Err("node1: 127.0.0.1:7301: no answer within 5.0s".into()),
-            Err("node CPU not observable".into()),
+            Err(NotMeasured(
+                "node1: 127.0.0.1:7301: no answer within 5.0s".into(),
+            )),
+            Err(NotMeasured("node CPU not observable".into())),
         );
         let pending = checks
             .iter()
