@@ -102,21 +102,18 @@ pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, String> {
 
 /// `release_version` of the node answering.
 pub async fn cassandra_version(session: &Session) -> Option<String> {
-    let r = session
-        .query_unpaged("SELECT release_version FROM system.local", &[])
-        .await
-        .ok()?;
-    r.into_rows_result()
-        .ok()?
-        .maybe_first_row::<(String,)>()
-        .ok()?
-        .map(|r| r.0)
+    system_local_text(session, "release_version").await
 }
 
-/// The data centre of the node answering (`system.local`).
+/// The data centre of the node answering.
 pub async fn local_dc(session: &Session) -> Option<String> {
+    system_local_text(session, "data_center").await
+}
+
+/// One text column of `system.local` (a fixed name, never user input).
+async fn system_local_text(session: &Session, column: &'static str) -> Option<String> {
     let r = session
-        .query_unpaged("SELECT data_center FROM system.local", &[])
+        .query_unpaged(format!("SELECT {column} FROM system.local"), &[])
         .await
         .ok()?;
     r.into_rows_result()
