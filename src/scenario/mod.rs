@@ -35,6 +35,8 @@ pub struct PendingWait {
 
 /// Reads the nodes' pending compactions once a second until every node has at most `max`,
 /// `timeout` passes or `stop` is set; `unsettled` sees each reading that is still above `max`.
+/// A node that does not answer is not settled (it may be the busiest); endpoints that answer
+/// but export no pending compactions cannot be waited for and count as settled.
 pub fn wait_for_pending(
     endpoints: &[Endpoint],
     max: f64,
@@ -45,9 +47,11 @@ pub fn wait_for_pending(
     let t0 = Instant::now();
     let mut first = None;
     loop {
-        let pending = max_pending(&scrape_all(endpoints, Duration::from_secs(2)));
+        let readings = scrape_all(endpoints, Duration::from_secs(5));
+        let pending = max_pending(&readings);
         let first_reading = *first.get_or_insert(pending);
-        let settled = pending.is_none_or(|p| p <= max);
+        let all_answered = readings.iter().all(Result::is_ok);
+        let settled = all_answered && pending.is_none_or(|p| p <= max);
         if settled || t0.elapsed() >= timeout || stop.load(Ordering::Relaxed) {
             return PendingWait {
                 waited: t0.elapsed(),
