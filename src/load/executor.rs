@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
@@ -25,6 +25,8 @@ use futures::task::AtomicWaker;
 use scylla::client::session::Session;
 use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
 use tokio::sync::mpsc;
+// tokio's clock: the same as std's in a real run, and one a test can pause and advance.
+use tokio::time::Instant;
 
 use super::window::{self, Window};
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
@@ -75,10 +77,53 @@ pub struct PhaseOutcome {
     pub issued: u64,
 }
 
+/// What the executor runs: the operation kind of a cycle, and the operation itself. The real
+/// one is a workload on a driver session ([`Driven`]); tests run fake ones on a paused clock.
+pub trait Operations: Send + Sync + 'static {
+    /// What a failed operation returns; [`Operations::kind_of`] sorts it.
+    type Error;
+    fn op_for(&self, cycle: u64) -> OpKind;
+    /// The operation's future, returned as it is (no wrapping future: each level of nesting
+    /// copies the ~4 KB driver future once more per operation, see `slot`).
+    fn execute(
+        &self,
+        kind: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+    fn kind_of(e: &Self::Error) -> ErrorKind;
+}
+
+/// A workload's operations on a driver session.
+pub struct Driven {
+    pub session: Arc<Session>,
+    pub workload: Arc<Workload>,
+}
+
+impl Operations for Driven {
+    type Error = ExecutionError;
+
+    fn op_for(&self, cycle: u64) -> OpKind {
+        self.workload.op_for(cycle)
+    }
+
+    fn execute(
+        &self,
+        kind: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> impl Future<Output = Result<(), ExecutionError>> + Send {
+        self.workload.execute(&self.session, kind, cycle, rampup)
+    }
+
+    fn kind_of(e: &ExecutionError) -> ErrorKind {
+        classify(e)
+    }
+}
+
 /// Shared, read-mostly state of a phase.
-struct Ctx {
-    session: Arc<Session>,
-    workload: Arc<Workload>,
+struct Ctx<O> {
+    ops: Arc<O>,
     rampup: bool,
     t0: Instant,
     end: Option<Instant>,
@@ -101,7 +146,7 @@ struct Ctx {
     timeout: Duration,
 }
 
-impl Ctx {
+impl<O> Ctx<O> {
     /// The next operation number and its intended start (`now` in closed loop), or None
     /// when the phase is over.
     fn claim(&self, now: Instant) -> Option<(u64, Instant)> {
@@ -265,7 +310,7 @@ struct WorkerStats {
 }
 
 impl WorkerStats {
-    fn record(&self, ctx: &Ctx, d: Done) {
+    fn record<O>(&self, ctx: &Ctx<O>, d: Done) {
         if d.on_schedule {
             self.on_schedule.fetch_add(1, Ordering::Relaxed);
         }
@@ -295,12 +340,12 @@ impl WorkerStats {
 /// records it, and repeats until the phase is over. A worker runs `limit` slots, so at most
 /// `limit` operations are claimed or in flight at once and later ones wait unclaimed (the
 /// backlog), their wait still counted from their intended start.
-async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
+async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTimer) {
     // The completion time of one operation is the claim time of the next.
     let mut now = Instant::now();
     while let Some((i, intended)) = ctx.claim(now) {
         let sent = if intended > now {
-            tokio::time::sleep_until(intended.into()).await;
+            tokio::time::sleep_until(intended).await;
             Instant::now()
         } else {
             if ctx.rate.is_some() {
@@ -315,7 +360,7 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         let kind = if ctx.rampup {
             OpKind::Write
         } else {
-            ctx.workload.op_for(cycle)
+            ctx.ops.op_for(cycle)
         };
         timer.arm(sent.duration_since(ctx.t0));
         // The operation's future is built here, in this slot's own state, and polled where it
@@ -324,9 +369,9 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
         // CPU samples (perf, 50/50 mix, 128 in flight, one client core) and operations per
         // client CPU-second rose 10-11% (`scripts/bench-ab.py`, 6 pairs of 20 s runs: 448k
         // against 405k, the new build ahead in all 6 pairs).
-        let op = std::pin::pin!(ctx.workload.execute(&ctx.session, kind, cycle, ctx.rampup));
+        let op = std::pin::pin!(ctx.ops.execute(kind, cycle, ctx.rampup));
         let result = match with_deadline(op, timer).await {
-            Some(r) => r.map_err(|e| classify(&e)),
+            Some(r) => r.map_err(|e| O::kind_of(&e)),
             None => Err(ErrorKind::ClientTimeout),
         };
         timer.disarm();
@@ -344,7 +389,12 @@ async fn slot(ctx: &Ctx, stats: &WorkerStats, timer: &SlotTimer) {
     }
 }
 
-async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSender<Msg>) {
+async fn worker<O: Operations>(
+    ctx: Arc<Ctx<O>>,
+    id: usize,
+    limit: usize,
+    tx: mpsc::UnboundedSender<Msg>,
+) {
     let stats = WorkerStats {
         snap: std::sync::Mutex::new(Snapshot::default()),
         on_schedule: AtomicU64::new(0),
@@ -354,10 +404,10 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
     let mut slots: FuturesUnordered<_> = timers.iter().map(|t| slot(&ctx, &stats, t)).collect();
     let mut index = 0u64;
     let mut boundary = ctx.t0 + INTERVAL;
-    let sleep = tokio::time::sleep_until(boundary.into());
+    let sleep = tokio::time::sleep_until(boundary);
     tokio::pin!(sleep);
     let tick = (ctx.timeout / 10).clamp(Duration::from_millis(1), Duration::from_millis(100));
-    let mut scan = tokio::time::interval_at((ctx.t0 + tick).into(), tick);
+    let mut scan = tokio::time::interval_at(ctx.t0 + tick, tick);
     scan.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
@@ -376,7 +426,7 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
                     index += 1;
                     boundary += INTERVAL;
                 }
-                sleep.as_mut().reset(boundary.into());
+                sleep.as_mut().reset(boundary);
             }
             next = slots.next() => {
                 if next.is_none() {
@@ -398,9 +448,8 @@ async fn worker(ctx: Arc<Ctx>, id: usize, limit: usize, tx: mpsc::UnboundedSende
 
 /// Runs one phase on the current tokio runtime with `load.threads` workers. `on_interval`
 /// sees every merged interval in order (and the last, partial one).
-pub async fn run_phase(
-    session: Arc<Session>,
-    workload: Arc<Workload>,
+pub async fn run_phase<O: Operations>(
+    ops: Arc<O>,
     load: &LoadSpec,
     rampup: bool,
     stop: Arc<AtomicBool>,
@@ -427,8 +476,7 @@ pub async fn run_phase(
         Stop::Duration { .. } => None,
     };
     let ctx = Arc::new(Ctx {
-        session,
-        workload,
+        ops,
         rampup,
         t0,
         end,
@@ -576,5 +624,208 @@ pub async fn run_phase(
         window,
         reason,
         issued,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The executor on tokio's paused clock with fake operations: time advances only when
+    //! every task waits, so intended starts, latencies and timeouts are exact.
+
+    use super::*;
+    use crate::spec::Cycles;
+
+    /// Writes that each take `latency` (the first `slow` of them `slow_latency`), failing
+    /// with `fail` if set.
+    struct Fake {
+        latency: Duration,
+        slow: u64,
+        slow_latency: Duration,
+        fail: Option<ErrorKind>,
+        started: AtomicU64,
+    }
+
+    impl Fake {
+        fn taking(latency: Duration) -> Fake {
+            Fake {
+                latency,
+                slow: 0,
+                slow_latency: latency,
+                fail: None,
+                started: AtomicU64::new(0),
+            }
+        }
+    }
+
+    impl Operations for Fake {
+        type Error = ErrorKind;
+
+        fn op_for(&self, _cycle: u64) -> OpKind {
+            OpKind::Write
+        }
+
+        fn execute(
+            &self,
+            _kind: OpKind,
+            _cycle: u64,
+            _rampup: bool,
+        ) -> impl Future<Output = Result<(), ErrorKind>> + Send {
+            let n = self.started.fetch_add(1, Ordering::Relaxed);
+            let latency = if n < self.slow {
+                self.slow_latency
+            } else {
+                self.latency
+            };
+            let fail = self.fail;
+            async move {
+                tokio::time::sleep(latency).await;
+                fail.map_or(Ok(()), Err)
+            }
+        }
+
+        fn kind_of(e: &ErrorKind) -> ErrorKind {
+            *e
+        }
+    }
+
+    fn open(rate_per_s: f64, max_in_flight: usize, secs: f64, warmup_s: f64) -> LoadSpec {
+        LoadSpec {
+            mode: LoadMode::Open {
+                rate_per_s,
+                max_in_flight,
+            },
+            stop: Stop::Duration { secs },
+            warmup_s,
+            threads: 1,
+            timeout_s: 10.0,
+            max_errors: 0,
+            cycles: Cycles {
+                start: 0,
+                end: 1_000_000,
+            },
+        }
+    }
+
+    async fn run(fake: Fake, load: &LoadSpec) -> (PhaseOutcome, Vec<(f64, bool, bool, u64)>) {
+        let mut intervals = Vec::new();
+        let out = run_phase(
+            Arc::new(fake),
+            load,
+            false,
+            Arc::new(AtomicBool::new(false)),
+            |r| intervals.push((r.end_s, r.warmup, r.drain, r.backlog)),
+        )
+        .await;
+        (out, intervals)
+    }
+
+    fn ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
+        h.value_at_quantile(q) as f64 / 1e6
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_open_loop_that_keeps_its_schedule_reads_its_full_rate() {
+        let load = open(100.0, 64, 3.0, 1.0);
+        let (o, intervals) = run(Fake::taking(Duration::from_millis(5)), &load).await;
+        assert_eq!(o.reason, StopReason::Completed);
+        // 300 scheduled, 100 of them in the warmup.
+        assert_eq!(o.issued, 300);
+        assert_eq!(o.window.scheduled, Some(200));
+        assert_eq!(o.on_schedule, 200);
+        assert_eq!(o.carried_over, 0);
+        assert!((o.window.secs() - 2.0).abs() < 1e-9, "{:?}", o.window);
+        // The last operation (intended at 2.99 s) completes 5 ms later: the drain is 0 s, as
+        // it completes before the schedule's end at 3 s.
+        assert!(o.window.drain_s < 0.001, "{:?}", o.window);
+        let w = o.measured.op(OpKind::Write);
+        assert_eq!(w.ok, 200);
+        assert!((o.window.rate_of(w.ok - o.drain.op(OpKind::Write).ok) - 100.0).abs() < 1e-9);
+        assert!(
+            (ms(&w.response, 0.99) - 5.0).abs() < 0.01,
+            "{}",
+            ms(&w.response, 0.99)
+        );
+        assert_eq!(intervals.iter().filter(|i| i.1).count(), 1, "{intervals:?}");
+        assert!(
+            intervals.iter().all(|i| i.3 == 0),
+            "no backlog: {intervals:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_drain_after_the_window_is_reported_apart() {
+        // 50 ms operations: the last ones of the schedule complete after its end.
+        let load = open(100.0, 64, 2.0, 1.0);
+        let (o, intervals) = run(Fake::taking(Duration::from_millis(50)), &load).await;
+        assert_eq!(o.window.scheduled, Some(100));
+        assert_eq!(o.on_schedule, 100);
+        assert!((o.window.secs() - 1.0).abs() < 1e-9);
+        assert!((o.window.drain_s - 0.04).abs() < 0.002, "{:?}", o.window);
+        assert_eq!(o.window.achieved_ratio(o.on_schedule), Some(1.0));
+        // The drain interval holds the operations intended at 1.96..1.99 s (and the one
+        // intended at 1.95 s, completing at the very end, when the tick comes first).
+        let last = intervals.last().unwrap();
+        assert!(last.2, "the last interval is the drain: {intervals:?}");
+        let drained = o.drain.op(OpKind::Write).ok;
+        assert!((4..=5).contains(&drained), "{drained}");
+        // In the window: 100 completions, give or take the one at its very end (the
+        // warmup's last 5 complete in it, the window's last 4 or 5 after it).
+        let in_window = o.measured.op(OpKind::Write).ok - o.drain.op(OpKind::Write).ok;
+        assert!((in_window as i64 - 100).abs() <= 1, "{in_window}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_cannot_keep_up_builds_a_backlog_counted_from_intended_starts() {
+        // One request in flight of 20 ms: at most 50 ops/s against 100 scheduled.
+        let load = open(100.0, 1, 3.0, 1.0);
+        let (o, intervals) = run(Fake::taking(Duration::from_millis(20)), &load).await;
+        let achieved = o.window.achieved_ratio(o.on_schedule).unwrap();
+        // 50 ops/s get sent: the warmup's 100 by 2 s (its last 50 late, inside the window),
+        // then 50 of the window's 200 by its end.
+        assert!((achieved - 0.25).abs() < 0.011, "{achieved}");
+        assert!((49..=50).contains(&o.carried_over), "{}", o.carried_over);
+        let w = o.measured.op(OpKind::Write);
+        // Service time stays 20 ms; response time, from the intended start, holds the queue.
+        assert!((ms(&w.service, 0.99) - 20.0).abs() < 0.1);
+        assert!(ms(&w.response, 0.5) > 500.0, "{}", ms(&w.response, 0.5));
+        assert!(
+            intervals.iter().any(|i| i.3 > 50),
+            "backlog grows: {intervals:?}"
+        );
+        // Nothing is dropped: every scheduled operation ran, the drain took the rest.
+        assert_eq!(o.issued, 300);
+        assert!(o.window.drain_s > 2.0, "{:?}", o.window);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn requests_past_the_client_timeout_fail_as_client_timeouts() {
+        let mut load = open(10.0, 16, 2.0, 0.0);
+        load.timeout_s = 0.5;
+        let fake = Fake {
+            slow: 3,
+            slow_latency: Duration::from_secs(5),
+            ..Fake::taking(Duration::from_millis(2))
+        };
+        let (o, _) = run(fake, &load).await;
+        let w = o.measured.op(OpKind::Write);
+        assert_eq!(w.errors.get(&ErrorKind::ClientTimeout), Some(&3));
+        assert_eq!(w.ok, 17);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_loop_keeps_its_concurrency_and_counts_errors_by_kind() {
+        let load = LoadSpec {
+            mode: LoadMode::Closed { concurrency: 4 },
+            ..open(1.0, 1, 1.0, 0.0)
+        };
+        let fake = Fake {
+            fail: Some(ErrorKind::Overloaded),
+            ..Fake::taking(Duration::from_millis(10))
+        };
+        let (o, _) = run(fake, &load).await;
+        // 4 in flight, 10 ms each, for 1 s: 400 operations, every one failed as overloaded.
+        let w = o.measured.op(OpKind::Write);
+        assert_eq!(w.errors.get(&ErrorKind::Overloaded), Some(&400));
+        assert_eq!(o.window.scheduled, None);
     }
 }

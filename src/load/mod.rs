@@ -154,6 +154,10 @@ async fn run_async(
     result.write(&plan.out).map_err(io)?;
     Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?;
     let workload = Arc::new(Workload::prepare(&session, &workload_spec).await?);
+    let ops = Arc::new(executor::Driven {
+        session: session.clone(),
+        workload,
+    });
     let hlog_path = plan.out.with_extension("hlog");
     let mut hlog =
         hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
@@ -196,69 +200,62 @@ async fn run_async(
             }
             _ => (stop.clone(), None),
         };
-        let mut outcome = run_phase(
-            session.clone(),
-            workload.clone(),
-            load,
-            rampup,
-            phase_stop,
-            |rep| {
-                let cpu = crate::host::process_cpu_seconds();
-                let cpu_d = cpu - cpu_prev;
-                cpu_prev = cpu;
-                if !rep.warmup {
-                    cpu_measured += cpu_d;
-                }
-                let mut rec = IntervalRecord::from_snapshot(
-                    rep.start_s,
-                    rep.end_s,
-                    rep.warmup,
-                    &rep.snapshot,
-                    rep.backlog,
-                    cpu_d,
+        let mut outcome = run_phase(ops.clone(), load, rampup, phase_stop, |rep| {
+            let cpu = crate::host::process_cpu_seconds();
+            let cpu_d = cpu - cpu_prev;
+            cpu_prev = cpu;
+            if !rep.warmup {
+                cpu_measured += cpu_d;
+            }
+            let mut rec = IntervalRecord::from_snapshot(
+                rep.start_s,
+                rep.end_s,
+                rep.warmup,
+                &rep.snapshot,
+                rep.backlog,
+                cpu_d,
+            );
+            rec.drain = rep.drain;
+            for k in rep.snapshot.kinds() {
+                let o = rep.snapshot.op(k);
+                let len = rep.end_s - rep.start_s;
+                let _ = hlog.append(
+                    &format!("{name}/{k}/response"),
+                    offset + rep.start_s,
+                    len,
+                    &o.response,
                 );
-                rec.drain = rep.drain;
-                for k in rep.snapshot.kinds() {
-                    let o = rep.snapshot.op(k);
-                    let len = rep.end_s - rep.start_s;
-                    let _ = hlog.append(
-                        &format!("{name}/{k}/response"),
-                        offset + rep.start_s,
-                        len,
-                        &o.response,
-                    );
-                    let _ = hlog.append(
-                        &format!("{name}/{k}/service"),
-                        offset + rep.start_s,
-                        len,
-                        &o.service,
-                    );
+                let _ = hlog.append(
+                    &format!("{name}/{k}/service"),
+                    offset + rep.start_s,
+                    len,
+                    &o.service,
+                );
+            }
+            let _ = hlog.flush();
+            result
+                .phases
+                .last_mut()
+                .expect("phase pushed")
+                .intervals
+                .push(rec);
+            // Every interval for the first minute, then every 10 s: a long run's result
+            // grows, and rewriting it each second would cost the client more and more.
+            let n = result.phases.last().map_or(0, |p| p.intervals.len());
+            if n <= 60 || last_write.elapsed() >= std::time::Duration::from_secs(10) {
+                if let Some(s) = &sampler {
+                    result.metrics = Some(Box::new(s.series()));
                 }
-                let _ = hlog.flush();
-                result
-                    .phases
-                    .last_mut()
-                    .expect("phase pushed")
-                    .intervals
-                    .push(rec);
-                // Every interval for the first minute, then every 10 s: a long run's result
-                // grows, and rewriting it each second would cost the client more and more.
-                let n = result.phases.last().map_or(0, |p| p.intervals.len());
-                if n <= 60 || last_write.elapsed() >= std::time::Duration::from_secs(10) {
-                    if let Some(s) = &sampler {
-                        result.metrics = Some(Box::new(s.series()));
-                    }
-                    if let Err(e) = result.write(&plan.out) {
-                        write_error.get_or_insert(e);
-                    }
-                    last_write = std::time::Instant::now();
+                if let Err(e) = result.write(&plan.out) {
+                    write_error.get_or_insert(e);
                 }
-                observer(Event::Interval {
-                    phase: name,
-                    record: result.phases.last().unwrap().intervals.last().unwrap(),
-                });
-            },
-        )
+                last_write = std::time::Instant::now();
+            }
+            observer(Event::Interval {
+                phase: name,
+                record: result.phases.last().unwrap().intervals.last().unwrap(),
+            });
+        })
         .await;
         if let Some(task) = forward {
             task.abort();
