@@ -43,8 +43,12 @@ pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
 pub fn check_version(path: &Path, v: &serde_json::Value, version: u32) -> Result<(), String> {
     match v.get("schema_version").and_then(|s| s.as_u64()) {
         Some(n) if n == u64::from(version) => Ok(()),
-        other => Err(format!(
-            "{}: schema_version {other:?} is not {version}",
+        Some(n) => Err(format!(
+            "{}: written by another cqlbench (layout version {n}; this one reads {version})",
+            path.display()
+        )),
+        None => Err(format!(
+            "{}: not a cqlbench result (it has no schema_version)",
             path.display()
         )),
     }

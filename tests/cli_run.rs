@@ -96,3 +96,51 @@ fn an_environment_label_cannot_name_a_path() {
         );
     }
 }
+
+#[test]
+fn keyspaces_contact_points_and_result_files_are_checked() {
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--keyspace",
+            "bad name!",
+        ],
+        "is not a keyspace name",
+    );
+    refused(
+        &["run", "keyvalue", "--hosts", "127.0.0.1:99999"],
+        "the port must be a number from 1 to 65535",
+    );
+    // A JSON file that is no result, given where a throughput result is expected.
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, r#"{"a": 1}"#).unwrap();
+    let of = other.to_str().unwrap();
+    refused(
+        &[
+            "latency", "keyvalue", "--hosts", HOST, "--rate", "35%", "--of", of,
+        ],
+        "not a cqlbench result (it has no schema_version)",
+    );
+}
+
+#[test]
+fn cluster_settings_cqlbench_plans_itself_are_refused_at_create() {
+    for set in ["num_tokens=16", "initial_token=0", "auto_bootstrap=true"] {
+        refused(
+            &["cluster", "create", "x", "--set", set],
+            "cqlbench sets num_tokens, initial_token, auto_bootstrap itself",
+        );
+    }
+    refused(
+        &["cluster", "create", "x", "--set", "=5"],
+        "is not a cassandra.yaml key",
+    );
+    refused(
+        &["cluster", "create", "x", "--cpus-per-node", "0"],
+        "a node needs at least one CPU",
+    );
+}

@@ -170,13 +170,30 @@ pub struct NodetoolArgs {
     pub dir: DirArg,
 }
 
+/// cassandra.yaml settings cqlbench sets itself for a local cluster (one token per node at
+/// a planned position, started without bootstrap): overriding them leaves nodes that cannot
+/// start or that own the wrong ranges.
+const PLANNED_SETTINGS: &[&str] = &["num_tokens", "initial_token", "auto_bootstrap"];
+
 fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), String> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| format!("'{s}': expected KEY=VALUE"))?;
+    let k = k.trim();
+    if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!(
+            "'{s}': '{k}' is not a cassandra.yaml key (letters, digits and '_')"
+        ));
+    }
+    if PLANNED_SETTINGS.contains(&k) {
+        return Err(format!(
+            "'{s}': cqlbench sets {} itself (one planned token per node)",
+            PLANNED_SETTINGS.join(", ")
+        ));
+    }
     let value: serde_yaml::Value =
         serde_yaml::from_str(v).map_err(|e| format!("'{s}': value is not YAML: {e}"))?;
-    Ok((k.trim().to_string(), value))
+    Ok((k.to_string(), value))
 }
 
 impl CreateArgs {

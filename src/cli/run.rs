@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "hosts")]
     pub cluster: Option<String>,
     /// Target any cluster: contact points `host[:port],…`.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::spec::workload::parse_host)]
     pub hosts: Vec<String>,
     /// Local data centre for DC-aware routing [default: the local cluster's first DC].
     #[arg(long)]
@@ -40,8 +40,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub credentials_file: Option<PathBuf>,
 
-    /// Keyspace.
-    #[arg(long, default_value = "cqlbench")]
+    /// Keyspace (a letter, then up to 47 letters, digits or '_').
+    #[arg(long, default_value = "cqlbench", value_parser = crate::spec::workload::parse_keyspace)]
     pub keyspace: String,
     /// Replication: RF for dc1, or DC:RF,… (NetworkTopologyStrategy) [default: min(3, nodes) per DC of a local cluster, else 1].
     #[arg(long)]

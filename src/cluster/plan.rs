@@ -53,6 +53,8 @@ pub enum PlanError {
     NoNodes,
     #[error("{0} nodes requested; at most {MAX_NODES} are supported")]
     TooManyNodes(usize),
+    #[error("--cpus-per-node 0: a node needs at least one CPU")]
+    NoCpus,
     #[error("--cpus-per-node {asked} exceeds the {cores} CPUs of this host")]
     TooManyCpus { asked: usize, cores: usize },
     #[error("address prefix '{0}' must look like 127.0.0. (three octets and a dot)")]
@@ -85,8 +87,11 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     {
         return Err(PlanError::BadAddressPrefix(spec.address_prefix.clone()));
     }
+    if spec.cpus_per_node == Some(0) {
+        return Err(PlanError::NoCpus);
+    }
     if let Some(k) = spec.cpus_per_node
-        && (k == 0 || k > cores)
+        && k > cores
     {
         return Err(PlanError::TooManyCpus { asked: k, cores });
     }

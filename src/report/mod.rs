@@ -158,13 +158,19 @@ mod tests {
         let e = load(&bad).unwrap_err().to_string();
         assert_eq!(
             e,
-            format!("{}: schema_version Some(9) is not 1", bad.display())
+            format!(
+                "{}: written by another cqlbench (layout version 9; this one reads 1)",
+                bad.display()
+            )
         );
         std::fs::write(&bad, r#"{"schema_version": 7, "kind": "capacity"}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert_eq!(
             e,
-            format!("{}: schema_version Some(7) is not 1", bad.display())
+            format!(
+                "{}: written by another cqlbench (layout version 7; this one reads 1)",
+                bad.display()
+            )
         );
         let missing = dir.path().join("missing.json");
         let e = load(&missing).unwrap_err().to_string();

@@ -240,9 +240,72 @@ pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, String> {
     Ok(out)
 }
 
+/// A keyspace name CQL takes unquoted: a letter, then up to 47 letters, digits or '_'.
+pub fn parse_keyspace(s: &str) -> Result<String, String> {
+    let ok = s.len() <= 48
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a keyspace name: a letter, then up to 47 letters, digits or '_'"
+        ))
+    }
+}
+
+/// A contact point `host` or `host:port` (port 1-65535; an IPv6 address in brackets when it
+/// has a port, e.g. `[::1]:9042`).
+pub fn parse_host(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    let bad = |why: &str| format!("'{s}' is not a contact point: {why}");
+    if t.is_empty() {
+        return Err(bad("empty"));
+    }
+    let port = if let Some(rest) = t.strip_prefix('[') {
+        let (_, after) = rest.split_once(']').ok_or_else(|| bad("no closing ']'"))?;
+        after.strip_prefix(':')
+    } else if t.matches(':').count() == 1 {
+        t.split_once(':').map(|(_, p)| p)
+    } else {
+        None
+    };
+    if let Some(p) = port {
+        match p.parse::<u16>() {
+            Ok(n) if n > 0 => {}
+            _ => return Err(bad("the port must be a number from 1 to 65535")),
+        }
+    }
+    Ok(t.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyspaces_and_contact_points_are_checked() {
+        assert_eq!(parse_keyspace("cqlbench_2").unwrap(), "cqlbench_2");
+        for bad in ["bad name!", "1ks", "", "a-b", &"k".repeat(49)] {
+            assert!(parse_keyspace(bad).is_err(), "{bad}");
+        }
+        for ok in [
+            "10.0.0.1",
+            "10.0.0.1:9042",
+            "db.example",
+            "[::1]:9042",
+            "::1",
+        ] {
+            assert_eq!(parse_host(ok).unwrap(), ok);
+        }
+        assert!(
+            parse_host("127.0.0.1:99999")
+                .unwrap_err()
+                .contains("1 to 65535")
+        );
+        assert!(parse_host("127.0.0.1:0").is_err());
+        assert!(parse_host("[::1:9042").unwrap_err().contains("']'"));
+    }
 
     #[test]
     fn replication_refuses_a_data_centre_given_twice_or_unnamed() {
