@@ -4,6 +4,13 @@
 //! actual send. Each worker owns its statistics and hands them to the collector once per
 //! interval; the collector merges them and reports each interval once every worker has.
 //!
+//! The measured window ends with the schedule, not with the last completion: what completes
+//! after it (the drain) is kept apart, and the open loop's achieved rate counts the window's
+//! scheduled operations sent before it ended (see [`super::window`]).
+//!
+//! The executor runs any [`Operations`]: the real one is a workload on a driver session; the
+//! tests below run fake ones on tokio's paused clock.
+//!
 //! The client timeout (`--timeout`) is enforced here rather than by the driver: the driver
 //! arms one tokio timer per request (registered, re-registered and removed from the timer
 //! wheel for every operation), while a worker scans its few request slots on a coarse tick
