@@ -216,6 +216,41 @@ fn bad_input_is_one_line_naming_it() {
 }
 
 #[test]
+fn a_throughput_must_be_a_positive_number_and_disks_must_exist() {
+    for ops in ["0", "-5", "inf", "nan", "lots"] {
+        let flag = format!("--ops={ops}");
+        for cmd in [
+            vec!["cost", "--instance", "r5.2xlarge", &flag],
+            vec!["plan", "--data", "1TB", &flag],
+        ] {
+            let out = cqlbench().args(&cmd).assert().failure();
+            let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+            assert_ne!(
+                out.get_output().status.code(),
+                Some(101),
+                "{cmd:?}: {stderr}"
+            );
+            assert!(stderr.contains("--ops"), "{cmd:?}: {stderr}");
+        }
+    }
+    // A valid value of each, for contrast.
+    cqlbench()
+        .args(["cost", "--instance", "r5.2xlarge", "--ops", "45k"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1,000 ops/s"));
+    cqlbench()
+        .args([
+            "plan", "--data", "1TB", "--ops", "10000", "--disks", "nosuch",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "no disk \"nosuch\" in the catalogue",
+        ));
+}
+
+#[test]
 fn plan_explains_every_number() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("cap.json");

@@ -168,6 +168,10 @@ fn unusable_directories_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let err = one_line_failure(&mut probe(&dir.path().join("absent")));
     assert!(err.contains("does not exist"), "{err}");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let err = one_line_failure(&mut probe(&file));
+    assert!(err.contains("is a file, not a directory"), "{err}");
     // sysfs refuses new directories, even to root.
     let err = one_line_failure(&mut probe(Path::new("/sys")));
     assert!(err.contains("'/sys' is not writable"), "{err}");

@@ -143,4 +143,8 @@ fn cluster_settings_cqlbench_plans_itself_are_refused_at_create() {
         &["cluster", "create", "x", "--cpus-per-node", "0"],
         "a node needs at least one CPU",
     );
+    refused(
+        &["cluster", "create", "x", "--heap", "999999G"],
+        "is more than this host's",
+    );
 }

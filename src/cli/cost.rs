@@ -34,8 +34,9 @@ pub struct CostArgs {
     /// Reserved / committed-use term instead of on-demand: 1y or 3y.
     #[arg(long)]
     pub reserved: Option<Pricing>,
-    /// Throughput in ops/s to express the cost per 1,000 ops/s against.
-    #[arg(long)]
+    /// Throughput in ops/s to express the cost per 1,000 ops/s against (positive, e.g. 45000
+    /// or 45k).
+    #[arg(long, value_parser = crate::spec::load::parse_rate)]
     pub ops: Option<f64>,
     /// A probe result (JSON) whose disk IOPS and MB/s are flagged against the disk's limits.
     #[arg(long)]
@@ -51,8 +52,8 @@ pub struct CostArgs {
 /// Arguments of `cqlbench plan`.
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
-    /// Target throughput of the whole cluster in ops/s.
-    #[arg(long)]
+    /// Target throughput of the whole cluster in ops/s (positive, e.g. 100000 or 100k).
+    #[arg(long, value_parser = crate::spec::load::parse_rate)]
     pub ops: f64,
     /// Live data before replication, e.g. 10TB.
     #[arg(long)]
@@ -173,6 +174,9 @@ pub fn run_plan(args: PlanArgs) -> Result<()> {
             Ok(Capacity::from_json(&doc, &file)?)
         })
         .collect::<Result<Vec<_>>>()?;
+    for d in &args.disks {
+        cat.disk(d)?;
+    }
     let spec = PlanSpec {
         ops_per_s: args.ops,
         data: args.data,

@@ -61,6 +61,8 @@ pub enum PlanError {
     BadAddressPrefix(String),
     #[error("heap {heap} is below the 128M Cassandra needs to start")]
     HeapTooSmall { heap: MiB },
+    #[error("heap {heap} × {nodes} nodes is more than this host's {ram} of memory")]
+    HeapTooLarge { heap: MiB, nodes: usize, ram: MiB },
     #[error("new generation {new_gen} must be smaller than the heap {heap}")]
     NewGenTooLarge { new_gen: MiB, heap: MiB },
 }
@@ -113,6 +115,15 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     };
     if heap.0 < 128 {
         return Err(PlanError::HeapTooSmall { heap });
+    }
+    // Every node of a local cluster runs on this host: their heaps together must fit in it.
+    let ram = MiB(ram_bytes / (1024 * 1024));
+    if ram.0 > 0 && heap.0.saturating_mul(n as u64) > ram.0 {
+        return Err(PlanError::HeapTooLarge {
+            heap,
+            nodes: n,
+            ram,
+        });
     }
     if let Some(ng) = spec.jvm.new_gen
         && ng >= heap

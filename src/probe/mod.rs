@@ -52,6 +52,8 @@ pub enum ProbeError {
     FioOutput { profile: Profile, message: String },
     #[error("directory '{dir}' does not exist (give an existing directory with --dir)")]
     DirMissing { dir: PathBuf },
+    #[error("'{dir}' is a file, not a directory (give a directory with --dir)")]
+    NotADir { dir: PathBuf },
     #[error("directory '{dir}' is not writable: {source}")]
     NotWritable {
         dir: PathBuf,

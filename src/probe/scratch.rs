@@ -21,6 +21,11 @@ pub struct Scratch {
 impl Scratch {
     /// Creates `<dir>/.cqlbench-probe-<pid>`. A failure means `dir` is not writable.
     pub fn create(dir: &Path) -> Result<Scratch, ProbeError> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(ProbeError::NotADir {
+                dir: dir.to_path_buf(),
+            });
+        }
         if !dir.is_dir() {
             return Err(ProbeError::DirMissing {
                 dir: dir.to_path_buf(),
@@ -200,6 +205,10 @@ mod tests {
         let err = Scratch::create(&missing).unwrap_err();
         assert!(matches!(err, ProbeError::DirMissing { .. }), "{err}");
         assert!(err.to_string().contains("nope"));
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let err = Scratch::create(&file).unwrap_err();
+        assert!(matches!(err, ProbeError::NotADir { .. }), "{err}");
         // sysfs refuses new directories even to root.
         let err = Scratch::create(Path::new("/sys")).unwrap_err();
         assert!(matches!(err, ProbeError::NotWritable { .. }), "{err}");
