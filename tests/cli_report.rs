@@ -181,3 +181,35 @@ fn report_reads_capacity_results_and_writes_html_next_to_the_tables() {
             .contains("### Capacity verdict")
     );
 }
+
+#[test]
+fn a_deployment_adds_the_cost_per_throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_run(dir.path(), "a.json", "ec2", shape(1, 2000.0, 2.0));
+    let out = cmd()
+        .arg("report")
+        .arg(&a)
+        .args(["--deployment", "ec2=r5.2xlarge,3,gp3:1TB,1y"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        line(&text, "deployment").contains("3 × r5.2xlarge"),
+        "{text}"
+    );
+    assert!(
+        line(&text, "throughput from").contains("throughput test"),
+        "{text}"
+    );
+    let per_1k = line(&text, "$ per 1,000 ops/s");
+    assert!(per_1k.chars().any(|c| c.is_ascii_digit()), "{per_1k}");
+    for bad in ["ec2=r5.2xlarge", "ec2=r5.2xlarge,0", "ec2=nosuch,3"] {
+        cmd()
+            .arg("report")
+            .arg(&a)
+            .args(["--deployment", bad])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("error:"));
+    }
+}

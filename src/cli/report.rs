@@ -31,11 +31,29 @@ pub struct ReportArgs {
     /// to FILE. The tables are still printed, or written to --out when it is given.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    /// Price an environment as deployed: ENV=INSTANCE,NODES[,DISK][,TERM], e.g.
+    /// ec2=r5.2xlarge,3,gp3:4TB,1y (TERM: on-demand, 1y or 3y); repeatable. The report adds
+    /// $/month and $ per 1,000 ops/s of the environment's capacity verdict (else its best
+    /// closed-loop throughput).
+    #[arg(long, value_name = "DEPLOYMENT")]
+    pub deployment: Vec<crate::report::cost::Deployment>,
+
+    /// Price catalogue (YAML) instead of the built-in one, for --deployment.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let inputs = report::load_all(&args.results)?;
-    let model = Report::build(&inputs)?;
+    let mut model = Report::build(&inputs)?;
+    if !args.deployment.is_empty() {
+        let cat = match &args.catalog {
+            Some(p) => crate::cost::load_catalog(p)?,
+            None => crate::cost::default_catalog().context("the built-in catalogue")?,
+        };
+        model.costs = crate::report::cost::rows(&model, &args.deployment, &cat)?;
+    }
     if let Some(path) = &args.html {
         crate::fsutil::write_atomic(path, report::html::render(&model).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;

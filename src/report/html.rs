@@ -273,6 +273,14 @@ pub fn render(report: &Report) -> String {
             table(&t, None, &env_colour)
         );
     }
+    if let Some(t) = super::cost::table(&report.costs) {
+        nav.push(("cost".into(), "cost".into()));
+        let _ = write!(
+            body,
+            r#"<section id="cost"><h2>Cost</h2>{}</section>"#,
+            table(&t, None, &env_colour)
+        );
+    }
     if !report.notes.is_empty() {
         nav.push(("notes".into(), "notes".into()));
         body.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);

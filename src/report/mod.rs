@@ -12,6 +12,7 @@ use crate::scenario::capacity_result::CapacityResult;
 
 pub mod capacity;
 pub mod charts;
+pub mod cost;
 pub mod csv;
 pub mod fixture;
 pub mod html;

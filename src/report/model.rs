@@ -98,6 +98,8 @@ pub struct Report {
     /// Capacity searches, in file order.
     pub capacity: Vec<CapacitySearch>,
     pub probes: Vec<ProbeRow>,
+    /// Environments priced with their deployment (`report --deployment`).
+    pub costs: Vec<super::cost::CostRow>,
     /// Warnings carried by the results and choices the report made, one line each.
     pub notes: Vec<String>,
 }
@@ -473,6 +475,7 @@ impl Report {
         out.extend(self.capacity.iter().map(capacity::step_table));
         out.extend(capacity::verdict_table(&self.capacity));
         out.extend(self.probe_table());
+        out.extend(super::cost::table(&self.costs));
         out
     }
 }

@@ -299,3 +299,49 @@ fn series_are_the_measured_intervals_of_the_main_phase() {
     no_main.phases[0].name = "rampup".into();
     assert!(series::of(&no_main).is_err());
 }
+
+#[test]
+fn a_deployment_prices_its_environment_against_what_it_sustained() {
+    use super::cost::{Deployment, rows, table};
+    let mut report = Report::build(&inputs()).unwrap();
+    let cat = crate::cost::default_catalog().unwrap();
+    let deployments: Vec<Deployment> = ["ec2=r5.2xlarge,3,gp3:4TB", "laptop=i3.xlarge,1,3y"]
+        .iter()
+        .map(|d| d.parse().unwrap())
+        .collect();
+    report.costs = rows(&report, &deployments, &cat).unwrap();
+    let ec2 = &report.costs[0];
+    // ec2 has a capacity search: its highest passing step's throughput is the basis.
+    let verdict = report.capacity.iter().find(|c| c.env == "ec2").unwrap();
+    assert_eq!(ec2.basis, "capacity verdict");
+    assert_eq!(ec2.ops_per_s, verdict.verdict.highest_passing_ops_per_s);
+    let priced = crate::cost::price_cluster(
+        &cat,
+        &crate::cost::ClusterSpec {
+            nodes: 3,
+            instance: "r5.2xlarge".into(),
+            disk: Some("gp3:4TB".parse().unwrap()),
+            k8s: None,
+            pricing: crate::cost::Pricing::OnDemand,
+        },
+    )
+    .unwrap();
+    assert_eq!(ec2.monthly_usd, priced.total_monthly_usd);
+    let per_1k = ec2.per_1k_ops_usd.unwrap();
+    assert!((per_1k - ec2.monthly_usd / (ec2.ops_per_s.unwrap() / 1000.0)).abs() < 1e-9);
+    // laptop has only probe figures: priced, with no throughput to divide by.
+    let laptop = &report.costs[1];
+    assert_eq!((laptop.ops_per_s, laptop.per_1k_ops_usd), (None, None));
+    assert_eq!(laptop.basis, "no throughput result");
+    let t = table(&report.costs).unwrap();
+    assert_eq!(t.header, ["", "ec2", "laptop"]);
+    assert!(text::render(&report).contains("$ per 1,000 ops/s"));
+    // An instance the catalogue lacks is an error naming it.
+    let bad: Vec<Deployment> = vec!["ec2=nosuch,3".parse().unwrap()];
+    assert!(
+        rows(&report, &bad, &cat)
+            .unwrap_err()
+            .to_string()
+            .contains("nosuch")
+    );
+}
