@@ -257,27 +257,23 @@ pub fn render(report: &Report) -> String {
         nav.push((anchor.clone(), format!("capacity search: {}", c.title())));
         body.push_str(&capacity_section(&anchor, c, &mut charts, &env_colour));
     }
-    if let Some(t) = super::capacity::verdict_table(&report.capacity) {
-        nav.push(("verdicts".into(), "capacity verdicts".into()));
+    // Tables of their own, each a section: (anchor, navigation label, heading, table).
+    let tables = [
+        (
+            "verdicts",
+            "capacity verdicts",
+            "Capacity verdicts",
+            super::capacity::verdict_table(&report.capacity),
+        ),
+        ("probes", "host probes", "Host probes", report.probe_table()),
+        ("cost", "cost", "Cost", super::cost::table(&report.costs)),
+    ];
+    for (anchor, label, heading, t) in tables {
+        let Some(t) = t else { continue };
+        nav.push((anchor.into(), label.into()));
         let _ = write!(
             body,
-            r#"<section id="verdicts"><h2>Capacity verdicts</h2>{}</section>"#,
-            table(&t, None, &env_colour)
-        );
-    }
-    if let Some(t) = report.probe_table() {
-        nav.push(("probes".into(), "host probes".into()));
-        let _ = write!(
-            body,
-            r#"<section id="probes"><h2>Host probes</h2>{}</section>"#,
-            table(&t, None, &env_colour)
-        );
-    }
-    if let Some(t) = super::cost::table(&report.costs) {
-        nav.push(("cost".into(), "cost".into()));
-        let _ = write!(
-            body,
-            r#"<section id="cost"><h2>Cost</h2>{}</section>"#,
+            r#"<section id="{anchor}"><h2>{heading}</h2>{}</section>"#,
             table(&t, None, &env_colour)
         );
     }
