@@ -88,7 +88,7 @@ fn sustained(report: &Report, env: &str) -> Option<(f64, &'static str)> {
     report
         .groups
         .iter()
-        .filter(|g| g.scenario.contains("closed loop"))
+        .filter(|g| g.is_closed_loop())
         .flat_map(|g| g.envs.iter().filter(|e| e.env == env))
         .map(|e| e.mean_ops_per_s())
         .reduce(f64::max)

@@ -227,11 +227,14 @@ pub const PROBE_SECTION: Section<ProbeRow> = Section {
     ],
 };
 
+/// How [`scenario_of`] names a closed-loop (throughput) scenario.
+const CLOSED_LOOP: &str = "closed loop";
+
 /// The scenario a run belongs to: runs are only compared with runs of the same one.
 pub fn scenario_of(run: &RunResult) -> Option<String> {
     let phase = run.phases.iter().rev().find(|p| p.name == "main")?;
     let mode = match phase.load.mode {
-        LoadMode::Closed { concurrency } => format!("closed loop, {concurrency} in flight"),
+        LoadMode::Closed { concurrency } => format!("{CLOSED_LOOP}, {concurrency} in flight"),
         LoadMode::Open { rate_per_s, .. } => format!("open loop, {rate_per_s:.0} ops/s"),
     };
     Some(format!("{}, {mode}", run.workload.kind))
@@ -450,6 +453,11 @@ fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -
 }
 
 impl ScenarioGroup {
+    /// A closed-loop (throughput) scenario, as [`scenario_of`] named it.
+    pub fn is_closed_loop(&self) -> bool {
+        self.scenario.contains(CLOSED_LOOP)
+    }
+
     /// The run sections with environments as columns (as in the reference articles).
     pub fn tables(&self) -> Vec<Table> {
         let items: Vec<(&str, &EnvRuns)> = self.envs.iter().map(|e| (e.env.as_str(), e)).collect();
