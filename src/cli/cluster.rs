@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
-use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions, clusters_root, dist};
-use crate::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs, validate_name};
-use crate::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB, parse_duration};
+use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions, clusters_root};
+pub use crate::scenario::steps::cluster::ClusterOptions;
+use crate::spec::parse_duration;
 
 /// Where clusters live; every cluster subcommand takes it.
 #[derive(Debug, Clone, Args)]
@@ -60,52 +60,11 @@ pub struct NodeArg {
     pub dir: DirArg,
 }
 
-/// All data centres of `--dcs` in one value. An alias, because clap's derive reads a literal
-/// `Option<Vec<T>>` as a repeatable flag of `T` and then panics when the parser returns the
-/// whole list ("Mismatch between definition and access of `dcs`").
-type DcList = Vec<DcSpec>;
-
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     pub name: String,
-    /// Nodes in a single data centre `dc1` (ignored with --dcs).
-    #[arg(long, short = 'n', default_value_t = 3)]
-    pub nodes: usize,
-    /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:2`.
-    #[arg(long, value_parser = parse_dcs)]
-    pub dcs: Option<DcList>,
-    /// Racks per data centre when --dcs gives none (nodes spread round-robin).
-    #[arg(long, default_value_t = 1)]
-    pub racks: usize,
-    /// Cassandra version from Maven Central: `5.0.9`, a line like `5.0` (newest cached 5.0.x,
-    /// else newest published), or `latest` (always asks Maven Central).
-    #[arg(long = "version", default_value = dist::DEFAULT_LINE, conflicts_with = "cassandra_home")]
-    pub cassandra_version: String,
-    /// Use an existing Cassandra installation (its lib/*.jar) instead of Maven Central.
-    #[arg(long)]
-    pub cassandra_home: Option<PathBuf>,
-    /// Heap per node, e.g. 256M or 1G [default: Cassandra's formula
-    /// max(min(½ RAM, 1G), min(¼ RAM, 8G)) divided among the nodes of this host].
-    #[arg(long)]
-    pub heap: Option<MiB>,
-    /// Young generation per node (-Xmn), e.g. 200M [default: left to the collector].
-    #[arg(long)]
-    pub new_gen: Option<MiB>,
-    /// Garbage collector.
-    #[arg(long, value_enum, default_value_t = Gc::G1)]
-    pub gc: Gc,
-    /// Extra JVM argument for every node (repeatable), e.g. --jvm-arg=-XX:+AlwaysPreTouch.
-    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
-    pub jvm_args: Vec<String>,
-    /// Pin each node to this many CPUs (round-robin over the host's CPUs).
-    #[arg(long)]
-    pub cpus_per_node: Option<usize>,
-    /// Nodes listen on PREFIX1, PREFIX2, …
-    #[arg(long, default_value = "127.0.0.")]
-    pub address_prefix: String,
-    /// cassandra.yaml setting KEY=VALUE (YAML value), repeatable, e.g. --set concurrent_writes=64.
-    #[arg(long = "set", value_parser = parse_yaml_setting)]
-    pub yaml: Vec<(String, serde_yaml::Value)>,
+    #[command(flatten)]
+    pub options: ClusterOptions,
     /// Start the cluster once created.
     #[arg(long)]
     pub start: bool,
@@ -168,80 +127,6 @@ pub struct NodetoolArgs {
     pub args: Vec<String>,
     #[command(flatten)]
     pub dir: DirArg,
-}
-
-/// cassandra.yaml settings cqlbench sets itself for a local cluster (one token per node at
-/// a planned position, started without bootstrap): overriding them leaves nodes that cannot
-/// start or that own the wrong ranges.
-const PLANNED_SETTINGS: &[&str] = &["num_tokens", "initial_token", "auto_bootstrap"];
-
-fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), String> {
-    let (k, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("'{s}': expected KEY=VALUE"))?;
-    let k = k.trim();
-    if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!(
-            "'{s}': '{k}' is not a cassandra.yaml key (letters, digits and '_')"
-        ));
-    }
-    if PLANNED_SETTINGS.contains(&k) {
-        return Err(format!(
-            "'{s}': cqlbench sets {} itself (one planned token per node)",
-            PLANNED_SETTINGS.join(", ")
-        ));
-    }
-    let value: serde_yaml::Value =
-        serde_yaml::from_str(v).map_err(|e| format!("'{s}': value is not YAML: {e}"))?;
-    Ok((k.to_string(), value))
-}
-
-impl CreateArgs {
-    /// The spec these arguments describe.
-    pub fn to_spec(&self) -> anyhow::Result<ClusterSpec> {
-        validate_name(&self.name).map_err(anyhow::Error::msg)?;
-        let dcs = match &self.dcs {
-            Some(d) => d.clone(),
-            None => {
-                if self.nodes == 0 {
-                    bail!("--nodes must be at least 1");
-                }
-                if self.racks == 0 || self.racks > self.nodes {
-                    bail!("--racks must be between 1 and --nodes ({})", self.nodes);
-                }
-                vec![DcSpec {
-                    name: "dc1".into(),
-                    nodes: self.nodes,
-                    racks: self.racks,
-                }]
-            }
-        };
-        let cassandra = match &self.cassandra_home {
-            Some(p) => CassandraSource::Home {
-                path: p
-                    .canonicalize()
-                    .with_context(|| format!("--cassandra-home {}", p.display()))?,
-            },
-            None => CassandraSource::Maven {
-                version: self.cassandra_version.clone(),
-            },
-        };
-        Ok(ClusterSpec {
-            schema_version: CLUSTER_SPEC_VERSION,
-            name: self.name.clone(),
-            cassandra,
-            dcs,
-            jvm: JvmSpec {
-                heap: self.heap,
-                new_gen: self.new_gen,
-                gc: self.gc,
-                extra_args: self.jvm_args.clone(),
-            },
-            cpus_per_node: self.cpus_per_node,
-            address_prefix: self.address_prefix.clone(),
-            yaml_overrides: self.yaml.iter().cloned().collect(),
-        })
-    }
 }
 
 /// Runs one cluster subcommand.
@@ -357,7 +242,7 @@ fn open(dir: &DirArg, name: &str) -> anyhow::Result<Cluster> {
 }
 
 fn create(a: CreateArgs) -> anyhow::Result<()> {
-    let spec = a.to_spec()?;
+    let spec = a.options.to_spec(&a.name)?;
     let root = clusters_root(a.dir.dir.as_deref());
     let c = Cluster::create(&root, spec)?;
     println!(

@@ -3,17 +3,13 @@
 
 use clap::{Parser, Subcommand};
 
-pub mod capacity;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
-pub mod fill;
-pub mod probe;
 pub mod quickstart;
-pub mod report;
-pub mod run;
 pub mod scenario;
-pub mod scenarios;
+
+use crate::scenario::steps::{self, CapacityStep, FillStep, ProbeStep, ReportStep, RunStep};
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
 #[derive(Debug, Parser)]
@@ -31,33 +27,38 @@ pub enum Command {
     /// The main job: a local 3-node cluster, its status and a short write/read check.
     Quickstart(quickstart::QuickstartArgs),
     /// Drive a workload against a cluster and record what it sustained, at what latency.
-    Run(Box<run::RunArgs>),
+    Run(Box<RunStep>),
     /// Reference 000's throughput test: rampup, then unthrottled at a fixed concurrency
     /// (default 300 in flight); average and per-interval throughput.
-    Throughput(Box<scenarios::ThroughputArgs>),
+    Throughput(Box<RunStep>),
     /// A fixed-rate test: --rate OPS, or --rate 35% --of THROUGHPUT.json; response-time
     /// percentiles corrected for coordinated omission.
-    Latency(Box<scenarios::LatencyArgs>),
+    Latency(Box<RunStep>),
     /// Reference 001's capacity search: raise the rate step by step until an overload
     /// criterion fails (latency, pending compactions, node CPU, errors, achieved rate).
-    Capacity(Box<capacity::CapacityArgs>),
+    Capacity(Box<CapacityStep>),
     /// Reference 001's fill: write rows until each node holds N× its RAM (or a size), then
     /// wait for compactions.
-    Fill(Box<fill::FillArgs>),
+    Fill(Box<FillStep>),
     /// Run a whole methodology from a YAML file (cluster, probe, throughput, latency,
     /// capacity, fill, report); `scenarios/` has one per reference article.
     Scenario(scenario::ScenarioArgs),
     /// Characterise this host: CPU score and Cassandra-like disk I/O profiles.
-    Probe(probe::ProbeArgs),
+    Probe(Box<ProbeStep>),
     /// Monthly cost of a cluster from the price catalogue.
     Cost(cost::CostArgs),
     /// Size a cluster for a target throughput and data size, ranked by cost.
     Plan(cost::PlanArgs),
     /// Environments side by side from run, capacity and probe results: terminal, Markdown,
     /// CSV, and an HTML page with charts.
-    Report(report::ReportArgs),
+    Report(ReportStep),
     /// Is run B better, worse or not distinguishable from run A, per metric.
     Compare(compare::CompareArgs),
+}
+
+/// Where the commands look local clusters up: $CQLBENCH_CLUSTERS_DIR, else the home's.
+fn clusters() -> std::path::PathBuf {
+    crate::cluster::clusters_root(None)
 }
 
 /// Runs one parsed command.
@@ -65,16 +66,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
-        Command::Run(args) => run::run(*args),
-        Command::Throughput(args) => scenarios::throughput(*args),
-        Command::Latency(args) => scenarios::latency(*args),
-        Command::Capacity(args) => capacity::run(*args),
-        Command::Fill(args) => fill::run(*args),
+        Command::Run(a) => steps::run::execute(&a, &clusters()).map(drop),
+        Command::Throughput(a) => steps::throughput::throughput(&a, &clusters()).map(drop),
+        Command::Latency(a) => steps::throughput::latency(&a, &clusters()).map(drop),
+        Command::Capacity(a) => steps::capacity::run(&a, &clusters()).map(drop),
+        Command::Fill(a) => steps::fill::run(&a, &clusters()).map(drop),
         Command::Scenario(args) => scenario::run(args),
-        Command::Probe(args) => probe::run(args),
+        Command::Probe(a) => steps::probe::run(&a, &clusters()).map(drop),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
-        Command::Report(args) => report::run(args),
+        Command::Report(args) => steps::report::run(&args),
         Command::Compare(args) => compare::run(args),
     }
 }

@@ -5,9 +5,9 @@
 
 use anyhow::bail;
 
-use super::cluster::{CreateArgs, DirArg, print_status, start};
+use super::cluster::{ClusterOptions, DirArg, print_status, start};
 use crate::cluster::{Cluster, StartOptions, StopOptions, clusters_root};
-use crate::spec::{Gc, MiB};
+use crate::spec::MiB;
 
 /// The quickstart's steps.
 const QUICKSTART: &str = include_str!("quickstart.yaml");
@@ -47,24 +47,13 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
             c
         }
         Err(_) => {
-            let args = CreateArgs {
-                name: a.name.clone(),
-                nodes: a.nodes,
-                dcs: None,
-                racks: 1,
-                cassandra_version: crate::cluster::dist::DEFAULT_LINE.into(),
-                cassandra_home: None,
-                heap: Some(a.heap),
-                new_gen: None,
-                gc: Gc::G1,
-                jvm_args: vec![],
-                cpus_per_node: None,
-                address_prefix: "127.0.0.".into(),
-                yaml: vec![],
-                start: false,
-                dir: a.dir.clone(),
-            };
-            let c = Cluster::create(&root, args.to_spec()?)?;
+            let mut options: ClusterOptions = crate::scenario::steps::de::from_value(
+                serde_yaml::Value::Mapping(Default::default()),
+            )
+            .map_err(anyhow::Error::msg)?;
+            options.nodes = a.nodes;
+            options.heap = Some(a.heap);
+            let c = Cluster::create(&root, options.to_spec(&a.name)?)?;
             println!(
                 "created {}: {} nodes, Cassandra {}, heap {}",
                 c.name(),
@@ -81,22 +70,17 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
     let steps = if a.smoke_only {
         None
     } else {
-        let f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
-        let mut f = f;
-        f.cluster = Some(
-            [(
-                "name".to_string(),
-                serde_yaml::Value::String(a.name.clone()),
-            )]
-            .into(),
-        );
+        let mut f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
+        if let Some(c) = &mut f.cluster {
+            c.name = Some(a.name.clone());
+        }
         let dir = a.results.clone().unwrap_or_else(|| {
             crate::fsutil::cqlbench_home()
                 .join("quickstart")
                 .join(crate::host::unix_now_s().to_string())
         });
         let plan = crate::scenario::file::plan(&f, &dir).map_err(anyhow::Error::msg)?;
-        super::scenario::check(&plan)?;
+        crate::scenario::check(&plan)?;
         Some((plan, dir))
     };
     let stop = crate::host::stop_on_signals();
@@ -121,9 +105,12 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
             );
         }
         if let Some((plan, dir)) = &steps {
-            std::fs::create_dir_all(dir)?;
-            super::scenario::print_plan(plan);
-            super::scenario::run_steps(plan, &stop)?;
+            let env = crate::scenario::Env {
+                clusters: root.clone(),
+                keep: a.keep,
+            };
+            crate::scenario::runner::print_plan(plan);
+            crate::scenario::runner::run_steps(plan, &env, &stop)?;
             println!("results: {}", dir.display());
         }
         Ok(())

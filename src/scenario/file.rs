@@ -1,12 +1,13 @@
-//! Scenario files: a whole methodology in YAML — an optional local cluster, then steps that are
-//! cqlbench commands (probe, run, throughput, latency, capacity, fill) with their options —
-//! turned into command lines. Each step writes its result into the scenario's directory, and
-//! later steps refer to earlier results as `{step-name}`.
+//! Scenario files: a whole methodology in YAML — an optional local cluster, then steps
+//! (probe, run, throughput, latency, capacity, fill) with their options — read into typed
+//! step specs ([`crate::scenario::steps`]). Each step writes its result into the scenario's
+//! directory, and later steps refer to earlier results as `{step-name}`.
 //!
 //! ```yaml
 //! name: ref000
 //! env: laptop
 //! cluster: {name: ref000, nodes: 3, heap: 256M}
+//! deployments: ["laptop=m5.xlarge,3"]
 //! steps:
 //!   - probe: {quick: true}
 //!   - throughput: {workload: tabular, concurrency: 300, duration: 60s}
@@ -19,22 +20,27 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_yaml::Value;
 
-/// Commands a step may run, and whether they take `--cluster` and `--env`.
-const STEP_COMMANDS: &[&str] = &["probe", "run", "throughput", "latency", "capacity", "fill"];
+use super::steps::{ClusterOptions, ClusterSection, Step, de};
+use crate::report::cost::Deployment;
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
     /// Environment label of every step's result.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
-    /// A local cluster: options of `cqlbench cluster create` plus `name`.
+    /// A local cluster: the options of `cqlbench cluster create` plus `name`.
     #[serde(default)]
-    pub cluster: Option<BTreeMap<String, Value>>,
-    pub steps: Vec<BTreeMap<String, Value>>,
+    pub cluster: Option<ClusterSection>,
+    /// How environments are deployed, for the report's cost table
+    /// (`ENV=INSTANCE,NODES[,DISK][,TERM]`, as `report --deployment`).
+    #[serde(default, deserialize_with = "de::list_parsed")]
+    pub deployments: Vec<Deployment>,
+    /// Each step: `{COMMAND: {options}}`, optionally with `name:`.
+    pub steps: Vec<serde_yaml::Mapping>,
     /// Write a report of all results at the end (default: yes).
     #[serde(default = "yes")]
     pub report: bool,
@@ -44,86 +50,38 @@ fn yes() -> bool {
     true
 }
 
-/// One step as a command line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+/// One step, placed: its name, spec and result path.
+#[derive(Debug, Clone)]
+pub struct PlannedStep {
     pub name: String,
-    pub command: String,
-    /// Arguments after the command name.
-    pub args: Vec<String>,
+    pub step: Step,
+    /// Its options as written (with `{step}` references replaced), for the printout.
+    pub options: Value,
     /// Where its result goes.
     pub out: PathBuf,
 }
 
-impl Step {
-    /// The command and its arguments, as typed after `cqlbench`.
-    pub fn line(&self) -> Vec<String> {
-        std::iter::once(self.command.clone())
-            .chain(self.args.iter().cloned())
-            .collect()
-    }
-}
-
-/// The scenario as command lines.
-#[derive(Debug, Clone, PartialEq)]
+/// The scenario, typed and placed in its directory.
+#[derive(Debug, Clone)]
 pub struct Plan {
     pub name: String,
+    pub dir: PathBuf,
     pub cluster: Option<ClusterPlan>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<PlannedStep>,
+    pub deployments: Vec<Deployment>,
     pub report: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ClusterPlan {
     pub name: String,
-    /// Arguments of `cqlbench cluster create` after the name.
-    pub create_args: Vec<String>,
+    pub options: ClusterOptions,
 }
 
+/// Reads a scenario file's text; the error names the key at fault.
 pub fn parse(text: &str) -> Result<ScenarioFile, String> {
-    serde_yaml::from_str(text).map_err(|e| format!("not a scenario file: {e}"))
-}
-
-fn scalar(key: &str, v: &Value) -> Result<String, String> {
-    match v {
-        Value::String(s) => Ok(s.clone()),
-        Value::Number(n) => Ok(n.to_string()),
-        Value::Bool(b) => Ok(b.to_string()),
-        _ => Err(format!("option '{key}': expected a scalar value")),
-    }
-}
-
-/// `{key: value}` options as command-line flags: `true` → `--key`, `false` → nothing, lists →
-/// the flag repeated, maps → `--key k=v` per entry (e.g. cassandra.yaml `set`).
-fn flags(options: &BTreeMap<String, Value>, skip: &[&str]) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    for (k, v) in options {
-        if skip.contains(&k.as_str()) {
-            continue;
-        }
-        let flag = format!("--{k}");
-        match v {
-            Value::Bool(true) => out.push(flag),
-            Value::Bool(false) | Value::Null => {}
-            Value::Sequence(items) => {
-                for i in items {
-                    out.push(flag.clone());
-                    out.push(scalar(k, i)?);
-                }
-            }
-            Value::Mapping(m) => {
-                for (mk, mv) in m {
-                    out.push(flag.clone());
-                    out.push(format!("{}={}", scalar(k, mk)?, scalar(k, mv)?));
-                }
-            }
-            v => {
-                out.push(flag);
-                out.push(scalar(k, v)?);
-            }
-        }
-    }
-    Ok(out)
+    let v: Value = serde_yaml::from_str(text).map_err(|e| format!("not a scenario file: {e}"))?;
+    de::from_value(v).map_err(|e| format!("not a scenario file: {e}"))
 }
 
 /// Replaces `{step}` with that step's result path.
@@ -147,94 +105,83 @@ fn substitute(arg: &str, done: &BTreeMap<String, PathBuf>) -> Result<String, Str
     Ok(out)
 }
 
-/// Turns a scenario file into command lines writing into `dir`.
-pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
-    let cluster = match &f.cluster {
-        Some(c) => {
-            let name = c
-                .get("name")
-                .map(|v| scalar("name", v))
-                .transpose()?
-                .unwrap_or_else(|| f.name.clone());
-            Some(ClusterPlan {
-                name,
-                create_args: flags(c, &["name"])?,
-            })
+/// `{step}` references replaced in every text value of a step's options.
+fn substitute_all(v: &mut Value, done: &BTreeMap<String, PathBuf>) -> Result<(), String> {
+    match v {
+        Value::String(s) => *s = substitute(s, done)?,
+        Value::Sequence(items) => {
+            for i in items {
+                substitute_all(i, done)?;
+            }
         }
-        None => None,
-    };
+        Value::Mapping(m) => {
+            for (_, i) in m.iter_mut() {
+                substitute_all(i, done)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Turns a scenario file into typed steps writing into `dir`.
+pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
+    let cluster = f.cluster.as_ref().map(|c| ClusterPlan {
+        name: c.name.clone().unwrap_or_else(|| f.name.clone()),
+        options: c.options.clone(),
+    });
     let mut done: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut steps = Vec::new();
     for (i, step) in f.steps.iter().enumerate() {
         let n = i + 1;
-        let mut cmds: Vec<&String> = step.keys().filter(|k| *k != "name").collect();
+        let mut cmds: Vec<&str> = step
+            .keys()
+            .filter_map(Value::as_str)
+            .filter(|k| *k != "name")
+            .collect();
         let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
             return Err(format!(
                 "step {n}: expected one command ({}) and optionally a name",
-                STEP_COMMANDS.join(", ")
+                Step::COMMANDS.join(", ")
             ));
         };
-        if !STEP_COMMANDS.contains(&command.as_str()) {
+        if !Step::COMMANDS.contains(&command) {
             return Err(format!(
                 "step {n}: '{command}' is not a step command ({})",
-                STEP_COMMANDS.join(", ")
+                Step::COMMANDS.join(", ")
             ));
         }
         let name = match step.get("name") {
-            Some(v) => scalar("name", v)?,
-            None if done.contains_key(command.as_str()) => format!("{command}-{n}"),
-            None => command.clone(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(format!("step {n}: the name must be text")),
+            None if done.contains_key(command) => format!("{command}-{n}"),
+            None => command.to_string(),
         };
         if done.contains_key(&name) {
             return Err(format!("step {n}: the name '{name}' is used twice"));
         }
-        let options = match &step[command] {
-            Value::Mapping(_) => {
-                serde_yaml::from_value::<BTreeMap<String, Value>>(step[command].clone())
-                    .map_err(|e| format!("step {n} ({name}): {e}"))?
-            }
-            Value::Null => BTreeMap::new(),
-            _ => return Err(format!("step {n} ({name}): options must be a map")),
-        };
-        for reserved in ["out"] {
-            if options.contains_key(reserved) {
-                return Err(format!(
-                    "step {n} ({name}): '{reserved}' is set by the scenario (results go into its directory)"
-                ));
-            }
-        }
-        let mut args = Vec::new();
-        if command != "probe" {
-            let w = options
-                .get("workload")
-                .ok_or_else(|| format!("step {n} ({name}): give the workload"))?;
-            args.push(scalar("workload", w)?);
-        }
-        args.extend(
-            flags(&options, &["workload"])?
-                .into_iter()
-                .map(|a| substitute(&a, &done))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("step {n} ({name}): {e}"))?,
-        );
-        if let Some(c) = &cluster
-            && !options.contains_key("cluster")
-            && !options.contains_key("hosts")
+        let mut options = step.get(command).cloned().unwrap_or(Value::Null);
+        if let Value::Mapping(m) = &options
+            && m.contains_key("out")
         {
-            args.extend(["--cluster".into(), c.name.clone()]);
+            return Err(format!(
+                "step {n} ({name}): 'out' is set by the scenario (results go into its directory)"
+            ));
         }
-        if let Some(env) = &f.env
-            && !options.contains_key("env")
-        {
-            args.extend(["--env".into(), env.clone()]);
-        }
+        substitute_all(&mut options, &done).map_err(|e| format!("step {n} ({name}): {e}"))?;
+        let mut spec = Step::from_yaml(command, options.clone())
+            .map_err(|e| format!("step {n} ({name}): {e}"))?;
         let out = dir.join(format!("{n:02}-{name}.json"));
-        args.extend(["--out".into(), out.to_string_lossy().to_string()]);
+        spec.place(
+            cluster.as_ref().map(|c| c.name.as_str()),
+            f.env.as_deref(),
+            out.clone(),
+        );
         done.insert(name.clone(), out.clone());
-        steps.push(Step {
+        steps.push(PlannedStep {
             name,
-            command: command.clone(),
-            args,
+            step: spec,
+            options,
             out,
         });
     }
@@ -243,8 +190,10 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
     }
     Ok(Plan {
         name: f.name.clone(),
+        dir: dir.to_path_buf(),
         cluster,
         steps,
+        deployments: f.deployments.clone(),
         report: f.report,
     })
 }
@@ -252,84 +201,72 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::load::RateArg;
 
     const FILE: &str = "
 name: ref000
 env: laptop
 cluster: {name: r0, nodes: 3, heap: 256M, set: {concurrent_writes: 32}}
+deployments: ['laptop=m5.xlarge,3']
 steps:
   - probe: {quick: true, skip-cpu: false}
-  - throughput: {workload: tabular, concurrency: 300, duration: 60s, ratio: 'write=5,read=5'}
+  - throughput: {workload: tabular, concurrency: 300, duration: 60s, ratio: 'write=5,range=5'}
   - latency: {workload: tabular, skip-rampup: true, rate: 35%, of: '{throughput}'}
     name: lat35
   - latency: {workload: tabular, rate: 100}
   - latency: {workload: tabular, rate: 200}
 ";
 
+    fn run_spec(p: &Plan, i: usize) -> &crate::scenario::steps::RunStep {
+        p.steps[i].step.run_spec().expect("a load step")
+    }
+
     #[test]
-    fn steps_become_command_lines_with_results_in_the_directory() {
+    fn steps_become_typed_specs_with_results_in_the_directory() {
         let f = parse(FILE).unwrap();
         let p = plan(&f, Path::new("/s")).unwrap();
-        let c = p.cluster.unwrap();
+        let c = p.cluster.as_ref().unwrap();
         assert_eq!(c.name, "r0");
+        assert_eq!(c.options.nodes, 3);
+        assert_eq!(c.options.heap, Some(crate::spec::MiB(256)));
         assert_eq!(
-            c.create_args,
-            [
-                "--heap",
-                "256M",
-                "--nodes",
-                "3",
-                "--set",
-                "concurrent_writes=32"
-            ]
+            c.options.yaml,
+            [("concurrent_writes".to_string(), serde_yaml::Value::from(32))]
         );
+        assert_eq!(p.deployments.len(), 1);
         assert_eq!(p.steps.len(), 5);
-        assert_eq!(
-            p.steps[0].args,
-            [
-                "--quick",
-                "--cluster",
-                "r0",
-                "--env",
-                "laptop",
-                "--out",
-                "/s/01-probe.json"
-            ]
-        );
-        assert_eq!(
-            p.steps[1].args,
-            [
-                "tabular",
-                "--concurrency",
-                "300",
-                "--duration",
-                "60s",
-                "--ratio",
-                "write=5,read=5",
-                "--cluster",
-                "r0",
-                "--env",
-                "laptop",
-                "--out",
-                "/s/02-throughput.json"
-            ]
-        );
+        let Step::Probe(probe) = &p.steps[0].step else {
+            panic!("step 1 is the probe")
+        };
+        assert!(probe.quick && !probe.skip_cpu);
+        assert_eq!(probe.cluster.as_deref(), Some("r0"));
+        assert_eq!(probe.env.as_deref(), Some("laptop"));
+        assert_eq!(probe.out.as_deref(), Some(Path::new("/s/01-probe.json")));
+        let t = run_spec(&p, 1);
+        assert_eq!(t.concurrency, Some(300));
+        assert_eq!(t.duration, Some(std::time::Duration::from_secs(60)));
+        assert_eq!(t.cluster.as_deref(), Some("r0"));
+        assert_eq!(t.out.as_deref(), Some(Path::new("/s/02-throughput.json")));
         assert_eq!(p.steps[2].name, "lat35");
-        assert!(
-            p.steps[2]
-                .args
-                .windows(2)
-                .any(|w| w == ["--of", "/s/02-throughput.json"])
-        );
+        let l = run_spec(&p, 2);
+        assert_eq!(l.rate, Some(RateArg::Share(0.35)));
+        assert_eq!(l.of.as_deref(), Some(Path::new("/s/02-throughput.json")));
+        assert!(l.skip_rampup);
         assert_eq!(p.steps[3].name, "latency");
         assert_eq!(p.steps[4].name, "latency-5");
+        for s in &p.steps {
+            s.step.validate().unwrap();
+        }
     }
 
     #[test]
     fn bad_files_say_what_is_wrong() {
-        let bad = |text: &str| plan(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
+        let bad = |text: &str| match parse(text) {
+            Ok(f) => plan(&f, Path::new("/s")).unwrap_err(),
+            Err(e) => e,
+        };
         assert!(bad("name: x\nsteps: [{bake: {}}]").contains("not a step command"));
-        assert!(bad("name: x\nsteps: [{run: {rate: 5}}]").contains("give the workload"));
+        assert!(bad("name: x\nsteps: [{run: {rate: 5}}]").contains("missing field `workload`"));
         assert!(
             bad("name: x\nsteps: [{latency: {workload: keyvalue, of: '{nope}'}}]")
                 .contains("names no earlier step")
@@ -339,10 +276,78 @@ steps:
                 .contains("set by the scenario")
         );
         assert!(bad("name: x\nsteps: []").contains("no steps"));
+        assert!(bad("name: x\nstepz: []").contains("not a scenario file"));
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_name() {
+        let e = |text: &str| plan(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
+        let msg = e("name: x\nsteps: [{run: {workload: keyvalue, concurency: 5}}]");
         assert!(
-            parse("name: x\nstepz: []")
-                .unwrap_err()
-                .contains("not a scenario file")
+            msg.contains("step 1 (run)") && msg.contains("concurency"),
+            "{msg}"
         );
+        // A capacity step is a run and a search: unknown keys are refused there too.
+        let msg = e("name: x\nsteps: [{capacity: {workload: keyvalue, stat-rate: 5}}]");
+        assert!(msg.contains("stat-rate"), "{msg}");
+        let msg = e("name: x\nsteps: [{fill: {workload: keyvalue, bytes: 1M, tims-ram: 2}}]");
+        assert!(msg.contains("tims-ram"), "{msg}");
+        let msg = e("name: x\nsteps: [{probe: {quik: true}}]");
+        assert!(msg.contains("quik"), "{msg}");
+        let msg = parse("name: x\ncluster: {nodez: 3}\nsteps: [{probe: {}}]").unwrap_err();
+        assert!(msg.contains("nodez"), "{msg}");
+    }
+
+    #[test]
+    fn values_are_refused_by_the_parsers_the_flags_use() {
+        let e = |text: &str| plan(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
+        let msg = e("name: x\nsteps: [{latency: {workload: keyvalue, rate: -1}}]");
+        let flag = crate::spec::load::parse_rate_arg("-1").unwrap_err();
+        assert!(msg.contains("rate") && msg.contains(&flag), "{msg}");
+        let msg =
+            e("name: x\nsteps: [{run: {workload: keyvalue, duration: 99999999999999999999h}}]");
+        assert!(msg.contains("duration"), "{msg}");
+        let msg = e("name: x\nsteps: [{run: {workload: nosuch}}]");
+        assert!(
+            msg.contains("workload") && msg.contains("keyvalue"),
+            "{msg}"
+        );
+        let msg = e("name: x\nsteps: [{run: {workload: keyvalue, consistency: MOST}}]");
+        assert!(msg.contains("consistency"), "{msg}");
+        let msg = e("name: x\nsteps: [{run: {workload: keyvalue, keyspace: 'bad name!'}}]");
+        assert!(msg.contains("keyspace"), "{msg}");
+        let msg =
+            parse("name: x\ncluster: {set: {num_tokens: 16}}\nsteps: [{probe: {}}]").unwrap_err();
+        assert!(msg.contains("num_tokens"), "{msg}");
+        let msg = parse("name: x\ncluster: {dcs: 'dc1:0'}\nsteps: [{probe: {}}]").unwrap_err();
+        assert!(msg.contains("dcs"), "{msg}");
+        let msg = parse("name: x\nenv: 'a/../../x'\nsteps: [{probe: {}}]").unwrap_err();
+        assert!(msg.contains("env"), "{msg}");
+    }
+
+    #[test]
+    fn step_values_are_checked_before_anything_runs() {
+        let steps = |text: &str| {
+            let p = plan(&parse(text).unwrap(), Path::new("/s")).unwrap();
+            p.steps[0].step.validate().unwrap_err().to_string()
+        };
+        let concurrency_0 = "name: x\nsteps: [{throughput: {workload: keyvalue, concurrency: 0}}]";
+        assert!(steps(concurrency_0).contains("--concurrency"));
+        let no_rate = "name: x\nsteps: [{latency: {workload: keyvalue}}]";
+        assert!(steps(no_rate).contains("fixed rate"));
+        let share_without_of = "name: x\nsteps: [{latency: {workload: keyvalue, rate: 35%}}]";
+        assert!(steps(share_without_of).contains("--of"));
+        let warmup = "name: x\nsteps: [{run: {workload: keyvalue, duration: 5s, warmup: 5s}}]";
+        assert!(steps(warmup).contains("--warmup"));
+        let both = "name: x\nsteps: [{run: {workload: keyvalue, hosts: 10.0.0.1, cluster: c}}]";
+        assert!(steps(both).contains("not both"));
+        let factor = "name: x\nsteps: [{capacity: {workload: keyvalue, factor: 0.5}}]";
+        assert!(steps(factor).contains("--factor"));
+        let fill = "name: x\nsteps: [{fill: {workload: keyvalue}}]";
+        assert!(steps(fill).contains("--bytes"));
+        let probe = "name: x\nsteps: [{probe: {runtime-s: 0}}]";
+        assert!(steps(probe).contains("--runtime-s"));
+        let rf = "name: x\nsteps: [{run: {workload: keyvalue, rf: 'dc1:3,dc1:2'}}]";
+        assert!(steps(rf).contains("twice"));
     }
 }

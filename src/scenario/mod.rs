@@ -5,6 +5,10 @@ pub mod capacity;
 pub mod capacity_result;
 pub mod file;
 pub mod fill;
+pub mod runner;
+pub mod steps;
+
+pub use runner::{Env, check, run};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -111,6 +111,15 @@ impl RateArg {
     }
 }
 
+impl std::fmt::Display for RateArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RateArg::PerSecond(r) => write!(f, "{r}"),
+            RateArg::Share(s) => write!(f, "{}%", s * 100.0),
+        }
+    }
+}
+
 /// Parses `2000`, `2k` (ops/s) or `35%` (of a result given with `--of`).
 pub fn parse_rate_arg(s: &str) -> Result<RateArg, String> {
     match s.trim().strip_suffix('%') {

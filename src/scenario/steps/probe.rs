@@ -1,6 +1,11 @@
-//! `cqlbench probe`: characterise this host (CPU score, Cassandra-like disk I/O with fio).
+//! The `probe` step (`cqlbench probe`): characterise this host (CPU score, Cassandra-like disk
+//! I/O with fio).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::de;
 
 use anyhow::Context;
 
@@ -9,62 +14,78 @@ use crate::host::HostFacts;
 use crate::probe::spec::{Timing, validate_env};
 use crate::probe::{self, ProbeSpec, Profile};
 
-/// Arguments of `cqlbench probe` (boxed: they are much larger than the other commands').
-#[derive(Debug, clap::Args)]
-pub struct ProbeArgs {
-    #[command(flatten)]
-    pub options: Box<ProbeOptions>,
+fn default_fio() -> PathBuf {
+    std::env::var_os("CQLBENCH_FIO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "fio".into())
+}
+fn default_sysbench() -> PathBuf {
+    std::env::var_os("CQLBENCH_SYSBENCH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "sysbench".into())
 }
 
-/// The options of `cqlbench probe`.
-#[derive(Debug, clap::Args)]
-pub struct ProbeOptions {
+/// A probe step: what is measured, where, for how long.
+#[derive(Debug, Clone, clap::Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProbeStep {
     /// Directory whose filesystem is measured (test files go in a scratch directory inside it,
     /// removed afterwards). Default: the cqlbench home directory.
     #[arg(long, value_name = "DIR", conflicts_with = "cluster")]
+    #[serde(default)]
     pub dir: Option<PathBuf>,
 
     /// Measure the filesystem holding this local cluster's data (its directory); the
     /// environment label defaults to the cluster name.
     #[arg(long, value_name = "NAME")]
+    #[serde(default)]
     pub cluster: Option<String>,
 
     /// Label of this environment in the result and the table. Default: the hostname.
     #[arg(long, value_name = "NAME")]
+    #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
 
     /// Result file. Default: <cqlbench home>/probes/<env>-<UTC time>.json.
     #[arg(long, value_name = "FILE")]
+    #[serde(default)]
     pub out: Option<PathBuf>,
 
     /// Short probe (under a minute): 4 s per profile, 256 MiB files, 3 s CPU runs.
     #[arg(long)]
+    #[serde(default)]
     pub quick: bool,
 
     /// Profiles to run, comma-separated: lcs, stcs, commitlog, seq_write_64k, rand_read_4k,
     /// mmap_rand_read. Default: all.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    #[serde(default, deserialize_with = "de::list_parsed")]
     pub profiles: Vec<Profile>,
 
     /// Skip the CPU measurement.
     #[arg(long)]
+    #[serde(default)]
     pub skip_cpu: bool,
 
     /// Override the measured seconds of each profile and CPU run.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[serde(default)]
     pub runtime_s: Option<u64>,
 
     /// Override the size of the data files, in MiB.
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    #[serde(default)]
     pub size_mib: Option<u64>,
 
     /// Also write each profile's fio job file to DIR, to run it by hand:
     /// `cd <some dir on the same filesystem> && fio --output-format=json DIR/<profile>.fio`.
     #[arg(long, value_name = "DIR")]
+    #[serde(default)]
     pub write_jobs: Option<PathBuf>,
 
     /// fio binary.
     #[arg(long, env = "CQLBENCH_FIO", default_value = "fio", value_name = "PATH")]
+    #[serde(default = "default_fio")]
     pub fio: PathBuf,
 
     /// sysbench binary; when it cannot be run a built-in CPU loop is used instead.
@@ -74,25 +95,46 @@ pub struct ProbeOptions {
         default_value = "sysbench",
         value_name = "PATH"
     )]
+    #[serde(default = "default_sysbench")]
     pub sysbench: PathBuf,
 }
 
-pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
-    let spec = spec_from_args(*args.options)?;
+impl ProbeStep {
+    /// Checks every value that can be checked without the host.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.dir.is_some() && self.cluster.is_some() {
+            anyhow::bail!("give --dir or --cluster, not both");
+        }
+        if let Some(s) = self.runtime_s
+            && !(1..=3600).contains(&s)
+        {
+            anyhow::bail!("--runtime-s {s}: give 1 to 3600 seconds");
+        }
+        if self.size_mib == Some(0) {
+            anyhow::bail!("--size-mib must be at least 1");
+        }
+        if let Some(env) = &self.env {
+            validate_env(env).map_err(anyhow::Error::msg)?;
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::ProbeResult> {
+    args.validate()?;
+    let spec = spec_from_args(args.clone(), clusters)?;
     let mut progress = |line: &str| eprintln!("probe: {line}");
     let result = probe::run(&spec, &mut progress).context("probe")?;
     print!("{}", probe::table::render(&result));
     eprintln!("probe: result written to {}", spec.out.display());
-    Ok(())
+    Ok(result)
 }
 
 /// Converts the command line into a [`ProbeSpec`].
-fn spec_from_args(args: ProbeOptions) -> anyhow::Result<ProbeSpec> {
+fn spec_from_args(args: ProbeStep, clusters: &Path) -> anyhow::Result<ProbeSpec> {
     let home = cqlbench_home();
     let cluster_dir = match &args.cluster {
-        Some(name) => {
-            Some(crate::cluster::Cluster::open(&crate::cluster::clusters_root(None), name)?.dir)
-        }
+        Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?.dir),
         None => None,
     };
     let env = match (args.env, &args.cluster) {

@@ -1,5 +1,6 @@
-//! `cqlbench report`: environments side by side from run, capacity-search and probe result
-//! files; tables on standard output (or `--out`), optionally an HTML page with charts.
+//! The report (`cqlbench report`, and the end of a scenario): environments side by side from
+//! run, capacity-search and probe result files; tables on standard output (or `--out`),
+//! optionally an HTML page with charts.
 
 use std::path::PathBuf;
 
@@ -7,9 +8,9 @@ use anyhow::Context;
 
 use crate::report::{self, Report};
 
-/// Arguments of `cqlbench report`.
-#[derive(Debug, clap::Args)]
-pub struct ReportArgs {
+/// What to report, and how.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportStep {
     /// Run results (`cqlbench run --out`), capacity-search results and probe results
     /// (`cqlbench probe`), in any order; grouped by their environment label.
     #[arg(required = true, value_name = "RESULTS")]
@@ -44,7 +45,7 @@ pub struct ReportArgs {
     pub catalog: Option<PathBuf>,
 }
 
-pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+pub fn run(args: &ReportStep) -> anyhow::Result<()> {
     let inputs = report::load_all(&args.results)?;
     let mut model = Report::build(&inputs)?;
     if !args.deployment.is_empty() {

@@ -1,12 +1,15 @@
-//! `cqlbench capacity WORKLOAD`: the step-by-step capacity search of reference 001, with each
-//! overload criterion on the command line.
+//! The `capacity` step (`cqlbench capacity WORKLOAD`): the step-by-step capacity search of
+//! reference 001, with each overload criterion as a key (or flag).
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::bail;
 use clap::Args;
+use serde::Deserialize;
 
-use super::run::RunArgs;
+use super::de;
+use super::run::RunStep;
 use crate::scenario::capacity::{self, Progress};
 use crate::scenario::capacity_result::{
     CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, Settle,
@@ -14,62 +17,127 @@ use crate::scenario::capacity_result::{
 use crate::spec::load::parse_rate;
 use crate::spec::{OpKind, parse_duration};
 
-#[derive(Debug, Args)]
-pub struct CapacityArgs {
+/// A capacity step: the run (workload, target, sampling) and the search.
+#[derive(Debug, Clone, Args)]
+pub struct CapacityStep {
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunStep,
+    #[command(flatten)]
+    pub search: CapacitySearch,
+}
 
+impl<'de> Deserialize<'de> for CapacityStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (search, run) = de::split(d)?;
+        Ok(CapacityStep { run, search })
+    }
+}
+
+fn default_start_rate() -> f64 {
+    1000.0
+}
+fn default_factor() -> f64 {
+    1.5
+}
+fn default_step() -> Duration {
+    Duration::from_secs(60)
+}
+fn default_step_warmup() -> Duration {
+    Duration::from_secs(10)
+}
+fn default_max_steps() -> usize {
+    20
+}
+fn default_settle_timeout() -> Duration {
+    Duration::from_secs(300)
+}
+fn default_max_pending() -> String {
+    "20".into()
+}
+fn default_pending_after() -> Duration {
+    Duration::from_secs(60)
+}
+fn default_max_node_cpu() -> String {
+    "90%".into()
+}
+fn default_max_error_rate() -> String {
+    "1%".into()
+}
+fn default_min_achieved() -> String {
+    "98%".into()
+}
+
+/// How the capacity search steps, and when a step is overloaded.
+#[derive(Debug, Clone, Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CapacitySearch {
     /// Rate of the first step (ops/s).
     #[arg(long, value_parser = parse_rate, default_value = "1000")]
+    #[serde(default = "default_start_rate", deserialize_with = "de::rate")]
     pub start_rate: f64,
     /// Each step's rate is the previous one times this.
     #[arg(long, default_value_t = 1.5, conflicts_with = "increment")]
+    #[serde(default = "default_factor")]
     pub factor: f64,
     /// Each step's rate is the previous one plus this (ops/s), instead of --factor.
     #[arg(long, value_parser = parse_rate)]
+    #[serde(default, deserialize_with = "de::opt_rate")]
     pub increment: Option<f64>,
     /// Length of each step, warmup included.
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    #[serde(default = "default_step", deserialize_with = "de::duration")]
     pub step: Duration,
     /// Leading part of each step left out of its figures.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    #[serde(default = "default_step_warmup", deserialize_with = "de::duration")]
     pub step_warmup: Duration,
     /// Give up after this many steps (the verdict then names no failing step).
     #[arg(long, default_value_t = 20)]
+    #[serde(default = "default_max_steps")]
     pub max_steps: usize,
     /// After the first failing step, bisect this many times between the highest passing and
     /// the lowest failing rate (each bisection halves the uncertainty).
     #[arg(long, default_value_t = 0)]
+    #[serde(default)]
     pub refine: usize,
     /// Before each step, wait until every node has at most this many pending compactions …
     #[arg(long, default_value_t = 0.0)]
+    #[serde(default)]
     pub settle_pending: f64,
     /// … or this long, whichever comes first.
     #[arg(long, value_parser = parse_duration, default_value = "5m")]
+    #[serde(default = "default_settle_timeout", deserialize_with = "de::duration")]
     pub settle_timeout: Duration,
 
     /// Latency bound OP:PERCENTILE:LIMIT, repeatable; OP is read, write, range or all; e.g.
     /// read:p50:20ms (reference 001) [default: read:p50:20ms and all:p99:500ms].
     #[arg(long, value_parser = parse_latency_bound)]
+    #[serde(default, deserialize_with = "de::latency_bounds")]
     pub max_latency: Vec<LatencyBound>,
     /// Overloaded when a node has more than this many pending compactions (off to disable) …
     #[arg(long, default_value = "20")]
+    #[serde(default = "default_max_pending", deserialize_with = "de::text")]
     pub max_pending: String,
     /// … this long after the step (reference 001: one minute).
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    #[serde(default = "default_pending_after", deserialize_with = "de::duration")]
     pub pending_after: Duration,
     /// Overloaded when a node's mean CPU over the step is above this share of its CPUs (off to disable).
     #[arg(long, default_value = "90%")]
+    #[serde(default = "default_max_node_cpu", deserialize_with = "de::text")]
     pub max_node_cpu: String,
     /// Overloaded when errors ÷ operations is above this (off to disable).
     #[arg(long, default_value = "1%")]
+    #[serde(default = "default_max_error_rate", deserialize_with = "de::text")]
     pub max_error_rate: String,
     /// Overloaded when the achieved rate is below this share of the target (off to disable).
     #[arg(long, default_value = "98%")]
+    #[serde(default = "default_min_achieved", deserialize_with = "de::text")]
     pub min_achieved: String,
 
     /// Continue the interrupted search in --out after its last completed step.
     #[arg(long, requires = "out")]
+    #[serde(default)]
     pub resume: bool,
 }
 
@@ -131,10 +199,17 @@ fn parse_limit(flag: &str, s: &str, percent: bool) -> anyhow::Result<Option<f64>
     }))
 }
 
-impl CapacityArgs {
+impl CapacitySearch {
+    /// The search spec (and the checks of every value).
     pub fn spec(&self) -> anyhow::Result<CapacitySpec> {
-        if self.factor <= 1.0 && self.increment.is_none() {
+        if self.increment.is_some() && self.factor != default_factor() {
+            bail!("give --factor or --increment, not both");
+        }
+        if !(self.factor > 1.0 && self.factor.is_finite()) && self.increment.is_none() {
             bail!("--factor must be above 1 (or give --increment)");
+        }
+        if !(self.settle_pending >= 0.0 && self.settle_pending.is_finite()) {
+            bail!("--settle-pending must be a number of compactions (0 or more)");
         }
         if self.step_warmup >= self.step {
             bail!("--step-warmup must be shorter than --step");
@@ -176,23 +251,42 @@ impl CapacityArgs {
     }
 }
 
-pub fn run(mut a: CapacityArgs) -> anyhow::Result<()> {
-    if a.run.rate.is_some() || a.run.concurrency.is_some() {
-        bail!("capacity sets each step's rate: give --start-rate and --factor or --increment");
+impl CapacityStep {
+    /// The run step each search step runs: the start rate (each step sets its own), `--step`
+    /// long with `--step-warmup`.
+    fn step_run(&self) -> anyhow::Result<(RunStep, CapacitySpec)> {
+        let a = self;
+        if a.run.rate.is_some() || a.run.concurrency.is_some() {
+            bail!("capacity sets each step's rate: give --start-rate and --factor or --increment");
+        }
+        if a.run.duration.is_some() || a.run.ops.is_some() {
+            bail!("capacity steps last --step each (not --duration / --ops)");
+        }
+        if a.search.resume && a.run.out.is_none() {
+            bail!("--resume continues the search in --out: give --out");
+        }
+        let spec = a.search.spec()?;
+        let mut run = a.run.clone();
+        run.rate = Some(crate::spec::load::RateArg::PerSecond(spec.start_rate_per_s));
+        run.duration = Some(a.search.step);
+        run.warmup = a.search.step_warmup;
+        run.validate()?;
+        Ok((run, spec))
     }
-    if a.run.duration.is_some() || a.run.ops.is_some() {
-        bail!("capacity steps last --step each (not --duration / --ops)");
+
+    /// Checks every value that can be checked without the cluster.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.step_run().map(|_| ())
     }
-    let spec = a.spec()?;
-    // Any placeholder rate: each step sets its own.
-    a.run.rate = Some(crate::spec::load::RateArg::PerSecond(spec.start_rate_per_s));
-    a.run.duration = Some(a.step);
-    a.run.warmup = a.step_warmup;
-    if a.run.out.is_none() {
-        a.run.out = Some(a.run.default_out("capacity"));
+}
+
+pub fn run(a: &CapacityStep, clusters: &Path) -> anyhow::Result<CapacityResult> {
+    let (mut run, spec) = a.step_run()?;
+    if run.out.is_none() {
+        run.out = Some(run.default_out("capacity"));
     }
-    let mut plan = a.run.to_plan()?;
-    if a.resume {
+    let mut plan = run.to_plan(clusters)?;
+    if a.search.resume {
         plan.rampup = None;
         plan.drop_keyspace = false;
     }
@@ -207,14 +301,14 @@ pub fn run(mut a: CapacityArgs) -> anyhow::Result<()> {
     println!("capacity result: {}", plan.out.display());
     let stop = crate::host::stop_on_signals();
     let quiet = a.run.quiet;
-    let result = capacity::run(&plan, &spec, a.resume, stop, &mut |p| {
+    let result = capacity::run(&plan, &spec, a.search.resume, stop, &mut |p| {
         print_progress(&p, quiet)
     })?;
     print_result(&result);
     println!("capacity result: {}", plan.out.display());
     match &result.status {
         CapacityStatus::Failed { reason } => bail!("the search failed: {reason}"),
-        _ => Ok(()),
+        _ => Ok(result),
     }
 }
 

@@ -1,56 +1,112 @@
-//! `cqlbench fill WORKLOAD`: write rows in order until the nodes hold `--times-ram N` × their
-//! RAM or `--bytes SIZE` each, then wait for compactions (reference 001's first two steps).
+//! The `fill` step (`cqlbench fill WORKLOAD`): write rows in order until the nodes hold
+//! `--times-ram N` × their RAM or `--bytes SIZE` each, then wait for compactions (reference
+//! 001's first two steps).
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::bail;
 use clap::Args;
+use serde::Deserialize;
 
-use super::run::{RunArgs, print_final};
+use super::de;
+use super::run::{RunStep, print_final};
 use crate::load::Event;
+use crate::result::RunResult;
 use crate::scenario::fill::Watcher;
 use crate::scenario::wait_for_pending;
 use crate::spec::{MiB, Ratio, Stop, parse_duration};
 
-#[derive(Debug, Args)]
-pub struct FillArgs {
+/// A fill step: the run (workload, target) and how full to make the nodes.
+#[derive(Debug, Clone, Args)]
+pub struct FillStep {
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunStep,
+    #[command(flatten)]
+    pub fill: FillOptions,
+}
 
+impl<'de> Deserialize<'de> for FillStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (fill, run) = de::split(d)?;
+        Ok(FillStep { run, fill })
+    }
+}
+
+fn default_compaction_timeout() -> Duration {
+    Duration::from_secs(30 * 60)
+}
+
+#[derive(Debug, Clone, Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FillOptions {
     /// Fill until each node holds this many times its RAM (reference 001: 5).
     #[arg(long, conflicts_with = "bytes", required_unless_present = "bytes")]
+    #[serde(default)]
     pub times_ram: Option<f64>,
     /// A node's RAM for --times-ram [default: local nodes share the host's RAM equally].
     #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
     pub node_ram: Option<MiB>,
     /// Fill until each node holds this much data, e.g. 200M or 10G.
     #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
     pub bytes: Option<MiB>,
     /// Then wait at most this long for pending compactions to reach zero.
     #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    #[serde(
+        default = "default_compaction_timeout",
+        deserialize_with = "de::duration"
+    )]
     pub compaction_timeout: Duration,
 }
 
 /// Rows in the fill's key space: far more than any fill writes, so every write is a new row.
 const FILL_ROWS: u64 = 1 << 40;
 
-pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
-    if a.run.ratio.is_some() {
-        bail!("fill writes only: drop --ratio");
+impl FillStep {
+    /// The run the fill is: writes only, new rows, until the target (a day at most unless
+    /// --duration says).
+    fn fill_run(&self) -> anyhow::Result<RunStep> {
+        let a = self;
+        if a.run.ratio.is_some() {
+            bail!("fill writes only: drop --ratio");
+        }
+        if a.run.ops.is_some() {
+            bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
+        }
+        match (a.fill.times_ram, a.fill.bytes) {
+            (Some(_), Some(_)) => bail!("give --times-ram or --bytes, not both"),
+            (None, None) => bail!("give --times-ram N (× a node's RAM) or --bytes SIZE"),
+            (Some(t), None) if !(t > 0.0 && t.is_finite()) => {
+                bail!("--times-ram must be above zero")
+            }
+            (None, Some(b)) if b.0 == 0 => bail!("--bytes must be above zero"),
+            _ => {}
+        }
+        let mut run = a.run.clone();
+        run.ratio = Some("write=1".parse::<Ratio>().map_err(anyhow::Error::msg)?);
+        run.skip_rampup = true;
+        run.rows = FILL_ROWS;
+        // The fill ends at the target; --duration (default: a day) only bounds it.
+        run.duration.get_or_insert(Duration::from_secs(86_400));
+        run.validate()?;
+        Ok(run)
     }
-    if a.run.ops.is_some() {
-        bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
+
+    /// Checks every value that can be checked without the cluster.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.fill_run().map(|_| ())
     }
-    let target = target_bytes(&a)?;
-    a.run.ratio = Some("write=1".parse::<Ratio>().map_err(anyhow::Error::msg)?);
-    a.run.skip_rampup = true;
-    a.run.rows = FILL_ROWS;
-    // The fill ends at the target; --duration (default: a day) only bounds it.
-    a.run.duration.get_or_insert(Duration::from_secs(86_400));
-    if a.run.out.is_none() {
-        a.run.out = Some(a.run.default_out("fill"));
+}
+
+pub fn run(a: &FillStep, clusters: &Path) -> anyhow::Result<RunResult> {
+    let mut run = a.fill_run()?;
+    let target = target_bytes(a, clusters)?;
+    if run.out.is_none() {
+        run.out = Some(run.default_out("fill"));
     }
-    let mut plan = a.run.to_plan()?;
+    let mut plan = run.to_plan(clusters)?;
     let endpoints = plan.metrics.endpoints.clone();
     if endpoints.is_empty() {
         bail!(
@@ -77,7 +133,7 @@ pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
     plan.until = Some(watcher.until.clone());
     let stop = crate::host::stop_on_signals();
     plan.handle_signals = false;
-    let quiet = a.run.quiet;
+    let quiet = run.quiet;
     let result = crate::load::run(&plan, stop.clone(), &mut |e| {
         if let Event::Interval { record, .. } = e
             && !quiet
@@ -109,15 +165,15 @@ pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
             println!("the target was not reached within {secs:.0}s");
         }
         println!("result: {}", plan.out.display());
-        return Ok(());
+        return Ok(result);
     }
     println!(
         "waiting for compactions to finish (at most {:?})",
-        a.compaction_timeout
+        a.fill.compaction_timeout
     );
     // Progress every 10 s.
     let mut next_report = std::time::Instant::now();
-    let w = wait_for_pending(&endpoints, 0.0, a.compaction_timeout, &stop, |p| {
+    let w = wait_for_pending(&endpoints, 0.0, a.fill.compaction_timeout, &stop, |p| {
         if std::time::Instant::now() >= next_report {
             println!("  pending compactions: {:.0}", p.unwrap_or(0.0));
             next_report = std::time::Instant::now() + Duration::from_secs(10);
@@ -132,25 +188,19 @@ pub fn run(mut a: FillArgs) -> anyhow::Result<()> {
         _ => println!("compactions finished after {:.0}s", waited.as_secs_f64()),
     }
     println!("result: {}", plan.out.display());
-    Ok(())
+    Ok(result)
 }
 
 /// The per-node data size to reach, bytes.
-fn target_bytes(a: &FillArgs) -> anyhow::Result<f64> {
-    if let Some(b) = a.bytes {
-        if b.0 == 0 {
-            bail!("--bytes must be above zero");
-        }
+fn target_bytes(a: &FillStep, clusters: &Path) -> anyhow::Result<f64> {
+    if let Some(b) = a.fill.bytes {
         return Ok(b.0 as f64 * 1_048_576.0);
     }
-    let times = a.times_ram.unwrap_or(0.0);
-    if !(times > 0.0 && times.is_finite()) {
-        bail!("--times-ram must be above zero");
-    }
-    let ram = match (a.node_ram, &a.run.cluster) {
+    let times = a.fill.times_ram.unwrap_or(0.0);
+    let ram = match (a.fill.node_ram, &a.run.cluster) {
         (Some(r), _) => r.0 as f64 * 1_048_576.0,
         (None, Some(name)) => {
-            let c = crate::cluster::Cluster::open(&crate::cluster::clusters_root(None), name)?;
+            let c = crate::cluster::Cluster::open(clusters, name)?;
             let host = crate::host::HostFacts::read().ram_bytes as f64;
             host / c.nodes().len().max(1) as f64
         }

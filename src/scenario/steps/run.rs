@@ -1,15 +1,18 @@
-//! `cqlbench run WORKLOAD`: arguments → workload, load and connection specs; live interval
-//! lines; the final table; the result path.
+//! The `run` step (`cqlbench run WORKLOAD`): its spec → workload, load and connection specs;
+//! live interval lines; the final table; the result path.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use serde::Deserialize;
 
-use crate::cluster::{Cluster, clusters_root};
+use super::de;
+
+use crate::cluster::Cluster;
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
@@ -21,135 +24,294 @@ use crate::spec::{
 };
 use crate::stats::PERCENTILES;
 
-#[derive(Debug, Args)]
-pub struct RunArgs {
+const DEFAULT_KEYSPACE: &str = "cqlbench";
+/// Main-phase length when neither --duration nor --ops is given.
+const DEFAULT_DURATION_S: f64 = 60.0;
+const DEFAULT_TIMEOUT: &str = "5s";
+const DEFAULT_METRICS_INTERVAL: &str = "1s";
+
+fn default_keyspace() -> String {
+    DEFAULT_KEYSPACE.into()
+}
+fn default_rows() -> u64 {
+    100_000
+}
+fn default_max_in_flight() -> usize {
+    1024
+}
+fn default_rampup_concurrency() -> usize {
+    128
+}
+fn default_timeout() -> Duration {
+    parse_duration(DEFAULT_TIMEOUT).expect("a valid default")
+}
+fn default_metrics_interval() -> Duration {
+    parse_duration(DEFAULT_METRICS_INTERVAL).expect("a valid default")
+}
+
+/// A `run` step: the workload, where it goes, how it is driven and what is sampled. The same
+/// type is the command line of `cqlbench run` (flags) and a step of a scenario file (keys are
+/// the flags' names).
+#[derive(Debug, Clone, Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunStep {
     /// Built-in workload.
     #[arg(value_enum)]
+    #[serde(deserialize_with = "de::value_enum")]
     pub workload: WorkloadKind,
 
     /// Target a local cluster by name (see `cqlbench cluster`).
     #[arg(long, conflicts_with = "hosts")]
+    #[serde(default)]
     pub cluster: Option<String>,
     /// Target any cluster: contact points `host[:port],…`.
     #[arg(long, value_delimiter = ',', value_parser = crate::spec::workload::parse_host)]
+    #[serde(default, deserialize_with = "de::hosts")]
     pub hosts: Vec<String>,
     /// Local data centre for DC-aware routing [default: the local cluster's first DC].
     #[arg(long)]
+    #[serde(default)]
     pub dc: Option<String>,
     /// Credentials file (two lines: user, password); else CQLBENCH_USERNAME/CQLBENCH_PASSWORD.
     #[arg(long)]
+    #[serde(default)]
     pub credentials_file: Option<PathBuf>,
 
     /// Keyspace (a letter, then up to 47 letters, digits or '_').
-    #[arg(long, default_value = "cqlbench", value_parser = crate::spec::workload::parse_keyspace)]
+    #[arg(long, default_value = DEFAULT_KEYSPACE, value_parser = crate::spec::workload::parse_keyspace)]
+    #[serde(default = "default_keyspace", deserialize_with = "de::keyspace")]
     pub keyspace: String,
     /// Replication: RF for dc1, or DC:RF,… (NetworkTopologyStrategy) [default: min(3, nodes) per DC of a local cluster, else 1].
     #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_text")]
     pub rf: Option<String>,
     /// Drop the keyspace first.
     #[arg(long)]
+    #[serde(default)]
     pub drop: bool,
     /// Extra table options, e.g. "compaction = {'class': 'LeveledCompactionStrategy'}".
     #[arg(long)]
+    #[serde(default)]
     pub table_options: Option<String>,
     /// Rows in the key space (written by rampup, read by reads).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = default_rows())]
+    #[serde(default = "default_rows")]
     pub rows: u64,
     /// Rows per partition (tabular) / readings per read window (iot) [default: per workload].
     #[arg(long)]
+    #[serde(default)]
     pub partsize: Option<u64>,
     /// Bytes per value column [default: per workload].
     #[arg(long)]
+    #[serde(default)]
     pub value_size: Option<usize>,
     /// Value columns (stress) [default: 5].
     #[arg(long)]
+    #[serde(default)]
     pub columns: Option<usize>,
     /// Operation mix, e.g. write=5,read=5 or write=10,read=10,range=1 [default: per workload].
     #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
     pub ratio: Option<Ratio>,
     /// Consistency level of every operation (overridden by --write-cl / --read-cl).
     #[arg(long, value_enum, ignore_case = true)]
+    #[serde(default, deserialize_with = "de::opt_value_enum")]
     pub consistency: Option<Cl>,
     /// Consistency level of writes [default: LOCAL_QUORUM].
     #[arg(long, value_enum, ignore_case = true)]
+    #[serde(default, deserialize_with = "de::opt_value_enum")]
     pub write_cl: Option<Cl>,
     /// Consistency level of reads and range reads [default: LOCAL_QUORUM].
     #[arg(long, value_enum, ignore_case = true)]
+    #[serde(default, deserialize_with = "de::opt_value_enum")]
     pub read_cl: Option<Cl>,
 
     /// Closed loop: requests in flight.
     #[arg(long, conflicts_with = "rate")]
+    #[serde(default)]
     pub concurrency: Option<usize>,
     /// Open loop: operations per second (e.g. 2000 or 2k), or a share of a throughput result
     /// (e.g. 35% with --of RESULT.json); latency is measured from each operation's intended
     /// start.
     #[arg(long, value_parser = parse_rate_arg)]
+    #[serde(default, deserialize_with = "de::opt_rate_arg")]
     pub rate: Option<RateArg>,
     /// The throughput result (`cqlbench throughput --out`) a `--rate N%` is a share of.
     #[arg(long, value_name = "RESULT", requires = "rate")]
+    #[serde(default)]
     pub of: Option<PathBuf>,
     /// Open loop: at most this many requests in flight; later operations queue (and their
     /// wait is part of the response time).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = default_max_in_flight())]
+    #[serde(default = "default_max_in_flight")]
     pub max_in_flight: usize,
     /// Main-phase length (warmup included).
     #[arg(long, value_parser = parse_duration, conflicts_with = "ops")]
+    #[serde(default, deserialize_with = "de::opt_duration")]
     pub duration: Option<Duration>,
     /// Main-phase operation count instead of a duration.
     #[arg(long)]
+    #[serde(default)]
     pub ops: Option<u64>,
     /// Leading part of the main phase left out of the summary.
     #[arg(long, value_parser = parse_duration, default_value = "0s")]
+    #[serde(default, deserialize_with = "de::duration")]
     pub warmup: Duration,
     /// Client worker threads [default: CPU cores].
     #[arg(long)]
+    #[serde(default)]
     pub threads: Option<usize>,
     /// Client-side request timeout: an operation without a response after this long counts
     /// as a client_timeout error (checked a tenth of it apart, at most 100 ms late).
-    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    #[arg(long, value_parser = parse_duration, default_value = DEFAULT_TIMEOUT)]
+    #[serde(default = "default_timeout", deserialize_with = "de::duration")]
     pub timeout: Duration,
     /// Stop once more than this many errors occurred (0 = never).
     #[arg(long, default_value_t = 0)]
+    #[serde(default)]
     pub max_errors: u64,
     /// Cycle range this process covers, A..B: several processes split a workload without overlap.
     #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
     pub cycles: Option<Cycles>,
     /// Skip the rampup phase (the key space was written before).
     #[arg(long)]
+    #[serde(default)]
     pub skip_rampup: bool,
     /// Requests in flight during rampup.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = default_rampup_concurrency())]
+    #[serde(default = "default_rampup_concurrency")]
     pub rampup_concurrency: usize,
 
     /// Prometheus endpoints to sample server metrics from, host:port,… (e.g. the nodes' JMX
     /// exporters or K8ssandra's metrics endpoints) [default with --cluster: the local nodes'
     /// exporters, plus host CPU and disks from /proc].
     #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::texts")]
     pub prometheus: Vec<String>,
     /// Sample no server or host metrics.
     #[arg(long, conflicts_with = "prometheus")]
+    #[serde(default)]
     pub no_metrics: bool,
     /// Metrics sampling period.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    #[arg(long, value_parser = parse_duration, default_value = DEFAULT_METRICS_INTERVAL)]
+    #[serde(
+        default = "default_metrics_interval",
+        deserialize_with = "de::duration"
+    )]
     pub metrics_interval: Duration,
 
     /// Environment label for reports and result file names [default: the cluster name, else
     /// "hosts"]: 1-64 of A-Z a-z 0-9 . _ -.
     #[arg(long, value_parser = crate::probe::spec::parse_env)]
+    #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
     /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json].
     #[arg(long)]
+    #[serde(default)]
     pub out: Option<PathBuf>,
     /// Only the final table.
     #[arg(long, short = 'q')]
+    #[serde(default)]
     pub quiet: bool,
 }
 
-impl RunArgs {
-    /// Builds the run plan (and checks the arguments).
-    pub fn to_plan(&self) -> anyhow::Result<RunPlan> {
+impl RunStep {
+    /// Checks every value and combination that can be checked without the cluster: what
+    /// `to_plan` would refuse before it connects, so a scenario's dry run refuses it too.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.cluster.is_some() && !self.hosts.is_empty() {
+            bail!("give --cluster or --hosts, not both");
+        }
+        if self.concurrency.is_some() && self.rate.is_some() {
+            bail!("give --concurrency (closed loop) or --rate (open loop), not both");
+        }
+        if self.of.is_some() && self.rate.is_none() {
+            bail!("--of goes with a share rate such as --rate 35%");
+        }
+        if self.of.is_some() && matches!(self.rate, Some(RateArg::PerSecond(_))) {
+            bail!("--of goes with a share rate such as --rate 35%");
+        }
+        if self.of.is_none() && matches!(self.rate, Some(RateArg::Share(_))) {
+            bail!("--rate N% is a share of a throughput result: give --of RESULT.json");
+        }
+        if self.duration.is_some() && self.ops.is_some() {
+            bail!("give --duration or --ops, not both");
+        }
+        if self.no_metrics && !self.prometheus.is_empty() {
+            bail!("give --prometheus or --no-metrics, not both");
+        }
+        if let Some(dc) = &self.dc
+            && (dc.trim().is_empty() || dc.contains([',', ':']) || dc.trim() != dc)
+        {
+            bail!("--dc '{dc}': give one data centre name (e.g. dc1), the one the client is in");
+        }
+        match self.rf.as_deref().map(|r| (r, r.trim().parse::<u32>())) {
+            Some((_, Ok(0))) => bail!("--rf 0: the keyspace needs at least one replica"),
+            Some((rf, Err(_))) => {
+                parse_replication(rf).map_err(|e| anyhow::anyhow!("--rf {e}"))?;
+            }
+            _ => {}
+        }
+        if self.rows == 0 {
+            bail!("--rows must be at least 1");
+        }
+        if self.partsize == Some(0) {
+            bail!("--partsize must be at least 1");
+        }
+        if self.columns == Some(0) {
+            bail!("--columns must be at least 1");
+        }
+        if let Some(r) = &self.ratio {
+            for op in r.0.keys() {
+                if !crate::workload::offers(self.workload).contains(op) {
+                    let offers: Vec<&str> = crate::workload::offers(self.workload)
+                        .iter()
+                        .map(|o| o.name())
+                        .collect();
+                    bail!(
+                        "--ratio: workload {} has no {op} operation (it offers {})",
+                        self.workload,
+                        offers.join(", ")
+                    );
+                }
+            }
+        }
+        if self.threads == Some(0) {
+            bail!("--threads must be at least 1");
+        }
+        if self.timeout < Duration::from_millis(10) {
+            bail!("--timeout must be at least 10ms");
+        }
+        if self.concurrency == Some(0) || self.max_in_flight == 0 {
+            bail!("--concurrency and --max-in-flight must be at least 1");
+        }
+        if self.ops == Some(0) {
+            bail!("--ops must be at least 1");
+        }
+        let secs = self
+            .duration
+            .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64());
+        if self.ops.is_none() && self.warmup.as_secs_f64() >= secs {
+            bail!(
+                "--warmup ({:?}) must be shorter than --duration ({secs}s)",
+                self.warmup
+            );
+        }
+        if self.metrics_interval.as_secs_f64() < 0.1 {
+            bail!("--metrics-interval must be at least 100ms");
+        }
+        for e in &self.prometheus {
+            Endpoint::parse(e).map_err(|e| anyhow::anyhow!("--prometheus {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Builds the run plan (after [`Self::validate`]); local clusters are looked up in `clusters`.
+    pub fn to_plan(&self, clusters: &Path) -> anyhow::Result<RunPlan> {
+        self.validate()?;
         let cluster = match &self.cluster {
-            Some(name) => Some(Cluster::open(&clusters_root(None), name)?),
+            Some(name) => Some(Cluster::open(clusters, name)?),
             None => None,
         };
         let hosts: Vec<String> = match &cluster {
@@ -159,11 +321,6 @@ impl RunArgs {
             }
             None => self.hosts.clone(),
         };
-        if let Some(dc) = &self.dc
-            && (dc.trim().is_empty() || dc.contains([',', ':']) || dc.trim() != dc)
-        {
-            bail!("--dc '{dc}': give one data centre name (e.g. dc1), the one the client is in");
-        }
         let local_dc = self
             .dc
             .clone()
@@ -173,11 +330,10 @@ impl RunArgs {
         w.keyspace = self.keyspace.clone();
         // A bare RF, or none with --hosts, is for the local DC; when that is not known yet
         // (--hosts without --dc), the run reads it from the node it connects to.
-        let bare_rf = match self.rf.as_deref().map(|r| r.trim().parse::<u32>()) {
-            Some(Ok(0)) => bail!("--rf 0: the keyspace needs at least one replica"),
-            Some(Ok(n)) => Some(n),
-            _ => None,
-        };
+        let bare_rf = self
+            .rf
+            .as_deref()
+            .and_then(|r| r.trim().parse::<u32>().ok());
         let mut local_rf = None;
         w.replication = match (&self.rf, bare_rf, &cluster, &local_dc) {
             (_, Some(n), _, Some(dc)) => std::collections::BTreeMap::from([(dc.clone(), n)]),
@@ -199,23 +355,14 @@ impl RunArgs {
                 Default::default()
             }
         };
-        if self.rows == 0 {
-            bail!("--rows must be at least 1");
-        }
         w.rows = self.rows;
         if let Some(p) = self.partsize {
-            if p == 0 {
-                bail!("--partsize must be at least 1");
-            }
             w.partsize = p;
         }
         if let Some(v) = self.value_size {
             w.value_size = v;
         }
         if let Some(c) = self.columns {
-            if c == 0 {
-                bail!("--columns must be at least 1");
-            }
             w.columns = c;
         }
         if let Some(r) = &self.ratio {
@@ -224,31 +371,11 @@ impl RunArgs {
         w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
         w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
         w.table_options = self.table_options.clone();
-        for op in w.ratio.0.keys() {
-            if !crate::workload::offers(w.kind).contains(op) {
-                let offers: Vec<&str> = crate::workload::offers(w.kind)
-                    .iter()
-                    .map(|o| o.name())
-                    .collect();
-                bail!(
-                    "--ratio: workload {} has no {op} operation (it offers {})",
-                    w.kind,
-                    offers.join(", ")
-                );
-            }
-        }
-
         let threads = self.threads.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
         });
-        if threads == 0 {
-            bail!("--threads must be at least 1");
-        }
-        if self.timeout < Duration::from_millis(10) {
-            bail!("--timeout must be at least 10ms");
-        }
         let rate = match self.rate {
             Some(r) => Some(self.resolve_rate(r)?),
             None => None,
@@ -262,24 +389,12 @@ impl RunArgs {
                 concurrency: c.unwrap_or(128),
             },
         };
-        if matches!(mode, LoadMode::Closed { concurrency: 0 }) || self.max_in_flight == 0 {
-            bail!("--concurrency and --max-in-flight must be at least 1");
-        }
         let stop = match (self.ops, self.duration) {
-            (Some(0), _) => bail!("--ops must be at least 1"),
             (Some(n), _) => Stop::Ops { count: n },
             (None, d) => Stop::Duration {
-                secs: d.unwrap_or(Duration::from_secs(60)).as_secs_f64(),
+                secs: d.map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64()),
             },
         };
-        if let Stop::Duration { secs } = stop
-            && self.warmup.as_secs_f64() >= secs
-        {
-            bail!(
-                "--warmup ({:?}) must be shorter than --duration ({secs}s)",
-                self.warmup
-            );
-        }
         let cycles = self.cycles.unwrap_or(Cycles {
             start: 0,
             end: u64::MAX,
@@ -353,7 +468,7 @@ impl RunArgs {
     }
 }
 
-impl RunArgs {
+impl RunStep {
     /// `--env`, else the cluster name, else "hosts".
     pub fn env_label(&self) -> String {
         self.env
@@ -420,14 +535,10 @@ impl RunArgs {
     }
 }
 
-pub fn run(a: RunArgs) -> anyhow::Result<()> {
-    execute(&a).map(|_| ())
-}
-
 /// Runs the plan of `a` with live output and the final table; an error for a run that did not
 /// complete (an interrupted run keeps its result and is not an error).
-pub fn execute(a: &RunArgs) -> anyhow::Result<RunResult> {
-    let plan = a.to_plan()?;
+pub fn execute(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
+    let plan = a.to_plan(clusters)?;
     if let Some(dir) = plan.out.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }

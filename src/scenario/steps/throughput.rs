@@ -1,46 +1,47 @@
-//! `cqlbench throughput` and `cqlbench latency`: the two tests of reference 000 as commands
-//! over `cqlbench run` — unthrottled at a fixed concurrency, and at a fixed rate (in ops/s or as
-//! a share of a throughput result).
+//! The `throughput` and `latency` steps (`cqlbench throughput|latency`): the two tests of
+//! reference 000 over the run step — unthrottled at a fixed concurrency, and at a fixed rate
+//! (in ops/s or as a share of a throughput result). Both take a [`RunStep`].
+
+use std::path::Path;
 
 use anyhow::bail;
-use clap::Args;
 
-use super::run::{RunArgs, execute};
+use super::run::{RunStep, execute};
 use crate::result::RunResult;
-
-#[derive(Debug, Args)]
-pub struct ThroughputArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct LatencyArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-}
 
 /// Reference 000's throughput test: 300 requests in flight unless `--concurrency` says.
 pub const THROUGHPUT_CONCURRENCY: usize = 300;
 
-pub fn throughput(mut a: ThroughputArgs) -> anyhow::Result<()> {
-    if a.run.rate.is_some() {
+/// A throughput step's checks beyond [`RunStep::validate`].
+pub fn validate_throughput(a: &RunStep) -> anyhow::Result<()> {
+    if a.rate.is_some() {
         bail!("throughput runs unthrottled: give --concurrency, or use `cqlbench latency --rate`");
     }
-    a.run.concurrency.get_or_insert(THROUGHPUT_CONCURRENCY);
-    let r = execute(&a.run)?;
-    print_interval_throughput(&r);
-    Ok(())
+    a.validate()
 }
 
-pub fn latency(a: LatencyArgs) -> anyhow::Result<()> {
-    if a.run.rate.is_none() {
+/// A latency step's checks beyond [`RunStep::validate`].
+pub fn validate_latency(a: &RunStep) -> anyhow::Result<()> {
+    if a.rate.is_none() {
         bail!(
             "latency runs at a fixed rate: give --rate OPS (e.g. 2000) or --rate 35% --of RESULT.json"
         );
     }
-    execute(&a.run)?;
-    Ok(())
+    a.validate()
+}
+
+pub fn throughput(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
+    validate_throughput(a)?;
+    let mut a = a.clone();
+    a.concurrency.get_or_insert(THROUGHPUT_CONCURRENCY);
+    let r = execute(&a, clusters)?;
+    print_interval_throughput(&r);
+    Ok(r)
+}
+
+pub fn latency(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
+    validate_latency(a)?;
+    execute(a, clusters)
 }
 
 /// Per-interval throughput of the main phase's measured intervals.

@@ -1,0 +1,252 @@
+//! A local cluster's options: the flags of `cqlbench cluster create` and the `cluster:` section
+//! of a scenario file (plus `name`), checked the same way from either.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde::Deserialize;
+
+use super::de;
+use crate::cluster::dist;
+use crate::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs, validate_name};
+use crate::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB};
+
+/// All data centres of `--dcs` in one value. An alias, because clap's derive reads a literal
+/// `Option<Vec<T>>` as a repeatable flag of `T` and then panics when the parser returns the
+/// whole list ("Mismatch between definition and access of `dcs`").
+type DcList = Vec<DcSpec>;
+
+fn default_nodes() -> usize {
+    3
+}
+fn default_racks() -> usize {
+    1
+}
+fn default_version() -> String {
+    dist::DEFAULT_LINE.into()
+}
+fn default_gc() -> Gc {
+    Gc::G1
+}
+fn default_address_prefix() -> String {
+    "127.0.0.".into()
+}
+
+/// How a local cluster is built: topology, Cassandra, JVM, cassandra.yaml.
+#[derive(Debug, Clone, Args, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClusterOptions {
+    /// Nodes in a single data centre `dc1` (ignored with --dcs).
+    #[arg(long, short = 'n', default_value_t = default_nodes())]
+    #[serde(default = "default_nodes")]
+    pub nodes: usize,
+    /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:2`.
+    #[arg(long, value_parser = parse_dcs)]
+    #[serde(default, deserialize_with = "de::opt_dcs")]
+    pub dcs: Option<DcList>,
+    /// Racks per data centre when --dcs gives none (nodes spread round-robin).
+    #[arg(long, default_value_t = default_racks())]
+    #[serde(default = "default_racks")]
+    pub racks: usize,
+    /// Cassandra version from Maven Central: `5.0.9`, a line like `5.0` (newest cached 5.0.x,
+    /// else newest published), or `latest` (always asks Maven Central).
+    #[arg(long = "version", default_value = dist::DEFAULT_LINE, conflicts_with = "cassandra_home")]
+    #[serde(
+        rename = "version",
+        default = "default_version",
+        deserialize_with = "de::text"
+    )]
+    pub cassandra_version: String,
+    /// Use an existing Cassandra installation (its lib/*.jar) instead of Maven Central.
+    #[arg(long)]
+    #[serde(default)]
+    pub cassandra_home: Option<PathBuf>,
+    /// Heap per node, e.g. 256M or 1G [default: Cassandra's formula
+    /// max(min(½ RAM, 1G), min(¼ RAM, 8G)) divided among the nodes of this host].
+    #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
+    pub heap: Option<MiB>,
+    /// Young generation per node (-Xmn), e.g. 200M [default: left to the collector].
+    #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
+    pub new_gen: Option<MiB>,
+    /// Garbage collector.
+    #[arg(long, value_enum, default_value_t = default_gc())]
+    #[serde(default = "default_gc", deserialize_with = "de::value_enum")]
+    pub gc: Gc,
+    /// Extra JVM argument for every node (repeatable), e.g. --jvm-arg=-XX:+AlwaysPreTouch.
+    #[arg(long = "jvm-arg", allow_hyphen_values = true)]
+    #[serde(
+        rename = "jvm-arg",
+        alias = "jvm-args",
+        default,
+        deserialize_with = "de::texts"
+    )]
+    pub jvm_args: Vec<String>,
+    /// Pin each node to this many CPUs (round-robin over the host's CPUs).
+    #[arg(long)]
+    #[serde(default)]
+    pub cpus_per_node: Option<usize>,
+    /// Nodes listen on PREFIX1, PREFIX2, …
+    #[arg(long, default_value = "127.0.0.")]
+    #[serde(default = "default_address_prefix")]
+    pub address_prefix: String,
+    /// cassandra.yaml setting KEY=VALUE (YAML value), repeatable, e.g. --set concurrent_writes=64.
+    /// In a scenario file: `set: {concurrent_writes: 64}`.
+    #[arg(long = "set", value_parser = parse_yaml_setting)]
+    #[serde(rename = "set", default, deserialize_with = "settings")]
+    pub yaml: Vec<(String, serde_yaml::Value)>,
+}
+
+/// cassandra.yaml settings cqlbench sets itself for a local cluster (one token per node at
+/// a planned position, started without bootstrap): overriding them leaves nodes that cannot
+/// start or that own the wrong ranges.
+const PLANNED_SETTINGS: &[&str] = &["num_tokens", "initial_token", "auto_bootstrap"];
+
+fn check_setting_key(s: &str, k: &str) -> Result<(), String> {
+    if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!(
+            "'{s}': '{k}' is not a cassandra.yaml key (letters, digits and '_')"
+        ));
+    }
+    if PLANNED_SETTINGS.contains(&k) {
+        return Err(format!(
+            "'{s}': cqlbench sets {} itself (one planned token per node)",
+            PLANNED_SETTINGS.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// `KEY=VALUE` with a YAML value.
+pub fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': expected KEY=VALUE"))?;
+    let k = k.trim();
+    check_setting_key(s, k)?;
+    let value: serde_yaml::Value =
+        serde_yaml::from_str(v).map_err(|e| format!("'{s}': value is not YAML: {e}"))?;
+    Ok((k.to_string(), value))
+}
+
+/// `set: {key: value, …}`, or a list of `KEY=VALUE`.
+fn settings<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<(String, serde_yaml::Value)>, D::Error> {
+    use serde::de::Error;
+    match serde_yaml::Value::deserialize(d)? {
+        serde_yaml::Value::Mapping(m) => m
+            .into_iter()
+            .map(|(k, v)| {
+                let k = k
+                    .as_str()
+                    .ok_or_else(|| D::Error::custom("a cassandra.yaml key must be text"))?
+                    .to_string();
+                check_setting_key(&k, &k).map_err(D::Error::custom)?;
+                Ok((k, v))
+            })
+            .collect(),
+        serde_yaml::Value::Sequence(items) => items
+            .iter()
+            .map(|i| {
+                let s = i
+                    .as_str()
+                    .ok_or_else(|| D::Error::custom("expected KEY=VALUE text"))?;
+                parse_yaml_setting(s).map_err(D::Error::custom)
+            })
+            .collect(),
+        serde_yaml::Value::String(s) => parse_yaml_setting(&s)
+            .map(|kv| vec![kv])
+            .map_err(D::Error::custom),
+        _ => Err(D::Error::custom(
+            "expected a map of cassandra.yaml settings, e.g. {concurrent_writes: 64}",
+        )),
+    }
+}
+
+impl ClusterOptions {
+    /// The spec of cluster `name` these options describe.
+    pub fn to_spec(&self, name: &str) -> anyhow::Result<ClusterSpec> {
+        validate_name(name).map_err(anyhow::Error::msg)?;
+        let dcs = match &self.dcs {
+            Some(d) => d.clone(),
+            None => {
+                if self.nodes == 0 {
+                    bail!("--nodes must be at least 1");
+                }
+                if self.racks == 0 || self.racks > self.nodes {
+                    bail!("--racks must be between 1 and --nodes ({})", self.nodes);
+                }
+                vec![DcSpec {
+                    name: "dc1".into(),
+                    nodes: self.nodes,
+                    racks: self.racks,
+                }]
+            }
+        };
+        if self.cassandra_home.is_some() && self.cassandra_version != default_version() {
+            bail!("give --version or --cassandra-home, not both");
+        }
+        let cassandra = match &self.cassandra_home {
+            Some(p) => CassandraSource::Home {
+                path: p
+                    .canonicalize()
+                    .with_context(|| format!("--cassandra-home {}", p.display()))?,
+            },
+            None => CassandraSource::Maven {
+                version: self.cassandra_version.clone(),
+            },
+        };
+        Ok(ClusterSpec {
+            schema_version: CLUSTER_SPEC_VERSION,
+            name: name.to_string(),
+            cassandra,
+            dcs,
+            jvm: JvmSpec {
+                heap: self.heap,
+                new_gen: self.new_gen,
+                gc: self.gc,
+                extra_args: self.jvm_args.clone(),
+            },
+            cpus_per_node: self.cpus_per_node,
+            address_prefix: self.address_prefix.clone(),
+            yaml_overrides: self.yaml.iter().cloned().collect(),
+        })
+    }
+
+    /// Checks the options as `cluster create` would, without creating anything: the spec, and
+    /// the topology plan on this host (heap and CPUs per node against the host's).
+    pub fn validate(&self, name: &str) -> anyhow::Result<()> {
+        let spec = self.to_spec(name)?;
+        let host = crate::host::HostFacts::read();
+        crate::cluster::plan::plan(&spec, host.ram_bytes, host.cores)?;
+        Ok(())
+    }
+}
+
+/// The `cluster:` section of a scenario file: the options, and the name (default: the
+/// scenario's).
+#[derive(Debug, Clone)]
+pub struct ClusterSection {
+    pub name: Option<String>,
+    pub options: ClusterOptions,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NameOnly {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ClusterSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (n, options): (NameOnly, ClusterOptions) = de::split(d)?;
+        Ok(ClusterSection {
+            name: n.name,
+            options,
+        })
+    }
+}

@@ -1,0 +1,305 @@
+//! Typed step specs: what each step of a scenario (and each cqlbench command) does. One type per
+//! step is both the command line (`clap::Args`, flags) and the scenario-file step (`serde`,
+//! keys named as the flags, unknown keys refused); values go through the same parsers either
+//! way, and `validate` refuses what the command would refuse, before anything starts.
+
+pub mod capacity;
+pub mod cluster;
+pub mod de;
+pub mod fill;
+pub mod probe;
+pub mod report;
+pub mod run;
+pub mod throughput;
+
+use std::path::{Path, PathBuf};
+
+pub use capacity::CapacityStep;
+pub use cluster::{ClusterOptions, ClusterSection};
+pub use fill::FillStep;
+pub use probe::ProbeStep;
+pub use report::ReportStep;
+pub use run::RunStep;
+
+/// One step of a scenario.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Probe(Box<ProbeStep>),
+    Run(Box<RunStep>),
+    /// Unthrottled at a fixed concurrency (reference 000's throughput test).
+    Throughput(Box<RunStep>),
+    /// At a fixed rate (reference 000's latency test).
+    Latency(Box<RunStep>),
+    Capacity(Box<CapacityStep>),
+    Fill(Box<FillStep>),
+}
+
+impl Step {
+    /// The commands a step may be.
+    pub const COMMANDS: &[&str] = &["probe", "run", "throughput", "latency", "capacity", "fill"];
+
+    pub fn command(&self) -> &'static str {
+        match self {
+            Step::Probe(_) => "probe",
+            Step::Run(_) => "run",
+            Step::Throughput(_) => "throughput",
+            Step::Latency(_) => "latency",
+            Step::Capacity(_) => "capacity",
+            Step::Fill(_) => "fill",
+        }
+    }
+
+    /// A step from its command and options (`{workload: tabular, rate: 35%, …}`, or nothing);
+    /// the error names the key at fault.
+    pub fn from_yaml(command: &str, options: serde_yaml::Value) -> Result<Step, String> {
+        let options = match options {
+            serde_yaml::Value::Null => serde_yaml::Value::Mapping(Default::default()),
+            m @ serde_yaml::Value::Mapping(_) => m,
+            _ => return Err("options must be a map of key: value".into()),
+        };
+        Ok(match command {
+            "probe" => Step::Probe(Box::new(de::from_value(options)?)),
+            "run" => Step::Run(Box::new(de::from_value(options)?)),
+            "throughput" => Step::Throughput(Box::new(de::from_value(options)?)),
+            "latency" => Step::Latency(Box::new(de::from_value(options)?)),
+            "capacity" => Step::Capacity(Box::new(de::from_value(options)?)),
+            "fill" => Step::Fill(Box::new(de::from_value(options)?)),
+            other => {
+                return Err(format!(
+                    "'{other}' is not a step command ({})",
+                    Step::COMMANDS.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// The run part of a load step.
+    pub fn run_spec(&self) -> Option<&RunStep> {
+        match self {
+            Step::Probe(_) => None,
+            Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
+            Step::Capacity(c) => Some(&c.run),
+            Step::Fill(f) => Some(&f.run),
+        }
+    }
+
+    fn run_spec_mut(&mut self) -> Option<&mut RunStep> {
+        match self {
+            Step::Probe(_) => None,
+            Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
+            Step::Capacity(c) => Some(&mut c.run),
+            Step::Fill(f) => Some(&mut f.run),
+        }
+    }
+
+    /// What a scenario gives each step: its local cluster (unless the step names a target),
+    /// its environment label (unless the step has one) and where the result goes (a step
+    /// must not choose that: `out` is refused).
+    pub fn place(&mut self, cluster: Option<&str>, env: Option<&str>, out: PathBuf) {
+        match self {
+            Step::Probe(p) => {
+                if p.cluster.is_none() && p.dir.is_none() {
+                    p.cluster = cluster.map(str::to_string);
+                }
+                if p.env.is_none() {
+                    p.env = env.map(str::to_string);
+                }
+                p.out = Some(out);
+            }
+            _ => {
+                let r = self.run_spec_mut().expect("a load step");
+                if r.cluster.is_none() && r.hosts.is_empty() {
+                    r.cluster = cluster.map(str::to_string);
+                }
+                if r.env.is_none() {
+                    r.env = env.map(str::to_string);
+                }
+                r.out = Some(out);
+            }
+        }
+    }
+
+    /// Where the step writes its result, when set.
+    pub fn out(&self) -> Option<&Path> {
+        match self {
+            Step::Probe(p) => p.out.as_deref(),
+            s => s.run_spec().and_then(|r| r.out.as_deref()),
+        }
+    }
+
+    /// Checks every value that can be checked before any cluster starts.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        match self {
+            Step::Probe(p) => p.validate(),
+            Step::Run(r) => r.validate(),
+            Step::Throughput(r) => throughput::validate_throughput(r),
+            Step::Latency(r) => throughput::validate_latency(r),
+            Step::Capacity(c) => c.validate(),
+            Step::Fill(f) => f.validate(),
+        }
+    }
+
+    /// Runs the step; local clusters are looked up in `clusters`.
+    pub fn run(&self, clusters: &Path) -> anyhow::Result<()> {
+        match self {
+            Step::Probe(p) => probe::run(p, clusters).map(drop),
+            Step::Run(r) => run::execute(r, clusters).map(drop),
+            Step::Throughput(r) => throughput::throughput(r, clusters).map(drop),
+            Step::Latency(r) => throughput::latency(r, clusters).map(drop),
+            Step::Capacity(c) => capacity::run(c, clusters).map(drop),
+            Step::Fill(f) => fill::run(f, clusters).map(drop),
+        }
+    }
+
+    /// The step as the cqlbench command line that does the same (for the plan's printout).
+    pub fn describe(&self) -> String {
+        let mut line = self.command().to_string();
+        if let Step::Probe(p) = self
+            && let Some(c) = &p.cluster
+        {
+            line.push_str(&format!(" --cluster {c}"));
+        }
+        if let Some(r) = self.run_spec() {
+            line.push_str(&format!(" {}", r.workload));
+            if let Some(c) = &r.cluster {
+                line.push_str(&format!(" --cluster {c}"));
+            }
+            if !r.hosts.is_empty() {
+                line.push_str(&format!(" --hosts {}", r.hosts.join(",")));
+            }
+            if let Some(rate) = &r.rate {
+                line.push_str(&format!(" --rate {rate}"));
+            }
+            if let Some(c) = r.concurrency {
+                line.push_str(&format!(" --concurrency {c}"));
+            }
+            if let Some(d) = r.duration {
+                line.push_str(&format!(" --duration {}s", d.as_secs_f64()));
+            }
+        }
+        if let Some(out) = self.out() {
+            line.push_str(&format!(" --out {}", out.display()));
+        }
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn cli(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("cqlbench").chain(args.iter().copied()))
+            .unwrap()
+            .command
+    }
+
+    fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> T {
+        de::from_value(serde_yaml::from_str(text).unwrap()).unwrap()
+    }
+
+    /// A key left out of a scenario step means what the flag left out means.
+    #[test]
+    fn file_defaults_are_the_command_line_defaults() {
+        let Command::Run(flags) = cli(&["run", "keyvalue"]) else {
+            panic!()
+        };
+        let keys: RunStep = yaml("workload: keyvalue");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Capacity(flags) = cli(&["capacity", "stress"]) else {
+            panic!()
+        };
+        let keys: CapacityStep = yaml("workload: stress");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Fill(flags) = cli(&["fill", "stress", "--bytes", "10M"]) else {
+            panic!()
+        };
+        let keys: FillStep = yaml("{workload: stress, bytes: 10M}");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Probe(flags) = cli(&["probe"]) else {
+            panic!()
+        };
+        let keys: ProbeStep = yaml("{}");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Cluster(c) = cli(&["cluster", "create", "x"]) else {
+            panic!()
+        };
+        let crate::cli::cluster::ClusterCommand::Create(flags) = *c else {
+            panic!()
+        };
+        let keys: ClusterOptions = yaml("{}");
+        assert_eq!(format!("{:?}", flags.options), format!("{keys:?}"));
+    }
+
+    /// The same values given as flags and as keys make the same spec.
+    #[test]
+    fn flags_and_keys_make_the_same_spec() {
+        let Command::Latency(flags) = cli(&[
+            "latency",
+            "tabular",
+            "--rate",
+            "35%",
+            "--of",
+            "t.json",
+            "--rf",
+            "dc1:3,dc2:1",
+            "--consistency",
+            "local_quorum",
+            "--hosts",
+            "10.0.0.1,10.0.0.2:9043",
+            "--duration",
+            "90s",
+            "--ratio",
+            "write=1,range=3",
+            "--prometheus",
+            "a:9500,b:9500",
+        ]) else {
+            panic!()
+        };
+        let keys: RunStep = yaml(
+            "{workload: tabular, rate: 35%, of: t.json, rf: 'dc1:3,dc2:1', consistency: LOCAL_QUORUM,
+              hosts: [10.0.0.1, '10.0.0.2:9043'], duration: 90s, ratio: 'write=1,range=3',
+              prometheus: 'a:9500,b:9500'}",
+        );
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+        flags.validate().unwrap();
+    }
+
+    /// A spec built in code is refused as the command line and the file refuse it.
+    #[test]
+    fn specs_built_in_code_are_checked_the_same_way() {
+        let mut r: RunStep = yaml("workload: keyvalue");
+        r.validate().unwrap();
+        r.concurrency = Some(0);
+        assert!(
+            r.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("--concurrency")
+        );
+        r.concurrency = None;
+        r.rate = Some(crate::spec::load::RateArg::Share(0.35));
+        assert!(r.validate().unwrap_err().to_string().contains("--of"));
+        let step = Step::Latency(Box::new(yaml("workload: keyvalue")));
+        assert!(
+            step.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("fixed rate")
+        );
+        // Values a flag's parser refuses are refused by the spec's own checks too.
+        let err = Step::from_yaml(
+            "latency",
+            serde_yaml::from_str("{workload: keyvalue, rate: -1}").unwrap(),
+        )
+        .unwrap_err();
+        assert!(err.starts_with("rate:"), "{err}");
+    }
+}
