@@ -33,27 +33,6 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Resul
     write_atomic(path, &bytes)
 }
 
-/// Reads a JSON file; errors name the path.
-pub fn read_json(path: &Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))
-}
-
-/// Checks a result document's `schema_version`.
-pub fn check_version(path: &Path, v: &serde_json::Value, version: u32) -> Result<(), String> {
-    match v.get("schema_version").and_then(|s| s.as_u64()) {
-        Some(n) if n == u64::from(version) => Ok(()),
-        Some(n) => Err(format!(
-            "{}: written by another cqlbench (layout version {n}; this one reads {version})",
-            path.display()
-        )),
-        None => Err(format!(
-            "{}: not a cqlbench result (it has no schema_version)",
-            path.display()
-        )),
-    }
-}
-
 /// The directory cqlbench keeps its state in: `$CQLBENCH_HOME` if set, else
 /// `<user data dir>/cqlbench` (e.g. `~/.local/share/cqlbench`).
 pub fn cqlbench_home() -> PathBuf {

@@ -123,7 +123,21 @@ fn keyspaces_contact_points_and_result_files_are_checked() {
         &[
             "latency", "keyvalue", "--hosts", HOST, "--rate", "35%", "--of", of,
         ],
-        "not a cqlbench result (it has no schema_version)",
+        "neither a run result",
+    );
+    // A result of another kind: a probe result where a throughput result is expected.
+    let probe = dir.path().join("probe.json");
+    std::fs::write(
+        &probe,
+        include_str!("../src/probe/testdata/probe-result.json"),
+    )
+    .unwrap();
+    let probe = probe.to_str().unwrap();
+    refused(
+        &[
+            "latency", "keyvalue", "--hosts", HOST, "--rate", "35%", "--of", probe,
+        ],
+        "a probe result, not a run result",
     );
 }
 

@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
+use cqlbench::result::capacity::{CapacityResult, CapacityStatus};
 use cqlbench::result::{RunResult, RunStatus};
-use cqlbench::scenario::capacity_result::{CapacityResult, CapacityStatus};
 
 struct Env<'a> {
     clusters: &'a Path,

@@ -84,8 +84,6 @@ pub enum ProbeError {
         what: String,
         limit_s: u64,
     },
-    #[error("probe result '{path}' is not usable: {message}")]
-    BadResult { path: PathBuf, message: String },
     #[error("interrupted by a signal; scratch files removed")]
     Interrupted,
 }

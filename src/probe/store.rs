@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ProbeError;
-use super::result::{ProbeResult, SCHEMA_VERSION, compact_utc};
+use super::result::{ProbeResult, compact_utc};
 
 /// `<home>/probes`.
 pub fn probes_dir(home: &Path) -> PathBuf {
@@ -16,21 +15,9 @@ pub fn default_path(home: &Path, env: &str, unix_s: u64) -> PathBuf {
     probes_dir(home).join(format!("{env}-{}.json", compact_utc(unix_s)))
 }
 
-/// Reads a probe result, refusing other schema versions.
-pub fn load(path: &Path) -> Result<ProbeResult, ProbeError> {
-    let bad = |message: String| ProbeError::BadResult {
-        path: path.to_path_buf(),
-        message,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    let version = value.get("schema_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(SCHEMA_VERSION)) {
-        return Err(bad(format!(
-            "schema_version {version:?}, this cqlbench reads {SCHEMA_VERSION}"
-        )));
-    }
-    serde_json::from_value(value).map_err(|e| bad(e.to_string()))
+/// Reads a probe result, refusing other kinds and layout versions.
+pub fn load(path: &Path) -> Result<ProbeResult, crate::result::ResultError> {
+    crate::result::file::read_probe(path)
 }
 
 /// The most recent complete probe of `env` in `dir` (by `started_unix_s`), if any. Files that
@@ -81,7 +68,7 @@ mod tests {
             sample_json("x", 1, true).replace("\"schema_version\":1", "\"schema_version\":2");
         std::fs::write(&p, text).unwrap();
         let err = load(&p).unwrap_err().to_string();
-        assert!(err.contains("schema_version Some(2)"), "{err}");
+        assert!(err.contains("layout version 2; this one reads 1"), "{err}");
     }
 
     #[test]

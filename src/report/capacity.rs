@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::model::{Table, format_value};
-use crate::scenario::capacity_result::{
+use crate::result::capacity::{
     CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
 };
 

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use crate::host::HostFacts;
 use crate::metrics::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
+use crate::result::capacity::{
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
+    Growth, LatencyBound, Settle,
+};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
     RunStatus, Target,
-};
-use crate::scenario::capacity_result::{
-    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
-    Growth, LatencyBound, Settle,
 };
 use crate::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
 use crate::stats::Snapshot;

@@ -6,9 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::probe::result::ProbeResult;
-use crate::result::RunResult;
-use crate::scenario::capacity_result::CapacityResult;
+use crate::result::{CapacityResult, ProbeResult, ResultFile, RunResult};
 
 pub mod capacity;
 pub mod charts;
@@ -26,12 +24,8 @@ pub use model::Report;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    #[error("{path}: {message}")]
-    Read { path: PathBuf, message: String },
-    #[error(
-        "{path}: neither a run result (no \"phases\"), a capacity result (no \"kind\": \"capacity\") nor a probe result (no \"profiles\")"
-    )]
-    Unrecognised { path: PathBuf },
+    #[error(transparent)]
+    Read(#[from] crate::result::ResultError),
     #[error("{path}: main-phase histogram does not decode: {message}")]
     BadHistogram { path: PathBuf, message: String },
     #[error("{path}: {message}")]
@@ -69,46 +63,23 @@ impl Input {
     }
 }
 
-/// Strips the `PATH: ` prefix the results' own readers put on their messages.
-fn without_path(path: &Path, message: &str) -> String {
-    message
-        .strip_prefix(&format!("{}: ", path.display()))
-        .unwrap_or(message)
-        .to_string()
-}
-
-/// Loads a run, capacity-search or probe result, telling them apart by their top-level keys.
+/// Loads a run, capacity-search or probe result (see [`crate::result::read`]).
 pub fn load(path: &Path) -> Result<Input, ReportError> {
-    let read = |message: String| ReportError::Read {
-        path: path.to_path_buf(),
-        message,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| read(format!("not JSON: {e}")))?;
-    if value.get("kind").and_then(|k| k.as_str()) == Some("capacity") {
-        let result = CapacityResult::read(path).map_err(|m| read(without_path(path, &m)))?;
-        Ok(Input::Capacity {
-            path: path.to_path_buf(),
+    let path_buf = path.to_path_buf();
+    Ok(match crate::result::read(path)? {
+        ResultFile::Run(result) => Input::Run {
+            path: path_buf,
             result,
-        })
-    } else if value.get("phases").is_some() {
-        let result = RunResult::read(path).map_err(|m| read(without_path(path, &m)))?;
-        Ok(Input::Run {
-            path: path.to_path_buf(),
+        },
+        ResultFile::Capacity(result) => Input::Capacity {
+            path: path_buf,
             result,
-        })
-    } else if value.get("profiles").is_some() {
-        let result = crate::probe::store::load(path).map_err(|e| read(e.to_string()))?;
-        Ok(Input::Probe {
-            path: path.to_path_buf(),
+        },
+        ResultFile::Probe(result) => Input::Probe {
+            path: path_buf,
             result,
-        })
-    } else {
-        Err(ReportError::Unrecognised {
-            path: path.to_path_buf(),
-        })
-    }
+        },
+    })
 }
 
 /// Loads every file, stopping at the first that fails.

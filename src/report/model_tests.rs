@@ -57,7 +57,7 @@ fn inputs() -> Vec<Input> {
     });
     let mut interrupted = capacity("k8s", &[1_000.0, 2_000.0, 3_000.0], 0);
     interrupted.steps.truncate(2);
-    interrupted.status = crate::scenario::capacity_result::CapacityStatus::Interrupted;
+    interrupted.status = crate::result::capacity::CapacityStatus::Interrupted;
     interrupted.verdict = None;
     vec![
         run_input("ec2", tput(1, 2_300.0, 2.0)),

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::capacity_result::{
-    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
-    LatencyBound,
-};
 use super::{sleep_unless, wait_for_pending};
 use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
+use crate::result::capacity::{
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
+    LatencyBound,
+};
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};
 
@@ -35,6 +35,8 @@ pub enum Progress<'a> {
 pub enum CapacityError {
     #[error(transparent)]
     Load(#[from] LoadError),
+    #[error(transparent)]
+    Read(#[from] crate::result::ResultError),
     #[error("{0}")]
     Resume(String),
     #[error("writing {path}: {source}")]
@@ -69,7 +71,7 @@ pub fn run(
         source,
     };
     let mut result = if resume {
-        let r = CapacityResult::read(out).map_err(CapacityError::Resume)?;
+        let r = CapacityResult::read(out)?;
         if r.status == CapacityStatus::Completed {
             return Err(CapacityError::Resume(format!(
                 "{}: the search is complete; nothing to resume",

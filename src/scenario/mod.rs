@@ -2,7 +2,6 @@
 //! latency, capacity search with overload criteria, fill — and scenario files chaining them.
 
 pub mod capacity;
-pub mod capacity_result;
 pub mod file;
 pub mod fill;
 pub mod runner;

@@ -10,10 +10,10 @@ use serde::Deserialize;
 
 use super::de;
 use super::run::RunStep;
-use crate::scenario::capacity::{self, Progress};
-use crate::scenario::capacity_result::{
+use crate::result::capacity::{
     CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, Settle,
 };
+use crate::scenario::capacity::{self, Progress};
 use crate::spec::load::parse_rate;
 use crate::spec::{OpKind, parse_duration};
 

@@ -190,7 +190,7 @@ with_parser!(
     latency_bound,
     opt_latency_bound,
     latency_bounds,
-    crate::scenario::capacity_result::LatencyBound,
+    crate::result::capacity::LatencyBound,
     crate::scenario::steps::capacity::parse_latency_bound
 );
 with_parser!(

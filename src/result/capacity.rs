@@ -212,14 +212,9 @@ impl CapacityResult {
         crate::fsutil::write_json(path, self)
     }
 
-    pub fn read(path: &Path) -> Result<CapacityResult, String> {
-        let v = crate::fsutil::read_json(path)?;
-        if v.get("kind").and_then(|k| k.as_str()) != Some("capacity") {
-            return Err(format!("{}: not a capacity result", path.display()));
-        }
-        crate::fsutil::check_version(path, &v, CAPACITY_VERSION)?;
-        serde_json::from_value(v)
-            .map_err(|e| format!("{}: not a capacity result: {e}", path.display()))
+    /// Reads a capacity-search result file, checking its kind and version.
+    pub fn read(path: &Path) -> Result<CapacityResult, crate::result::ResultError> {
+        crate::result::file::read_capacity(path)
     }
 
     /// The verdict from the steps so far: the lowest failing rate, and the highest passing rate

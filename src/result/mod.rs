@@ -1,6 +1,15 @@
-//! The run result: a versioned JSON document written as the run goes. It carries its specs,
-//! the environment fingerprint, per-interval series and raw histograms, so any report can be
-//! re-rendered from the file alone.
+//! Results: what every measurement leaves behind, as versioned JSON documents read and written
+//! through one module ([`file`], with the typed [`ResultError`]). Here the run result, written
+//! as the run goes: it carries its specs, the environment fingerprint, per-interval series and
+//! raw histograms, so any report can be re-rendered from the file alone. [`capacity`] holds the
+//! capacity-search result; the probe result is [`ProbeResult`] (built by [`crate::probe`]).
+
+pub mod capacity;
+pub mod file;
+
+pub use crate::probe::result::ProbeResult;
+pub use capacity::CapacityResult;
+pub use file::{ResultError, ResultFile, read, read_capacity, read_probe, read_run};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -329,11 +338,9 @@ impl RunResult {
         crate::fsutil::write_json(path, self)
     }
 
-    /// Reads a result file, checking its version.
-    pub fn read(path: &Path) -> Result<RunResult, String> {
-        let v = crate::fsutil::read_json(path)?;
-        crate::fsutil::check_version(path, &v, RESULT_VERSION)?;
-        serde_json::from_value(v).map_err(|e| format!("{}: not a run result: {e}", path.display()))
+    /// Reads a run result file, checking its kind and version.
+    pub fn read(path: &Path) -> Result<RunResult, ResultError> {
+        file::read_run(path)
     }
 
     /// The main phase's summary, if the run got that far.
