@@ -151,11 +151,9 @@ fn reserved_pricing_uses_ref_004_reservations() {
 fn probe_figures_are_flagged_against_the_disk() {
     let dir = tempfile::tempdir().unwrap();
     let probe = dir.path().join("probe.json");
-    std::fs::write(
-        &probe,
-        r#"{"schema_version": 1, "disk": {"lcs_read_iops": 2998, "lcs_mib_s": 125}}"#,
-    )
-    .unwrap();
+    // A probe result as `cqlbench probe` writes it; its commitlog profile: 4,498 IOPS.
+    let text = include_str!("../src/probe/testdata/probe-result.json");
+    std::fs::write(&probe, text).unwrap();
     cqlbench()
         .args([
             "cost",
@@ -169,8 +167,22 @@ fn probe_figures_are_flagged_against_the_disk() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "disk.lcs_read_iops 2,998 IOPS vs limit 10,200 (29%): below the limit",
+            "commitlog.iops 4,498 IOPS vs limit 10,200 (44%): below the limit",
         ));
+    // Anything else is refused, naming the file and what it is.
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, r#"{"schema_version": 1, "disk": {"iops": 5}}"#).unwrap();
+    let out = cqlbench()
+        .args(["cost", "--instance", "r5.2xlarge", "--disk", "gp2:3400GB"])
+        .arg("--probe")
+        .arg(&other)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.starts_with(&format!("error: {}: neither a run result", other.display())),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -254,11 +266,10 @@ fn a_throughput_must_be_a_positive_number_and_disks_must_exist() {
 fn plan_explains_every_number() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("cap.json");
-    std::fs::write(
-        &cap,
-        r#"{"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000}"#,
-    )
-    .unwrap();
+    let search = cqlbench::report::fixture::capacity("lab", &[10_000.0, 20_000.0, 30_000.0], 2);
+    search.write(&cap).unwrap();
+    let achieved = search.verdict.unwrap().highest_passing_ops_per_s.unwrap();
+    let capacity = format!("i3.2xlarge:3={}", cap.display());
     let out = cqlbench()
         .args([
             "plan",
@@ -273,17 +284,31 @@ fn plan_explains_every_number() {
             "--top",
             "40",
             "--capacity",
+            &capacity,
         ])
-        .arg(&cap)
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    // the measured capacity: 45,000 / 3 = 15,000 per node
+    // the measured capacity: the verdict's achieved throughput over 3 nodes
+    let thousands = |v: f64| {
+        let s = format!("{:.0}", v);
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
     assert!(
-        text.contains("45,000 ops/s / 3 nodes (linear scaling, ref 004)"),
+        text.contains(&format!(
+            "{} ops/s / 3 nodes (linear scaling, ref 004)",
+            thousands(achieved)
+        )),
         "{text}"
     );
-    assert!(text.contains(&format!("[measured: {}]", cap.display())));
+    assert!(text.contains(&format!("[measured: {} (", cap.display())));
     // every line of every explained candidate says where its number came from
     let mut explained = 0;
     for block in text.split("\n#").skip(1) {
@@ -299,6 +324,39 @@ fn plan_explains_every_number() {
     assert!(explained > 3, "{text}");
     // the header states the assumed defaults
     assert!(text.contains("compaction headroom: 2× (STCS headroom)  [assumed:"));
+    // Without NODES, the node count comes from the search's cluster, which this one (no step
+    // results beside it) cannot tell; another kind of result is refused by kind.
+    let run = dir.path().join("run.json");
+    cqlbench::report::fixture::run("lab", &cqlbench::report::fixture::RunShape::default())
+        .write(&run)
+        .unwrap();
+    for (arg, says) in [
+        (
+            format!("i3.2xlarge={}", cap.display()),
+            "give it as i3.2xlarge:NODES=".to_string(),
+        ),
+        (
+            format!("i3.2xlarge:3={}", run.display()),
+            format!(
+                "{}: a run result, not a capacity-search result",
+                run.display()
+            ),
+        ),
+        (cap.display().to_string(), "INSTANCE[:NODES]=".to_string()),
+        (
+            format!("i3.2xlarge:0={}", cap.display()),
+            "positive whole number".to_string(),
+        ),
+    ] {
+        let out = cqlbench()
+            .args(["plan", "--ops", "1000", "--data", "1TB", "--capacity", &arg])
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        // The first line says it all (clap adds a "--help" hint to a flag it refuses).
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.contains(&says), "{arg}: {stderr}");
+    }
 }
 
 #[test]

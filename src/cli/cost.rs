@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::cost::plan::{Capacity, PlanSpec, Sourced, plan, plan_text};
+use crate::cost::plan::{Capacity, CapacityArg, PlanSpec, Sourced, plan, plan_text};
 use crate::cost::price::Origin;
 use crate::cost::probe_check::{flag_against, probe_figures};
 use crate::cost::render::{Throughput, cost_text};
@@ -74,10 +74,12 @@ pub struct PlanArgs {
     /// MB/s one node's data disk must sustain [default: 125, an assumption].
     #[arg(long)]
     pub min_mbps: Option<f64>,
-    /// Measured capacity files (JSON: {"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000});
-    /// other instances use the catalogue's assumed capacities.
-    #[arg(long, num_args = 1..)]
-    pub capacity: Vec<PathBuf>,
+    /// A measured capacity: INSTANCE[:NODES]=RESULT.json, a `cqlbench capacity` result and the
+    /// instance type (and node count, when the search did not run on a local cluster) it ran
+    /// on, e.g. i3.2xlarge:3=cap.json; repeatable. Other instances use the catalogue's assumed
+    /// capacities.
+    #[arg(long, num_args = 1.., value_name = "INSTANCE[:NODES]=RESULT")]
+    pub capacity: Vec<CapacityArg>,
     /// Network disk types for instances without local disks.
     #[arg(
         long,
@@ -129,17 +131,14 @@ pub fn run_cost(args: CostArgs) -> Result<()> {
     let flags = match &args.probe {
         None => None,
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read the probe result", path.display()))?;
-            let doc: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not a JSON document", path.display()))?;
+            let probe = crate::result::read_probe(path)?;
             let quote = breakdown.disk.as_ref().with_context(|| {
                 format!(
                     "{}: a probe is flagged against a --disk TYPE:SIZE",
                     path.display()
                 )
             })?;
-            Some(flag_against(&probe_figures(&doc), quote))
+            Some(flag_against(&probe_figures(&probe), quote))
         }
     };
     if args.json {
@@ -165,15 +164,8 @@ pub fn run_plan(args: PlanArgs) -> Result<()> {
     let measured = args
         .capacity
         .iter()
-        .map(|path| {
-            let file = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{file}: cannot read the capacity file"))?;
-            let doc: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("{file}: not a JSON document"))?;
-            Ok(Capacity::from_json(&doc, &file)?)
-        })
-        .collect::<Result<Vec<_>>>()?;
+        .map(Capacity::read)
+        .collect::<Result<Vec<_>, _>>()?;
     for d in &args.disks {
         cat.disk(d)?;
     }

@@ -88,7 +88,7 @@ pub struct KubernetesFee {
     pub source: Source,
 }
 
-/// A per-node capacity used by the planner when no measured capacity file is given: an
+/// A per-node capacity used by the planner when no measured capacity is given: an
 /// assumption, always reported as one.
 #[derive(Debug, Clone, Serialize)]
 pub struct AssumedCapacity {

@@ -36,9 +36,12 @@ pub enum CostError {
     /// The catalogue has no price for the requested pricing model.
     #[error("instance \"{instance}\": no {term} reserved price in the catalogue")]
     NoReservedPrice { instance: String, term: String },
-    /// A probe or capacity JSON file that cannot be used.
+    /// A probe or capacity input that cannot be used.
     #[error("{file}: {problem}")]
     InputFile { file: String, problem: String },
+    /// A result file that cannot be read.
+    #[error(transparent)]
+    Result(#[from] crate::result::ResultError),
     /// The planner cannot produce any candidate.
     #[error("plan: {0}")]
     Plan(String),

@@ -1,18 +1,11 @@
-//! Measured disk figures (from a `cqlbench probe` result) flagged against a disk's limits.
-//!
-//! The probe result format is still being written, so only a small, documented subset is read
-//! (see docs/cost.md): numeric fields at the top level of the JSON document or one object deep
-//! (e.g. `{"disk": {"lcs_read_iops": 2998}}`), by the suffix of their names:
-//!
-//! - `iops` or `…_iops`: operations per second;
-//! - `…_mbps`, `…_mb_s`: MB/s; `…_mib_s`, `…_mibps`: MiB/s (× 1.048576 to MB/s);
-//!   `…_bytes_per_s`: bytes/s (÷ 1,000,000).
+//! Measured disk figures (from a `cqlbench probe` result) flagged against a disk's limits: each
+//! profile's IOPS and MB/s (read and write together) against the disk's sustained IOPS and MB/s.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::disk::DiskQuote;
 use super::units::thousands;
+use crate::probe::ProbeResult;
 
 /// What a measured figure counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,46 +36,28 @@ pub struct ProbeFlag {
     pub verdict: &'static str,
 }
 
-/// The figures of a probe result that this module understands.
-pub fn probe_figures(doc: &Value) -> Vec<ProbeFigure> {
-    let mut out = Vec::new();
-    if let Some(map) = doc.as_object() {
-        for (k, v) in map {
-            match v {
-                Value::Object(inner) => {
-                    for (k2, v2) in inner {
-                        push_figure(&mut out, &format!("{k}.{k2}"), k2, v2);
-                    }
-                }
-                _ => push_figure(&mut out, k, k, v),
-            }
-        }
-    }
-    out
-}
-
-fn push_figure(out: &mut Vec<ProbeFigure>, path: &str, name: &str, v: &Value) {
-    let Some(n) = v.as_f64().filter(|n| n.is_finite() && *n >= 0.0) else {
-        return;
-    };
-    let name = name.to_ascii_lowercase();
-    let ends = |s: &str| name == s.trim_start_matches('_') || name.ends_with(s);
-    let (measure, value) = if ends("_iops") {
-        (Measure::Iops, n)
-    } else if ends("_mbps") || ends("_mb_s") {
-        (Measure::Mbps, n)
-    } else if ends("_mib_s") || ends("_mibps") {
-        (Measure::Mbps, n * 1.048_576)
-    } else if ends("_bytes_per_s") {
-        (Measure::Mbps, n / 1e6)
-    } else {
-        return;
-    };
-    out.push(ProbeFigure {
-        field: path.to_string(),
-        measure,
-        value,
-    });
+/// The figures of a probe result: per profile, its IOPS and its MB/s (fio's MB/s are 10^6
+/// bytes per second, as the catalogue's disk limits).
+pub fn probe_figures(probe: &ProbeResult) -> Vec<ProbeFigure> {
+    probe
+        .profiles
+        .iter()
+        .flat_map(|p| {
+            [
+                ProbeFigure {
+                    field: format!("{}.iops", p.name),
+                    measure: Measure::Iops,
+                    value: p.iops,
+                },
+                ProbeFigure {
+                    field: format!("{}.mb_s", p.name),
+                    measure: Measure::Mbps,
+                    value: p.mb_s,
+                },
+            ]
+        })
+        .filter(|f| f.value.is_finite() && f.value > 0.0)
+        .collect()
 }
 
 /// Compares each figure with the disk's sustained IOPS or MB/s limit.
@@ -142,23 +117,19 @@ mod tests {
     use crate::cost::default_catalog;
     use crate::cost::disk::DiskRequest;
 
+    fn probe() -> ProbeResult {
+        serde_json::from_str(include_str!("../probe/testdata/probe-result.json")).unwrap()
+    }
+
     #[test]
-    fn figures_are_read_by_suffix_one_level_deep() {
-        let doc = serde_json::json!({
-            "schema_version": 1,
-            "cpu_score": 6901,
-            "read_iops": 2998,
-            "disk": {"lcs_mib_s": 125.0, "stcs_write_mbps": 80, "p99_read_ms": 5.1},
-            "hostname": "x"
-        });
-        let f = probe_figures(&doc);
-        let names: Vec<&str> = f.iter().map(|f| f.field.as_str()).collect();
-        assert_eq!(
-            names,
-            ["disk.lcs_mib_s", "disk.stcs_write_mbps", "read_iops"]
-        );
-        // 125 MiB/s × 1.048576 = 131.07 MB/s
-        assert!((f[0].value - 131.072).abs() < 1e-9);
+    fn each_profile_gives_its_iops_and_mb_s() {
+        let p = probe();
+        let f = probe_figures(&p);
+        assert_eq!(f.len(), 2 * p.profiles.len());
+        let first = &p.profiles[0];
+        assert_eq!(f[0].field, format!("{}.iops", first.name));
+        assert_eq!((f[0].measure, f[0].value), (Measure::Iops, first.iops));
+        assert_eq!((f[1].measure, f[1].value), (Measure::Mbps, first.mb_s));
     }
 
     #[test]
@@ -172,15 +143,25 @@ mod tests {
             mbps: None,
         };
         let q = gp2.formula.quote("gp2", &req, 730.0).unwrap();
-        let doc = serde_json::json!({"iops": 2998, "mib_s": 125, "burst_iops": 16000});
-        let flags = flag_against(&probe_figures(&doc), &q);
+        let figure = |field: &str, measure, value| ProbeFigure {
+            field: field.into(),
+            measure,
+            value,
+        };
+        let figures = [
+            figure("burst.iops", Measure::Iops, 16000.0),
+            figure("lcs.iops", Measure::Iops, 2998.0),
+            // 125 MiB/s = 131.07 MB/s
+            figure("lcs.mb_s", Measure::Mbps, 125.0 * 1.048576),
+        ];
+        let flags = flag_against(&figures, &q);
         // 16,000 / 10,200 = 157%: above; 2,998 / 10,200 = 29%: below
         assert!(flags[0].verdict.starts_with("above"), "{:?}", flags[0]);
         assert!(flags[1].verdict.starts_with("below") && (flags[1].ratio - 0.2939).abs() < 1e-3);
         // 131.07 MB/s / 250 = 52%
         assert_eq!(
             flags[2].line(),
-            "mib_s 131 MB/s vs limit 250 (52%): below the limit: something else caps it (queue depth, VM-size caps, CPU)"
+            "lcs.mb_s 131 MB/s vs limit 250 (52%): below the limit: something else caps it (queue depth, VM-size caps, CPU)"
         );
     }
 }

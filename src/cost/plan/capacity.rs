@@ -1,22 +1,21 @@
-//! Per-node capacities the planner sizes with: measured ones from capacity files, or the
-//! catalogue's assumed ones.
+//! Per-node capacities the planner sizes with: measured ones from capacity-search results
+//! (`cqlbench capacity`), or the catalogue's assumed ones.
 //!
-//! A capacity file is a small JSON document (the capacity scenario's result format does not
-//! exist yet; see docs/cost.md):
-//!
-//! ```json
-//! {"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000, "note": "tabular 50/50, p99 < 10 ms"}
-//! ```
-//!
-//! Per-node capacity is `ops_per_s / nodes`: throughput scales linearly with the node count, as
-//! ref 004 observed up to hundreds of nodes.
+//! A capacity search ran on a cluster whose instance type the result cannot know, so the user
+//! names it: `--capacity INSTANCE[:NODES]=RESULT.json`. The node count comes from the search's
+//! first step (a local cluster's spec) unless given. The capacity is the verdict's highest
+//! passing step (its achieved throughput); per-node capacity is that ÷ nodes: throughput scales
+//! linearly with the node count, as ref 004 observed up to hundreds of nodes.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::cost::price::Origin;
 use crate::cost::units::thousands;
 use crate::cost::{Catalog, CostError};
+use crate::result::capacity::CapacityResult;
 
 /// The throughput one node of an instance type sustains.
 #[derive(Debug, Clone, Serialize)]
@@ -28,44 +27,121 @@ pub struct Capacity {
     pub origin: Origin,
 }
 
-impl Capacity {
-    /// Reads a capacity file's JSON; `file` names it in errors and in the output.
-    pub fn from_json(doc: &Value, file: &str) -> Result<Capacity, CostError> {
+/// `INSTANCE[:NODES]=RESULT.json`: a capacity-search result and what it ran on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityArg {
+    pub instance: String,
+    pub nodes: Option<u32>,
+    pub path: PathBuf,
+}
+
+impl FromStr for CapacityArg {
+    type Err = CostError;
+
+    fn from_str(s: &str) -> Result<Self, CostError> {
         let bad = |problem: &str| CostError::InputFile {
-            file: file.to_string(),
+            file: s.to_string(),
             problem: problem.to_string(),
         };
-        let obj = doc
-            .as_object()
-            .ok_or_else(|| bad("expected an object {\"instance\", \"nodes\", \"ops_per_s\"}"))?;
-        let instance = obj
-            .get("instance")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("field \"instance\": expected an instance name"))?;
-        let nodes = obj
-            .get("nodes")
-            .and_then(Value::as_u64)
-            .filter(|n| *n > 0)
-            .ok_or_else(|| bad("field \"nodes\": expected a positive integer"))?;
-        let ops = obj
-            .get("ops_per_s")
-            .and_then(Value::as_f64)
+        let (what, path) = s.split_once('=').ok_or_else(|| {
+            bad("expected INSTANCE[:NODES]=CAPACITY-RESULT.json, e.g. i3.2xlarge:3=cap.json")
+        })?;
+        let (instance, nodes) = match what.split_once(':') {
+            Some((i, n)) => (
+                i,
+                Some(
+                    n.trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| bad("NODES must be a positive whole number"))?,
+                ),
+            ),
+            None => (what, None),
+        };
+        if instance.trim().is_empty() || path.trim().is_empty() {
+            return Err(bad(
+                "expected INSTANCE[:NODES]=CAPACITY-RESULT.json, e.g. i3.2xlarge:3=cap.json",
+            ));
+        }
+        Ok(CapacityArg {
+            instance: instance.trim().to_string(),
+            nodes,
+            path: PathBuf::from(path.trim()),
+        })
+    }
+}
+
+impl Capacity {
+    /// The capacity a search found, on `nodes` nodes of `instance`; `file` names it.
+    pub fn from_result(
+        r: &CapacityResult,
+        instance: &str,
+        nodes: u32,
+        file: &str,
+    ) -> Result<Capacity, CostError> {
+        let bad = |problem: String| CostError::InputFile {
+            file: file.to_string(),
+            problem,
+        };
+        if nodes == 0 {
+            return Err(bad("the node count must be at least 1".into()));
+        }
+        let v = r
+            .verdict
+            .as_ref()
+            .ok_or_else(|| bad("the search has no verdict (no step completed)".into()))?;
+        let ops = v
+            .highest_passing_ops_per_s
             .filter(|o| *o > 0.0 && o.is_finite())
-            .ok_or_else(|| bad("field \"ops_per_s\": expected a positive number"))?;
-        let note = obj.get("note").and_then(Value::as_str);
+            .ok_or_else(|| bad("no step of the search passed: it measured no capacity".into()))?;
+        let mut note = format!("{} on {}", r.workload.kind, r.env);
+        if v.failing_rate_per_s.is_none() {
+            note.push_str(", a lower bound: no step failed");
+        }
+        if !v.unverified.is_empty() {
+            note.push_str(&format!(", {} unverified criteria", v.unverified.len()));
+        }
         Ok(Capacity {
             instance: instance.to_string(),
-            ops_per_s_per_node: ops / nodes as f64,
+            ops_per_s_per_node: ops / f64::from(nodes),
             how: format!(
                 "{} ops/s / {nodes} nodes (linear scaling, ref 004)",
                 thousands(ops)
             ),
-            origin: Origin::Measured(match note {
-                Some(n) => format!("{file} ({n})"),
-                None => file.to_string(),
-            }),
+            origin: Origin::Measured(format!("{file} ({note})")),
         })
     }
+
+    /// Reads the capacity-search result an argument names; the node count comes from the
+    /// argument, else from the cluster the search's first step ran on.
+    pub fn read(arg: &CapacityArg) -> Result<Capacity, CostError> {
+        let file = arg.path.display().to_string();
+        let bad = |problem: String| CostError::InputFile {
+            file: file.clone(),
+            problem,
+        };
+        let r = crate::result::read_capacity(&arg.path)?;
+        let nodes = match arg.nodes {
+            Some(n) => n,
+            None => nodes_of(&r, &arg.path).ok_or_else(|| {
+                bad(format!(
+                    "the search's cluster size is not known (not a local cluster): give it as {}:NODES={file}",
+                    arg.instance
+                ))
+            })?,
+        };
+        Capacity::from_result(&r, &arg.instance, nodes, &file)
+    }
+}
+
+/// Nodes of the local cluster the search's first step ran on.
+fn nodes_of(r: &CapacityResult, path: &Path) -> Option<u32> {
+    let step = r.steps.first()?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let run = crate::result::read_run(&dir.join(&step.result)).ok()?;
+    let spec = run.fingerprint.cluster?;
+    u32::try_from(spec.dcs.iter().map(|d| d.nodes).sum::<usize>()).ok()
 }
 
 /// The capacities to plan with: every measured one, then the catalogue's assumed capacity of
@@ -100,32 +176,59 @@ mod tests {
     use crate::cost::default_catalog;
 
     #[test]
-    fn a_capacity_file_gives_ops_per_node() {
-        let doc = serde_json::json!({"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000});
-        let c = Capacity::from_json(&doc, "cap.json").unwrap();
-        // 45,000 ops/s / 3 nodes = 15,000 ops/s per node
-        assert_eq!(c.ops_per_s_per_node, 15000.0);
-        assert_eq!(c.origin, Origin::Measured("cap.json".into()));
-        let e = Capacity::from_json(
-            &serde_json::json!({"instance": "x", "nodes": 0, "ops_per_s": 1}),
-            "c.json",
+    fn a_capacity_result_gives_ops_per_node() {
+        let mut r = crate::report::fixture::capacity("lab", &[1_000.0, 2_000.0, 3_000.0], 2);
+        let achieved = r
+            .verdict
+            .as_ref()
+            .unwrap()
+            .highest_passing_ops_per_s
+            .unwrap();
+        let c = Capacity::from_result(&r, "i3.2xlarge", 3, "cap.json").unwrap();
+        assert_eq!(c.ops_per_s_per_node, achieved / 3.0);
+        let Origin::Measured(how) = &c.origin else {
+            panic!("{:?}", c.origin)
+        };
+        assert!(
+            how.starts_with("cap.json (") && how.contains("on lab"),
+            "{how}"
         );
+        r.verdict.as_mut().unwrap().highest_passing_ops_per_s = None;
+        let e = Capacity::from_result(&r, "i3.2xlarge", 3, "c.json").unwrap_err();
         assert_eq!(
-            e.unwrap_err().to_string(),
-            "c.json: field \"nodes\": expected a positive integer"
+            e.to_string(),
+            "c.json: no step of the search passed: it measured no capacity"
         );
+    }
+
+    #[test]
+    fn capacity_arguments_name_the_instance_and_maybe_the_nodes() {
+        let a: CapacityArg = "i3.2xlarge:3=out/cap.json".parse().unwrap();
+        assert_eq!(
+            a,
+            CapacityArg {
+                instance: "i3.2xlarge".into(),
+                nodes: Some(3),
+                path: "out/cap.json".into()
+            }
+        );
+        let a: CapacityArg = "r5.xlarge=cap.json".parse().unwrap();
+        assert_eq!(a.nodes, None);
+        for bad in ["cap.json", "i3:0=cap.json", "i3:x=c.json", "=c.json", "i3="] {
+            assert!(bad.parse::<CapacityArg>().is_err(), "{bad}");
+        }
     }
 
     #[test]
     fn measured_replaces_assumed() {
         let cat = default_catalog().unwrap();
-        let doc = serde_json::json!({"instance": "i3.2xlarge", "nodes": 3, "ops_per_s": 45000});
-        let caps = capacities(&cat, &[Capacity::from_json(&doc, "cap.json").unwrap()]).unwrap();
+        let r = crate::report::fixture::capacity("lab", &[1_000.0, 2_000.0], 2);
+        let measured = |instance: &str| Capacity::from_result(&r, instance, 3, "cap.json").unwrap();
+        let caps = capacities(&cat, &[measured("i3.2xlarge")]).unwrap();
         let i3: Vec<&Capacity> = caps.iter().filter(|c| c.instance == "i3.2xlarge").collect();
         assert_eq!(i3.len(), 1);
         assert!(matches!(i3[0].origin, Origin::Measured(_)));
         assert!(caps.iter().any(|c| matches!(c.origin, Origin::Assumed(_))));
-        let unknown = serde_json::json!({"instance": "zz.huge", "nodes": 3, "ops_per_s": 1});
-        assert!(capacities(&cat, &[Capacity::from_json(&unknown, "u.json").unwrap()]).is_err());
+        assert!(capacities(&cat, &[measured("zz.huge")]).is_err());
     }
 }

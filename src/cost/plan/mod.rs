@@ -13,7 +13,7 @@ use super::{Catalog, CostError};
 mod capacity;
 mod text;
 
-pub use capacity::{Capacity, capacities};
+pub use capacity::{Capacity, CapacityArg, capacities};
 pub use text::plan_text;
 
 /// A value with where it came from (given, or an assumed default).

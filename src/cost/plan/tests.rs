@@ -32,11 +32,12 @@ fn find<'a>(p: &'a Plan, instance: &str, disk: &str) -> &'a Candidate {
 #[test]
 fn nodes_from_capacity_density_and_racks() {
     let cat = default_catalog().unwrap();
-    let measured = Capacity::from_json(
-        &serde_json::json!({"instance": "r5.2xlarge", "nodes": 3, "ops_per_s": 22864}),
-        "ref000.json",
-    )
-    .unwrap();
+    let measured = Capacity {
+        instance: "r5.2xlarge".into(),
+        ops_per_s_per_node: 22864.0 / 3.0,
+        how: "22,864 ops/s / 3 nodes".into(),
+        origin: crate::cost::price::Origin::Measured("ref000.json".into()),
+    };
     let p = plan(&cat, &spec(100_000.0, "10TB"), &[measured]).unwrap();
     let c = find(&p, "r5.2xlarge", "gp3");
     // per node 22,864 / 3 = 7,621.3; ceil(100,000 / 7,621.3) = 14 for throughput;
