@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod cost;
+pub mod error;
 pub mod fsutil;
 pub mod host;
 pub mod load;

@@ -22,14 +22,25 @@ pub struct NodeView {
 /// Asks every node in `addrs` (CQL on port 9042) for `system.local` and `system.peers`, each
 /// query sent to that node alone. Runs on its own thread and runtime so it can be called
 /// from sync code and from inside another runtime alike.
-pub fn views_by_node(addrs: &[String], timeout: Duration) -> Result<Vec<NodeView>, String> {
-    on_own_runtime(async { tokio::time::timeout(timeout, peers_async(addrs)).await })?
-        .map_err(|_| format!("CQL check did not finish within {}s", timeout.as_secs()))?
+pub fn views_by_node(addrs: &[String], timeout: Duration) -> Result<Vec<NodeView>, CqlError> {
+    on_own_runtime(async { tokio::time::timeout(timeout, peers_async(addrs)).await })
+        .map_err(|e| CqlError(format!("starting a client runtime: {e}")))?
+        .map_err(|_| {
+            CqlError(format!(
+                "CQL check did not finish within {}s",
+                timeout.as_secs()
+            ))
+        })?
 }
+
+/// A CQL check that could not be done, and why.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct CqlError(pub String);
 
 /// Runs `fut` to completion on a new current-thread runtime on a thread of its own, so sync
 /// code and code already inside a runtime can both wait for it.
-pub(crate) fn on_own_runtime<F>(fut: F) -> Result<F::Output, String>
+pub(crate) fn on_own_runtime<F>(fut: F) -> std::io::Result<F::Output>
 where
     F: std::future::Future + Send,
     F::Output: Send,
@@ -38,16 +49,15 @@ where
         s.spawn(|| {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
-                .build()
-                .map_err(|e| format!("starting a client runtime: {e}"))?;
+                .build()?;
             Ok(rt.block_on(fut))
         })
         .join()
-        .map_err(|_| "the CQL client thread panicked".to_string())?
+        .map_err(|_| std::io::Error::other("the CQL client thread panicked"))?
     })
 }
 
-async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, String> {
+async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, CqlError> {
     let known: Vec<String> = addrs.iter().map(|a| format!("{a}:9042")).collect();
     let session = SessionBuilder::new()
         .known_nodes(&known)
@@ -55,12 +65,12 @@ async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, String> {
         .fetch_schema_metadata(false)
         .build()
         .await
-        .map_err(|e| format!("CQL connect to {}: {e}", known.join(",")))?;
+        .map_err(|e| CqlError(format!("CQL connect to {}: {e}", known.join(","))))?;
     let mut out = Vec::new();
     for a in addrs {
         let sock: SocketAddr = format!("{a}:9042")
             .parse()
-            .map_err(|e| format!("{a}: {e}"))?;
+            .map_err(|e| CqlError(format!("{a}: {e}")))?;
         let target = SingleTargetLoadBalancingPolicy::new(NodeIdentifier::NodeAddress(sock), None);
         let mut rows_of = Vec::new();
         for q in [
@@ -72,16 +82,16 @@ async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, String> {
             let res = session
                 .query_unpaged(st, &[])
                 .await
-                .map_err(|e| format!("CQL query on {a}: {e}"))?;
+                .map_err(|e| CqlError(format!("CQL query on {a}: {e}")))?;
             let rows = res
                 .into_rows_result()
-                .map_err(|e| format!("CQL result from {a}: {e}"))?;
+                .map_err(|e| CqlError(format!("CQL result from {a}: {e}")))?;
             let mut v: Vec<NodeRow> = Vec::new();
             for r in rows
                 .rows::<(Option<std::net::IpAddr>, Option<String>, Option<String>)>()
-                .map_err(|e| format!("CQL rows from {a}: {e}"))?
+                .map_err(|e| CqlError(format!("CQL rows from {a}: {e}")))?
             {
-                let (ip, dc, rack) = r.map_err(|e| format!("CQL row from {a}: {e}"))?;
+                let (ip, dc, rack) = r.map_err(|e| CqlError(format!("CQL row from {a}: {e}")))?;
                 v.push((ip.map(|i| i.to_string()).unwrap_or_default(), dc, rack));
             }
             v.sort();

@@ -65,5 +65,5 @@ pub fn write_read_check(c: &Cluster, rows: u32) -> Result<SmokeReport, ClusterEr
         }
         Ok(SmokeReport { rows, replication_factor: rf, write_time, read_time: t.elapsed(), mismatches })
     })
-    .map_err(ClusterError::Cql)?
+    .map_err(|e| ClusterError::Cql(format!("starting a client runtime: {e}")))?
 }

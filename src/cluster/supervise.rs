@@ -256,7 +256,7 @@ impl Cluster {
         let addrs: Vec<String> = up.iter().map(|n| n.address.clone()).collect();
         let views = match super::cql::views_by_node(&addrs, Duration::from_secs(10)) {
             Ok(v) => v,
-            Err(e) => return Some(e),
+            Err(e) => return Some(e.0),
         };
         for v in views {
             for other in self.nodes().iter().filter(|o| o.address != v.address) {

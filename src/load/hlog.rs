@@ -62,17 +62,21 @@ impl IntervalLog {
 pub type LogEntry = (String, f64, f64, Histogram<u64>);
 
 /// Parses the histogram lines back (for tests and tools).
-pub fn read(path: &Path) -> Result<Vec<LogEntry>, String> {
+pub fn read(path: &Path) -> Result<Vec<LogEntry>, crate::error::Invalid> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("Tag=")) {
         let f: Vec<&str> = line.splitn(5, ',').collect();
         if f.len() != 5 {
-            return Err(format!("malformed line: {line}"));
+            return Err(crate::invalid!("malformed line: {line}"));
         }
         let tag = f[0].trim_start_matches("Tag=").to_string();
-        let start: f64 = f[1].parse().map_err(|_| format!("bad start in {line}"))?;
-        let len: f64 = f[2].parse().map_err(|_| format!("bad length in {line}"))?;
+        let start: f64 = f[1]
+            .parse()
+            .map_err(|_| crate::invalid!("bad start in {line}"))?;
+        let len: f64 = f[2]
+            .parse()
+            .map_err(|_| crate::invalid!("bad length in {line}"))?;
         out.push((tag, start, len, crate::stats::decode(f[4])?));
     }
     Ok(out)

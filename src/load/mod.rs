@@ -308,7 +308,7 @@ async fn connect_resolved(
     let mut target = plan.target.clone();
     let session = session::connect(&plan.connect)
         .await
-        .map_err(LoadError::Connect)?;
+        .map_err(|e| LoadError::Connect(e.to_string()))?;
     if plan.connect.local_dc.is_some() && plan.local_rf.is_none() {
         return Ok((session, workload, target));
     }
@@ -335,7 +335,9 @@ async fn connect_resolved(
         ..plan.connect.clone()
     };
     drop(session);
-    let session = session::connect(&spec).await.map_err(LoadError::Connect)?;
+    let session = session::connect(&spec)
+        .await
+        .map_err(|e| LoadError::Connect(e.to_string()))?;
     Ok((session, workload, target))
 }
 

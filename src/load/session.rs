@@ -36,16 +36,16 @@ impl Credentials {
     }
 
     /// A file of two lines: user name, then password.
-    pub fn from_file(path: &std::path::Path) -> Result<Credentials, String> {
+    pub fn from_file(path: &std::path::Path) -> Result<Credentials, crate::error::Invalid> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("credentials file {}: {e}", path.display()))?;
+            .map_err(|e| crate::invalid!("credentials file {}: {e}", path.display()))?;
         let mut lines = text.lines();
         match (lines.next(), lines.next()) {
             (Some(u), Some(p)) if !u.trim().is_empty() => Ok(Credentials {
                 username: u.trim().into(),
                 password: p.into(),
             }),
-            _ => Err(format!(
+            _ => Err(crate::invalid!(
                 "credentials file {}: expected two lines: user name, then password",
                 path.display()
             )),
@@ -63,8 +63,16 @@ pub struct ConnectSpec {
     pub credentials: Option<Credentials>,
 }
 
+/// The contact points could not be reached (or refused the credentials).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot connect to {hosts}: {message}")]
+pub struct ConnectError {
+    pub hosts: String,
+    pub message: String,
+}
+
 /// Connects with a token-aware policy preferring `local_dc` (no failover to other DCs).
-pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, String> {
+pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, ConnectError> {
     let mut policy = DefaultPolicy::builder().token_aware(true);
     if let Some(dc) = &spec.local_dc {
         policy = policy
@@ -93,10 +101,10 @@ pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, String> {
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);
     }
-    let session = b
-        .build()
-        .await
-        .map_err(|e| format!("cannot connect to {}: {e}", hosts.join(",")))?;
+    let session = b.build().await.map_err(|e| ConnectError {
+        hosts: hosts.join(","),
+        message: e.to_string(),
+    })?;
     Ok(Arc::new(session))
 }
 

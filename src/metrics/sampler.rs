@@ -34,18 +34,18 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Parses `host:port` (a `http://` prefix and `/metrics` suffix are accepted).
-    pub fn parse(s: &str) -> Result<Endpoint, String> {
+    pub fn parse(s: &str) -> Result<Endpoint, crate::error::Invalid> {
         let t = s.trim();
         let t = t.strip_prefix("http://").unwrap_or(t);
         let t = t.strip_suffix("/metrics").unwrap_or(t);
-        let (host, port) = t
-            .rsplit_once(':')
-            .ok_or_else(|| format!("'{s}' is not a metrics endpoint: expected host:port"))?;
+        let (host, port) = t.rsplit_once(':').ok_or_else(|| {
+            crate::invalid!("'{s}' is not a metrics endpoint: expected host:port")
+        })?;
         let port: u16 = port
             .parse()
-            .map_err(|_| format!("'{s}' is not a metrics endpoint: bad port '{port}'"))?;
+            .map_err(|_| crate::invalid!("'{s}' is not a metrics endpoint: bad port '{port}'"))?;
         if host.is_empty() {
-            return Err(format!("'{s}' is not a metrics endpoint: no host"));
+            return Err(crate::invalid!("'{s}' is not a metrics endpoint: no host"));
         }
         Ok(Endpoint {
             node: t.to_string(),

@@ -90,7 +90,10 @@ pub fn run_job(
         });
     }
     let text = std::fs::read_to_string(&json_path).map_err(io_err("reading", &json_path))?;
-    fio_json::parse(&text).map_err(|message| ProbeError::FioOutput { profile, message })
+    fio_json::parse(&text).map_err(|e| ProbeError::FioOutput {
+        profile,
+        message: e.0,
+    })
 }
 
 /// The first line worth showing from fio's diagnostics.

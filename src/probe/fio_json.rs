@@ -80,18 +80,22 @@ struct RawLat {
 
 /// Parses fio's JSON output. fio sometimes prints notes before the JSON document, so parsing
 /// starts at the first `{`. A job that reports a non-zero `error` is an error.
-pub fn parse(text: &str) -> Result<FioReport, String> {
+pub fn parse(text: &str) -> Result<FioReport, crate::error::Invalid> {
     let start = text
         .find('{')
-        .ok_or_else(|| "no JSON object in fio's output".to_string())?;
+        .ok_or_else(|| crate::invalid!("no JSON object in fio's output"))?;
     let raw: RawReport = serde_json::from_str(&text[start..]).map_err(|e| e.to_string())?;
     if raw.jobs.is_empty() {
-        return Err("fio reported no jobs".to_string());
+        return Err(crate::invalid!("fio reported no jobs"));
     }
     let mut jobs = Vec::with_capacity(raw.jobs.len());
     for j in raw.jobs {
         if j.error != 0 {
-            return Err(format!("job {} ended with error {}", j.jobname, j.error));
+            return Err(crate::invalid!(
+                "job {} ended with error {}",
+                j.jobname,
+                j.error
+            ));
         }
         let sync = j.sync.as_ref().map(|s| &s.lat_ns);
         jobs.push(JobFigures {

@@ -102,11 +102,11 @@ impl ProfileFigures {
         runtime_s: u64,
         job_file: &str,
         report: &FioReport,
-    ) -> Result<ProfileFigures, String> {
+    ) -> Result<ProfileFigures, crate::error::Invalid> {
         let info = jobs::info(profile);
         let lat = report
             .job(info.latency_job)
-            .ok_or_else(|| format!("fio reported no job named {}", info.latency_job))?;
+            .ok_or_else(|| crate::invalid!("fio reported no job named {}", info.latency_job))?;
         let sum = |f: fn(&DirFigures) -> f64| -> f64 {
             report.jobs.iter().map(|j| f(&j.read) + f(&j.write)).sum()
         };

@@ -125,7 +125,10 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
             scratch.remove_file(f);
         }
         let figures = ProfileFigures::from_report(profile, params.runtime_s, &job, &report)
-            .map_err(|message| ProbeError::FioOutput { profile, message })?;
+            .map_err(|e| ProbeError::FioOutput {
+                profile,
+                message: e.0,
+            })?;
         result.profiles.push(figures);
         result.summarise();
         save(spec, &result)?;

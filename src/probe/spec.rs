@@ -120,7 +120,7 @@ pub struct ProbeSpec {
 }
 
 /// Checks an environment label: it names result files, so only `[A-Za-z0-9._-]`, 1–64 chars.
-pub fn validate_env(env: &str) -> Result<(), String> {
+pub fn validate_env(env: &str) -> Result<(), crate::error::Invalid> {
     let ok = !env.is_empty()
         && env.len() <= 64
         && !env.starts_with('.')
@@ -130,14 +130,14 @@ pub fn validate_env(env: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(crate::invalid!(
             "invalid environment name '{env}' (accepted: 1-64 characters from A-Z a-z 0-9 . _ -, not starting with '.')"
         ))
     }
 }
 
 /// [`validate_env`] as a parser of a flag's value.
-pub fn parse_env(env: &str) -> Result<String, String> {
+pub fn parse_env(env: &str) -> Result<String, crate::error::Invalid> {
     validate_env(env).map(|()| env.to_string())
 }
 

@@ -261,7 +261,7 @@ fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), R
         path: path.to_path_buf(),
         message,
     };
-    let h = decode(encoded).map_err(bad)?;
+    let h = decode(encoded).map_err(|e| bad(e.0))?;
     into.add(&h).map_err(|e| bad(format!("{e:?}")))
 }
 

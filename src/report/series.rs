@@ -14,7 +14,7 @@ pub struct Series {
 }
 
 /// The series of `run`'s main phase; `Err` when it has no main phase.
-pub fn of(run: &RunResult) -> Result<Vec<Series>, String> {
+pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
     let phase = run
         .phases
         .iter()

@@ -295,7 +295,7 @@ fn latency_of(summary: &PhaseSummary, b: &LatencyBound) -> Result<f64, NotMeasur
     if op.ok == 0 {
         return Err(none());
     }
-    let h = crate::stats::decode(&op.response_histogram_ns).map_err(NotMeasured)?;
+    let h = crate::stats::decode(&op.response_histogram_ns).map_err(|e| NotMeasured(e.0))?;
     Ok(h.value_at_quantile(b.percentile / 100.0) as f64 / 1e6)
 }
 

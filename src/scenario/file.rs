@@ -79,13 +79,17 @@ pub struct ClusterPlan {
 }
 
 /// Reads a scenario file's text; the error names the key at fault.
-pub fn parse(text: &str) -> Result<ScenarioFile, String> {
-    let v: Value = serde_yaml::from_str(text).map_err(|e| format!("not a scenario file: {e}"))?;
-    de::from_value(v).map_err(|e| format!("not a scenario file: {e}"))
+pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
+    let v: Value =
+        serde_yaml::from_str(text).map_err(|e| crate::invalid!("not a scenario file: {e}"))?;
+    de::from_value(v).map_err(|e| crate::invalid!("not a scenario file: {e}"))
 }
 
 /// Replaces `{step}` with that step's result path.
-fn substitute(arg: &str, done: &BTreeMap<String, PathBuf>) -> Result<String, String> {
+fn substitute(
+    arg: &str,
+    done: &BTreeMap<String, PathBuf>,
+) -> Result<String, crate::error::Invalid> {
     let mut out = String::new();
     let mut rest = arg;
     while let Some(i) = rest.find('{') {
@@ -106,7 +110,10 @@ fn substitute(arg: &str, done: &BTreeMap<String, PathBuf>) -> Result<String, Str
 }
 
 /// `{step}` references replaced in every text value of a step's options.
-fn substitute_all(v: &mut Value, done: &BTreeMap<String, PathBuf>) -> Result<(), String> {
+fn substitute_all(
+    v: &mut Value,
+    done: &BTreeMap<String, PathBuf>,
+) -> Result<(), crate::error::Invalid> {
     match v {
         Value::String(s) => *s = substitute(s, done)?,
         Value::Sequence(items) => {
@@ -125,7 +132,7 @@ fn substitute_all(v: &mut Value, done: &BTreeMap<String, PathBuf>) -> Result<(),
 }
 
 /// Turns a scenario file into typed steps writing into `dir`.
-pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
+pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid> {
     let cluster = f.cluster.as_ref().map(|c| ClusterPlan {
         name: c.name.clone().unwrap_or_else(|| f.name.clone()),
         options: c.options.clone(),
@@ -140,37 +147,38 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
             .filter(|k| *k != "name")
             .collect();
         let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "step {n}: expected one command ({}) and optionally a name",
                 Step::COMMANDS.join(", ")
             ));
         };
         if !Step::COMMANDS.contains(&command) {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "step {n}: '{command}' is not a step command ({})",
                 Step::COMMANDS.join(", ")
             ));
         }
         let name = match step.get("name") {
             Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err(format!("step {n}: the name must be text")),
+            Some(_) => return Err(crate::invalid!("step {n}: the name must be text")),
             None if done.contains_key(command) => format!("{command}-{n}"),
             None => command.to_string(),
         };
         if done.contains_key(&name) {
-            return Err(format!("step {n}: the name '{name}' is used twice"));
+            return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
         }
         let mut options = step.get(command).cloned().unwrap_or(Value::Null);
         if let Value::Mapping(m) = &options
             && m.contains_key("out")
         {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "step {n} ({name}): 'out' is set by the scenario (results go into its directory)"
             ));
         }
-        substitute_all(&mut options, &done).map_err(|e| format!("step {n} ({name}): {e}"))?;
+        substitute_all(&mut options, &done)
+            .map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?;
         let mut spec = Step::from_yaml(command, options.clone())
-            .map_err(|e| format!("step {n} ({name}): {e}"))?;
+            .map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?;
         let out = dir.join(format!("{n:02}-{name}.json"));
         spec.place(
             cluster.as_ref().map(|c| c.name.as_str()),
@@ -186,7 +194,7 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, String> {
         });
     }
     if steps.is_empty() {
-        return Err("the scenario has no steps".into());
+        return Err(crate::invalid!("the scenario has no steps"));
     }
     Ok(Plan {
         name: f.name.clone(),
@@ -303,7 +311,7 @@ steps:
         let e = |text: &str| plan(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
         let msg = e("name: x\nsteps: [{latency: {workload: keyvalue, rate: -1}}]");
         let flag = crate::spec::load::parse_rate_arg("-1").unwrap_err();
-        assert!(msg.contains("rate") && msg.contains(&flag), "{msg}");
+        assert!(msg.contains("rate") && msg.contains(&*flag), "{msg}");
         let msg =
             e("name: x\nsteps: [{run: {workload: keyvalue, duration: 99999999999999999999h}}]");
         assert!(msg.contains("duration"), "{msg}");

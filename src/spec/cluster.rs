@@ -103,14 +103,14 @@ impl FromStr for DcSpec {
 }
 
 /// Parses `dc1:3,dc2:2:2` into data centres; names must be distinct.
-pub fn parse_dcs(s: &str) -> Result<Vec<DcSpec>, String> {
+pub fn parse_dcs(s: &str) -> Result<Vec<DcSpec>, crate::error::Invalid> {
     let dcs: Vec<DcSpec> = s
         .split(',')
         .map(|p| p.trim().parse())
         .collect::<Result<_, _>>()?;
     for (i, dc) in dcs.iter().enumerate() {
         if dcs[..i].iter().any(|d| d.name == dc.name) {
-            return Err(format!("data centre '{}' is named twice", dc.name));
+            return Err(crate::invalid!("data centre '{}' is named twice", dc.name));
         }
     }
     Ok(dcs)
@@ -152,7 +152,7 @@ impl fmt::Display for Gc {
 }
 
 /// Checks a cluster name: used as a directory name and in cassandra.yaml.
-pub fn validate_name(name: &str) -> Result<(), String> {
+pub fn validate_name(name: &str) -> Result<(), crate::error::Invalid> {
     let ok = !name.is_empty()
         && name.len() <= 48
         && name
@@ -162,7 +162,7 @@ pub fn validate_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(crate::invalid!(
             "'{name}' is not a valid cluster name: use 1-48 letters, digits, '_' or '-'"
         ))
     }

@@ -67,7 +67,7 @@ impl fmt::Display for Cycles {
 }
 
 /// Parses a rate: `2000`, `2k`, `1.5k` ops/s; must be positive and finite.
-pub fn parse_rate(s: &str) -> Result<f64, String> {
+pub fn parse_rate(s: &str) -> Result<f64, crate::error::Invalid> {
     let t = s.trim();
     let (num, mult) = match t.strip_suffix(['k', 'K']) {
         Some(n) => (n, 1000.0),
@@ -75,10 +75,10 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     };
     let v: f64 = num
         .parse()
-        .map_err(|_| format!("'{s}' is not a rate: expected ops/s, e.g. 2000 or 2k"))?;
+        .map_err(|_| crate::invalid!("'{s}' is not a rate: expected ops/s, e.g. 2000 or 2k"))?;
     let v = v * mult;
     if !v.is_finite() || v <= 0.0 {
-        return Err(format!(
+        return Err(crate::invalid!(
             "'{s}': the rate must be a positive number of ops/s"
         ));
     }
@@ -96,14 +96,14 @@ pub enum RateArg {
 
 impl RateArg {
     /// The rate in ops/s; `of` is the throughput a share refers to.
-    pub fn resolve(self, of: Option<f64>) -> Result<f64, String> {
+    pub fn resolve(self, of: Option<f64>) -> Result<f64, crate::error::Invalid> {
         match (self, of) {
             (RateArg::PerSecond(r), _) => Ok(r),
             (RateArg::Share(f), Some(t)) if t > 0.0 => Ok(f * t),
-            (RateArg::Share(_), Some(t)) => Err(format!(
+            (RateArg::Share(_), Some(t)) => Err(crate::invalid!(
                 "the referenced throughput is {t} ops/s: a share of it is not a rate"
             )),
-            (RateArg::Share(f), None) => Err(format!(
+            (RateArg::Share(f), None) => Err(crate::invalid!(
                 "--rate {}% needs --of RESULT.json (the throughput result it is a share of)",
                 f * 100.0
             )),
@@ -121,14 +121,14 @@ impl std::fmt::Display for RateArg {
 }
 
 /// Parses `2000`, `2k` (ops/s) or `35%` (of a result given with `--of`).
-pub fn parse_rate_arg(s: &str) -> Result<RateArg, String> {
+pub fn parse_rate_arg(s: &str) -> Result<RateArg, crate::error::Invalid> {
     match s.trim().strip_suffix('%') {
         Some(p) => {
             let v: f64 = p.trim().parse().map_err(|_| {
                 format!("'{s}' is not a rate: expected ops/s (2000, 2k) or a share (35%)")
             })?;
             if !v.is_finite() || v <= 0.0 {
-                return Err(format!("'{s}': the share must be above 0%"));
+                return Err(crate::invalid!("'{s}': the share must be above 0%"));
             }
             Ok(RateArg::Share(v / 100.0))
         }

@@ -72,27 +72,31 @@ mod tests {
 }
 
 /// Parses a duration: `500ms`, `30s`, `2m`, `1h`, `1.5s`; a bare number is seconds.
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, crate::error::Invalid> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration: expected e.g. 500ms, 30s, 2m or 1h"))?;
+    let value: f64 = num.parse().map_err(|_| {
+        crate::invalid!("'{s}' is not a duration: expected e.g. 500ms, 30s, 2m or 1h")
+    })?;
     let secs = match unit {
         "ms" => value / 1000.0,
         "" | "s" => value,
         "m" | "min" => value * 60.0,
         "h" => value * 3600.0,
-        other => return Err(format!("'{s}': unknown unit '{other}': use ms, s, m or h")),
+        other => {
+            return Err(crate::invalid!(
+                "'{s}': unknown unit '{other}': use ms, s, m or h"
+            ));
+        }
     };
     if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("'{s}' is not a valid duration"));
+        return Err(crate::invalid!("'{s}' is not a valid duration"));
     }
     std::time::Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("'{s}' is too long a duration"))
+        .map_err(|_| crate::invalid!("'{s}' is too long a duration"))
 }
 
 #[cfg(test)]

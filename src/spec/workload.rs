@@ -216,7 +216,7 @@ impl WorkloadSpec {
 }
 
 /// Parses replication `3` (dc1:3) or `dc1:3,dc2:1`.
-pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, String> {
+pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, crate::error::Invalid> {
     if let Ok(n) = s.trim().parse::<u32>() {
         return Ok(BTreeMap::from([("dc1".to_string(), n)]));
     }
@@ -224,31 +224,31 @@ pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, String> {
     for p in s.split(',') {
         let (dc, n) = p
             .split_once(':')
-            .ok_or_else(|| format!("'{s}': expected RF or DC:RF,… e.g. dc1:3,dc2:1"))?;
+            .ok_or_else(|| crate::invalid!("'{s}': expected RF or DC:RF,… e.g. dc1:3,dc2:1"))?;
         let n: u32 = n
             .trim()
             .parse()
-            .map_err(|_| format!("'{p}': RF must be a whole number"))?;
+            .map_err(|_| crate::invalid!("'{p}': RF must be a whole number"))?;
         let dc = dc.trim();
         if dc.is_empty() {
-            return Err(format!("'{p}': no data centre name before ':'"));
+            return Err(crate::invalid!("'{p}': no data centre name before ':'"));
         }
         if out.insert(dc.to_string(), n).is_some() {
-            return Err(format!("'{s}': data centre '{dc}' is given twice"));
+            return Err(crate::invalid!("'{s}': data centre '{dc}' is given twice"));
         }
     }
     Ok(out)
 }
 
 /// A keyspace name CQL takes unquoted: a letter, then up to 47 letters, digits or '_'.
-pub fn parse_keyspace(s: &str) -> Result<String, String> {
+pub fn parse_keyspace(s: &str) -> Result<String, crate::error::Invalid> {
     let ok = s.len() <= 48
         && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ok {
         Ok(s.to_string())
     } else {
-        Err(format!(
+        Err(crate::invalid!(
             "'{s}' is not a keyspace name: a letter, then up to 47 letters, digits or '_'"
         ))
     }
@@ -256,9 +256,9 @@ pub fn parse_keyspace(s: &str) -> Result<String, String> {
 
 /// A contact point `host` or `host:port` (port 1-65535; an IPv6 address in brackets when it
 /// has a port, e.g. `[::1]:9042`).
-pub fn parse_host(s: &str) -> Result<String, String> {
+pub fn parse_host(s: &str) -> Result<String, crate::error::Invalid> {
     let t = s.trim();
-    let bad = |why: &str| format!("'{s}' is not a contact point: {why}");
+    let bad = |why: &str| crate::invalid!("'{s}' is not a contact point: {why}");
     if t.is_empty() {
         return Err(bad("empty"));
     }

@@ -35,13 +35,13 @@ pub fn encode(h: &Histogram<u64>) -> String {
 }
 
 /// Decodes [`encode`]'s output.
-pub fn decode(s: &str) -> Result<Histogram<u64>, String> {
+pub fn decode(s: &str) -> Result<Histogram<u64>, crate::error::Invalid> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(s)
-        .map_err(|e| format!("histogram base64: {e}"))?;
+        .map_err(|e| crate::invalid!("histogram base64: {e}"))?;
     Deserializer::new()
         .deserialize(&mut &bytes[..])
-        .map_err(|e| format!("histogram: {e:?}"))
+        .map_err(|e| crate::invalid!("histogram: {e:?}"))
 }
 
 /// Percentiles of a latency distribution, in milliseconds.

@@ -142,9 +142,11 @@ pub struct CapacitySearch {
 }
 
 /// `read:p50:20ms`, `all:p99.9:1s`.
-pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, String> {
+pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, crate::error::Invalid> {
     let bad = || {
-        format!("'{s}' is not a latency bound: expected OP:pPERCENTILE:LIMIT, e.g. read:p50:20ms")
+        crate::invalid!(
+            "'{s}' is not a latency bound: expected OP:pPERCENTILE:LIMIT, e.g. read:p50:20ms"
+        )
     };
     let mut parts = s.split(':');
     let (Some(op), Some(p), Some(limit), None) =
@@ -162,11 +164,11 @@ pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, String> {
         .parse()
         .map_err(|_| bad())?;
     if !(0.0..=100.0).contains(&percentile) || percentile == 0.0 {
-        return Err(format!("'{s}': the percentile must be in (0, 100]"));
+        return Err(crate::invalid!("'{s}': the percentile must be in (0, 100]"));
     }
     let limit = parse_duration(limit.trim()).map_err(|_| bad())?;
     if limit.is_zero() {
-        return Err(format!("'{s}': the limit must be above zero"));
+        return Err(crate::invalid!("'{s}': the limit must be above zero"));
     }
     Ok(LatencyBound {
         op,

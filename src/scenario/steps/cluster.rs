@@ -104,14 +104,14 @@ pub struct ClusterOptions {
 /// start or that own the wrong ranges.
 const PLANNED_SETTINGS: &[&str] = &["num_tokens", "initial_token", "auto_bootstrap"];
 
-fn check_setting_key(s: &str, k: &str) -> Result<(), String> {
+fn check_setting_key(s: &str, k: &str) -> Result<(), crate::error::Invalid> {
     if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!(
+        return Err(crate::invalid!(
             "'{s}': '{k}' is not a cassandra.yaml key (letters, digits and '_')"
         ));
     }
     if PLANNED_SETTINGS.contains(&k) {
-        return Err(format!(
+        return Err(crate::invalid!(
             "'{s}': cqlbench sets {} itself (one planned token per node)",
             PLANNED_SETTINGS.join(", ")
         ));
@@ -120,14 +120,14 @@ fn check_setting_key(s: &str, k: &str) -> Result<(), String> {
 }
 
 /// `KEY=VALUE` with a YAML value.
-pub fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), String> {
+pub fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), crate::error::Invalid> {
     let (k, v) = s
         .split_once('=')
-        .ok_or_else(|| format!("'{s}': expected KEY=VALUE"))?;
+        .ok_or_else(|| crate::invalid!("'{s}': expected KEY=VALUE"))?;
     let k = k.trim();
     check_setting_key(s, k)?;
     let value: serde_yaml::Value =
-        serde_yaml::from_str(v).map_err(|e| format!("'{s}': value is not YAML: {e}"))?;
+        serde_yaml::from_str(v).map_err(|e| crate::invalid!("'{s}': value is not YAML: {e}"))?;
     Ok((k.to_string(), value))
 }
 

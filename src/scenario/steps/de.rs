@@ -263,14 +263,16 @@ where
 }
 
 /// Deserializes a YAML value; the error names the key at fault (`rate: '-1' is not a rate`).
-pub fn from_value<T: serde::de::DeserializeOwned>(v: serde_yaml::Value) -> Result<T, String> {
+pub fn from_value<T: serde::de::DeserializeOwned>(
+    v: serde_yaml::Value,
+) -> Result<T, crate::error::Invalid> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        if path == "." || path.is_empty() {
+        crate::error::Invalid(if path == "." || path.is_empty() {
             inner
         } else {
             format!("{path}: {inner}")
-        }
+        })
     })
 }

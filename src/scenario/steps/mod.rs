@@ -51,7 +51,10 @@ impl Step {
 
     /// A step from its command and options (`{workload: tabular, rate: 35%, …}`, or nothing);
     /// the error names the key at fault.
-    pub fn from_yaml(command: &str, options: serde_yaml::Value) -> Result<Step, String> {
+    pub fn from_yaml(
+        command: &str,
+        options: serde_yaml::Value,
+    ) -> Result<Step, crate::error::Invalid> {
         let options = match options {
             serde_yaml::Value::Null => serde_yaml::Value::Mapping(Default::default()),
             m @ serde_yaml::Value::Mapping(_) => m,
@@ -65,7 +68,7 @@ impl Step {
             "capacity" => Step::Capacity(Box::new(de::from_value(options)?)),
             "fill" => Step::Fill(Box::new(de::from_value(options)?)),
             other => {
-                return Err(format!(
+                return Err(crate::invalid!(
                     "'{other}' is not a step command ({})",
                     Step::COMMANDS.join(", ")
                 ));
