@@ -56,7 +56,7 @@ impl fmt::Display for Profile {
 }
 
 impl FromStr for Profile {
-    type Err = String;
+    type Err = crate::error::Invalid;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Profile::ALL
@@ -64,7 +64,7 @@ impl FromStr for Profile {
             .find(|p| p.name() == s.trim())
             .ok_or_else(|| {
                 let names: Vec<_> = Profile::ALL.iter().map(|p| p.name()).collect();
-                format!("unknown profile '{s}' (accepted: {})", names.join(", "))
+                crate::invalid!("unknown profile '{s}' (accepted: {})", names.join(", "))
             })
     }
 }

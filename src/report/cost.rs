@@ -21,12 +21,12 @@ pub struct Deployment {
 }
 
 impl FromStr for Deployment {
-    type Err = String;
+    type Err = crate::error::Invalid;
 
     /// `ENV=INSTANCE,NODES[,DISK][,TERM]`, e.g. `ec2=r5.2xlarge,3,gp3:4TB,1y`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = |why: &str| {
-            format!(
+            crate::invalid!(
                 "'{s}' is not a deployment: {why} (expected ENV=INSTANCE,NODES[,DISK][,TERM], e.g. ec2=r5.2xlarge,3,gp3:4TB,1y)"
             )
         };

@@ -58,13 +58,13 @@ pub struct DcSpec {
 }
 
 impl FromStr for DcSpec {
-    type Err = String;
+    type Err = crate::error::Invalid;
 
     /// `NAME:NODES` or `NAME:NODES:RACKS`, e.g. `dc1:3` or `dc1:3:3`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let parts: Vec<&str> = s.split(':').collect();
         let bad = || {
-            format!(
+            crate::invalid!(
                 "'{s}' is not a data centre: expected NAME:NODES or NAME:NODES:RACKS, e.g. dc1:3 or dc1:3:3"
             )
         };
@@ -77,7 +77,7 @@ impl FromStr for DcSpec {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "'{s}': data centre name must be letters, digits, '_' or '-'"
             ));
         }
@@ -87,10 +87,12 @@ impl FromStr for DcSpec {
             None => 1,
         };
         if nodes == 0 {
-            return Err(format!("'{s}': a data centre needs at least one node"));
+            return Err(crate::invalid!(
+                "'{s}': a data centre needs at least one node"
+            ));
         }
         if racks == 0 || racks > nodes {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "'{s}': racks must be between 1 and the node count ({nodes})"
             ));
         }

@@ -38,12 +38,15 @@ pub struct Cycles {
 }
 
 impl FromStr for Cycles {
-    type Err = String;
+    type Err = crate::error::Invalid;
 
     /// `A..B` (half-open) or `N` (= `0..N`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad =
-            || format!("'{s}' is not a cycle range: expected A..B (e.g. 0..1000000) or a count");
+        let bad = || {
+            crate::invalid!(
+                "'{s}' is not a cycle range: expected A..B (e.g. 0..1000000) or a count"
+            )
+        };
         let (a, b) = match s.split_once("..") {
             Some((a, b)) => (
                 a.trim().parse().map_err(|_| bad())?,
@@ -52,7 +55,7 @@ impl FromStr for Cycles {
             None => (0, s.trim().parse().map_err(|_| bad())?),
         };
         if b <= a {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "'{s}': the range is empty (end must be above start)"
             ));
         }

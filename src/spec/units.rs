@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub struct MiB(pub u64);
 
 impl FromStr for MiB {
-    type Err = String;
+    type Err = crate::error::Invalid;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
@@ -27,11 +27,15 @@ impl FromStr for MiB {
             "" | "m" | "mb" | "mib" => 1.0,
             "g" | "gb" | "gib" => 1024.0,
             "k" | "kb" | "kib" => 1.0 / 1024.0,
-            other => return Err(format!("'{s}': unknown unit '{other}': use K, M or G")),
+            other => {
+                return Err(crate::invalid!(
+                    "'{s}': unknown unit '{other}': use K, M or G"
+                ));
+            }
         };
         let mib = (value * factor).round();
         if mib < 1.0 {
-            return Err(format!("'{s}' is below 1 MiB"));
+            return Err(crate::invalid!("'{s}' is below 1 MiB"));
         }
         Ok(MiB(mib as u64))
     }

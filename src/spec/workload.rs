@@ -55,13 +55,15 @@ impl OpKind {
 }
 
 impl FromStr for OpKind {
-    type Err = String;
+    type Err = crate::error::Invalid;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "write" | "w" => Ok(OpKind::Write),
             "read" | "r" => Ok(OpKind::Read),
             "range" | "scan" => Ok(OpKind::Range),
-            o => Err(format!("unknown operation '{o}': use write, read or range")),
+            o => Err(crate::invalid!(
+                "unknown operation '{o}': use write, read or range"
+            )),
         }
     }
 }
@@ -99,7 +101,7 @@ impl Ratio {
 }
 
 impl FromStr for Ratio {
-    type Err = String;
+    type Err = crate::error::Invalid;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut m = BTreeMap::new();
         for part in s.split(',') {
@@ -109,13 +111,13 @@ impl FromStr for Ratio {
             let w: u32 = w
                 .trim()
                 .parse()
-                .map_err(|_| format!("'{part}': weight must be a whole number"))?;
+                .map_err(|_| crate::invalid!("'{part}': weight must be a whole number"))?;
             if w > 0 {
                 m.insert(k.parse()?, w);
             }
         }
         if m.is_empty() {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "'{s}': at least one operation needs a positive weight"
             ));
         }
