@@ -18,6 +18,7 @@ pub mod result;
 pub mod scenario;
 pub mod spec;
 pub mod stats;
+pub mod target;
 pub mod workload;
 
 #[cfg(test)]

@@ -12,17 +12,17 @@ use serde::Deserialize;
 
 use super::de;
 
-use crate::cluster::Cluster;
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
-use crate::result::{PhaseSummary, RunResult, Target};
+use crate::result::{PhaseSummary, RunResult};
 use crate::spec::load::{Cycles, RateArg, parse_rate_arg};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
 use crate::spec::{
     Cl, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
 };
 use crate::stats::PERCENTILES;
+use crate::target::Target;
 
 const DEFAULT_KEYSPACE: &str = "cqlbench";
 /// Main-phase length when neither --duration nor --ops is given.
@@ -310,21 +310,8 @@ impl RunStep {
     /// Builds the run plan (after [`Self::validate`]); local clusters are looked up in `clusters`.
     pub fn to_plan(&self, clusters: &Path) -> anyhow::Result<RunPlan> {
         self.validate()?;
-        let cluster = match &self.cluster {
-            Some(name) => Some(Cluster::open(clusters, name)?),
-            None => None,
-        };
-        let hosts: Vec<String> = match &cluster {
-            Some(c) => c.nodes().iter().map(|n| n.address.clone()).collect(),
-            None if self.hosts.is_empty() => {
-                bail!("give --cluster NAME (a local cluster) or --hosts a,b,c")
-            }
-            None => self.hosts.clone(),
-        };
-        let local_dc = self
-            .dc
-            .clone()
-            .or_else(|| cluster.as_ref().map(|c| c.state.spec.dcs[0].name.clone()));
+        let target = self.target(clusters)?;
+        let local_dc = target.local_dc();
         let mut w = WorkloadSpec::defaults(self.workload);
         w.schema_version = WORKLOAD_SPEC_VERSION;
         w.keyspace = self.keyspace.clone();
@@ -335,20 +322,14 @@ impl RunStep {
             .as_deref()
             .and_then(|r| r.trim().parse::<u32>().ok());
         let mut local_rf = None;
-        w.replication = match (&self.rf, bare_rf, &cluster, &local_dc) {
+        w.replication = match (&self.rf, bare_rf, target.default_replication(), &local_dc) {
             (_, Some(n), _, Some(dc)) => std::collections::BTreeMap::from([(dc.clone(), n)]),
             (_, Some(n), _, None) => {
                 local_rf = Some(n);
                 Default::default()
             }
             (Some(rf), None, _, _) => parse_replication(rf).map_err(anyhow::Error::msg)?,
-            (None, None, Some(c), _) => c
-                .state
-                .spec
-                .dcs
-                .iter()
-                .map(|d| (d.name.clone(), d.nodes.min(3) as u32))
-                .collect(),
+            (None, None, Some(per_dc), _) => per_dc,
             (None, None, None, Some(dc)) => std::collections::BTreeMap::from([(dc.clone(), 1)]),
             (None, None, None, None) => {
                 local_rf = Some(1);
@@ -446,18 +427,18 @@ impl RunStep {
             rampup,
             main,
             connect: ConnectSpec {
-                hosts: hosts.clone(),
+                hosts: target.contact_points(),
                 local_dc: local_dc.clone(),
                 timeout: self.timeout,
                 credentials,
             },
-            target: Target {
-                hosts,
-                local_dc,
-                cluster: self.cluster.clone(),
+            metrics: if self.no_metrics {
+                MetricsPlan::default()
+            } else {
+                target.metrics_plan(self.metrics_interval.as_secs_f64())
             },
-            metrics: self.metrics_plan(cluster.as_ref())?,
-            cluster: cluster.map(|c| c.state.spec),
+            cluster: target.cluster_spec(),
+            target: target.record(),
             drop_keyspace: self.drop,
             out,
             handle_signals: true,
@@ -503,35 +484,24 @@ impl RunStep {
         r.resolve(of).map_err(anyhow::Error::msg)
     }
 
-    /// What to sample: `--prometheus` endpoints, else a local cluster's exporters and /proc.
-    pub fn metrics_plan(&self, cluster: Option<&Cluster>) -> anyhow::Result<MetricsPlan> {
-        let interval_s = self.metrics_interval.as_secs_f64();
-        if interval_s < 0.1 {
-            bail!("--metrics-interval must be at least 100ms");
-        }
-        if self.no_metrics {
-            return Ok(MetricsPlan::default());
-        }
-        if !self.prometheus.is_empty() {
-            let endpoints = self
-                .prometheus
-                .iter()
-                .map(|e| Endpoint::parse(e))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(anyhow::Error::msg)?;
-            let n = endpoints.len();
-            return Ok(MetricsPlan {
-                endpoints,
-                pids: vec![None; n],
-                node_cpus: vec![0.0; n],
-                host: cluster.is_some(),
-                interval_s,
-            });
-        }
-        Ok(match cluster {
-            Some(c) => crate::metrics::sampler::local_plan(c, interval_s),
-            None => MetricsPlan::default(),
-        })
+    /// Where the run goes: the local cluster (looked up in `clusters`) or the hosts, with the
+    /// client's DC and the Prometheus endpoints given.
+    pub fn target(&self, clusters: &Path) -> anyhow::Result<Target> {
+        let mut t = match &self.cluster {
+            Some(name) => Target::local(clusters, name)?,
+            None if self.hosts.is_empty() => {
+                bail!("give --cluster NAME (a local cluster) or --hosts a,b,c")
+            }
+            None => Target::hosts(self.hosts.clone()),
+        };
+        t.dc = self.dc.clone();
+        t.prometheus = self
+            .prometheus
+            .iter()
+            .map(|e| Endpoint::parse(e))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--prometheus {e}"))?;
+        Ok(t)
     }
 }
 
