@@ -292,7 +292,13 @@ async fn run_async(
     }
     result.finished_unix_s = Some(crate::host::unix_now() as u64);
     if let Some(s) = sampler {
-        result.metrics = Some(Box::new(s.finish()));
+        let series = s.finish();
+        if let Some(main) = result.phases.iter().rev().find(|p| p.name == "main")
+            && let Some(w) = crate::result::compaction_warning(main, &series)
+        {
+            result.warnings.push(w);
+        }
+        result.metrics = Some(Box::new(series));
     }
     result.write(&plan.out).map_err(io)?;
     Ok(result)

@@ -260,6 +260,15 @@ pub enum Warning {
         ops_per_s: f64,
         target_per_s: f64,
     },
+    /// Compactions (typically of the rampup's writes) were pending when the measured window
+    /// began and ran during it: the window's figures include their cost.
+    CompactionsInWindow {
+        phase: String,
+        /// Highest pending compactions of any node at the window's start.
+        pending_at_start: f64,
+        /// Share of the window's samples with a compaction pending on some node.
+        busy_share: f64,
+    },
     Interrupted,
 }
 
@@ -304,6 +313,15 @@ impl fmt::Display for Warning {
                 "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
                 100.0 * *ops as f64 / (*scheduled).max(1) as f64,
                 100.0 * ops_per_s / target_per_s
+            ),
+            Warning::CompactionsInWindow {
+                phase,
+                pending_at_start,
+                busy_share,
+            } => write!(
+                f,
+                "{phase}: {pending_at_start:.0} compactions were pending when the measured window began (the rampup's writes still compacting), and some were pending in {:.0}% of the window's samples: its throughput and latency include their cost; wait for compactions first (e.g. a fill, then --skip-rampup) or use a longer warmup",
+                busy_share * 100.0
             ),
             Warning::Interrupted => write!(
                 f,
@@ -351,6 +369,43 @@ impl RunResult {
             .find(|p| p.name == "main")
             .and_then(|p| p.summary.as_ref())
     }
+}
+
+/// A warning when compactions were pending at the start of a phase's measured window (from
+/// the run's server metrics, when sampled).
+pub fn compaction_warning(
+    phase: &PhaseResult,
+    metrics: &crate::metrics::series::MetricSeries,
+) -> Option<Warning> {
+    let measured: Vec<&IntervalRecord> = phase
+        .intervals
+        .iter()
+        .filter(|i| !i.warmup && !i.drain)
+        .collect();
+    let (first, last) = (measured.first()?, measured.last()?);
+    let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
+    // The highest pending count of any node in each sample of the window that has one.
+    let pending: Vec<f64> = metrics
+        .samples
+        .iter()
+        .filter(|s| s.t_s >= start && s.t_s <= end)
+        .filter_map(|s| {
+            s.nodes
+                .iter()
+                .filter_map(|n| n.pending_compactions)
+                .reduce(f64::max)
+        })
+        .collect();
+    let at_start = *pending.first()?;
+    if at_start < 1.0 {
+        return None;
+    }
+    let busy = pending.iter().filter(|p| **p >= 1.0).count() as f64 / pending.len() as f64;
+    Some(Warning::CompactionsInWindow {
+        phase: phase.name.clone(),
+        pending_at_start: at_start,
+        busy_share: busy,
+    })
 }
 
 /// Typed warnings for a finished phase.
@@ -447,6 +502,73 @@ mod tests {
         assert!(
             phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
         );
+    }
+
+    #[test]
+    fn compactions_pending_at_the_window_start_are_a_warning() {
+        use crate::metrics::series::{MetricSeries, NodeSample, Sample};
+        let r = crate::report::fixture::run("lab", &crate::report::fixture::RunShape::default());
+        let main = r
+            .phases
+            .iter()
+            .rev()
+            .find(|p| p.name == "main")
+            .unwrap()
+            .clone();
+        let measured: Vec<_> = main
+            .intervals
+            .iter()
+            .filter(|i| !i.warmup && !i.drain)
+            .collect();
+        let start = main.offset_s + measured[0].start_s;
+        let end = main.offset_s + measured.last().unwrap().end_s;
+        // Two nodes sampled each second; node 2 has compactions pending for the first 4 s of
+        // the window.
+        let series = |pending_for: f64| MetricSeries {
+            interval_s: 1.0,
+            nodes: vec!["node1".into(), "node2".into()],
+            samples: (0..)
+                .map(|i| start + f64::from(i))
+                .take_while(|t| *t <= end)
+                .map(|t| Sample {
+                    t_s: t,
+                    nodes: vec![
+                        NodeSample {
+                            pending_compactions: Some(0.0),
+                            ..Default::default()
+                        },
+                        NodeSample {
+                            pending_compactions: Some(if t < start + pending_for {
+                                3.0
+                            } else {
+                                0.0
+                            }),
+                            ..Default::default()
+                        },
+                    ],
+                    host: None,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let s = series(4.0);
+        let n = s.samples.len() as f64;
+        let w = compaction_warning(&main, &s).expect("pending at the start");
+        assert_eq!(
+            w,
+            Warning::CompactionsInWindow {
+                phase: "main".into(),
+                pending_at_start: 3.0,
+                busy_share: 4.0 / n,
+            }
+        );
+        assert!(w.to_string().contains("3 compactions were pending"), "{w}");
+        // None pending at the start: no warning, even if some start later.
+        let mut later = series(0.0);
+        later.samples.last_mut().unwrap().nodes[1].pending_compactions = Some(2.0);
+        assert_eq!(compaction_warning(&main, &later), None);
+        // No readings: nothing to say.
+        assert_eq!(compaction_warning(&main, &MetricSeries::default()), None);
     }
 
     #[test]
