@@ -5,9 +5,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 // The driver allocates several small buffers and futures per request; mimalloc serves them with
-// less CPU than glibc's malloc: +25% operations per client CPU-second on the 50/50 mix of
-// scripts/bench-load.py (A/B of 4 alternating runs each). Built without transparent huge pages
-// (feature no_thp), which would otherwise raise peak RSS from about 15 to 28 MiB.
+// less CPU than glibc's malloc (bench/README.md has the measurement). Built without transparent
+// huge pages (feature no_thp), which would otherwise about double the client's peak RSS.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

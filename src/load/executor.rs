@@ -371,11 +371,8 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
         };
         timer.arm(sent.duration_since(ctx.t0));
         // The operation's future is built here, in this slot's own state, and polled where it
-        // stands. Passed by value through two helper futures it was copied whole (4 KB) at
-        // each level, several times per operation: memmove fell from 19% to 9% of the client's
-        // CPU samples (perf, 50/50 mix, 128 in flight, one client core) and operations per
-        // client CPU-second rose 10-11% (`scripts/bench-ab.py`, 6 pairs of 20 s runs: 448k
-        // against 405k, the new build ahead in all 6 pairs).
+        // stands: passed by value through helper futures it would be copied whole (about 4 KB)
+        // at each level, several times per operation (bench/README.md has what that cost).
         let op = std::pin::pin!(ctx.ops.execute(kind, cycle, ctx.rampup));
         let result = match with_deadline(op, timer).await {
             Some(r) => r.map_err(|e| O::kind_of(&e)),

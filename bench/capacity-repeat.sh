@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the same capacity search twice on a fresh 1-node local cluster and prints both
 # verdicts and how far apart their highest passing rates are (issue: within 20%).
-#   scripts/capacity-repeat.sh [WORKLOAD, default keyvalue]
+#   bench/capacity-repeat.sh [WORKLOAD, default keyvalue]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-keyvalue}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-check one `cqlbench probe` profile against fio run by hand on the same job file.
 #
-#   scripts/probe-vs-fio.sh [PROFILE] [DIR]
+#   bench/probe-vs-fio.sh [PROFILE] [DIR]
 #
 # PROFILE defaults to rand_read_4k; DIR (the filesystem to test) defaults to /tmp. The probe
 # runs with --quick (override the seconds with RUNTIME_S=N) and --write-jobs; then fio runs the

@@ -15,8 +15,8 @@ the default per-second server and host sampling shows what that costs the client
 Then the open-loop rate accuracy: cqlbench --rate 2000 for --rate-seconds seconds; the
 achieved rate comes from the result file.
 
-    scripts/bench-load.py                      # full run (about 12 minutes with the defaults)
-    scripts/bench-load.py --measure 20 --repeat 1 --rate-seconds 20   # quick look
+    bench/load.py                      # full run (about 12 minutes with the defaults)
+    bench/load.py --measure 20 --repeat 1 --rate-seconds 20   # quick look
 
 latte is looked up on PATH, then in <cqlbench home>/tools/latte/bin; if absent it is
 installed there with `cargo install latte-cli --version 0.29.0` (several minutes).
@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CQLBENCH = ROOT / "target" / "release" / "cqlbench"
-LATTE_SCRIPT = ROOT / "scripts" / "bench" / "latte-small-rows.rn"
+LATTE_SCRIPT = ROOT / "bench" / "latte-small-rows.rn"
 HOME = Path(os.environ.get("CQLBENCH_HOME") or Path.home() / ".local" / "share" / "cqlbench")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 

@@ -2,7 +2,7 @@
 # `cqlbench compare` on real clusters: two runs on the same 1-node cluster (expected: not
 # distinguishable), then one on the same node pinned to half the host's CPUs (expected:
 # worse). Prints both comparisons. Uses its own cqlbench home and cluster directory.
-#   scripts/compare-demo.sh [SECONDS per run, default 30]
+#   bench/compare-demo.sh [SECONDS per run, default 30]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-30}

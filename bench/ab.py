@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """A/B of two cqlbench builds: operations per client CPU-second on one local node.
 
-The set-up of scripts/bench-load.py (node pinned to CPU 0, client to CPU 1, small rows, RF 1,
+The set-up of bench/load.py (node pinned to CPU 0, client to CPU 1, small rows, RF 1,
 ONE, 128 in flight, one client thread, --no-metrics), but the two binaries run in alternating
 pairs (A B, B A, ...) against the same warm node, so slow drift of the server hits both alike.
 Prints each run, the medians, B's median against A's, and in how many pairs B was ahead.
 
     git worktree add /tmp/base HEAD~1 && (cd /tmp/base && cargo build --release)
-    scripts/bench-ab.py /tmp/base/target/release/cqlbench target/release/cqlbench --pairs 8
+    bench/ab.py /tmp/base/target/release/cqlbench target/release/cqlbench --pairs 8
 """
 import argparse
 import importlib.util
@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("bench_load", Path(__file__).with_name("bench-load.py"))
+_spec = importlib.util.spec_from_file_location("bench_load", Path(__file__).with_name("load.py"))
 bench_load = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_load)
 create_node, warm_node, measured_cqlbench = bench_load.create_node, bench_load.warm_node, bench_load.measured_cqlbench
