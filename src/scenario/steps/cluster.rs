@@ -72,7 +72,7 @@ pub struct ClusterOptions {
     #[serde(default, deserialize_with = "de::opt_parsed")]
     pub new_gen: Option<MiB>,
     /// Garbage collector.
-    #[arg(long, value_enum, default_value_t = default_gc())]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = default_gc())]
     #[serde(default = "default_gc", deserialize_with = "de::value_enum")]
     pub gc: Gc,
     /// Extra JVM argument for every node (repeatable), e.g. --jvm-arg=-XX:+AlwaysPreTouch.

@@ -116,6 +116,15 @@ impl ProbeStep {
         if let Some(env) = &self.env {
             validate_env(env).map_err(anyhow::Error::msg)?;
         }
+        if let Some(dir) = &self.dir {
+            let dir = dir.clone();
+            if !dir.exists() {
+                return Err(crate::probe::ProbeError::DirMissing { dir }.into());
+            }
+            if !dir.is_dir() {
+                return Err(crate::probe::ProbeError::NotADir { dir }.into());
+            }
+        }
         Ok(())
     }
 }

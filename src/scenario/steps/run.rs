@@ -56,7 +56,7 @@ fn default_metrics_interval() -> Duration {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RunStep {
     /// Built-in workload.
-    #[arg(value_enum)]
+    #[arg(value_enum, ignore_case = true)]
     #[serde(deserialize_with = "de::value_enum")]
     pub workload: WorkloadKind,
 
