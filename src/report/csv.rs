@@ -1,7 +1,9 @@
 //! CSV exporter: one row per (scenario, environment), one per capacity-search step, plus one
 //! per environment that has only probe figures. The columns are the model's fields
 //! ([`RUN_SECTIONS`], [`PROBE_SECTION`], and [`STEP_COLUMNS`] when the report holds a capacity
-//! search) by key; numbers are rounded to 6 decimal places, absent figures empty.
+//! search) by key, and [`COST_COLUMNS`] when environments were priced (`--deployment`): each
+//! row carries its environment's cost; numbers are rounded to 6 decimal places, absent figures
+//! empty.
 
 use super::Report;
 use super::capacity::{CapacitySearch, STEP_COLUMNS, StepRow};
@@ -39,6 +41,33 @@ fn step_values(step: Option<&StepRow>) -> Vec<String> {
         .collect()
 }
 
+/// The cost columns, filled on every row of a priced environment.
+pub const COST_COLUMNS: &[&str] = &[
+    "deployment",
+    "usd_per_month",
+    "cost_ops_per_s",
+    "cost_throughput_from",
+    "usd_per_1k_ops_per_s",
+];
+
+fn number(v: Option<f64>) -> String {
+    v.map(|v| ((v * 1e6).round() / 1e6).to_string())
+        .unwrap_or_default()
+}
+
+fn cost_values(report: &Report, env: &str) -> Vec<String> {
+    match report.costs.iter().find(|c| c.env == env) {
+        Some(c) => vec![
+            quote(&c.deployment),
+            number(Some(c.monthly_usd)),
+            number(c.ops_per_s),
+            quote(&c.basis),
+            number(c.per_1k_ops_usd),
+        ],
+        None => vec![String::new(); COST_COLUMNS.len()],
+    }
+}
+
 fn capacity_scenario(c: &CapacitySearch) -> String {
     match &c.status {
         None => format!("capacity search, {}", c.workload),
@@ -48,11 +77,13 @@ fn capacity_scenario(c: &CapacitySearch) -> String {
 
 pub fn render(report: &Report) -> String {
     let with_steps = !report.capacity.is_empty();
+    let with_costs = !report.costs.is_empty();
     let header: Vec<&str> = ["scenario", "env"]
         .into_iter()
         .chain(run_fields().map(|f| f.key))
         .chain(PROBE_SECTION.fields.iter().map(|f| f.key))
         .chain(STEP_COLUMNS.iter().map(|c| c.key).filter(|_| with_steps))
+        .chain(COST_COLUMNS.iter().copied().filter(|_| with_costs))
         .collect();
     let mut out = header.join(",") + "\n";
     let probe = |env: &str| -> Option<&ProbeRow> { report.probes.iter().find(|p| p.env == env) };
@@ -62,6 +93,7 @@ pub fn render(report: &Report) -> String {
             .chain(values(run_fields(), runs))
             .chain(values(PROBE_SECTION.fields.iter(), probe(env)))
             .chain(step_values(step).into_iter().filter(|_| with_steps))
+            .chain(cost_values(report, env).into_iter().filter(|_| with_costs))
             .collect();
         out.push_str(&cells.join(","));
         out.push('\n');

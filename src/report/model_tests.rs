@@ -336,6 +336,19 @@ fn a_deployment_prices_its_environment_against_what_it_sustained() {
     let t = table(&report.costs).unwrap();
     assert_eq!(t.header, ["", "ec2", "laptop"]);
     assert!(text::render(&report).contains("$ per 1,000 ops/s"));
+    // CSV: the cost columns on every row of a priced environment, empty on the others.
+    let out = csv::render(&report);
+    let header: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+    assert!(header.ends_with(csv::COST_COLUMNS), "{header:?}");
+    let monthly = format!(",{},", (ec2.monthly_usd * 1e6).round() / 1e6);
+    let ec2_rows: Vec<&str> = out.lines().filter(|l| l.contains(",ec2,")).collect();
+    assert!(!ec2_rows.is_empty());
+    for l in &ec2_rows {
+        assert!(l.contains("3 × r5.2xlarge") && l.contains(&monthly), "{l}");
+        assert!(l.contains(",capacity verdict,"), "{l}");
+    }
+    let k8s = out.lines().find(|l| l.contains(",k8s,")).unwrap();
+    assert!(k8s.ends_with(",,,,,"), "{k8s}");
     // An instance the catalogue lacks is an error naming it.
     let bad: Vec<Deployment> = vec!["ec2=nosuch,3".parse().unwrap()];
     assert!(
