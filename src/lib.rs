@@ -10,6 +10,7 @@ pub mod cost;
 pub mod error;
 pub mod fsutil;
 pub mod host;
+pub mod interrupt;
 pub mod load;
 pub mod metrics;
 pub mod probe;

@@ -46,7 +46,6 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         cluster: None,
         drop_keyspace: true,
         out: out.to_path_buf(),
-        handle_signals: false,
         metrics: Default::default(),
         local_rf: None,
         sequential_main: false,

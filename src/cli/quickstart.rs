@@ -83,7 +83,7 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
         crate::scenario::check(&plan)?;
         Some((plan, dir))
     };
-    let stop = crate::host::stop_on_signals();
+    let stop = crate::interrupt::flag();
     let result = (|| {
         print_status(&c)?;
         let r = crate::cluster::smoke::write_read_check(&c, a.rows)?;

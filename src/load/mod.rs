@@ -35,8 +35,6 @@ pub struct RunPlan {
     pub drop_keyspace: bool,
     /// The JSON result; the HDR log goes next to it with the extension `.hlog`.
     pub out: PathBuf,
-    /// Stop cleanly on SIGINT / SIGTERM.
-    pub handle_signals: bool,
     /// The main phase writes rows in cycle order, like rampup (a fill), instead of the mix.
     pub sequential_main: bool,
     /// Set by someone watching the cluster (a fill's data-size target): ends the main phase
@@ -104,18 +102,6 @@ async fn run_async(
     stop: Arc<AtomicBool>,
     observer: &mut dyn FnMut(Event<'_>),
 ) -> Result<RunResult, LoadError> {
-    if plan.handle_signals {
-        let s = stop.clone();
-        tokio::spawn(async move {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
-            }
-            s.store(true, Ordering::Relaxed);
-        });
-    }
     let (session, workload_spec, target) = connect_resolved(plan).await?;
     let started = crate::host::unix_now();
     let io = |source| LoadError::Io {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::fio;
-use super::interrupt::{InterruptGuard, interrupted};
+use super::interrupt::interrupted;
 use super::jobs::{self, JobParams};
 use super::result::{self, ProbeResult, ProfileFigures, SCHEMA_VERSION, Summary};
 use super::scratch::{self, Scratch};
@@ -16,7 +16,7 @@ use crate::host::HostFacts;
 
 /// Runs the probe described by `spec`; `progress` receives one line per step.
 pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResult, ProbeError> {
-    let _signals = InterruptGuard::install();
+    crate::interrupt::flag();
 
     // Checks first, before anything is written or measured.
     let fio_version = fio::version(&spec.fio_path)?;

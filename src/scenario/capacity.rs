@@ -132,7 +132,6 @@ pub fn run(
             None
         };
         plan.drop_keyspace = base.drop_keyspace && index == 1;
-        plan.handle_signals = false;
         plan.main.mode = LoadMode::Open {
             rate_per_s: rate,
             max_in_flight,

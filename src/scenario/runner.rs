@@ -49,7 +49,7 @@ pub fn print_plan(p: &Plan) {
 /// report, and stops the cluster unless `env.keep`.
 pub fn run(plan: &Plan, env: &Env) -> anyhow::Result<()> {
     check(plan)?;
-    let stop = crate::host::stop_on_signals();
+    let stop = crate::interrupt::flag();
     let cluster = match &plan.cluster {
         Some(c) => {
             let cluster = match Cluster::open(&env.clusters, &c.name) {

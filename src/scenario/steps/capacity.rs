@@ -301,7 +301,7 @@ pub fn run(a: &CapacityStep, clusters: &Path) -> anyhow::Result<CapacityResult> 
         );
     }
     println!("capacity result: {}", plan.out.display());
-    let stop = crate::host::stop_on_signals();
+    let stop = crate::interrupt::flag();
     let quiet = a.run.quiet;
     let result = capacity::run(&plan, &spec, a.search.resume, stop, &mut |p| {
         print_progress(&p, quiet)

@@ -131,8 +131,7 @@ pub fn run(a: &FillStep, clusters: &Path) -> anyhow::Result<RunResult> {
         );
     });
     plan.until = Some(watcher.until.clone());
-    let stop = crate::host::stop_on_signals();
-    plan.handle_signals = false;
+    let stop = crate::interrupt::flag();
     let quiet = run.quiet;
     let result = crate::load::run(&plan, stop.clone(), &mut |e| {
         if let Event::Interval { record, .. } = e

@@ -2,8 +2,6 @@
 //! live interval lines; the final table; the result path.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -441,7 +439,6 @@ impl RunStep {
             target: target.record(),
             drop_keyspace: self.drop,
             out,
-            handle_signals: true,
             sequential_main: false,
             until: None,
             local_rf,
@@ -514,7 +511,7 @@ pub fn execute(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
     }
     println!("result: {}", plan.out.display());
     let quiet = a.quiet;
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = crate::interrupt::flag();
     let (mut phase_load, mut done_ops) = (None, 0u64);
     let result = crate::load::run(&plan, stop, &mut |e| {
         print_event(&e, quiet, &mut phase_load, &mut done_ops)
