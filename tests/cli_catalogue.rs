@@ -69,6 +69,7 @@ fn run_catalogue(cases: &[(Vec<String>, Expect)]) -> usize {
         !home.path().join("clusters").exists(),
         "no case created a cluster"
     );
+    eprintln!("{} cases, all as expected", cases.len());
     cases.len()
 }
 

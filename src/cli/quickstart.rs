@@ -5,8 +5,8 @@
 
 use anyhow::bail;
 
-use super::cluster::{ClusterOptions, DirArg, print_status, start};
-use crate::cluster::{Cluster, StartOptions, StopOptions, clusters_root};
+use super::cluster::{DirArg, print_status, start};
+use crate::cluster::{StartOptions, StopOptions, clusters_root};
 use crate::spec::MiB;
 
 /// The quickstart's steps.
@@ -41,39 +41,21 @@ pub struct QuickstartArgs {
 
 pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
     let root = clusters_root(a.dir.dir.as_deref());
-    let c = match Cluster::open(&root, &a.name) {
-        Ok(c) => {
-            println!("reusing cluster {} in {}", c.name(), c.dir.display());
-            c
-        }
-        Err(_) => {
-            let mut options: ClusterOptions = crate::scenario::steps::de::from_value(
-                serde_yaml::Value::Mapping(Default::default()),
-            )
-            .map_err(anyhow::Error::msg)?;
-            options.nodes = a.nodes;
-            options.heap = Some(a.heap);
-            let c = Cluster::create(&root, options.to_spec(&a.name)?)?;
-            println!(
-                "created {}: {} nodes, Cassandra {}, heap {}",
-                c.name(),
-                c.nodes().len(),
-                c.state.dist.version,
-                c.state.plan.heap_reason
-            );
-            c
-        }
-    };
+    let mut f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
+    let section = f
+        .cluster
+        .as_mut()
+        .expect("quickstart.yaml has a cluster section");
+    section.name = Some(a.name.clone());
+    section.options.nodes = a.nodes;
+    section.options.heap = Some(a.heap);
+    let c = crate::scenario::runner::open_or_create(&root, &a.name, &section.options)?;
     if c.running_addresses().len() < c.nodes().len() {
         start(&c, StartOptions::default())?;
     }
     let steps = if a.smoke_only {
         None
     } else {
-        let mut f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
-        if let Some(c) = &mut f.cluster {
-            c.name = Some(a.name.clone());
-        }
         let dir = a.results.clone().unwrap_or_else(|| {
             crate::fsutil::cqlbench_home()
                 .join("quickstart")

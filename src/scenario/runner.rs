@@ -45,6 +45,29 @@ pub fn print_plan(p: &Plan) {
     }
 }
 
+/// Opens cluster `name` in `clusters`, or creates it with `options`; says which.
+pub fn open_or_create(
+    clusters: &std::path::Path,
+    name: &str,
+    options: &super::steps::ClusterOptions,
+) -> anyhow::Result<Cluster> {
+    if let Ok(existing) = Cluster::open(clusters, name) {
+        println!(
+            "reusing cluster {name} in {} (its options stay as created)",
+            existing.dir.display()
+        );
+        return Ok(existing);
+    }
+    let created = Cluster::create(clusters, options.to_spec(name)?)?;
+    println!(
+        "created {name}: {} nodes, Cassandra {}, heap {}",
+        created.nodes().len(),
+        created.state.dist.version,
+        created.state.plan.heap_reason
+    );
+    Ok(created)
+}
+
 /// Runs a checked plan: creates (or reuses) and starts its cluster, runs the steps and the
 /// report, and stops the cluster unless `env.keep`.
 pub fn run(plan: &Plan, env: &Env) -> anyhow::Result<()> {
@@ -52,24 +75,7 @@ pub fn run(plan: &Plan, env: &Env) -> anyhow::Result<()> {
     let stop = crate::interrupt::flag();
     let cluster = match &plan.cluster {
         Some(c) => {
-            let cluster = match Cluster::open(&env.clusters, &c.name) {
-                Ok(existing) => {
-                    println!("━━ cluster {}: reusing it", c.name);
-                    existing
-                }
-                Err(_) => {
-                    println!("━━ cluster {}: creating it", c.name);
-                    let created = Cluster::create(&env.clusters, c.options.to_spec(&c.name)?)?;
-                    println!(
-                        "created {}: {} nodes, Cassandra {}, heap {}",
-                        created.name(),
-                        created.nodes().len(),
-                        created.state.dist.version,
-                        created.state.plan.heap_reason
-                    );
-                    created
-                }
-            };
+            let cluster = open_or_create(&env.clusters, &c.name, &c.options)?;
             if cluster.running_addresses().len() < cluster.nodes().len() {
                 let started = cluster.start(&StartOptions::default()).map_err(|e| {
                     if let Some(tail) = e.log_tail() {
