@@ -42,29 +42,27 @@ pub struct QuickstartArgs {
 pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
     let root = clusters_root(a.dir.dir.as_deref());
     let mut f = crate::scenario::file::parse(QUICKSTART).map_err(anyhow::Error::msg)?;
-    let section = f
+    let section = f.cluster.get_or_insert_with(Default::default);
+    section.insert("name".into(), a.name.clone().into());
+    section.insert("nodes".into(), (a.nodes as u64).into());
+    section.insert("heap".into(), format!("{}M", a.heap.0).into());
+    let dir = a.results.clone().unwrap_or_else(|| {
+        crate::fsutil::cqlbench_home()
+            .join("quickstart")
+            .join(crate::host::unix_now_s().to_string())
+    });
+    // The whole plan is checked before the cluster is created or started.
+    let plan = crate::scenario::file::plan(&f, &dir).map_err(anyhow::Error::msg)?;
+    crate::scenario::check(&plan)?;
+    let cp = plan
         .cluster
-        .as_mut()
+        .as_ref()
         .expect("quickstart.yaml has a cluster section");
-    section.name = Some(a.name.clone());
-    section.options.nodes = a.nodes;
-    section.options.heap = Some(a.heap);
-    let c = crate::scenario::runner::open_or_create(&root, &a.name, &section.options)?;
+    let c = crate::scenario::runner::open_or_create(&root, &cp.name, &cp.options)?;
     if c.running_addresses().len() < c.nodes().len() {
         start(&c, StartOptions::default())?;
     }
-    let steps = if a.smoke_only {
-        None
-    } else {
-        let dir = a.results.clone().unwrap_or_else(|| {
-            crate::fsutil::cqlbench_home()
-                .join("quickstart")
-                .join(crate::host::unix_now_s().to_string())
-        });
-        let plan = crate::scenario::file::plan(&f, &dir).map_err(anyhow::Error::msg)?;
-        crate::scenario::check(&plan)?;
-        Some((plan, dir))
-    };
+    let steps = (!a.smoke_only).then_some((plan, dir));
     let stop = crate::interrupt::flag();
     let result = (|| {
         print_status(&c)?;
@@ -90,9 +88,14 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
             let env = crate::scenario::Env {
                 clusters: root.clone(),
                 keep: a.keep,
+                resume: false,
             };
             crate::scenario::runner::print_plan(plan);
             crate::scenario::runner::run_steps(plan, &env, &stop)?;
+            if plan.report {
+                let outs = plan.steps.iter().map(|s| s.out.clone()).collect();
+                crate::scenario::runner::report(dir, outs, &plan.deployments)?;
+            }
             println!("results: {}", dir.display());
         }
         Ok(())

@@ -19,9 +19,13 @@ pub struct ScenarioArgs {
     /// home>/clusters].
     #[arg(long)]
     pub clusters_dir: Option<PathBuf>,
-    /// Leave the scenario's local cluster running at the end.
+    /// Leave the (last environment's) local cluster running at the end.
     #[arg(long)]
     pub keep: bool,
+    /// Continue a scenario in --dir: steps whose result is complete are kept and skipped, an
+    /// interrupted capacity search continues after its last complete step.
+    #[arg(long)]
+    pub resume: bool,
     /// Check the whole file (the cluster section and every step's values), print the steps
     /// and stop.
     #[arg(long)]
@@ -37,12 +41,16 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
             .join("scenarios")
             .join(format!("{}-{}", f.name, crate::host::unix_now_s()))
     });
-    let plan = file::plan(&f, &dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
-    scenario::runner::print_plan(&plan);
-    scenario::check(&plan).with_context(|| a.file.display().to_string())?;
+    let matrix =
+        file::plan_all(&f, &dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    scenario::runner::print_matrix(&matrix);
+    scenario::runner::check_all(&matrix).with_context(|| a.file.display().to_string())?;
     if a.dry_run {
         println!("the scenario is valid (dry run: nothing started)");
         return Ok(());
+    }
+    if a.resume && a.dir.is_none() {
+        anyhow::bail!("--resume continues a scenario in its --dir: give --dir");
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("scenario.yaml"), &text)
@@ -50,6 +58,7 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     let env = scenario::Env {
         clusters: crate::cluster::clusters_root(a.clusters_dir.as_deref()),
         keep: a.keep,
+        resume: a.resume,
     };
-    scenario::run(&plan, &env)
+    scenario::run(&matrix, &env)
 }

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_yaml::Value;
 
+pub use super::steps::Placement;
 use super::steps::{ClusterOptions, ClusterSection, Step, de};
 use crate::report::cost::Deployment;
 
@@ -29,21 +30,52 @@ pub struct ScenarioFile {
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
-    /// Environment label of every step's result.
+    /// Environment label of every step's result (without `environments`).
     #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
-    /// A local cluster: the options of `cqlbench cluster create` plus `name`.
+    /// A local cluster: the options of `cqlbench cluster create` plus `name`; with
+    /// `environments`, what they have in common.
     #[serde(default)]
-    pub cluster: Option<ClusterSection>,
+    pub cluster: Option<serde_yaml::Mapping>,
+    /// Environments compared: each runs every step, on its variant of the cluster (or on
+    /// hosts), as a column of the report.
+    #[serde(default)]
+    pub environments: Vec<Environment>,
     /// How environments are deployed, for the report's cost table
     /// (`ENV=INSTANCE,NODES[,DISK][,TERM]`, as `report --deployment`).
     #[serde(default, deserialize_with = "de::list_parsed")]
     pub deployments: Vec<Deployment>,
-    /// Each step: `{COMMAND: {options}}`, optionally with `name:`.
+    /// Runs of each step (a step's own `repeat:` overrides it); the report keeps the best and
+    /// the spread.
+    #[serde(default = "one")]
+    pub repeat: u32,
+    /// Each step: `{COMMAND: {options}}`, optionally with `name:` and `repeat:`.
     pub steps: Vec<serde_yaml::Mapping>,
     /// Write a report of all results at the end (default: yes).
     #[serde(default = "yes")]
     pub report: bool,
+}
+
+/// One environment of a comparison.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Environment {
+    /// Its label (a report column).
+    #[serde(deserialize_with = "de::env")]
+    pub name: String,
+    /// Cluster options that differ from the scenario's `cluster:` (merged over it).
+    #[serde(default)]
+    pub cluster: Option<serde_yaml::Mapping>,
+    /// Or a cluster that exists: its contact points (no local cluster is created).
+    #[serde(default, deserialize_with = "de::hosts")]
+    pub hosts: Vec<String>,
+    /// How it would be deployed: `INSTANCE,NODES[,DISK][,TERM]`, for the cost table.
+    #[serde(default)]
+    pub deployment: Option<String>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn yes() -> bool {
@@ -53,15 +85,34 @@ fn yes() -> bool {
 /// One step, placed: its name, spec and result path.
 #[derive(Debug, Clone)]
 pub struct PlannedStep {
+    /// Its name (`NAME-rK` for the K-th of repeated runs).
     pub name: String,
+    pub command: String,
     pub step: Step,
     /// Its options as written (with `{step}` references replaced), for the printout.
     pub options: Value,
+    /// Options that name values of earlier results (`{fill.rows}`): filled in when the step
+    /// runs; `step` holds a stand-in until then.
+    pub deferred: bool,
+    /// What the scenario gives the step: its cluster, hosts and environment label.
+    pub placement: Placement,
+    /// The earlier steps it may refer to, by name.
+    pub refs: BTreeMap<String, Done>,
     /// Where its result goes.
     pub out: PathBuf,
 }
 
-/// The scenario, typed and placed in its directory.
+/// A whole scenario: one plan per environment, run in turn, and one report.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    pub name: String,
+    pub dir: PathBuf,
+    pub envs: Vec<Plan>,
+    pub deployments: Vec<Deployment>,
+    pub report: bool,
+}
+
+/// One environment's part of a scenario, typed and placed in its directory.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub name: String,
@@ -85,70 +136,295 @@ pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
     de::from_value(v).map_err(|e| crate::invalid!("not a scenario file: {e}"))
 }
 
-/// Replaces `{step}` with that step's result path.
+/// An earlier step, as later steps may refer to it.
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub command: String,
+    pub out: PathBuf,
+}
+
+/// The values a step's result offers to later steps as `{step.FIELD}`, by command.
+pub const VALUE_FIELDS: &[(&str, &[&str], &str)] = &[
+    ("rows", &["fill"], "the rows the fill wrote"),
+    (
+        "ops_per_s",
+        &["run", "throughput", "latency"],
+        "the main phase's throughput",
+    ),
+    (
+        "rate",
+        &["capacity"],
+        "the capacity verdict's highest passing rate",
+    ),
+    (
+        "capacity",
+        &["capacity"],
+        "the capacity verdict's highest passing throughput",
+    ),
+];
+
+/// Reads `field` of the result at `out`.
+pub fn result_value(out: &Path, field: &str) -> Result<String, crate::error::Invalid> {
+    let missing = |what: &str| crate::invalid!("{}: {what}", out.display());
+    let n = match field {
+        "rows" => {
+            let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
+            r.phases
+                .iter()
+                .filter_map(|p| p.summary.as_ref())
+                .map(|s| s.ok)
+                .sum::<u64>() as f64
+        }
+        "ops_per_s" => {
+            let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
+            r.main_summary()
+                .ok_or_else(|| missing("the run has no main-phase result"))?
+                .ops_per_s
+        }
+        "rate" | "capacity" => {
+            let r = crate::result::read_capacity(out).map_err(|e| crate::invalid!("{e}"))?;
+            let v = r
+                .verdict
+                .ok_or_else(|| missing("the search has no verdict"))?;
+            if field == "rate" {
+                v.highest_passing_rate_per_s
+            } else {
+                v.highest_passing_ops_per_s
+            }
+            .ok_or_else(|| missing("no step of the search passed"))?
+        }
+        other => return Err(crate::invalid!("no value '{other}'")),
+    };
+    Ok(format!("{}", n.round() as u64))
+}
+
+/// Replaces `{step}` with that step's result path and `{step.FIELD}` with `value(step, field)`;
+/// says whether any `{step.FIELD}` was there.
 fn substitute(
     arg: &str,
-    done: &BTreeMap<String, PathBuf>,
-) -> Result<String, crate::error::Invalid> {
+    done: &BTreeMap<String, Done>,
+    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+) -> Result<(String, bool), crate::error::Invalid> {
     let mut out = String::new();
     let mut rest = arg;
+    let mut has_value = false;
     while let Some(i) = rest.find('{') {
         let Some(j) = rest[i..].find('}') else { break };
         let key = &rest[i + 1..i + j];
-        let path = done.get(key).ok_or_else(|| {
-            format!(
+        let (name, field) = match key.split_once('.') {
+            Some((n, f)) => (n, Some(f)),
+            None => (key, None),
+        };
+        let d = done.get(name).ok_or_else(|| {
+            crate::invalid!(
                 "'{{{key}}}' names no earlier step (steps so far: {:?})",
                 done.keys().collect::<Vec<_>>()
             )
         })?;
         out.push_str(&rest[..i]);
-        out.push_str(&path.to_string_lossy());
+        match field {
+            None => out.push_str(&d.out.to_string_lossy()),
+            Some(f) => {
+                let known = VALUE_FIELDS
+                    .iter()
+                    .find(|(name, _, _)| *name == f)
+                    .filter(|(_, commands, _)| commands.contains(&d.command.as_str()));
+                if known.is_none() {
+                    let offered: Vec<&str> = VALUE_FIELDS
+                        .iter()
+                        .filter(|(_, c, _)| c.contains(&d.command.as_str()))
+                        .map(|(n, _, _)| *n)
+                        .collect();
+                    return Err(crate::invalid!(
+                        "'{{{key}}}': a {} step offers no '{f}' (it offers: {})",
+                        d.command,
+                        if offered.is_empty() {
+                            "its result path only".to_string()
+                        } else {
+                            offered.join(", ")
+                        }
+                    ));
+                }
+                out.push_str(&value(d, f)?);
+                has_value = true;
+            }
+        }
         rest = &rest[i + j + 1..];
     }
     out.push_str(rest);
-    Ok(out)
+    Ok((out, has_value))
 }
 
-/// `{step}` references replaced in every text value of a step's options.
+/// [`substitute`] in every text value of a step's options; a text that named a value becomes
+/// the YAML scalar it now reads as (`"{fill.rows}"` → the number). Says whether any did.
 fn substitute_all(
     v: &mut Value,
-    done: &BTreeMap<String, PathBuf>,
-) -> Result<(), crate::error::Invalid> {
-    match v {
-        Value::String(s) => *s = substitute(s, done)?,
+    done: &BTreeMap<String, Done>,
+    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+) -> Result<bool, crate::error::Invalid> {
+    Ok(match v {
+        Value::String(s) => {
+            let (text, has_value) = substitute(s, done, value)?;
+            *v = match has_value {
+                true => serde_yaml::from_str(&text).unwrap_or(Value::String(text)),
+                false => Value::String(text),
+            };
+            has_value
+        }
         Value::Sequence(items) => {
+            let mut any = false;
             for i in items {
-                substitute_all(i, done)?;
+                any |= substitute_all(i, done, value)?;
             }
+            any
         }
         Value::Mapping(m) => {
+            let mut any = false;
             for (_, i) in m.iter_mut() {
-                substitute_all(i, done)?;
+                any |= substitute_all(i, done, value)?;
             }
+            any
         }
-        _ => {}
-    }
-    Ok(())
+        _ => false,
+    })
 }
 
-/// Turns a scenario file into typed steps writing into `dir`.
+/// A typed step from its command and options (with `{step}` paths filled in), placed; values
+/// of earlier results are filled by `value`.
+pub fn make_step(
+    command: &str,
+    options: &Value,
+    done: &BTreeMap<String, Done>,
+    placement: &Placement,
+    out: &Path,
+    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+) -> Result<Step, crate::error::Invalid> {
+    let mut options = options.clone();
+    substitute_all(&mut options, done, value)?;
+    let mut spec = Step::from_yaml(command, options)?;
+    spec.place(placement, out.to_path_buf());
+    Ok(spec)
+}
+
+/// Merges `over` onto `base` (keys of `over` win).
+fn merged(
+    base: Option<&serde_yaml::Mapping>,
+    over: Option<&serde_yaml::Mapping>,
+) -> Option<serde_yaml::Mapping> {
+    match (base, over) {
+        (None, None) => None,
+        (b, o) => {
+            let mut m = b.cloned().unwrap_or_default();
+            for (k, v) in o.cloned().unwrap_or_default() {
+                m.insert(k, v);
+            }
+            Some(m)
+        }
+    }
+}
+
+/// Turns a scenario file into one plan per environment writing into `dir` (a subdirectory per
+/// environment when there are several).
+pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::Invalid> {
+    if f.repeat == 0 {
+        return Err(crate::invalid!("repeat: 0: give at least 1"));
+    }
+    let mut deployments = f.deployments.clone();
+    let envs =
+        if f.environments.is_empty() {
+            vec![plan_env(f, None, dir)?]
+        } else {
+            if f.env.is_some() {
+                return Err(crate::invalid!(
+                    "env: with environments, each environment's name is its label"
+                ));
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            let mut out = Vec::new();
+            for e in &f.environments {
+                if !seen.insert(e.name.clone()) {
+                    return Err(crate::invalid!("environments: '{}' is given twice", e.name));
+                }
+                if let Some(d) = &e.deployment {
+                    deployments.push(format!("{}={d}", e.name).parse().map_err(|err| {
+                        crate::invalid!("environment {}: deployment: {err}", e.name)
+                    })?);
+                }
+                out.push(plan_env(f, Some(e), &dir.join(&e.name))?);
+            }
+            out
+        };
+    Ok(Matrix {
+        name: f.name.clone(),
+        dir: dir.to_path_buf(),
+        envs,
+        deployments,
+        report: f.report,
+    })
+}
+
+/// A scenario of one environment (the quickstart's, a test's).
 pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid> {
-    let cluster = f.cluster.as_ref().map(|c| ClusterPlan {
-        name: c.name.clone().unwrap_or_else(|| f.name.clone()),
-        options: c.options.clone(),
-    });
-    let mut done: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut m = plan_all(f, dir)?;
+    if m.envs.len() != 1 {
+        return Err(crate::invalid!("expected a scenario of one environment"));
+    }
+    let mut p = m.envs.remove(0);
+    p.deployments = m.deployments;
+    Ok(p)
+}
+
+/// One environment's plan.
+fn plan_env(
+    f: &ScenarioFile,
+    env: Option<&Environment>,
+    dir: &Path,
+) -> Result<Plan, crate::error::Invalid> {
+    let in_env = |e: crate::error::Invalid| match env {
+        Some(env) => crate::invalid!("environment {}: {e}", env.name),
+        None => e,
+    };
+    let hosts = env.map(|e| e.hosts.clone()).unwrap_or_default();
+    let section = match hosts.is_empty() {
+        true => merged(f.cluster.as_ref(), env.and_then(|e| e.cluster.as_ref())),
+        false if env.is_some_and(|e| e.cluster.is_some()) => {
+            return Err(in_env(crate::invalid!("give cluster or hosts, not both")));
+        }
+        false => None,
+    };
+    let cluster = match section {
+        Some(m) => {
+            let c: ClusterSection = de::from_value(Value::Mapping(m))
+                .map_err(|e| in_env(crate::invalid!("cluster: {e}")))?;
+            let base = c.name.clone().unwrap_or_else(|| f.name.clone());
+            Some(ClusterPlan {
+                name: match env {
+                    Some(e) => format!("{base}-{}", e.name),
+                    None => base,
+                },
+                options: c.options,
+            })
+        }
+        None => None,
+    };
+    let placement = Placement {
+        cluster: cluster.as_ref().map(|c| c.name.clone()),
+        hosts,
+        env: env.map(|e| e.name.clone()).or_else(|| f.env.clone()),
+    };
+    let mut done: BTreeMap<String, Done> = BTreeMap::new();
     let mut steps = Vec::new();
+    let stand_in = |_: &Done, _: &str| Ok("1".to_string());
     for (i, step) in f.steps.iter().enumerate() {
         let n = i + 1;
         let mut cmds: Vec<&str> = step
             .keys()
             .filter_map(Value::as_str)
-            .filter(|k| *k != "name")
+            .filter(|k| *k != "name" && *k != "repeat")
             .collect();
         let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
             return Err(crate::invalid!(
-                "step {n}: expected one command ({}) and optionally a name",
+                "step {n}: expected one command ({}) and optionally a name and a repeat",
                 Step::COMMANDS.join(", ")
             ));
         };
@@ -167,7 +443,19 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid>
         if done.contains_key(&name) {
             return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
         }
-        let mut options = step.get(command).cloned().unwrap_or(Value::Null);
+        let repeat = match step.get("repeat") {
+            None => f.repeat,
+            Some(v) => v
+                .as_u64()
+                .and_then(|r| u32::try_from(r).ok())
+                .filter(|r| *r > 0)
+                .ok_or_else(|| {
+                    crate::invalid!(
+                        "step {n} ({name}): repeat: give a whole number of runs, 1 or more"
+                    )
+                })?,
+        };
+        let options = step.get(command).cloned().unwrap_or(Value::Null);
         if let Value::Mapping(m) = &options
             && m.contains_key("out")
         {
@@ -175,23 +463,48 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid>
                 "step {n} ({name}): 'out' is set by the scenario (results go into its directory)"
             ));
         }
-        substitute_all(&mut options, &done)
-            .map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?;
-        let mut spec = Step::from_yaml(command, options.clone())
-            .map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?;
-        let out = dir.join(format!("{n:02}-{name}.json"));
-        spec.place(
-            cluster.as_ref().map(|c| c.name.as_str()),
-            f.env.as_deref(),
-            out.clone(),
-        );
-        done.insert(name.clone(), out.clone());
-        steps.push(PlannedStep {
+        let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
+        // Paths now; values of earlier results when the step runs (a stand-in checks the rest).
+        let mut checked = options.clone();
+        let deferred = substitute_all(&mut checked, &done, &stand_in).map_err(at)?;
+        let mut last = None;
+        for k in 1..=repeat {
+            let run_name = match repeat {
+                1 => name.clone(),
+                _ => format!("{name}-r{k}"),
+            };
+            let out = dir.join(format!("{n:02}-{run_name}.json"));
+            let spec =
+                make_step(command, &options, &done, &placement, &out, &stand_in).map_err(at)?;
+            steps.push(PlannedStep {
+                name: run_name.clone(),
+                command: command.to_string(),
+                step: spec,
+                options: options.clone(),
+                deferred,
+                placement: placement.clone(),
+                refs: done.clone(),
+                out: out.clone(),
+            });
+            last = Some(out.clone());
+            if repeat > 1 {
+                done.insert(
+                    run_name,
+                    Done {
+                        command: command.to_string(),
+                        out,
+                    },
+                );
+            }
+        }
+        // `{name}` is the last run's result.
+        done.insert(
             name,
-            step: spec,
-            options,
-            out,
-        });
+            Done {
+                command: command.to_string(),
+                out: last.expect("at least one run"),
+            },
+        );
     }
     if steps.is_empty() {
         return Err(crate::invalid!("the scenario has no steps"));
@@ -201,7 +514,7 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid>
         dir: dir.to_path_buf(),
         cluster,
         steps,
-        deployments: f.deployments.clone(),
+        deployments: vec![],
         report: f.report,
     })
 }
@@ -302,7 +615,7 @@ steps:
         assert!(msg.contains("tims-ram"), "{msg}");
         let msg = e("name: x\nsteps: [{probe: {quik: true}}]");
         assert!(msg.contains("quik"), "{msg}");
-        let msg = parse("name: x\ncluster: {nodez: 3}\nsteps: [{probe: {}}]").unwrap_err();
+        let msg = e("name: x\ncluster: {nodez: 3}\nsteps: [{probe: {}}]");
         assert!(msg.contains("nodez"), "{msg}");
     }
 
@@ -324,10 +637,9 @@ steps:
         assert!(msg.contains("consistency"), "{msg}");
         let msg = e("name: x\nsteps: [{run: {workload: keyvalue, keyspace: 'bad name!'}}]");
         assert!(msg.contains("keyspace"), "{msg}");
-        let msg =
-            parse("name: x\ncluster: {set: {num_tokens: 16}}\nsteps: [{probe: {}}]").unwrap_err();
+        let msg = e("name: x\ncluster: {set: {num_tokens: 16}}\nsteps: [{probe: {}}]");
         assert!(msg.contains("num_tokens"), "{msg}");
-        let msg = parse("name: x\ncluster: {dcs: 'dc1:0'}\nsteps: [{probe: {}}]").unwrap_err();
+        let msg = e("name: x\ncluster: {dcs: 'dc1:0'}\nsteps: [{probe: {}}]");
         assert!(msg.contains("dcs"), "{msg}");
         let msg = parse("name: x\nenv: 'a/../../x'\nsteps: [{probe: {}}]").unwrap_err();
         assert!(msg.contains("env"), "{msg}");
@@ -357,5 +669,125 @@ steps:
         assert!(steps(probe).contains("--runtime-s"));
         let rf = "name: x\nsteps: [{run: {workload: keyvalue, rf: 'dc1:3,dc1:2'}}]";
         assert!(steps(rf).contains("twice"));
+    }
+
+    const MATRIX: &str = "
+name: cmp
+cluster: {nodes: 1, heap: 256M}
+environments:
+  - {name: small, cluster: {cpus-per-node: 1}, deployment: 'r5.xlarge,3'}
+  - {name: large, deployment: 'r5.2xlarge,3'}
+  - {name: remote, hosts: [10.0.0.1]}
+repeat: 2
+steps:
+  - fill: {workload: stress, bytes: 10M}
+    repeat: 1
+  - throughput: {workload: stress, rows: '{fill.rows}', skip-rampup: true, duration: 20s}
+  - latency: {workload: stress, rows: '{fill.rows}', skip-rampup: true, rate: 35%, of: '{throughput}', duration: 20s}
+";
+
+    #[test]
+    fn environments_expand_into_plans_with_their_own_clusters_dirs_and_labels() {
+        let m = plan_all(&parse(MATRIX).unwrap(), Path::new("/s")).unwrap();
+        assert_eq!(m.envs.len(), 3);
+        let small = &m.envs[0];
+        let c = small.cluster.as_ref().unwrap();
+        assert_eq!(c.name, "cmp-small");
+        assert_eq!((c.options.nodes, c.options.cpus_per_node), (1, Some(1)));
+        assert_eq!(
+            m.envs[1].cluster.as_ref().unwrap().options.cpus_per_node,
+            None
+        );
+        assert!(m.envs[2].cluster.is_none(), "hosts: no local cluster");
+        assert_eq!(small.dir, Path::new("/s/small"));
+        // fill once, then two runs each of throughput and latency.
+        let names: Vec<&str> = small.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "fill",
+                "throughput-r1",
+                "throughput-r2",
+                "latency-r1",
+                "latency-r2"
+            ]
+        );
+        let r = small.steps[1].step.run_spec().unwrap();
+        assert_eq!(r.cluster.as_deref(), Some("cmp-small"));
+        assert_eq!(r.env.as_deref(), Some("small"));
+        assert_eq!(
+            r.out.as_deref(),
+            Some(Path::new("/s/small/02-throughput-r1.json"))
+        );
+        // `{throughput}` is the last run's result.
+        let l = small.steps[3].step.run_spec().unwrap();
+        assert_eq!(
+            l.of.as_deref(),
+            Some(Path::new("/s/small/02-throughput-r2.json"))
+        );
+        let remote = m.envs[2].steps[1].step.run_spec().unwrap();
+        assert_eq!(
+            (remote.cluster.as_deref(), remote.hosts.as_slice()),
+            (None, &["10.0.0.1".to_string()][..])
+        );
+        let envs: Vec<&str> = m.deployments.iter().map(|d| d.env.as_str()).collect();
+        assert_eq!(envs, ["small", "large"]);
+    }
+
+    #[test]
+    fn values_of_earlier_results_are_checked_at_load_and_filled_at_run() {
+        let m = plan_all(&parse(MATRIX).unwrap(), Path::new("/s")).unwrap();
+        let t = &m.envs[0].steps[1];
+        assert!(t.deferred && !m.envs[0].steps[0].deferred);
+        // At run time the value comes from the fill's result.
+        let step = make_step(
+            &t.command,
+            &t.options,
+            &t.refs,
+            &t.placement,
+            &t.out,
+            &|d, f| {
+                assert_eq!((d.command.as_str(), f), ("fill", "rows"));
+                Ok("123456".into())
+            },
+        )
+        .unwrap();
+        assert_eq!(step.run_spec().unwrap().rows, 123_456);
+        // A value no earlier step offers is refused when the file is loaded.
+        let e = |text: &str| plan_all(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
+        let msg =
+            e("name: x\nsteps:\n  - throughput: {workload: stress, rows: '{throughput.rows}'}");
+        assert!(msg.contains("names no earlier step"), "{msg}");
+        let msg = e(
+            "name: x\nsteps:\n  - throughput: {workload: stress}\n  - latency: {workload: stress, rate: '{throughput.rate}'}",
+        );
+        assert!(
+            msg.contains("offers no 'rate'") && msg.contains("ops_per_s"),
+            "{msg}"
+        );
+        let msg = e("name: x\nrepeat: 0\nsteps: [{probe: {}}]");
+        assert!(msg.contains("repeat"), "{msg}");
+        let msg = e("name: x\nenvironments: [{name: a}, {name: a}]\nsteps: [{probe: {}}]");
+        assert!(msg.contains("twice"), "{msg}");
+        let msg = e(
+            "name: x\nenvironments: [{name: a, hosts: [h], cluster: {nodes: 1}}]\nsteps: [{probe: {}}]",
+        );
+        assert!(
+            msg.contains("environment a") && msg.contains("not both"),
+            "{msg}"
+        );
+        let msg =
+            e("name: x\nenvironments: [{name: a, deployment: 'nosuch'}]\nsteps: [{probe: {}}]");
+        assert!(msg.contains("environment a: deployment"), "{msg}");
+    }
+
+    #[test]
+    fn the_estimate_adds_steps_and_cluster_starts() {
+        let m = plan_all(&parse(MATRIX).unwrap(), Path::new("/s")).unwrap();
+        let (s, unknown) = crate::scenario::runner::estimate_s(&m);
+        // Per env: 2 × (20 + 2) throughput + 2 × (20 + 2) latency = 88 s; two local clusters
+        // of one node at 30 s; three fills without an estimate.
+        assert_eq!(unknown, 3);
+        assert!((s - (3.0 * 88.0 + 2.0 * 30.0)).abs() < 1e-9, "{s}");
     }
 }

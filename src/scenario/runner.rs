@@ -1,13 +1,16 @@
-//! Runs a scenario: its local cluster, each typed step, a report of all results; the cluster is
-//! stopped at the end unless kept. `cqlbench scenario` and `cqlbench quickstart` both come here.
+//! Runs a scenario: for each environment its local cluster (or hosts) and each typed step,
+//! then one report of all results; a local cluster is stopped when its environment is done
+//! (the last one is left running with `keep`). `cqlbench scenario` and `cqlbench quickstart`
+//! both come here.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use super::file::Plan;
-use super::steps::ReportStep;
+use super::file::{Matrix, Plan, PlannedStep, make_step, result_value};
+use super::steps::{ReportStep, Step};
 use crate::cluster::{Cluster, StartOptions, StopOptions};
 
 /// Where a scenario runs.
@@ -15,12 +18,15 @@ use crate::cluster::{Cluster, StartOptions, StopOptions};
 pub struct Env {
     /// The directory holding local clusters.
     pub clusters: PathBuf,
-    /// Leave the scenario's local cluster running at the end.
+    /// Leave the last environment's local cluster running at the end.
     pub keep: bool,
+    /// Skip steps whose result is already complete in the scenario's directory (and continue
+    /// an interrupted capacity search).
+    pub resume: bool,
 }
 
-/// Checks the whole scenario before anything starts: the cluster section as `cluster create`
-/// would (spec, and heap and CPUs per node on this host) and every step's values.
+/// Checks one environment's plan before anything starts: the cluster section as `cluster
+/// create` would (spec, and heap and CPUs per node on this host) and every step's values.
 pub fn check(plan: &Plan) -> anyhow::Result<()> {
     if let Some(c) = &plan.cluster {
         c.options
@@ -35,19 +41,119 @@ pub fn check(plan: &Plan) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints the plan: one line per step.
+/// [`check`] for every environment.
+pub fn check_all(m: &Matrix) -> anyhow::Result<()> {
+    for p in &m.envs {
+        check(p).with_context(|| match &p.steps[0].placement.env {
+            Some(env) if m.envs.len() > 1 => format!("environment {env}"),
+            _ => "the scenario".into(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Seconds a step should take on its own terms: the measured phase, the rampup (at about
+/// 2,000 rows/s, what a small local node writes at 128 in flight), a probe's runs; `None`
+/// when it ends at a data size (a fill), which no duration bounds.
+pub fn step_estimate_s(step: &Step) -> Option<f64> {
+    let rampup = |r: &super::steps::RunStep| {
+        if r.skip_rampup {
+            0.0
+        } else {
+            r.rows as f64 / 2_000.0
+        }
+    };
+    match step {
+        Step::Probe(p) => {
+            let profiles = if p.profiles.is_empty() {
+                6
+            } else {
+                p.profiles.len()
+            } as f64;
+            let per = p.runtime_s.unwrap_or(if p.quick { 4 } else { 60 }) as f64 + 1.0;
+            let cpu = if p.skip_cpu { 0.0 } else { 2.0 * per };
+            Some(profiles * per + cpu + 3.0)
+        }
+        Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => {
+            let main = match (r.duration, r.ops) {
+                (Some(d), _) => d.as_secs_f64(),
+                (None, Some(_)) => return None,
+                (None, None) => 60.0,
+            };
+            Some(rampup(r) + main + 2.0)
+        }
+        Step::Capacity(c) => {
+            // Half the steps at most is the usual case; each step, then the wait after it.
+            let per = c.search.step.as_secs_f64() + c.search.pending_after.as_secs_f64();
+            Some(rampup(&c.run) + per * (c.search.max_steps as f64 / 2.0).ceil())
+        }
+        Step::Fill(_) => None,
+    }
+}
+
+/// The scenario's estimate: its steps, and starting each environment's local cluster (about
+/// 25 s a node here); how many steps have no estimate.
+pub fn estimate_s(m: &Matrix) -> (f64, usize) {
+    let mut total = 0.0;
+    let mut unknown = 0;
+    for p in &m.envs {
+        if let Some(c) = &p.cluster {
+            let nodes: usize = match &c.options.dcs {
+                Some(d) => d.iter().map(|d| d.nodes).sum(),
+                None => c.options.nodes,
+            };
+            total += 25.0 * nodes as f64 + 5.0 * nodes as f64;
+        }
+        for s in &p.steps {
+            match step_estimate_s(&s.step) {
+                Some(t) => total += t,
+                None => unknown += 1,
+            }
+        }
+    }
+    (total, unknown)
+}
+
+/// Prints the plan: one line per step, per environment.
+pub fn print_matrix(m: &Matrix) {
+    let steps: usize = m.envs.iter().map(|p| p.steps.len()).sum();
+    println!(
+        "scenario {}: {} environment(s), {steps} steps",
+        m.name,
+        m.envs.len()
+    );
+    for p in &m.envs {
+        if m.envs.len() > 1 {
+            println!(
+                "environment {}:",
+                p.steps[0].placement.env.as_deref().unwrap_or("-")
+            );
+        }
+        print_plan(p);
+    }
+    let (est, unknown) = estimate_s(m);
+    println!(
+        "estimate: {:.1} min{}",
+        est / 60.0,
+        match unknown {
+            0 => String::new(),
+            n => format!(" plus {n} step(s) that end at a data size (fill)"),
+        }
+    );
+}
+
+/// Prints one environment's steps.
 pub fn print_plan(p: &Plan) {
-    println!("scenario {}: {} steps", p.name, p.steps.len());
     for (i, s) in p.steps.iter().enumerate() {
         let options = serde_json::to_string(&s.options).unwrap_or_default();
-        println!("  {}. {}: {} {options}", i + 1, s.name, s.step.command());
+        println!("  {}. {}: {} {options}", i + 1, s.name, s.command);
         println!("     → {}", s.step.describe());
     }
 }
 
 /// Opens cluster `name` in `clusters`, or creates it with `options`; says which.
 pub fn open_or_create(
-    clusters: &std::path::Path,
+    clusters: &Path,
     name: &str,
     options: &super::steps::ClusterOptions,
 ) -> anyhow::Result<Cluster> {
@@ -68,47 +174,126 @@ pub fn open_or_create(
     Ok(created)
 }
 
-/// Runs a checked plan: creates (or reuses) and starts its cluster, runs the steps and the
-/// report, and stops the cluster unless `env.keep`.
-pub fn run(plan: &Plan, env: &Env) -> anyhow::Result<()> {
-    check(plan)?;
-    let stop = crate::interrupt::flag();
-    let cluster = match &plan.cluster {
-        Some(c) => {
-            let cluster = open_or_create(&env.clusters, &c.name, &c.options)?;
-            if cluster.running_addresses().len() < cluster.nodes().len() {
-                let started = cluster.start(&StartOptions::default()).map_err(|e| {
-                    if let Some(tail) = e.log_tail() {
-                        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
-                    }
-                    anyhow::Error::new(e).context("starting the scenario's cluster")
-                })?;
-                println!(
-                    "{}: {} up (UN) in {:.1}s",
-                    cluster.name(),
-                    started.started.join(", "),
-                    started.elapsed.as_secs_f64()
-                );
-            }
-            Some(cluster)
-        }
-        None => None,
-    };
-    let outcome = run_steps(plan, env, &stop);
-    if let Some(c) = &cluster
-        && !env.keep
-    {
-        println!("━━ stopping cluster {}", c.name());
-        if let Err(e) = c.stop(&StopOptions::default()) {
-            eprintln!("warning: stopping {}: {e}", c.name());
-        }
+/// Starts a cluster's stopped nodes, printing a failing node's log tail.
+fn start(cluster: &Cluster) -> anyhow::Result<()> {
+    if cluster.running_addresses().len() == cluster.nodes().len() {
+        return Ok(());
     }
-    outcome?;
-    println!("results: {}", plan.dir.display());
+    let started = cluster.start(&StartOptions::default()).map_err(|e| {
+        if let Some(tail) = e.log_tail() {
+            eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+        }
+        anyhow::Error::new(e).context(format!("starting cluster {}", cluster.name()))
+    })?;
+    println!(
+        "{}: {} up (UN) in {:.1}s",
+        cluster.name(),
+        started.started.join(", "),
+        started.elapsed.as_secs_f64()
+    );
     Ok(())
 }
 
-/// Runs the steps (checked by [`check`] first), then the report of their results.
+/// Runs a scenario: checks it all, then each environment (its cluster created or reused,
+/// started, its steps run, stopped unless it is the last and `env.keep`), then one report of
+/// every result; prints the actual time beside the estimate and records both.
+pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
+    check_all(m)?;
+    let stop = crate::interrupt::flag();
+    let started = Instant::now();
+    let (estimate, _) = estimate_s(m);
+    std::fs::create_dir_all(&m.dir).with_context(|| format!("creating {}", m.dir.display()))?;
+    for (i, p) in m.envs.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            bail!("interrupted; the results so far are kept (--resume continues)");
+        }
+        let last = i + 1 == m.envs.len();
+        if let Some(label) = p.steps[0].placement.env.as_deref()
+            && m.envs.len() > 1
+        {
+            println!("━━ environment {label} ({}/{})", i + 1, m.envs.len());
+        }
+        let cluster = match &p.cluster {
+            Some(c) => {
+                let cluster = open_or_create(&env.clusters, &c.name, &c.options)?;
+                start(&cluster)?;
+                Some(cluster)
+            }
+            None => None,
+        };
+        let outcome = run_steps(p, env, &stop);
+        if let Some(c) = &cluster
+            && !(last && env.keep)
+        {
+            println!("━━ stopping cluster {}", c.name());
+            if let Err(e) = c.stop(&StopOptions::default()) {
+                eprintln!("warning: stopping {}: {e}", c.name());
+            }
+        }
+        outcome?;
+    }
+    if m.report {
+        let outs: Vec<PathBuf> = m
+            .envs
+            .iter()
+            .flat_map(|p| p.steps.iter().map(|s| s.out.clone()))
+            .collect();
+        report(&m.dir, outs, &m.deployments)?;
+    }
+    let took = started.elapsed().as_secs_f64();
+    println!(
+        "took {:.1} min (estimated {:.1} min); results: {}",
+        took / 60.0,
+        estimate / 60.0,
+        m.dir.display()
+    );
+    let timing =
+        serde_json::json!({"estimate_s": estimate, "actual_s": took, "resumed": env.resume});
+    crate::fsutil::write_json(&m.dir.join("timing.json"), &timing)
+        .with_context(|| format!("writing {}", m.dir.display()))?;
+    Ok(())
+}
+
+/// Whether a step's result is already complete (for `--resume`).
+fn complete(s: &PlannedStep) -> bool {
+    use crate::result::ResultFile;
+    match crate::result::read(&s.out) {
+        Ok(ResultFile::Run(r)) => r.status == crate::result::RunStatus::Completed,
+        Ok(ResultFile::Capacity(r)) => {
+            r.status == crate::result::capacity::CapacityStatus::Completed
+        }
+        Ok(ResultFile::Probe(p)) => p.complete,
+        Err(_) => false,
+    }
+}
+
+/// The step as it runs: values of earlier results filled in, and an interrupted capacity
+/// search continued when resuming.
+fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
+    let mut step = if s.deferred {
+        make_step(
+            &s.command,
+            &s.options,
+            &s.refs,
+            &s.placement,
+            &s.out,
+            &|d, field| result_value(&d.out, field),
+        )?
+    } else {
+        s.step.clone()
+    };
+    step.validate()?;
+    if env.resume
+        && s.out.exists()
+        && let Step::Capacity(c) = &mut step
+    {
+        c.search.resume = true;
+    }
+    Ok(step)
+}
+
+/// Runs one environment's steps (checked by [`check`] first), then, when the plan asks, the
+/// report of their results.
 pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()> {
     check(plan)?;
     std::fs::create_dir_all(&plan.dir)
@@ -122,9 +307,13 @@ pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()
                 s.name
             );
         }
-        println!("━━ step {}/{n} {}: {}", i + 1, s.name, s.step.describe());
-        s.step
-            .run(&env.clusters)
+        if env.resume && complete(s) {
+            println!("━━ step {}/{n} {}: done before, kept", i + 1, s.name);
+            continue;
+        }
+        let step = step_to_run(s, env).with_context(|| format!("step {} ({})", i + 1, s.name))?;
+        println!("━━ step {}/{n} {}: {}", i + 1, s.name, step.describe());
+        step.run(&env.clusters)
             .with_context(|| format!("step {} ({})", i + 1, s.name))?;
         if stop.load(Ordering::Relaxed) {
             bail!(
@@ -134,28 +323,34 @@ pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()
             );
         }
     }
-    if plan.report {
-        let results: Vec<PathBuf> = plan
-            .steps
-            .iter()
-            .filter(|s| s.out.exists())
-            .map(|s| s.out.clone())
-            .collect();
-        let (txt, html) = (plan.dir.join("report.txt"), plan.dir.join("report.html"));
-        let report = ReportStep {
-            results,
-            markdown: false,
-            csv: false,
-            out: Some(txt.clone()),
-            html: Some(html.clone()),
-            deployment: plan.deployments.clone(),
-            catalog: None,
-        };
-        println!("━━ report: {} and {}", txt.display(), html.display());
-        super::steps::report::run(&report).context("writing the report")?;
-        if let Ok(t) = std::fs::read_to_string(&txt) {
-            print!("{t}");
-        }
+    Ok(())
+}
+
+/// Writes `report.txt` and `report.html` of the results that exist among `outs`, and prints
+/// the text.
+pub fn report(
+    dir: &Path,
+    outs: Vec<PathBuf>,
+    deployments: &[crate::report::cost::Deployment],
+) -> anyhow::Result<()> {
+    let results: Vec<PathBuf> = outs.into_iter().filter(|p| p.exists()).collect();
+    if results.is_empty() {
+        return Ok(());
+    }
+    let (txt, html) = (dir.join("report.txt"), dir.join("report.html"));
+    let r = ReportStep {
+        results,
+        markdown: false,
+        csv: false,
+        out: Some(txt.clone()),
+        html: Some(html.clone()),
+        deployment: deployments.to_vec(),
+        catalog: None,
+    };
+    println!("━━ report: {} and {}", txt.display(), html.display());
+    super::steps::report::run(&r).context("writing the report")?;
+    if let Ok(t) = std::fs::read_to_string(&txt) {
+        print!("{t}");
     }
     Ok(())
 }

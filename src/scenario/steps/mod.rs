@@ -21,6 +21,14 @@ pub use probe::ProbeStep;
 pub use report::ReportStep;
 pub use run::RunStep;
 
+/// Where a scenario's step runs: a local cluster or hosts, and the environment label.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    pub cluster: Option<String>,
+    pub hosts: Vec<String>,
+    pub env: Option<String>,
+}
+
 /// One step of a scenario.
 #[derive(Debug, Clone)]
 pub enum Step {
@@ -95,27 +103,30 @@ impl Step {
         }
     }
 
-    /// What a scenario gives each step: its local cluster (unless the step names a target),
-    /// its environment label (unless the step has one) and where the result goes (a step
-    /// must not choose that: `out` is refused).
-    pub fn place(&mut self, cluster: Option<&str>, env: Option<&str>, out: PathBuf) {
+    /// What a scenario gives each step: its target — a local cluster, or hosts — unless the
+    /// step names one, its environment label unless the step has one, and where the result
+    /// goes (a step must not choose that: `out` is refused).
+    pub fn place(&mut self, at: &Placement, out: PathBuf) {
         match self {
             Step::Probe(p) => {
                 if p.cluster.is_none() && p.dir.is_none() {
-                    p.cluster = cluster.map(str::to_string);
+                    p.cluster = at.cluster.clone();
                 }
                 if p.env.is_none() {
-                    p.env = env.map(str::to_string);
+                    p.env = at.env.clone();
                 }
                 p.out = Some(out);
             }
             _ => {
                 let r = self.run_spec_mut().expect("a load step");
                 if r.cluster.is_none() && r.hosts.is_empty() {
-                    r.cluster = cluster.map(str::to_string);
+                    match &at.cluster {
+                        Some(c) => r.cluster = Some(c.clone()),
+                        None => r.hosts = at.hosts.clone(),
+                    }
                 }
                 if r.env.is_none() {
-                    r.env = env.map(str::to_string);
+                    r.env = at.env.clone();
                 }
                 r.out = Some(out);
             }
