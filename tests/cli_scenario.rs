@@ -124,6 +124,18 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "name: p\ndeployments: ['p=nosuch']\nsteps: [{probe: {}}]",
             "deployments",
         ),
+        (
+            "name: v\nsteps:\n  - throughput: {workload: stress}\n  - latency: {workload: stress, rate: '{throughput.rate}'}",
+            "a throughput step offers no 'rate'",
+        ),
+        (
+            "name: w\nsteps:\n  - latency: {workload: stress, rows: '{fill.rows}', rate: 100}",
+            "'{fill.rows}' names no earlier step",
+        ),
+        (
+            "name: z\nenvironments: [{name: a}, {name: a}]\nsteps: [{probe: {}}]",
+            "'a' is given twice",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, (text, names)) in cases.iter().enumerate() {

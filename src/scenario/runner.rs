@@ -77,7 +77,11 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
         Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => {
             let main = match (r.duration, r.ops) {
                 (Some(d), _) => d.as_secs_f64(),
-                (None, Some(_)) => return None,
+                // An operation count: at the rate, else at the rampup's pace.
+                (None, Some(n)) => match r.rate {
+                    Some(crate::spec::load::RateArg::PerSecond(rate)) => n as f64 / rate,
+                    _ => n as f64 / 2_000.0,
+                },
                 (None, None) => 60.0,
             };
             Some(rampup(r) + main + 2.0)
