@@ -98,6 +98,11 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
 /// The scenario's estimate: its steps, and starting each environment's local cluster (about
 /// 25 s a node here); how many steps have no estimate.
 pub fn estimate_s(m: &Matrix) -> (f64, usize) {
+    estimate_of(m, &|_| false)
+}
+
+/// [`estimate_s`] of what is left: steps `done` says are done do not count.
+fn estimate_of(m: &Matrix, done: &dyn Fn(&PlannedStep) -> bool) -> (f64, usize) {
     let mut total = 0.0;
     let mut unknown = 0;
     for p in &m.envs {
@@ -108,7 +113,7 @@ pub fn estimate_s(m: &Matrix) -> (f64, usize) {
             };
             total += 25.0 * nodes as f64 + 5.0 * nodes as f64;
         }
-        for s in &p.steps {
+        for s in p.steps.iter().filter(|s| !done(s)) {
             match step_estimate_s(&s.step) {
                 Some(t) => total += t,
                 None => unknown += 1,
@@ -205,7 +210,13 @@ pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
     check_all(m)?;
     let stop = crate::interrupt::flag();
     let started = Instant::now();
-    let (estimate, _) = estimate_s(m);
+    let (estimate, _) = match env.resume {
+        true => estimate_of(m, &complete),
+        false => estimate_s(m),
+    };
+    if env.resume {
+        println!("estimate of what is left: {:.1} min", estimate / 60.0);
+    }
     std::fs::create_dir_all(&m.dir).with_context(|| format!("creating {}", m.dir.display()))?;
     for (i, p) in m.envs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
