@@ -258,7 +258,19 @@ pub fn render(report: &Report) -> String {
         body.push_str(&capacity_section(&anchor, c, &mut charts, &env_colour));
     }
     // Tables of their own, each a section: (anchor, navigation label, heading, table).
-    let tables = [
+    let by_rate = report
+        .by_rate_tables()
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            (
+                format!("by-rate-{i}"),
+                "p99 by rate".to_string(),
+                t.title.clone(),
+                Some(t),
+            )
+        });
+    let fixed = [
         (
             "verdicts",
             "capacity verdicts",
@@ -267,10 +279,12 @@ pub fn render(report: &Report) -> String {
         ),
         ("probes", "host probes", "Host probes", report.probe_table()),
         ("cost", "cost", "Cost", super::cost::table(&report.costs)),
-    ];
+    ]
+    .map(|(a, l, h, t)| (a.to_string(), l.to_string(), h.to_string(), t));
+    let tables = by_rate.chain(fixed);
     for (anchor, label, heading, t) in tables {
         let Some(t) = t else { continue };
-        nav.push((anchor.into(), label.into()));
+        nav.push((anchor.clone(), label));
         let _ = write!(
             body,
             r#"<section id="{anchor}"><h2>{heading}</h2>{}</section>"#,

@@ -80,6 +80,10 @@ pub struct RunTimeline {
 pub struct ScenarioGroup {
     /// e.g. `keyvalue, closed loop, 64 in flight`.
     pub scenario: String,
+    /// The workload, and the target rate of an open-loop scenario (for the table of response
+    /// time by rate).
+    pub workload: String,
+    pub open_rate_per_s: Option<f64>,
     pub envs: Vec<EnvRuns>,
     /// Every run of the scenario, in file order.
     pub runs: Vec<RunTimeline>,
@@ -272,7 +276,12 @@ impl Report {
         let mut report = Report::default();
         // scenario → (env → (throughputs, merged response histogram), runs)
         type Acc = (Vec<f64>, Histogram<u64>);
-        type Group = (String, Vec<(String, Acc)>, Vec<RunTimeline>);
+        type Group = (
+            String,
+            Vec<(String, Acc)>,
+            Vec<RunTimeline>,
+            (String, Option<f64>),
+        );
         let mut groups: Vec<Group> = Vec::new();
         let mut probes: BTreeMap<String, (PathBuf, &ProbeResult, usize)> = BTreeMap::new();
         let mut probe_order = Vec::new();
@@ -297,7 +306,17 @@ impl Report {
                     let gi = match groups.iter().position(|g| g.0 == scenario) {
                         Some(i) => i,
                         None => {
-                            groups.push((scenario, Vec::new(), Vec::new()));
+                            let rate = result
+                                .phases
+                                .iter()
+                                .rev()
+                                .find(|p| p.name == "main")
+                                .and_then(|p| match p.load.mode {
+                                    LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+                                    LoadMode::Closed { .. } => None,
+                                });
+                            let kind = (result.workload.kind.to_string(), rate);
+                            groups.push((scenario, Vec::new(), Vec::new(), kind));
                             groups.len() - 1
                         }
                     };
@@ -354,19 +373,23 @@ impl Report {
         }
         report.groups = groups
             .into_iter()
-            .map(|(scenario, envs, runs)| ScenarioGroup {
-                scenario,
-                envs: envs
-                    .into_iter()
-                    .map(|(env, (ops_per_s, h))| EnvRuns {
-                        env,
-                        ops_per_s,
-                        response: Percentiles::of(&h),
-                        spectrum: spectrum(&h),
-                    })
-                    .collect(),
-                runs,
-            })
+            .map(
+                |(scenario, envs, runs, (workload, open_rate_per_s))| ScenarioGroup {
+                    scenario,
+                    workload,
+                    open_rate_per_s,
+                    envs: envs
+                        .into_iter()
+                        .map(|(env, (ops_per_s, h))| EnvRuns {
+                            env,
+                            ops_per_s,
+                            response: Percentiles::of(&h),
+                            spectrum: spectrum(&h),
+                        })
+                        .collect(),
+                    runs,
+                },
+            )
             .collect();
         for env in probe_order {
             let (path, result, count) = &probes[&env];
@@ -476,10 +499,72 @@ impl Report {
         section_table(PROBE_SECTION.title.to_string(), &PROBE_SECTION, &items)
     }
 
-    /// The tables of the terminal and Markdown exporters: per scenario the run sections, then
-    /// each capacity search's steps and the verdicts, then the probe table.
+    /// Per workload run at two or more fixed rates: response-time p99 by rate, rates as rows
+    /// and environments as columns (reference 002's table).
+    pub fn by_rate_tables(&self) -> Vec<Table> {
+        let mut workloads: Vec<&str> = Vec::new();
+        for g in &self.groups {
+            if g.open_rate_per_s.is_some() && !workloads.contains(&g.workload.as_str()) {
+                workloads.push(&g.workload);
+            }
+        }
+        let mut out = Vec::new();
+        for w in workloads {
+            let mut groups: Vec<&ScenarioGroup> = self
+                .groups
+                .iter()
+                .filter(|g| g.workload == w && g.open_rate_per_s.is_some())
+                .collect();
+            if groups.len() < 2 {
+                continue;
+            }
+            groups.sort_by(|a, b| {
+                let rate = |g: &&ScenarioGroup| g.open_rate_per_s.unwrap_or(0.0);
+                rate(a).total_cmp(&rate(b))
+            });
+            let mut envs: Vec<&str> = Vec::new();
+            for g in &groups {
+                for e in &g.envs {
+                    if !envs.contains(&e.env.as_str()) {
+                        envs.push(&e.env);
+                    }
+                }
+            }
+            let header = std::iter::once("target ops/s".to_string())
+                .chain(envs.iter().map(|e| e.to_string()))
+                .collect();
+            let rows = groups
+                .iter()
+                .map(|g| {
+                    std::iter::once(format_value(g.open_rate_per_s, 0))
+                        .chain(envs.iter().map(|env| {
+                            format_value(
+                                g.envs
+                                    .iter()
+                                    .find(|e| e.env == *env)
+                                    .map(|e| e.response.p99_ms),
+                                2,
+                            )
+                        }))
+                        .collect()
+                })
+                .collect();
+            out.push(Table {
+                title: format!("Response time p99 (ms) by rate — {w}, open loop"),
+                header,
+                rows,
+                text_columns: vec![],
+            });
+        }
+        out
+    }
+
+    /// The tables of the terminal and Markdown exporters: per scenario the run sections, the
+    /// response time by rate, then each capacity search's steps and the verdicts, then the
+    /// probe table.
     pub fn tables(&self) -> Vec<Table> {
         let mut out: Vec<Table> = self.groups.iter().flat_map(|g| g.tables()).collect();
+        out.extend(self.by_rate_tables());
         out.extend(self.capacity.iter().map(capacity::step_table));
         out.extend(capacity::verdict_table(&self.capacity));
         out.extend(self.probe_table());

@@ -358,3 +358,57 @@ fn a_deployment_prices_its_environment_against_what_it_sustained() {
             .contains("nosuch")
     );
 }
+
+#[test]
+fn fixed_rate_runs_make_one_table_of_p99_by_rate() {
+    // Reference 002's table: one workload at three rates, two environments (one missing a rate).
+    let mut inputs = Vec::new();
+    for (env, rates) in [
+        ("laptop", &[100.0, 500.0, 1000.0][..]),
+        ("vm", &[100.0, 1000.0]),
+    ] {
+        for (i, rate) in rates.iter().enumerate() {
+            let shape = RunShape {
+                ops_per_s: *rate,
+                rate_per_s: Some(*rate),
+                latency_ms: 1.0 + *rate / 500.0,
+                seed: i as u64 + 7,
+                ..RunShape::default()
+            };
+            inputs.push(Input::Run {
+                path: format!("{env}-{rate}.json").into(),
+                result: run(env, &shape),
+            });
+        }
+    }
+    // A closed-loop run of the same workload is no row of it.
+    inputs.push(Input::Run {
+        path: "tp.json".into(),
+        result: run("laptop", &RunShape::default()),
+    });
+    let report = Report::build(&inputs).unwrap();
+    let tables = report.by_rate_tables();
+    assert_eq!(tables.len(), 1);
+    let t = &tables[0];
+    assert!(
+        t.title.starts_with("Response time p99 (ms) by rate"),
+        "{}",
+        t.title
+    );
+    assert_eq!(t.header, ["target ops/s", "laptop", "vm"]);
+    let rates: Vec<&str> = t.rows.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(rates, ["100", "500", "1,000"]);
+    assert_eq!(t.rows[1][2], "-", "vm has no 500 ops/s run");
+    // Each cell is that group's merged p99.
+    let g500 = report
+        .groups
+        .iter()
+        .find(|g| g.open_rate_per_s == Some(500.0))
+        .unwrap();
+    assert_eq!(
+        t.rows[1][1],
+        format_value(Some(g500.envs[0].response.p99_ms), 2)
+    );
+    assert!(text::render(&report).contains("Response time p99 (ms) by rate"));
+    assert!(super::html::render(&report).contains("id=\"by-rate-0\""));
+}
