@@ -286,18 +286,20 @@ fn complete(s: &PlannedStep) -> bool {
 /// search continued when resuming.
 fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
     let mut step = if s.deferred {
-        make_step(
+        // Checked with a stand-in when planned: check the real values.
+        let step = make_step(
             &s.command,
             &s.options,
             &s.refs,
             &s.placement,
             &s.out,
             &|d, field| result_value(&d.out, field),
-        )?
+        )?;
+        step.validate()?;
+        step
     } else {
         s.step.clone()
     };
-    step.validate()?;
     if env.resume
         && s.out.exists()
         && let Step::Capacity(c) = &mut step
@@ -307,10 +309,8 @@ fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
     Ok(step)
 }
 
-/// Runs one environment's steps (checked by [`check`] first), then, when the plan asks, the
-/// report of their results.
+/// Runs one environment's steps; the caller has checked the plan ([`check`]).
 pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()> {
-    check(plan)?;
     std::fs::create_dir_all(&plan.dir)
         .with_context(|| format!("creating {}", plan.dir.display()))?;
     let n = plan.steps.len();

@@ -131,21 +131,26 @@ where
     value_enum(d).map(Some)
 }
 
-/// Deserializers for values whose command-line parser is a function rather than `FromStr`:
-/// `with_parser!(name, opt_name, list_name, Type, parse_fn)`.
-macro_rules! with_parser {
-    ($one:ident, $opt:ident, $list:ident, $t:ty, $parse:path) => {
-        #[allow(dead_code)]
-        pub fn $one<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+// Deserializers for values whose command-line parser is a function rather than `FromStr`:
+// `one!` a value, `opt!` an optional one (through `one!`'s function), `list!` a list.
+macro_rules! one {
+    ($name:ident, $t:ty, $parse:path) => {
+        pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
             let s = text(d)?;
             $parse(&s).map_err(D::Error::custom)
         }
-        #[allow(dead_code)]
-        pub fn $opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<$t>, D::Error> {
+    };
+}
+macro_rules! opt {
+    ($name:ident, $one:ident, $t:ty) => {
+        pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<$t>, D::Error> {
             $one(d).map(Some)
         }
-        #[allow(dead_code)]
-        pub fn $list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$t>, D::Error> {
+    };
+}
+macro_rules! list {
+    ($name:ident, $t:ty, $parse:path) => {
+        pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$t>, D::Error> {
             Items::deserialize(d)
                 .map_err(|_| D::Error::custom("expected a list or comma-separated text"))?
                 .texts()
@@ -156,50 +161,31 @@ macro_rules! with_parser {
     };
 }
 
-with_parser!(
-    duration,
-    opt_duration,
-    durations,
-    Duration,
-    crate::spec::parse_duration
-);
-with_parser!(
+one!(duration, Duration, crate::spec::parse_duration);
+opt!(opt_duration, duration, Duration);
+one!(
     rate_arg,
-    opt_rate_arg,
-    rate_args,
     crate::spec::load::RateArg,
     crate::spec::load::parse_rate_arg
 );
-with_parser!(rate, opt_rate, rates, f64, crate::spec::load::parse_rate);
-with_parser!(
-    host,
-    opt_host,
-    hosts,
-    String,
-    crate::spec::workload::parse_host
-);
-with_parser!(
-    keyspace,
-    opt_keyspace,
-    keyspaces,
-    String,
-    crate::spec::workload::parse_keyspace
-);
-with_parser!(env, opt_env, envs, String, crate::probe::spec::parse_env);
-with_parser!(
-    latency_bound,
-    opt_latency_bound,
+opt!(opt_rate_arg, rate_arg, crate::spec::load::RateArg);
+one!(rate, f64, crate::spec::load::parse_rate);
+opt!(opt_rate, rate, f64);
+list!(hosts, String, crate::spec::workload::parse_host);
+one!(keyspace, String, crate::spec::workload::parse_keyspace);
+one!(env, String, crate::probe::spec::parse_env);
+opt!(opt_env, env, String);
+list!(
     latency_bounds,
     crate::result::capacity::LatencyBound,
     crate::scenario::steps::capacity::parse_latency_bound
 );
-with_parser!(
+one!(
     dcs,
-    opt_dcs,
-    dcs_lists,
     Vec<crate::spec::DcSpec>,
     crate::spec::cluster::parse_dcs
 );
+opt!(opt_dcs, dcs, Vec<crate::spec::DcSpec>);
 
 /// Plain text items (`prometheus: [a:9500, b:9500]` or `"a:9500,b:9500"`).
 pub fn texts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {

@@ -224,10 +224,7 @@ impl RunStep {
         if self.concurrency.is_some() && self.rate.is_some() {
             bail!("give --concurrency (closed loop) or --rate (open loop), not both");
         }
-        if self.of.is_some() && self.rate.is_none() {
-            bail!("--of goes with a share rate such as --rate 35%");
-        }
-        if self.of.is_some() && matches!(self.rate, Some(RateArg::PerSecond(_))) {
+        if self.of.is_some() && !matches!(self.rate, Some(RateArg::Share(_))) {
             bail!("--of goes with a share rate such as --rate 35%");
         }
         if self.of.is_none() && matches!(self.rate, Some(RateArg::Share(_))) {
@@ -465,9 +462,6 @@ impl RunStep {
 
     /// `--rate` in ops/s, reading the `--of` result for a share.
     fn resolve_rate(&self, r: RateArg) -> anyhow::Result<f64> {
-        if self.of.is_some() && matches!(r, RateArg::PerSecond(_)) {
-            bail!("--of goes with a share rate such as --rate 35%");
-        }
         let of = match (&self.of, r) {
             (Some(path), RateArg::Share(_)) => {
                 let res = RunResult::read(path).map_err(anyhow::Error::msg)?;
