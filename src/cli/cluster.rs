@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
-use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions, clusters_root};
+use crate::cluster::{Cluster, StartOptions, StopOptions, clusters_root};
 pub use crate::scenario::steps::cluster::ClusterOptions;
 use crate::spec::parse_duration;
 
@@ -259,29 +259,7 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Starts and reports the measured time; a start failure prints the node's log tail.
-pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
-    match c.start(&opts) {
-        Ok(r) => {
-            println!(
-                "{}: {} up (UN) in {:.1}s",
-                c.name(),
-                r.started.join(", "),
-                r.elapsed.as_secs_f64()
-            );
-            Ok(())
-        }
-        Err(e) => Err(with_tail(e)),
-    }
-}
-
-/// Turns a cluster error into the CLI's error, printing a failing node's log tail first.
-pub fn with_tail(e: ClusterError) -> anyhow::Error {
-    if let Some(tail) = e.log_tail() {
-        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
-    }
-    e.into()
-}
+pub use crate::scenario::runner::{start, with_tail};
 
 /// Prints the status table.
 pub fn print_status(c: &Cluster) -> anyhow::Result<()> {

@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 
 use super::file::{Matrix, Plan, PlannedStep, make_step, result_value};
 use super::steps::{ReportStep, Step};
-use crate::cluster::{Cluster, StartOptions, StopOptions};
+use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions};
 
 /// Where a scenario runs.
 #[derive(Debug, Clone)]
@@ -183,24 +183,24 @@ pub fn open_or_create(
     Ok(created)
 }
 
-/// Starts a cluster's stopped nodes, printing a failing node's log tail.
-fn start(cluster: &Cluster) -> anyhow::Result<()> {
-    if cluster.running_addresses().len() == cluster.nodes().len() {
-        return Ok(());
-    }
-    let started = cluster.start(&StartOptions::default()).map_err(|e| {
-        if let Some(tail) = e.log_tail() {
-            eprintln!("--- last lines of the node's log ---\n{tail}\n---");
-        }
-        anyhow::Error::new(e).context(format!("starting cluster {}", cluster.name()))
-    })?;
+/// Starts nodes and says how long they took; a start failure prints the node's log tail.
+pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
+    let r = c.start(&opts).map_err(with_tail)?;
     println!(
         "{}: {} up (UN) in {:.1}s",
-        cluster.name(),
-        started.started.join(", "),
-        started.elapsed.as_secs_f64()
+        c.name(),
+        r.started.join(", "),
+        r.elapsed.as_secs_f64()
     );
     Ok(())
+}
+
+/// Turns a cluster error into an error for people, printing a failing node's log tail first.
+pub fn with_tail(e: ClusterError) -> anyhow::Error {
+    if let Some(tail) = e.log_tail() {
+        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+    }
+    e.into()
 }
 
 /// Runs a scenario: checks it all, then each environment (its cluster created or reused,
@@ -231,7 +231,10 @@ pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
         let cluster = match &p.cluster {
             Some(c) => {
                 let cluster = open_or_create(&env.clusters, &c.name, &c.options)?;
-                start(&cluster)?;
+                if cluster.running_addresses().len() < cluster.nodes().len() {
+                    start(&cluster, StartOptions::default())
+                        .with_context(|| format!("starting cluster {}", cluster.name()))?;
+                }
                 Some(cluster)
             }
             None => None,
