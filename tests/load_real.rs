@@ -48,6 +48,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         out: out.to_path_buf(),
         metrics: Default::default(),
         local_rf: None,
+        rate_share: None,
         sequential_main: false,
         until: None,
     }

@@ -46,6 +46,8 @@ pub struct RunPlan {
     /// without `--dc`): the run reads the DC from the node it connects to, routes to it and
     /// creates the keyspace there (the workload's replication is then empty).
     pub local_rf: Option<u32>,
+    /// The rate as a share of a throughput result, recorded in the result.
+    pub rate_share: Option<crate::result::RateShare>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -134,6 +136,7 @@ async fn run_async(
         phases: Vec::new(),
         warnings: Vec::new(),
         metrics: None,
+        rate_share: plan.rate_share.clone(),
     };
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));

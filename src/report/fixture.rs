@@ -179,6 +179,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         }],
         warnings: Vec::new(),
         metrics: None,
+        rate_share: None,
     }
 }
 

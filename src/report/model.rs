@@ -237,11 +237,29 @@ const CLOSED_LOOP: &str = "closed loop";
 /// The scenario a run belongs to: runs are only compared with runs of the same one.
 pub fn scenario_of(run: &RunResult) -> Option<String> {
     let phase = run.phases.iter().rev().find(|p| p.name == "main")?;
-    let mode = match phase.load.mode {
-        LoadMode::Closed { concurrency } => format!("{CLOSED_LOOP}, {concurrency} in flight"),
-        LoadMode::Open { rate_per_s, .. } => format!("open loop, {rate_per_s:.0} ops/s"),
+    let mode = match (phase.load.mode, &run.rate_share) {
+        (LoadMode::Closed { concurrency }, _) => {
+            format!("{CLOSED_LOOP}, {concurrency} in flight")
+        }
+        // Each environment's own share: one scenario whatever the rate came to.
+        (LoadMode::Open { .. }, Some(s)) => {
+            format!(
+                "open loop, {} of the measured throughput",
+                share_text(s.share)
+            )
+        }
+        (LoadMode::Open { rate_per_s, .. }, None) => format!("open loop, {rate_per_s:.0} ops/s"),
     };
     Some(format!("{}, {mode}", run.workload.kind))
+}
+
+/// `35%`, `12.5%`.
+fn share_text(share: f64) -> String {
+    let pct = share * 100.0;
+    match (pct - pct.round()).abs() < 1e-9 {
+        true => format!("{pct:.0}%"),
+        false => format!("{pct}%"),
+    }
 }
 
 /// The latency spectrum of a histogram: (percentile, ms) at points evenly spaced on the
@@ -312,6 +330,9 @@ impl Report {
                                 .rev()
                                 .find(|p| p.name == "main")
                                 .and_then(|p| match p.load.mode {
+                                    // A share is a different rate per environment: not a row
+                                    // of the table by rate.
+                                    LoadMode::Open { .. } if result.rate_share.is_some() => None,
                                     LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
                                     LoadMode::Closed { .. } => None,
                                 });

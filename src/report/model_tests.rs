@@ -412,3 +412,43 @@ fn fixed_rate_runs_make_one_table_of_p99_by_rate() {
     assert!(text::render(&report).contains("Response time p99 (ms) by rate"));
     assert!(super::html::render(&report).contains("id=\"by-rate-0\""));
 }
+
+#[test]
+fn runs_at_a_share_of_each_environments_throughput_are_one_scenario() {
+    // Reference 000's latency test: 35% of each environment's own maximum, so the rates differ.
+    let mut inputs = Vec::new();
+    for (env, rate, seed) in [("large", 700.0, 3), ("small", 300.0, 4)] {
+        let mut result = run(
+            env,
+            &RunShape {
+                ops_per_s: rate,
+                rate_per_s: Some(rate),
+                seed,
+                ..RunShape::default()
+            },
+        );
+        result.rate_share = Some(crate::result::RateShare {
+            share: 0.35,
+            of: format!("{env}-tp.json").into(),
+            of_ops_per_s: rate / 0.35,
+        });
+        inputs.push(Input::Run {
+            path: format!("{env}-lat.json").into(),
+            result,
+        });
+    }
+    let report = Report::build(&inputs).unwrap();
+    assert_eq!(report.groups.len(), 1, "{:?}", report.groups);
+    let g = &report.groups[0];
+    assert!(
+        g.scenario
+            .ends_with("open loop, 35% of the measured throughput"),
+        "{}",
+        g.scenario
+    );
+    let envs: Vec<&str> = g.envs.iter().map(|e| e.env.as_str()).collect();
+    assert_eq!(envs, ["large", "small"]);
+    // Not a row of the table by rate: its rate is each environment's own.
+    assert_eq!(g.open_rate_per_s, None);
+    assert!(report.by_rate_tables().is_empty());
+}

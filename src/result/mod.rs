@@ -348,6 +348,20 @@ pub struct RunResult {
     /// Server and host metrics sampled during the run, if sampling was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Box<crate::metrics::series::MetricSeries>>,
+    /// The rate was given as a share of a throughput result (`--rate 35% --of …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_share: Option<RateShare>,
+}
+
+/// An open-loop rate given as a share of a measured throughput: runs at the same share of
+/// each environment's own throughput are one scenario in the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateShare {
+    /// 0.35 for 35%.
+    pub share: f64,
+    /// The throughput result it is a share of, and that result's throughput.
+    pub of: std::path::PathBuf,
+    pub of_ops_per_s: f64,
 }
 
 impl RunResult {

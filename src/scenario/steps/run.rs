@@ -13,7 +13,7 @@ use super::de;
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
-use crate::result::{PhaseSummary, RunResult};
+use crate::result::{PhaseSummary, RateShare, RunResult};
 use crate::spec::load::{Cycles, RateArg, parse_rate_arg};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
 use crate::spec::{
@@ -352,9 +352,12 @@ impl RunStep {
                 .map(|n| n.get())
                 .unwrap_or(1)
         });
-        let rate = match self.rate {
-            Some(r) => Some(self.resolve_rate(r)?),
-            None => None,
+        let (rate, rate_share) = match self.rate {
+            Some(r) => {
+                let (rate, share) = self.resolve_rate(r)?;
+                (Some(rate), share)
+            }
+            None => (None, None),
         };
         let mode = match (rate, self.concurrency) {
             (Some(r), _) => LoadMode::Open {
@@ -439,6 +442,7 @@ impl RunStep {
             sequential_main: false,
             until: None,
             local_rf,
+            rate_share,
         })
     }
 }
@@ -460,19 +464,26 @@ impl RunStep {
         ))
     }
 
-    /// `--rate` in ops/s, reading the `--of` result for a share.
-    fn resolve_rate(&self, r: RateArg) -> anyhow::Result<f64> {
+    /// `--rate` in ops/s, reading the `--of` result for a share (which is returned too).
+    fn resolve_rate(&self, r: RateArg) -> anyhow::Result<(f64, Option<RateShare>)> {
         let of = match (&self.of, r) {
-            (Some(path), RateArg::Share(_)) => {
+            (Some(path), RateArg::Share(share)) => {
                 let res = RunResult::read(path).map_err(anyhow::Error::msg)?;
                 let s = res.main_summary().ok_or_else(|| {
                     anyhow::anyhow!("{}: the run has no main-phase result", path.display())
                 })?;
-                Some(s.ops_per_s)
+                Some(RateShare {
+                    share,
+                    of: path.clone(),
+                    of_ops_per_s: s.ops_per_s,
+                })
             }
             _ => None,
         };
-        r.resolve(of).map_err(anyhow::Error::msg)
+        let rate = r
+            .resolve(of.as_ref().map(|o| o.of_ops_per_s))
+            .map_err(anyhow::Error::msg)?;
+        Ok((rate, of))
     }
 
     /// Where the run goes: the local cluster (looked up in `clusters`) or the hosts, with the
