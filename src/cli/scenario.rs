@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::scenario::overrides::{self, Overrides};
 use crate::scenario::{self, file};
 
 #[derive(Debug, clap::Args)]
@@ -30,12 +31,36 @@ pub struct ScenarioArgs {
     /// and stop.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run only these environments (NAME[,NAME…]); in a scenario without environments, the
+    /// label of its results.
+    #[arg(long, value_delimiter = ',')]
+    pub env: Vec<String>,
+    /// Run against an existing cluster's contact points (a,b,c) instead of a local cluster;
+    /// with environments, choose the one they are with --env.
+    #[arg(long, value_delimiter = ',')]
+    pub hosts: Vec<String>,
+    /// Change an option: KEY=VALUE for every step that takes KEY, STEP.KEY=VALUE for one step
+    /// (by name or command), cluster.KEY=VALUE, repeat=N. Repeatable; later ones win.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Apply the file's named set of overrides (its `scales:`, e.g. `full` for the article's
+    /// own sizes); --set wins over it.
+    #[arg(long)]
+    pub scale: Option<String>,
 }
 
 pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&a.file)
         .with_context(|| format!("reading {}", a.file.display()))?;
-    let f = file::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let mut f = file::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let overrides = Overrides {
+        scale: a.scale.clone(),
+        set: a.set.clone(),
+        envs: a.env.clone(),
+        hosts: a.hosts.clone(),
+    };
+    overrides::apply(&mut f, &overrides)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     let dir = a.dir.clone().unwrap_or_else(|| {
         crate::fsutil::cqlbench_home()
             .join("scenarios")
@@ -55,6 +80,13 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("scenario.yaml"), &text)
         .with_context(|| format!("writing {}", dir.display()))?;
+    if !overrides.is_empty() {
+        let record = serde_json::json!({
+            "scale": a.scale, "set": a.set, "env": a.env, "hosts": a.hosts,
+        });
+        crate::fsutil::write_json(&dir.join("overrides.json"), &record)
+            .with_context(|| format!("writing {}", dir.display()))?;
+    }
     let env = scenario::Env {
         clusters: crate::cluster::clusters_root(a.clusters_dir.as_deref()),
         keep: a.keep,

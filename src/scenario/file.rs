@@ -37,6 +37,13 @@ pub struct ScenarioFile {
     /// `environments`, what they have in common.
     #[serde(default)]
     pub cluster: Option<serde_yaml::Mapping>,
+    /// Or the contact points of a cluster that exists (no local cluster is created).
+    #[serde(default, deserialize_with = "de::hosts")]
+    pub hosts: Vec<String>,
+    /// Named sets of overrides (`--scale NAME`), e.g. `full: ['duration=30m', 'rows=1000000']`
+    /// for the article's own sizes next to the laptop's; each entry as `--set` takes it.
+    #[serde(default)]
+    pub scales: BTreeMap<String, Vec<String>>,
     /// Environments compared: each runs every step, on its variant of the cluster (or on
     /// hosts), as a column of the report.
     #[serde(default)]
@@ -211,9 +218,11 @@ fn substitute(
     while let Some(i) = rest.find('{') {
         let Some(j) = rest[i..].find('}') else { break };
         let key = &rest[i + 1..i + j];
-        let (name, field) = match key.split_once('.') {
-            Some((n, f)) => (n, Some(f)),
-            None => (key, None),
+        // A step's name may hold dots (`lat-rate-1.5k`): the whole key first, then
+        // `NAME.FIELD` split at the last dot.
+        let (name, field) = match key.rsplit_once('.') {
+            Some((n, f)) if !done.contains_key(key) => (n, Some(f)),
+            _ => (key, None),
         };
         let d = done.get(name).ok_or_else(|| {
             crate::invalid!(
@@ -306,6 +315,118 @@ pub fn make_step(
     Ok(spec)
 }
 
+/// Each step's name: its `name:`, else its command, else (when an earlier step has that name)
+/// `COMMAND-N` for the N-th step; `None` for a name that is not text.
+pub fn step_names(steps: &[serde_yaml::Mapping]) -> Vec<Option<String>> {
+    let mut seen = std::collections::BTreeSet::new();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let command = step
+                .keys()
+                .filter_map(Value::as_str)
+                .find(|k| !STEP_KEYS.contains(k))
+                .unwrap_or("step");
+            let name = match step.get("name") {
+                Some(Value::String(s)) => s.clone(),
+                Some(_) => return None,
+                None if seen.contains(command) => format!("{command}-{}", i + 1),
+                None => command.to_string(),
+            };
+            seen.insert(name.clone());
+            Some(name)
+        })
+        .collect()
+}
+
+/// The keys of a step besides its command.
+pub const STEP_KEYS: &[&str] = &["name", "repeat", "vary"];
+
+/// The variants of a step: `vary: {KEY: [v1, v2], …}` gives one step per combination of the
+/// values (the product, first key outermost), each named with a suffix `-KEY-VALUE…`; without
+/// `vary`, the step itself with no suffix.
+fn axes(
+    command: &str,
+    options: &Value,
+    vary: Option<&Value>,
+) -> Result<Vec<(String, Value)>, crate::error::Invalid> {
+    let Some(vary) = vary else {
+        return Ok(vec![(String::new(), options.clone())]);
+    };
+    let Value::Mapping(vary) = vary else {
+        return Err(crate::invalid!(
+            "vary: give a map of option: [values], e.g. vary: {{rate: [100, 500]}}"
+        ));
+    };
+    if vary.is_empty() {
+        return Err(crate::invalid!("vary: give at least one option to vary"));
+    }
+    let keys = Step::keys(command);
+    let given = match options {
+        Value::Mapping(m) => m.clone(),
+        _ => serde_yaml::Mapping::new(),
+    };
+    let mut out = vec![(String::new(), given)];
+    for (key, values) in vary {
+        let Some(key) = key.as_str() else {
+            return Err(crate::invalid!(
+                "vary: the options varied are named by text"
+            ));
+        };
+        if !keys.contains(&key) {
+            return Err(crate::invalid!(
+                "vary: a {command} step has no option '{key}'"
+            ));
+        }
+        if out[0].1.contains_key(key) {
+            return Err(crate::invalid!(
+                "vary: {key} is given in the step's options too: give it in one place"
+            ));
+        }
+        let values = match values {
+            Value::Sequence(v) if !v.is_empty() => v,
+            _ => {
+                return Err(crate::invalid!(
+                    "vary: {key}: give a list of one or more values, e.g. [100, 500]"
+                ));
+            }
+        };
+        let mut next = Vec::new();
+        for (suffix, options) in &out {
+            for v in values {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => {
+                        return Err(crate::invalid!(
+                            "vary: {key}: each value is one number or text"
+                        ));
+                    }
+                };
+                let label: String = text
+                    .chars()
+                    .map(
+                        |c| match c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                            true => c,
+                            false => '_',
+                        },
+                    )
+                    .collect();
+                let mut options = options.clone();
+                options.insert(Value::from(key), v.clone());
+                next.push((format!("{suffix}-{key}-{label}"), options));
+            }
+        }
+        out = next;
+    }
+    Ok(out
+        .into_iter()
+        .map(|(suffix, m)| (suffix, Value::Mapping(m)))
+        .collect())
+}
+
 /// Merges `over` onto `base` (keys of `over` win).
 fn merged(
     base: Option<&serde_yaml::Mapping>,
@@ -384,13 +505,19 @@ fn plan_env(
         Some(env) => crate::invalid!("environment {}: {e}", env.name),
         None => e,
     };
-    let hosts = env.map(|e| e.hosts.clone()).unwrap_or_default();
-    let section = match hosts.is_empty() {
-        true => merged(f.cluster.as_ref(), env.and_then(|e| e.cluster.as_ref())),
-        false if env.is_some_and(|e| e.cluster.is_some()) => {
+    if !f.hosts.is_empty() && f.cluster.is_some() {
+        return Err(crate::invalid!("give cluster or hosts, not both"));
+    }
+    let env_hosts = env.map(|e| e.hosts.clone()).unwrap_or_default();
+    let env_cluster = env.and_then(|e| e.cluster.as_ref());
+    let (hosts, section) = match (env_hosts.is_empty(), env_cluster) {
+        (false, Some(_)) => {
             return Err(in_env(crate::invalid!("give cluster or hosts, not both")));
         }
-        false => None,
+        (false, None) => (env_hosts, None),
+        (true, Some(c)) => (vec![], merged(f.cluster.as_ref(), Some(c))),
+        (true, None) if !f.hosts.is_empty() => (f.hosts.clone(), None),
+        (true, None) => (vec![], f.cluster.clone()),
     };
     let cluster = match section {
         Some(m) => {
@@ -415,17 +542,19 @@ fn plan_env(
     let mut done: BTreeMap<String, Done> = BTreeMap::new();
     let mut steps = Vec::new();
     let stand_in = |_: &Done, _: &str| Ok("1".to_string());
+    let names = step_names(&f.steps);
     for (i, step) in f.steps.iter().enumerate() {
         let n = i + 1;
         let mut cmds: Vec<&str> = step
             .keys()
             .filter_map(Value::as_str)
-            .filter(|k| *k != "name" && *k != "repeat")
+            .filter(|k| !STEP_KEYS.contains(k))
             .collect();
         let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
             return Err(crate::invalid!(
-                "step {n}: expected one command ({}) and optionally a name and a repeat",
-                Step::COMMANDS.join(", ")
+                "step {n}: expected one command ({}) and optionally {}",
+                Step::COMMANDS.join(", "),
+                STEP_KEYS.join(", ")
             ));
         };
         if !Step::COMMANDS.contains(&command) {
@@ -434,15 +563,9 @@ fn plan_env(
                 Step::COMMANDS.join(", ")
             ));
         }
-        let name = match step.get("name") {
-            Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err(crate::invalid!("step {n}: the name must be text")),
-            None if done.contains_key(command) => format!("{command}-{n}"),
-            None => command.to_string(),
-        };
-        if done.contains_key(&name) {
-            return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
-        }
+        let name = names[i]
+            .clone()
+            .ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;
         let repeat = match step.get("repeat") {
             None => f.repeat,
             Some(v) => v
@@ -464,47 +587,75 @@ fn plan_env(
             ));
         }
         let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
-        // Paths now; values of earlier results when the step runs (a stand-in checks the rest).
-        let mut checked = options.clone();
-        let deferred = substitute_all(&mut checked, &done, &stand_in).map_err(at)?;
+        let variants = axes(command, &options, step.get("vary")).map_err(at)?;
+        let varied = step.contains_key("vary");
         let mut last = None;
-        for k in 1..=repeat {
-            let run_name = match repeat {
-                1 => name.clone(),
-                _ => format!("{name}-r{k}"),
-            };
-            let out = dir.join(format!("{n:02}-{run_name}.json"));
-            let spec =
-                make_step(command, &options, &done, &placement, &out, &stand_in).map_err(at)?;
-            steps.push(PlannedStep {
-                name: run_name.clone(),
-                command: command.to_string(),
-                step: spec,
-                options: options.clone(),
-                deferred,
-                placement: placement.clone(),
-                refs: done.clone(),
-                out: out.clone(),
-            });
-            last = Some(out.clone());
+        for (suffix, options) in variants {
+            let name = format!("{name}{suffix}");
+            if done.contains_key(&name) {
+                return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
+            }
+            let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
+            // Paths now; values of earlier results when the step runs (a stand-in checks the
+            // rest).
+            let mut checked = options.clone();
+            let deferred = substitute_all(&mut checked, &done, &stand_in).map_err(at)?;
+            let mut runs = Vec::new();
+            for k in 1..=repeat {
+                let run_name = match repeat {
+                    1 => name.clone(),
+                    _ => format!("{name}-r{k}"),
+                };
+                let out = dir.join(format!("{n:02}-{run_name}.json"));
+                let spec =
+                    make_step(command, &options, &done, &placement, &out, &stand_in).map_err(at)?;
+                steps.push(PlannedStep {
+                    name: run_name.clone(),
+                    command: command.to_string(),
+                    step: spec,
+                    options: options.clone(),
+                    deferred,
+                    placement: placement.clone(),
+                    refs: done.clone(),
+                    out: out.clone(),
+                });
+                runs.push((run_name, out));
+            }
             if repeat > 1 {
-                done.insert(
-                    run_name,
-                    Done {
-                        command: command.to_string(),
-                        out,
-                    },
-                );
+                for (run_name, out) in &runs {
+                    done.insert(
+                        run_name.clone(),
+                        Done {
+                            command: command.to_string(),
+                            out: out.clone(),
+                        },
+                    );
+                }
+            }
+            // `{NAME}` is the last run's result (`{NAME-KEY-VALUE}` a variant's).
+            let out = runs.pop().expect("at least one run").1;
+            match varied {
+                true => {
+                    done.insert(
+                        name,
+                        Done {
+                            command: command.to_string(),
+                            out,
+                        },
+                    );
+                }
+                false => last = Some(out),
             }
         }
-        // `{name}` is the last run's result.
-        done.insert(
-            name,
-            Done {
-                command: command.to_string(),
-                out: last.expect("at least one run"),
-            },
-        );
+        if let Some(out) = last {
+            done.insert(
+                name,
+                Done {
+                    command: command.to_string(),
+                    out,
+                },
+            );
+        }
     }
     if steps.is_empty() {
         return Err(crate::invalid!("the scenario has no steps"));
@@ -789,5 +940,80 @@ steps:
         // of one node at 30 s; three fills without an estimate.
         assert_eq!(unknown, 3);
         assert!((s - (3.0 * 88.0 + 2.0 * 30.0)).abs() < 1e-9, "{s}");
+    }
+
+    #[test]
+    fn vary_expands_a_step_into_one_per_value_named_by_it() {
+        let f = parse(
+            "name: x
+steps:
+  - fill: {workload: iot, bytes: 1M}
+  - latency: {workload: iot, skip-rampup: true, duration: 10s}
+    name: lat
+    vary: {rate: [100, 1.5k], consistency: [ONE, QUORUM]}
+  - latency: {workload: iot, rate: 35%, of: '{lat-rate-1.5k-consistency-ONE}'}
+",
+        )
+        .unwrap();
+        let p = plan(&f, Path::new("/s")).unwrap();
+        let names: Vec<&str> = p.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "fill",
+                "lat-rate-100-consistency-ONE",
+                "lat-rate-100-consistency-QUORUM",
+                "lat-rate-1.5k-consistency-ONE",
+                "lat-rate-1.5k-consistency-QUORUM",
+                "latency"
+            ]
+        );
+        let r = run_spec(&p, 3);
+        assert_eq!(r.rate, Some(RateArg::PerSecond(1500.0)));
+        assert_eq!(r.consistency, Some(crate::spec::Cl::One));
+        assert_eq!(
+            p.steps[3].out,
+            Path::new("/s/02-lat-rate-1.5k-consistency-ONE.json")
+        );
+        assert_eq!(
+            run_spec(&p, 5).of.as_deref(),
+            Some(Path::new("/s/02-lat-rate-1.5k-consistency-ONE.json"))
+        );
+    }
+
+    #[test]
+    fn bad_axes_are_refused_with_the_step_and_key() {
+        let e = |text: &str| plan(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
+        let steps = |vary: &str| {
+            format!(
+                "name: x\nsteps:\n  - latency: {{workload: iot, rate: 100}}\n    vary: {vary}\n"
+            )
+        };
+        let msg = e(&steps("{rat: [1, 2]}"));
+        assert!(
+            msg.contains("step 1 (latency)") && msg.contains("no option 'rat'"),
+            "{msg}"
+        );
+        let msg = e(&steps("{rate: [1, 2]}"));
+        assert!(msg.contains("give it in one place"), "{msg}");
+        let msg = e(&steps("{concurrency: 5}"));
+        assert!(msg.contains("list of one or more values"), "{msg}");
+        let msg = e(&steps("{concurrency: []}"));
+        assert!(msg.contains("list of one or more values"), "{msg}");
+        let msg = e(&steps("[concurrency]"));
+        assert!(msg.contains("vary: give a map"), "{msg}");
+        let msg = e(&steps("{duration: [10s, -1s]}"));
+        assert!(msg.contains("duration"), "{msg}");
+        // The step's own name is no result once it is varied: its variants are.
+        let msg = e("name: x
+steps:
+  - throughput: {workload: iot}
+    vary: {concurrency: [8, 16]}
+  - latency: {workload: iot, rate: 35%, of: '{throughput}'}
+");
+        assert!(
+            msg.contains("names no earlier step") && msg.contains("throughput-concurrency-8"),
+            "{msg}"
+        );
     }
 }

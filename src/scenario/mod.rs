@@ -4,6 +4,7 @@
 pub mod capacity;
 pub mod file;
 pub mod fill;
+pub mod overrides;
 pub mod runner;
 pub mod steps;
 

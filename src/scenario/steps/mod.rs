@@ -84,6 +84,19 @@ impl Step {
         })
     }
 
+    /// The option keys a step of `command` takes (its flags' long names); empty for a command
+    /// that is not a step.
+    pub fn keys(command: &str) -> Vec<&'static str> {
+        let run = de::field_names::<RunStep>();
+        match command {
+            "probe" => de::field_names::<ProbeStep>().to_vec(),
+            "run" | "throughput" | "latency" => run.to_vec(),
+            "capacity" => [run, de::field_names::<capacity::CapacitySearch>()].concat(),
+            "fill" => [run, de::field_names::<fill::FillOptions>()].concat(),
+            _ => vec![],
+        }
+    }
+
     /// The run part of a load step.
     pub fn run_spec(&self) -> Option<&RunStep> {
         match self {
