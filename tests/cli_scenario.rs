@@ -136,6 +136,18 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "name: z\nenvironments: [{name: a}, {name: a}]\nsteps: [{probe: {}}]",
             "'a' is given twice",
         ),
+        (
+            "name: a\nsteps:\n  - latency: {workload: stress, rate: 100}\n    vary: {rat: [1, 2]}",
+            "a latency step has no option 'rat'",
+        ),
+        (
+            "name: a\nsteps:\n  - latency: {workload: stress}\n    vary: {rate: [100, fast]}",
+            "fast",
+        ),
+        (
+            "name: h\ncluster: {nodes: 1}\nhosts: [10.0.0.1]\nsteps: [{probe: {}}]",
+            "give cluster or hosts, not both",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, (text, names)) in cases.iter().enumerate() {
@@ -162,4 +174,104 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
         );
         assert!(!dir.path().join("out").exists(), "case {i}: no results");
     }
+}
+
+/// `--set`, `--scale`, `--env` and `--hosts` through the real binary: what they change shows
+/// in the dry run's plan, and a bad one is refused in one line naming it.
+#[test]
+fn command_line_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.yaml");
+    std::fs::write(
+        &f,
+        "name: o
+cluster: {nodes: 1, heap: 256M}
+environments:
+  - {name: big}
+  - {name: small, cluster: {cpus-per-node: 1}}
+scales:
+  full: ['duration=30m', 'cluster.heap=1G']
+steps:
+  - throughput: {workload: stress, concurrency: 64, duration: 20s}
+  - latency: {workload: stress, skip-rampup: true, duration: 10s}
+    name: lat
+    vary: {rate: [100, 200]}
+",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let a = cqlbench()
+            .env("CQLBENCH_CLUSTERS_DIR", dir.path().join("clusters"))
+            .env("CQLBENCH_HOME", dir.path())
+            .args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
+            .arg(dir.path().join("out"))
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            a.status.success(),
+            String::from_utf8_lossy(&a.stdout).to_string(),
+            String::from_utf8_lossy(&a.stderr).to_string(),
+        )
+    };
+    let (ok, out, err) = run(&[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("2 environment(s), 6 steps"), "{out}");
+    assert!(
+        out.contains("lat-rate-100") && out.contains("--rate 200"),
+        "{out}"
+    );
+    let (ok, out, err) = run(&["--set", "duration=5s", "--set", "lat.rate=300"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("--duration 5s") && !out.contains("--duration 20s"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--rate 300") && !out.contains("lat-rate-100"),
+        "{out}"
+    );
+    let (ok, out, err) = run(&["--scale", "full", "--env", "small"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1 environment(s), 3 steps"), "{out}");
+    assert!(out.contains("--duration 1800s"), "{out}");
+    let (ok, out, err) = run(&["--env", "big", "--hosts", "10.0.0.1,10.0.0.2"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("--hosts 10.0.0.1,10.0.0.2"), "{out}");
+    assert!(!out.contains("--cluster"), "{out}");
+    for (args, names) in [
+        (&["--set", "duration"][..], "KEY=VALUE"),
+        (
+            &["--set", "concurency=8"],
+            "no step of the scenario takes 'concurency'",
+        ),
+        (&["--set", "rate=fast"], "fast"),
+        (&["--set", "nosuch.rate=5"], "no step is named 'nosuch'"),
+        (&["--set", "repeat=0"], "1 or more"),
+        (&["--set", "cluster.heap=lots"], "heap"),
+        (&["--scale", "tiny"], "--scale tiny"),
+        (&["--env", "medium"], "no such environment"),
+        (
+            &["--hosts", "10.0.0.1"],
+            "choose the one these hosts are with --env",
+        ),
+        (
+            &[
+                "--env",
+                "big",
+                "--hosts",
+                "10.0.0.1",
+                "--set",
+                "cluster.heap=1G",
+            ],
+            "no local cluster",
+        ),
+    ] {
+        let (ok, _, err) = run(args);
+        assert!(!ok, "{args:?} was accepted");
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    assert!(!dir.path().join("clusters").exists());
+    assert!(!dir.path().join("out").exists());
 }
