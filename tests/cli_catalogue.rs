@@ -333,6 +333,8 @@ fn cluster_create_flags() {
         &["--gc", "Parallel"],
         &["--jvm-arg=-XX:+AlwaysPreTouch"],
         &["--cpus-per-node", "1"],
+        &["--host-cpus", "1"],
+        &["--host-cpus", "1", "--cpus-per-node", "1"],
         &["--address-prefix", "127.0.1."],
         &[
             "--set",
@@ -353,6 +355,13 @@ fn cluster_create_flags() {
         (&["--gc", "zgc2"], "zgc2"),
         (&["--new-gen", "lots"], "lots"),
         (&["--cpus-per-node", "0"], "--cpus-per-node"),
+        (&["--host-cpus", "0"], "--host-cpus 0"),
+        (&["--host-cpus", "4096"], "--host-cpus 4096"),
+        (&["--host-cpus", "one"], "one"),
+        (
+            &["--host-cpus", "1", "--cpus-per-node", "2"],
+            "--cpus-per-node 2",
+        ),
         (&["--set", "num_tokens=16"], "num_tokens"),
         (&["--set", "=5"], "cassandra.yaml key"),
         (&["--set", "novalue"], "KEY=VALUE"),

@@ -57,6 +57,8 @@ pub enum PlanError {
     NoCpus,
     #[error("--cpus-per-node {asked} exceeds the {cores} CPUs of this host")]
     TooManyCpus { asked: usize, cores: usize },
+    #[error("--host-cpus {asked}: give 1 to the {cores} CPUs of this host")]
+    BadHostCpus { asked: usize, cores: usize },
     #[error("address prefix '{0}' must look like 127.0.0. (three octets and a dot)")]
     BadAddressPrefix(String),
     #[error("heap {heap} is below the 128M Cassandra needs to start")]
@@ -92,10 +94,20 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     if spec.cpus_per_node == Some(0) {
         return Err(PlanError::NoCpus);
     }
-    if let Some(k) = spec.cpus_per_node
-        && k > cores
+    if let Some(h) = spec.host_cpus
+        && (h == 0 || h > cores)
     {
-        return Err(PlanError::TooManyCpus { asked: k, cores });
+        return Err(PlanError::BadHostCpus { asked: h, cores });
+    }
+    // The CPUs the nodes may use: the host's, or the emulated host's first K.
+    let pool = spec.host_cpus.unwrap_or(cores);
+    if let Some(k) = spec.cpus_per_node
+        && k > pool
+    {
+        return Err(PlanError::TooManyCpus {
+            asked: k,
+            cores: pool,
+        });
     }
 
     // Every node on this host would otherwise compute the whole host's default heap
@@ -141,9 +153,10 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
             if seed {
                 seeds.push(format!("{address}:{STORAGE_PORT}"));
             }
-            let cpus = match spec.cpus_per_node {
-                Some(k) => (0..k).map(|j| ((index - 1) * k + j) % cores).collect(),
-                None => Vec::new(),
+            let cpus = match (spec.cpus_per_node, spec.host_cpus) {
+                (Some(k), _) => (0..k).map(|j| ((index - 1) * k + j) % pool).collect(),
+                (None, Some(h)) => (0..h).collect(),
+                (None, None) => Vec::new(),
             };
             nodes.push(NodePlan {
                 index,
@@ -197,6 +210,7 @@ pub(crate) mod tests {
                 extra_args: vec![],
             },
             cpus_per_node: None,
+            host_cpus: None,
             address_prefix: "127.0.0.".into(),
             yaml_overrides: Default::default(),
         }
@@ -271,6 +285,32 @@ pub(crate) mod tests {
             plan(&s, 24 * GIB, 2),
             Err(PlanError::TooManyCpus { asked: 3, cores: 2 })
         );
+    }
+
+    #[test]
+    fn a_smaller_host_is_its_first_cpus() {
+        let mut s = spec("dc1:3", Some(256));
+        s.host_cpus = Some(1);
+        let p = plan(&s, 24 * GIB, 4).unwrap();
+        let cpus: Vec<_> = p.nodes.iter().map(|n| n.cpus.clone()).collect();
+        assert_eq!(cpus, vec![vec![0], vec![0], vec![0]]);
+        s.host_cpus = Some(3);
+        s.cpus_per_node = Some(2);
+        let p = plan(&s, 24 * GIB, 4).unwrap();
+        let cpus: Vec<_> = p.nodes.iter().map(|n| n.cpus.clone()).collect();
+        assert_eq!(cpus, vec![vec![0, 1], vec![2, 0], vec![1, 2]]);
+        s.cpus_per_node = Some(4);
+        assert_eq!(
+            plan(&s, 24 * GIB, 4),
+            Err(PlanError::TooManyCpus { asked: 4, cores: 3 })
+        );
+        for h in [0, 5] {
+            s.host_cpus = Some(h);
+            assert_eq!(
+                plan(&s, 24 * GIB, 4),
+                Err(PlanError::BadHostCpus { asked: h, cores: 4 })
+            );
+        }
     }
 
     #[test]

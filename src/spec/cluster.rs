@@ -25,6 +25,10 @@ pub struct ClusterSpec {
     /// CPUs each node is pinned to (`sched_setaffinity`), to emulate smaller hosts; `None`
     /// leaves nodes unpinned.
     pub cpus_per_node: Option<usize>,
+    /// The nodes share the host's first K CPUs (a host of K CPUs, to emulate a smaller
+    /// instance); with `cpus_per_node` they are pinned round-robin within them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpus: Option<usize>,
     /// Nodes listen on `<address_prefix><n>`, n = 1, 2, …
     pub address_prefix: String,
     /// Extra top-level cassandra.yaml settings, applied over the rendered defaults.

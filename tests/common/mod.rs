@@ -33,6 +33,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
             extra_args: vec![],
         },
         cpus_per_node: None,
+        host_cpus: None,
         address_prefix: "127.0.0.".into(),
         yaml_overrides: Default::default(),
     }

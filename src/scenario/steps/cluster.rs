@@ -88,6 +88,11 @@ pub struct ClusterOptions {
     #[arg(long)]
     #[serde(default)]
     pub cpus_per_node: Option<usize>,
+    /// The nodes share the host's first K CPUs, emulating a host of K CPUs (a smaller
+    /// instance); with --cpus-per-node they are pinned round-robin within them.
+    #[arg(long)]
+    #[serde(default)]
+    pub host_cpus: Option<usize>,
     /// Nodes listen on PREFIX1, PREFIX2, …
     #[arg(long, default_value = "127.0.0.")]
     #[serde(default = "default_address_prefix")]
@@ -211,6 +216,7 @@ impl ClusterOptions {
                 extra_args: self.jvm_args.clone(),
             },
             cpus_per_node: self.cpus_per_node,
+            host_cpus: self.host_cpus,
             address_prefix: self.address_prefix.clone(),
             yaml_overrides: self.yaml.iter().cloned().collect(),
         })
