@@ -147,7 +147,46 @@ pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
 #[derive(Debug, Clone)]
 pub struct Done {
     pub command: String,
+    /// Its (last run's) result.
     pub out: PathBuf,
+    /// Every run's result when the step is repeated (`{NAME}` is then the best of them).
+    pub runs: Vec<PathBuf>,
+}
+
+/// What a reference reads from an earlier step's results when the step runs: `field` of its
+/// result (`rows`, `ops_per_s`, …), or with no field the result itself — a repeated run
+/// step's best run (the highest main-phase throughput, as reference 000 kept the best of
+/// several runs), else its last.
+pub fn resolve(d: &Done, field: Option<&str>) -> Result<String, crate::error::Invalid> {
+    match field {
+        Some(f) => result_value(&best(d)?, f),
+        None => Ok(best(d)?.to_string_lossy().into_owned()),
+    }
+}
+
+/// The best of a repeated step's runs (see [`resolve`]).
+fn best(d: &Done) -> Result<PathBuf, crate::error::Invalid> {
+    if d.runs.len() < 2 || !matches!(d.command.as_str(), "run" | "throughput" | "latency") {
+        return Ok(d.out.clone());
+    }
+    let mut best: Option<(f64, &PathBuf)> = None;
+    for out in &d.runs {
+        let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
+        let Some(s) = r.main_summary() else { continue };
+        if best.is_none_or(|(b, _)| s.ops_per_s > b) {
+            best = Some((s.ops_per_s, out));
+        }
+    }
+    best.map(|(_, p)| p.clone())
+        .ok_or_else(|| crate::invalid!("{}: no run has a main-phase result", d.out.display()))
+}
+
+/// What a reference reads at planning time: the last run's path, and a stand-in for values.
+fn stand_in(d: &Done, field: Option<&str>) -> Result<String, crate::error::Invalid> {
+    Ok(match field {
+        Some(_) => "1".to_string(),
+        None => d.out.to_string_lossy().into_owned(),
+    })
 }
 
 /// The values a step's result offers to later steps as `{step.FIELD}`, by command.
@@ -210,7 +249,7 @@ pub fn result_value(out: &Path, field: &str) -> Result<String, crate::error::Inv
 fn substitute(
     arg: &str,
     done: &BTreeMap<String, Done>,
-    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
 ) -> Result<(String, bool), crate::error::Invalid> {
     let mut out = String::new();
     let mut rest = arg;
@@ -232,6 +271,11 @@ fn substitute(
         })?;
         out.push_str(&rest[..i]);
         match field {
+            // A repeated step's best run is known once it ran.
+            None if d.runs.len() > 1 => {
+                out.push_str(&value(d, None)?);
+                has_value = true;
+            }
             None => out.push_str(&d.out.to_string_lossy()),
             Some(f) => {
                 let known = VALUE_FIELDS
@@ -254,7 +298,7 @@ fn substitute(
                         }
                     ));
                 }
-                out.push_str(&value(d, f)?);
+                out.push_str(&value(d, Some(f))?);
                 has_value = true;
             }
         }
@@ -269,7 +313,7 @@ fn substitute(
 fn substitute_all(
     v: &mut Value,
     done: &BTreeMap<String, Done>,
-    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
 ) -> Result<bool, crate::error::Invalid> {
     Ok(match v {
         Value::String(s) => {
@@ -306,7 +350,7 @@ pub fn make_step(
     done: &BTreeMap<String, Done>,
     placement: &Placement,
     out: &Path,
-    value: &dyn Fn(&Done, &str) -> Result<String, crate::error::Invalid>,
+    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
 ) -> Result<Step, crate::error::Invalid> {
     let mut options = options.clone();
     substitute_all(&mut options, done, value)?;
@@ -541,7 +585,6 @@ fn plan_env(
     };
     let mut done: BTreeMap<String, Done> = BTreeMap::new();
     let mut steps = Vec::new();
-    let stand_in = |_: &Done, _: &str| Ok("1".to_string());
     let names = step_names(&f.steps);
     for (i, step) in f.steps.iter().enumerate() {
         let n = i + 1;
@@ -628,33 +671,27 @@ fn plan_env(
                         Done {
                             command: command.to_string(),
                             out: out.clone(),
+                            runs: vec![],
                         },
                     );
                 }
             }
-            // `{NAME}` is the last run's result (`{NAME-KEY-VALUE}` a variant's).
-            let out = runs.pop().expect("at least one run").1;
+            // `{NAME}` is the runs' result (`{NAME-KEY-VALUE}` a variant's).
+            let all: Vec<PathBuf> = runs.iter().map(|(_, out)| out.clone()).collect();
+            let d = Done {
+                command: command.to_string(),
+                out: all.last().expect("at least one run").clone(),
+                runs: all,
+            };
             match varied {
                 true => {
-                    done.insert(
-                        name,
-                        Done {
-                            command: command.to_string(),
-                            out,
-                        },
-                    );
+                    done.insert(name, d);
                 }
-                false => last = Some(out),
+                false => last = Some(d),
             }
         }
-        if let Some(out) = last {
-            done.insert(
-                name,
-                Done {
-                    command: command.to_string(),
-                    out,
-                },
-            );
+        if let Some(d) = last {
+            done.insert(name, d);
         }
     }
     if steps.is_empty() {
@@ -898,7 +935,7 @@ steps:
             &t.placement,
             &t.out,
             &|d, f| {
-                assert_eq!((d.command.as_str(), f), ("fill", "rows"));
+                assert_eq!((d.command.as_str(), f), ("fill", Some("rows")));
                 Ok("123456".into())
             },
         )
@@ -1015,5 +1052,52 @@ steps:
             msg.contains("names no earlier step") && msg.contains("throughput-concurrency-8"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_repeated_step_is_referred_to_by_its_best_run() {
+        let f = parse(
+            "name: x
+steps:
+  - throughput: {workload: iot, duration: 10s}
+    repeat: 3
+  - latency: {workload: iot, rate: 35%, of: '{throughput}'}
+",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan(&f, dir.path()).unwrap();
+        let names: Vec<&str> = p.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["throughput-r1", "throughput-r2", "throughput-r3", "latency"]
+        );
+        let lat = &p.steps[3];
+        assert!(lat.deferred, "the best run is known once they ran");
+        for (i, ops) in [900.0, 1200.0, 1000.0].into_iter().enumerate() {
+            let shape = crate::report::fixture::RunShape {
+                ops_per_s: ops,
+                ops_per_s_sd: 1.0,
+                seed: i as u64 + 1,
+                ..Default::default()
+            };
+            crate::report::fixture::run("x", &shape)
+                .write(&p.steps[i].out)
+                .unwrap();
+        }
+        let step = make_step(
+            &lat.command,
+            &lat.options,
+            &lat.refs,
+            &lat.placement,
+            &lat.out,
+            &resolve,
+        )
+        .unwrap();
+        let of = step.run_spec().unwrap().of.clone().unwrap();
+        assert_eq!(of, p.steps[1].out, "r2 had the highest throughput");
+        let d = &lat.refs["throughput"];
+        let best: f64 = resolve(d, Some("ops_per_s")).unwrap().parse().unwrap();
+        assert!((best - 1200.0).abs() < 30.0, "{best}");
     }
 }

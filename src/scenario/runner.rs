@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use super::file::{Matrix, Plan, PlannedStep, make_step, result_value};
+use super::file::{Matrix, Plan, PlannedStep, make_step, resolve};
 use super::steps::{ReportStep, Step};
 use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions};
 
@@ -296,7 +296,7 @@ fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
             &s.refs,
             &s.placement,
             &s.out,
-            &|d, field| result_value(&d.out, field),
+            &resolve,
         )?;
         step.validate()?;
         step
