@@ -153,6 +153,9 @@ pub struct Done {
     pub runs: Vec<PathBuf>,
 }
 
+/// Reads what a reference names: `(step, field)` → its text.
+pub type Resolve = dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>;
+
 /// What a reference reads from an earlier step's results when the step runs: `field` of its
 /// result (`rows`, `ops_per_s`, …), or with no field the result itself — a repeated run
 /// step's best run (the highest main-phase throughput, as reference 000 kept the best of
@@ -249,7 +252,7 @@ pub fn result_value(out: &Path, field: &str) -> Result<String, crate::error::Inv
 fn substitute(
     arg: &str,
     done: &BTreeMap<String, Done>,
-    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
+    value: &Resolve,
 ) -> Result<(String, bool), crate::error::Invalid> {
     let mut out = String::new();
     let mut rest = arg;
@@ -313,7 +316,7 @@ fn substitute(
 fn substitute_all(
     v: &mut Value,
     done: &BTreeMap<String, Done>,
-    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
+    value: &Resolve,
 ) -> Result<bool, crate::error::Invalid> {
     Ok(match v {
         Value::String(s) => {
@@ -350,7 +353,7 @@ pub fn make_step(
     done: &BTreeMap<String, Done>,
     placement: &Placement,
     out: &Path,
-    value: &dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>,
+    value: &Resolve,
 ) -> Result<Step, crate::error::Invalid> {
     let mut options = options.clone();
     substitute_all(&mut options, done, value)?;
