@@ -1,7 +1,12 @@
 //! Scenario files: a whole methodology in YAML — an optional local cluster, then steps
 //! (probe, run, throughput, latency, capacity, fill) with their options — read into typed
 //! step specs ([`crate::scenario::steps`]). Each step writes its result into the scenario's
-//! directory, and later steps refer to earlier results as `{step-name}`.
+//! directory, and later steps refer to earlier results as `{step-name}` (a path) or
+//! `{step-name.FIELD}` (a value, see [`VALUE_FIELDS`]); `{STEP@ENV}` is an earlier
+//! environment's step. A repeated step (`repeat: N`) is referred to by its best run. A step's
+//! `vary: {OPTION: [values]}` makes one step per value (the product over several options),
+//! named `NAME-OPTION-VALUE`. `scales:` holds named sets of overrides (`--scale`, see
+//! [`crate::scenario::overrides`]).
 //!
 //! ```yaml
 //! name: ref000
@@ -500,7 +505,7 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
     let mut deployments = f.deployments.clone();
     let envs =
         if f.environments.is_empty() {
-            vec![plan_env(f, None, dir)?]
+            vec![plan_env(f, None, dir, &BTreeMap::new())?.0]
         } else {
             if f.env.is_some() {
                 return Err(crate::invalid!(
@@ -509,6 +514,8 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
             }
             let mut seen = std::collections::BTreeSet::new();
             let mut out = Vec::new();
+            // Earlier environments' steps, as `{STEP@ENV}`.
+            let mut earlier = BTreeMap::new();
             for e in &f.environments {
                 if !seen.insert(e.name.clone()) {
                     return Err(crate::invalid!("environments: '{}' is given twice", e.name));
@@ -518,7 +525,13 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
                         crate::invalid!("environment {}: deployment: {err}", e.name)
                     })?);
                 }
-                out.push(plan_env(f, Some(e), &dir.join(&e.name))?);
+                let (plan, done) = plan_env(f, Some(e), &dir.join(&e.name), &earlier)?;
+                for (name, d) in done {
+                    if !name.contains('@') {
+                        earlier.insert(format!("{name}@{}", e.name), d);
+                    }
+                }
+                out.push(plan);
             }
             out
         };
@@ -543,11 +556,23 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid>
 }
 
 /// One environment's plan.
+/// Makes a step's result known to later steps as `{NAME}`, and as `{NAME@ENV}` in an
+/// environment.
+fn register(done: &mut BTreeMap<String, Done>, name: String, d: Done, env: Option<&Environment>) {
+    if let Some(e) = env {
+        done.insert(format!("{name}@{}", e.name), d.clone());
+    }
+    done.insert(name, d);
+}
+
+/// One environment's plan, and the steps later ones may refer to (by name); `earlier` holds
+/// the steps of environments planned before it, named `STEP@ENV`.
 fn plan_env(
     f: &ScenarioFile,
     env: Option<&Environment>,
     dir: &Path,
-) -> Result<Plan, crate::error::Invalid> {
+    earlier: &BTreeMap<String, Done>,
+) -> Result<(Plan, BTreeMap<String, Done>), crate::error::Invalid> {
     let in_env = |e: crate::error::Invalid| match env {
         Some(env) => crate::invalid!("environment {}: {e}", env.name),
         None => e,
@@ -586,7 +611,7 @@ fn plan_env(
         hosts,
         env: env.map(|e| e.name.clone()).or_else(|| f.env.clone()),
     };
-    let mut done: BTreeMap<String, Done> = BTreeMap::new();
+    let mut done: BTreeMap<String, Done> = earlier.clone();
     let mut steps = Vec::new();
     let names = step_names(&f.steps);
     for (i, step) in f.steps.iter().enumerate() {
@@ -687,27 +712,28 @@ fn plan_env(
                 runs: all,
             };
             match varied {
-                true => {
-                    done.insert(name, d);
-                }
+                true => register(&mut done, name, d, env),
                 false => last = Some(d),
             }
         }
         if let Some(d) = last {
-            done.insert(name, d);
+            register(&mut done, name, d, env);
         }
     }
     if steps.is_empty() {
         return Err(crate::invalid!("the scenario has no steps"));
     }
-    Ok(Plan {
-        name: f.name.clone(),
-        dir: dir.to_path_buf(),
-        cluster,
-        steps,
-        deployments: vec![],
-        report: f.report,
-    })
+    Ok((
+        Plan {
+            name: f.name.clone(),
+            dir: dir.to_path_buf(),
+            cluster,
+            steps,
+            deployments: vec![],
+            report: f.report,
+        },
+        done,
+    ))
 }
 
 #[cfg(test)]
@@ -1102,5 +1128,31 @@ steps:
         let d = &lat.refs["throughput"];
         let best: f64 = resolve(d, Some("ops_per_s")).unwrap().parse().unwrap();
         assert!((best - 1200.0).abs() < 30.0, "{best}");
+    }
+
+    #[test]
+    fn a_step_may_refer_to_an_earlier_environments_step() {
+        // Reference 000: every environment's latency test at 35% of the baseline's throughput.
+        let text = "name: x
+cluster: {nodes: 1}
+environments: [{name: base}, {name: other}]
+steps:
+  - throughput: {workload: iot, duration: 10s}
+  - latency: {workload: iot, rate: 35%, of: '{throughput@base}'}
+";
+        let m = plan_all(&parse(text).unwrap(), Path::new("/s")).unwrap();
+        for p in &m.envs {
+            assert_eq!(
+                run_spec(p, 1).of.as_deref(),
+                Some(Path::new("/s/base/01-throughput.json"))
+            );
+        }
+        let later = text.replace("throughput@base", "throughput@other");
+        let e = plan_all(&parse(&later).unwrap(), Path::new("/s")).unwrap_err();
+        assert!(
+            e.contains("environment base")
+                && e.contains("'{throughput@other}' names no earlier step"),
+            "{e}"
+        );
     }
 }
