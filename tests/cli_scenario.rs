@@ -41,6 +41,23 @@ fn every_shipped_scenario_is_valid() {
             !out.path().join("scenario.yaml").exists(),
             "a dry run writes nothing"
         );
+        // The article's own sizes, against a real cluster's hosts.
+        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        assert!(
+            yaml["scales"]["full"].is_sequence(),
+            "{} has a full scale",
+            f.display()
+        );
+        let mut full = cqlbench();
+        full.args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
+            .arg(out.path())
+            .args(["--scale", "full", "--hosts", "10.0.0.1"]);
+        if let Some(first) = yaml["environments"][0]["name"].as_str() {
+            full.args(["--env", first]);
+        }
+        let a = full.assert().success();
+        let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+        assert!(stdout.contains("--hosts 10.0.0.1"), "{stdout}");
     }
 }
 

@@ -9,10 +9,12 @@
 //!   refused when no step does;
 //! - `STEP.KEY=VALUE`: of the steps named `STEP` or whose command is `STEP`
 //!   (`latency.rate=35%`, `fill-1.bytes=2G`);
-//! - `cluster.KEY=VALUE`: of the cluster section (`cluster.heap=8G`);
+//! - `cluster.KEY=VALUE`: of the cluster section, and of every environment that sets KEY
+//!   (`cluster.heap=8G`);
 //! - `repeat=N`: runs of every step.
 //!
-//! A value reads as YAML (`500` is a number, `a,b` text). A key that a step varies (`vary:`)
+//! A value reads as YAML (`500` is a number, `a,b` text); `KEY=~` removes the option (back to
+//! its default). A key that a step varies (`vary:`)
 //! is replaced, not varied. With `--hosts`, a scale's `cluster.` entries are left out (there is
 //! no local cluster) and a `--set cluster.…` is refused.
 
@@ -109,9 +111,18 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
         None => (None, key),
     };
     if scope == Some("cluster") {
-        f.cluster
-            .get_or_insert_with(Mapping::new)
-            .insert(Value::from(option), value);
+        // Over every environment's own value too.
+        let envs = f.environments.iter_mut().filter_map(|e| e.cluster.as_mut());
+        for (i, cluster) in std::iter::once(f.cluster.get_or_insert_with(Mapping::new))
+            .chain(envs)
+            .enumerate()
+        {
+            match &value {
+                Value::Null => cluster.remove(option),
+                _ if i > 0 && !cluster.contains_key(option) => None,
+                v => cluster.insert(Value::from(option), v.clone()),
+            };
+        }
         return Ok(());
     }
     let mut changed = 0;
@@ -146,7 +157,10 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
         let Value::Mapping(options) = options else {
             return Err(crate::invalid!("step {}: options must be a map", i + 1));
         };
-        options.insert(Value::from(option), value.clone());
+        match value {
+            Value::Null => options.remove(option),
+            _ => options.insert(Value::from(option), value.clone()),
+        };
         if let Some(Value::Mapping(vary)) = step.get_mut("vary") {
             vary.remove(option);
             if vary.is_empty() {
@@ -226,7 +240,7 @@ name: s
 cluster: {nodes: 3, heap: 256M}
 environments:
   - {name: big}
-  - {name: small, cluster: {cpus-per-node: 1}}
+  - {name: small, cluster: {cpus-per-node: 1, heap: 128M}}
 scales:
   full: ['duration=30m', 'cluster.heap=8G', 'rows=1000000']
 steps:
@@ -286,6 +300,11 @@ steps:
         };
         let f = applied(o).unwrap();
         let m = plan_all(&f, Path::new("/s")).unwrap();
+        // Over an environment's own value too.
+        assert_eq!(
+            m.envs[1].cluster.as_ref().unwrap().options.heap,
+            Some(crate::spec::MiB(8192))
+        );
         let p = &m.envs[0];
         assert_eq!(
             p.cluster.as_ref().unwrap().options.heap,
@@ -308,6 +327,10 @@ steps:
         let m = plan_all(&f, Path::new("/s")).unwrap();
         let names: Vec<&str> = m.envs[0].steps.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["fill", "throughput", "lat", "latency"]);
+        let f = applied(sets(&["duration=~", "cluster.heap=~"])).unwrap();
+        let m = plan_all(&f, Path::new("/s")).unwrap();
+        assert_eq!(m.envs[0].steps[1].step.run_spec().unwrap().duration, None);
+        assert_eq!(m.envs[0].cluster.as_ref().unwrap().options.heap, None);
         let e = applied(sets(&["repeat=3"])).unwrap();
         let m = plan_all(&e, Path::new("/s")).unwrap();
         assert_eq!(m.envs[0].steps.len(), 3 * 5);
