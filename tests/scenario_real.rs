@@ -1,7 +1,8 @@
 //! Scenarios against one real node, through the CLI: a fill whose result shows pending
 //! compactions and disk writes rising; throughput then latency at 35% of it; a capacity search
 //! that ends with a verdict naming the failing criterion; Ctrl-C mid-step keeping every
-//! completed step, and --resume continuing the search.
+//! completed step, and --resume continuing the search; a matrix of two environments with
+//! repeats, an axis, values between steps and an override, in one report.
 
 mod common;
 
@@ -387,5 +388,130 @@ fn scenarios_against_a_real_node() {
     assert!(step.summary.sent_on_schedule.is_some_and(|n| n <= 400));
     assert!(step.summary.drain_s >= 0.0 && (step.summary.measured_s - 2.0).abs() < 1e-9);
 
+    matrix(&env, dir);
     tc.finish();
+}
+
+/// A matrix on the node: two environments (labels on the same hosts), a repeated throughput
+/// step, every environment's latency at 35% of the first one's best run, a rate axis, an
+/// override from the command line; one report with the environments as columns; a resume
+/// that reruns nothing.
+fn matrix(env: &Env, dir: &Path) {
+    let file = dir.join("matrix.yaml");
+    std::fs::write(
+        &file,
+        "name: matrix
+environments:
+  - {name: first, hosts: [127.0.0.1]}
+  - {name: second, hosts: 127.0.0.1}
+steps:
+  - throughput: {workload: keyvalue, keyspace: matrix, rows: 2000, drop: true, concurrency: 16, duration: 20s, warmup: 1s}
+    repeat: 2
+  - latency: {workload: keyvalue, keyspace: matrix, rows: 2000, skip-rampup: true, rate: 35%, of: '{throughput@first}', duration: 20s, warmup: 1s}
+    name: share
+  - latency: {workload: keyvalue, keyspace: matrix, rows: '{throughput-r1.rows}', skip-rampup: true, duration: 20s, warmup: 1s}
+    name: at
+    vary: {rate: [100, 200]}
+",
+    )
+    .unwrap();
+    let out = dir.join("matrix");
+    let args = [
+        "scenario",
+        file.to_str().unwrap(),
+        "--dir",
+        out.to_str().unwrap(),
+        "--set",
+        "duration=3s",
+    ];
+    let text = env.ok(&args);
+    assert!(text.contains("2 environment(s), 10 steps"), "{text}");
+    for e in ["first", "second"] {
+        for f in [
+            "01-throughput-r1.json",
+            "01-throughput-r2.json",
+            "02-share.json",
+            "03-at-rate-100.json",
+            "03-at-rate-200.json",
+        ] {
+            let r = RunResult::read(&out.join(e).join(f)).unwrap();
+            assert_eq!(r.status, RunStatus::Completed, "{e}/{f}\n{text}");
+            assert_eq!(r.env, e);
+            assert_eq!(r.main_summary().unwrap().errors, 0, "{e}/{f}\n{text}");
+            let main = r.phases.iter().rev().find(|p| p.name == "main").unwrap();
+            // --set duration=3s reached every step.
+            assert_eq!(
+                main.load.duration(),
+                Some(Duration::from_secs(3)),
+                "{e}/{f}"
+            );
+        }
+    }
+    // Both environments ran at 35% of the first one's best throughput run.
+    let best = ["01-throughput-r1.json", "01-throughput-r2.json"]
+        .iter()
+        .map(|f| RunResult::read(&out.join("first").join(f)).unwrap())
+        .map(|r| r.main_summary().unwrap().ops_per_s)
+        .fold(0.0, f64::max);
+    for e in ["first", "second"] {
+        let r = RunResult::read(&out.join(e).join("02-share.json")).unwrap();
+        let share = r.rate_share.as_ref().expect("the share is recorded");
+        assert_eq!(share.share, 0.35);
+        assert!(
+            (share.of_ops_per_s - best).abs() < 1e-6,
+            "{share:?} vs {best}"
+        );
+        let main = r.phases.iter().rev().find(|p| p.name == "main").unwrap();
+        let cqlbench::spec::LoadMode::Open { rate_per_s, .. } = main.load.mode else {
+            panic!("open loop")
+        };
+        assert!(
+            (rate_per_s - 0.35 * best).abs() < 1e-6,
+            "{rate_per_s} vs {best}"
+        );
+    }
+    // One report: the environments as columns of one scenario at 35%, and of one table of
+    // p99 by rate with the axis as rows.
+    let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(
+        report.contains("open loop, 35% of the measured throughput"),
+        "{report}"
+    );
+    let table = report
+        .split("Response time p99 (ms) by rate")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no table by rate:\n{report}"));
+    let lines: Vec<&str> = table.lines().take(8).collect();
+    let header = lines.iter().find(|l| l.contains("target ops/s")).unwrap();
+    assert!(
+        header.contains("first") && header.contains("second"),
+        "{table}"
+    );
+    assert!(
+        lines.iter().any(|l| l.trim_start().starts_with("100")),
+        "{table}"
+    );
+    assert!(
+        lines.iter().any(|l| l.trim_start().starts_with("200")),
+        "{table}"
+    );
+    let timing: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("timing.json")).unwrap()).unwrap();
+    assert!(timing["estimate_s"].as_f64().unwrap() > 0.0);
+    assert!(timing["actual_s"].as_f64().unwrap() > 0.0);
+
+    // Resuming a finished matrix reruns nothing.
+    let before = std::fs::metadata(out.join("second/03-at-rate-200.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let text = env.ok(&resumed);
+    assert_eq!(text.matches("done before, kept").count(), 10, "{text}");
+    let after = std::fs::metadata(out.join("second/03-at-rate-200.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
 }
