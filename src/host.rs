@@ -135,3 +135,68 @@ mod usage_tests {
         assert!(super::max_rss_bytes() > 1 << 20);
     }
 }
+
+/// The calling thread confined to some CPUs until dropped: what it starts (and what
+/// `available_parallelism` sees) uses only those, e.g. a probe of a local cluster emulating a
+/// smaller host (`--host-cpus`).
+pub struct Pinned {
+    previous: libc::cpu_set_t,
+}
+
+impl Pinned {
+    /// Confines the calling thread to `cpus` (not empty).
+    pub fn to(cpus: &[usize]) -> std::io::Result<Pinned> {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: cpu_set_t is plain data; the calls read and write only the sets given.
+        unsafe {
+            let mut previous: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut previous) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            if libc::sched_setaffinity(0, size, &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(Pinned { previous })
+        }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: restores the set read in `to`.
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.previous);
+        }
+    }
+}
+
+#[cfg(test)]
+mod pin_tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_thread_sees_only_its_cpus_until_dropped() {
+        // On its own thread: the test harness's threads keep their masks.
+        std::thread::spawn(|| {
+            let before = HostFacts::read().cores;
+            {
+                let _pin = Pinned::to(&[0]).unwrap();
+                assert_eq!(HostFacts::read().cores, 1);
+                // What it starts inherits the set.
+                let out = std::process::Command::new("grep")
+                    .args(["Cpus_allowed_list", "/proc/self/status"])
+                    .output()
+                    .unwrap();
+                let text = String::from_utf8_lossy(&out.stdout).to_string();
+                assert!(text.trim().ends_with("\t0"), "{text}");
+            }
+            assert_eq!(HostFacts::read().cores, before);
+        })
+        .join()
+        .unwrap();
+    }
+}

@@ -132,6 +132,29 @@ impl ProbeStep {
 pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::ProbeResult> {
     args.validate()?;
     let spec = spec_from_args(args.clone(), clusters)?;
+    // A local cluster whose nodes are pinned (an emulated smaller host): the probe runs on
+    // their CPUs, so its CPU score is that host's.
+    let cpus: std::collections::BTreeSet<usize> = match &args.cluster {
+        Some(name) => crate::cluster::Cluster::open(clusters, name)?
+            .state
+            .plan
+            .nodes
+            .iter()
+            .flat_map(|n| n.cpus.iter().copied())
+            .collect(),
+        None => Default::default(),
+    };
+    let _pinned = match cpus.is_empty() {
+        true => None,
+        false => {
+            let cpus: Vec<usize> = cpus.into_iter().collect();
+            eprintln!("probe: on the cluster's CPUs {cpus:?}");
+            Some(
+                crate::host::Pinned::to(&cpus)
+                    .context("pinning the probe to the cluster's CPUs")?,
+            )
+        }
+    };
     let mut progress = |line: &str| eprintln!("probe: {line}");
     let result = probe::run(&spec, &mut progress).context("probe")?;
     print!("{}", probe::table::render(&result));
