@@ -409,7 +409,7 @@ steps:
     repeat: 2
   - latency: {workload: keyvalue, keyspace: matrix, rows: 2000, skip-rampup: true, rate: 35%, of: '{throughput@first}', duration: 20s, warmup: 1s}
     name: share
-  - latency: {workload: keyvalue, keyspace: matrix, rows: '{throughput-r1.rows}', skip-rampup: true, duration: 20s, warmup: 1s}
+  - latency: {workload: keyvalue, keyspace: matrix, rows: 2000, skip-rampup: true, duration: 20s, warmup: 1s}
     name: at
     vary: {rate: [100, 200]}
 ",
