@@ -247,8 +247,10 @@ impl CapacityResult {
         }
     }
 
-    /// The next step's rate, or `None` when the search is over: grow until a step fails, then
-    /// bisect `spec.refine` times between the highest passing and the lowest failing rate.
+    /// The next step's rate, or `None` when the search is over: grow until a step fails; when
+    /// no step has passed yet, halve the lowest failing rate until one passes (down to
+    /// [`Self::lowest_rate`]); then bisect `spec.refine` times between the highest passing and
+    /// the lowest failing rate.
     pub fn next_rate(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<f64> {
         if steps.len() >= spec.max_steps {
             return None;
@@ -256,15 +258,28 @@ impl CapacityResult {
         let Some(last) = steps.last() else {
             return Some(spec.start_rate_per_s);
         };
-        let Some(first_fail) = steps.iter().position(|s| !s.passed) else {
-            return Some(spec.growth.next(last.target_rate_per_s));
-        };
-        let refined = steps.len() - first_fail - 1;
         let v = Self::verdict_of(steps);
         match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
-            (Some(p), Some(f)) if refined < spec.refine => Some((p + f) / 2.0),
-            _ => None,
+            (_, None) => Some(spec.growth.next(last.target_rate_per_s)),
+            // Even the first step failed: search downward.
+            (None, Some(f)) => Some(f / 2.0).filter(|r| *r >= Self::lowest_rate(spec)),
+            (Some(p), Some(f)) => {
+                // Steps since the capacity was first bracketed are refinements.
+                let bracketed = (1..=steps.len())
+                    .find(|&k| {
+                        let v = Self::verdict_of(&steps[..k]);
+                        v.highest_passing_rate_per_s.is_some() && v.failing_rate_per_s.is_some()
+                    })
+                    .unwrap_or(steps.len());
+                (steps.len() - bracketed < spec.refine).then_some((p + f) / 2.0)
+            }
         }
+    }
+
+    /// The lowest rate a downward search tries: 1/64 of the start rate (six halvings), and at
+    /// least 1 op/s.
+    pub fn lowest_rate(spec: &CapacitySpec) -> f64 {
+        (spec.start_rate_per_s / 64.0).max(1.0)
     }
 }
 
@@ -344,7 +359,54 @@ mod tests {
             ..spec.clone()
         };
         assert_eq!(CapacityResult::next_rate(&short, &steps[..2]), None);
-        // A failing first step: nothing to bisect.
-        assert_eq!(next(&[step(1000.0, false)]), None);
+    }
+
+    #[test]
+    fn a_failing_first_step_searches_downward_then_bisects() {
+        let spec = CapacitySpec {
+            start_rate_per_s: 1000.0,
+            growth: Growth::Factor(1.4),
+            step_s: 1.0,
+            warmup_s: 0.0,
+            max_steps: 20,
+            refine: 2,
+            settle: Settle {
+                max_pending: 0.0,
+                timeout_s: 1.0,
+            },
+            criteria: Criteria {
+                latency: vec![],
+                max_pending_compactions: None,
+                pending_after_s: 0.0,
+                max_node_cpu: None,
+                max_error_rate: None,
+                min_achieved: None,
+            },
+        };
+        let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
+        let mut steps = vec![step(1000.0, false)];
+        assert_eq!(next(&steps), Some(500.0), "halve");
+        steps.push(step(500.0, false));
+        assert_eq!(next(&steps), Some(250.0));
+        steps.push(step(250.0, true));
+        assert_eq!(next(&steps), Some(375.0), "bisect 250..500");
+        steps.push(step(375.0, true));
+        assert_eq!(next(&steps), Some(437.5), "bisect 375..500");
+        steps.push(step(437.5, false));
+        assert_eq!(next(&steps), None, "two refinements done");
+        let v = CapacityResult::verdict_of(&steps);
+        assert_eq!(v.highest_passing_rate_per_s, Some(375.0));
+        assert_eq!(v.failing_rate_per_s, Some(437.5));
+        // Nothing passes: down to 1/64 of the start, then a clear end.
+        let mut rate = 1000.0;
+        let mut all_fail = vec![];
+        while let Some(r) = CapacityResult::next_rate(&spec, &all_fail) {
+            assert_eq!(r, rate);
+            all_fail.push(step(r, false));
+            rate /= 2.0;
+        }
+        assert_eq!(all_fail.len(), 7, "1000 … 15.6 ops/s");
+        assert_eq!(all_fail.last().unwrap().target_rate_per_s, 1000.0 / 64.0);
+        assert_eq!(CapacityResult::lowest_rate(&spec), 1000.0 / 64.0);
     }
 }

@@ -391,7 +391,13 @@ pub fn print_result(r: &CapacityResult) {
             v.failed.join("; ")
         ),
         (None, Some(f)) => println!(
-            "capacity: below the first step; {f:.0} ops/s failed: {}",
+            "capacity: every step failed, down to {f:.0} ops/s{}: {}",
+            match r.status {
+                CapacityStatus::Interrupted => " before the search was interrupted",
+                _ if f <= CapacityResult::lowest_rate(&r.spec) =>
+                    " (the lowest rate the search tries)",
+                _ => " (--max-steps ended the search)",
+            },
             v.failed.join("; ")
         ),
         (Some(p), None) => println!(
