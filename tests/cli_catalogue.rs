@@ -334,6 +334,7 @@ fn cluster_create_flags() {
         &["--jvm-arg=-XX:+AlwaysPreTouch"],
         &["--cpus-per-node", "1"],
         &["--host-cpus", "1"],
+        &["--vnodes", "16"],
         &["--host-cpus", "1", "--cpus-per-node", "1"],
         &["--address-prefix", "127.0.1."],
         &[
@@ -356,6 +357,9 @@ fn cluster_create_flags() {
         (&["--new-gen", "lots"], "lots"),
         (&["--cpus-per-node", "0"], "--cpus-per-node"),
         (&["--host-cpus", "0"], "--host-cpus 0"),
+        (&["--vnodes", "0"], "--vnodes 0"),
+        (&["--vnodes", "300"], "--vnodes 300"),
+        (&["--vnodes", "many"], "many"),
         (&["--host-cpus", "4096"], "--host-cpus 4096"),
         (&["--host-cpus", "one"], "one"),
         (

@@ -1,4 +1,5 @@
-//! Real Apache Cassandra clusters on this machine: RF 3 at QUORUM and ALL with a node down,
+//! Real Apache Cassandra clusters on this machine: RF 3 at QUORUM and ALL with a node down
+//! (on vnodes),
 //! restart, multi-DC topology in system.peers, busy ports, the CLI on a live cluster, and no
 //! process or directory left after destroy.
 
@@ -34,7 +35,10 @@ async fn read(s: &Session, k: i32, cl: Consistency) -> Result<Option<String>, St
 
 #[test]
 fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
-    let tc = TestCluster::create(spec("rf3", "dc1:3"));
+    // With vnodes: 16 planned tokens per node.
+    let mut s = spec("rf3", "dc1:3");
+    s.vnodes = 16;
+    let tc = TestCluster::create(s);
     let elapsed = tc.start();
     assert!(elapsed < Duration::from_secs(120), "start took {elapsed:?}");
 
@@ -60,6 +64,28 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
     let rt = runtime();
     rt.block_on(async {
         let s = session(tc.c()).await;
+        // Every node owns its 16 planned tokens, 48 in the ring.
+        let local = s
+            .query_unpaged("SELECT tokens FROM system.local", &[])
+            .await
+            .unwrap()
+            .into_rows_result()
+            .unwrap()
+            .first_row::<(Vec<String>,)>()
+            .unwrap()
+            .0;
+        assert_eq!(local.len(), 16, "{local:?}");
+        let peers = s
+            .query_unpaged("SELECT tokens FROM system.peers_v2", &[])
+            .await
+            .unwrap()
+            .into_rows_result()
+            .unwrap()
+            .rows::<(Vec<String>,)>()
+            .unwrap()
+            .map(|r| r.unwrap().0.len())
+            .collect::<Vec<_>>();
+        assert_eq!(peers, [16, 16], "{peers:?}");
         s.query_unpaged(
             "CREATE KEYSPACE t WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}",
             &[],

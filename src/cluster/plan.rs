@@ -25,8 +25,12 @@ pub struct NodePlan {
     pub address: String,
     pub dc: String,
     pub rack: String,
-    /// The single Murmur3 token the node owns (`num_tokens: 1`, `initial_token`).
+    /// The node's first Murmur3 token (its only one without vnodes).
     pub token: i64,
+    /// All its tokens with vnodes (`num_tokens` > 1, `initial_token` lists them); empty: the
+    /// single `token`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vnode_tokens: Vec<i64>,
     pub seed: bool,
     pub jmx_port: u16,
     pub metrics_port: u16,
@@ -57,6 +61,8 @@ pub enum PlanError {
     NoCpus,
     #[error("--cpus-per-node {asked} exceeds the {cores} CPUs of this host")]
     TooManyCpus { asked: usize, cores: usize },
+    #[error("--vnodes {0}: give 1 (one token per node) to {max}", max = crate::spec::cluster::MAX_VNODES)]
+    BadVnodes(usize),
     #[error("--host-cpus {asked}: give 1 to the {cores} CPUs of this host")]
     BadHostCpus { asked: usize, cores: usize },
     #[error("address prefix '{0}' must look like 127.0.0. (three octets and a dot)")]
@@ -93,6 +99,9 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     }
     if spec.cpus_per_node == Some(0) {
         return Err(PlanError::NoCpus);
+    }
+    if spec.vnodes == 0 || spec.vnodes > crate::spec::cluster::MAX_VNODES {
+        return Err(PlanError::BadVnodes(spec.vnodes));
     }
     if let Some(h) = spec.host_cpus
         && (h == 0 || h > cores)
@@ -158,13 +167,24 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
                 (None, Some(h)) => (0..h).collect(),
                 (None, None) => Vec::new(),
             };
+            // With vnodes, node i of n owns positions i, n + i, 2n + i, … of n × vnodes.
+            let vnode_tokens: Vec<i64> = match spec.vnodes {
+                1 => Vec::new(),
+                v => (0..v)
+                    .map(|j| token_for(j * dc.nodes + i, dc.nodes * v, dc_index))
+                    .collect(),
+            };
             nodes.push(NodePlan {
                 index,
                 name: format!("node{index}"),
                 address,
                 dc: dc.name.clone(),
                 rack: format!("rack{}", i % dc.racks + 1),
-                token: token_for(i, dc.nodes, dc_index),
+                token: vnode_tokens
+                    .first()
+                    .copied()
+                    .unwrap_or(token_for(i, dc.nodes, dc_index)),
+                vnode_tokens,
                 seed,
                 jmx_port: JMX_PORT_BASE + index as u16,
                 metrics_port: METRICS_PORT_BASE + index as u16,
@@ -211,6 +231,7 @@ pub(crate) mod tests {
             },
             cpus_per_node: None,
             host_cpus: None,
+            vnodes: 1,
             address_prefix: "127.0.0.".into(),
             yaml_overrides: Default::default(),
         }
@@ -285,6 +306,44 @@ pub(crate) mod tests {
             plan(&s, 24 * GIB, 2),
             Err(PlanError::TooManyCpus { asked: 3, cores: 2 })
         );
+    }
+
+    #[test]
+    fn vnodes_are_planned_interleaved_over_the_ring() {
+        let mut s = spec("dc1:3,dc2:2", Some(256));
+        s.vnodes = 4;
+        let p = plan(&s, 24 * GIB, 2).unwrap();
+        for dc in ["dc1", "dc2"] {
+            let nodes: Vec<&NodePlan> = p.nodes.iter().filter(|n| n.dc == dc).collect();
+            let mut all: Vec<(i64, usize)> = nodes
+                .iter()
+                .flat_map(|n| n.vnode_tokens.iter().map(move |t| (*t, n.index)))
+                .collect();
+            assert_eq!(all.len(), nodes.len() * 4);
+            all.sort();
+            // Evenly spaced, and the owners take turns around the ring.
+            let gap = (all[1].0 as i128) - (all[0].0 as i128);
+            for w in all.windows(2) {
+                assert!(((w[1].0 as i128) - (w[0].0 as i128) - gap).abs() <= 1);
+                assert_ne!(w[0].1, w[1].1);
+            }
+            for n in &nodes {
+                assert_eq!(n.token, n.vnode_tokens[0]);
+            }
+        }
+        // One token per node is the plan of old.
+        s.vnodes = 1;
+        assert!(
+            plan(&s, 24 * GIB, 2)
+                .unwrap()
+                .nodes
+                .iter()
+                .all(|n| n.vnode_tokens.is_empty())
+        );
+        for v in [0, 257] {
+            s.vnodes = v;
+            assert_eq!(plan(&s, 24 * GIB, 2), Err(PlanError::BadVnodes(v)));
+        }
     }
 
     #[test]

@@ -104,8 +104,17 @@ pub fn cassandra_yaml(
         m.insert(s(k), v);
     };
     put("cluster_name", s(&spec.name));
-    put("num_tokens", Value::from(1));
-    put("initial_token", s(&node.token.to_string()));
+    match node.vnode_tokens.as_slice() {
+        [] => {
+            put("num_tokens", Value::from(1));
+            put("initial_token", s(&node.token.to_string()));
+        }
+        tokens => {
+            put("num_tokens", Value::from(tokens.len()));
+            let list: Vec<String> = tokens.iter().map(i64::to_string).collect();
+            put("initial_token", s(&list.join(",")));
+        }
+    }
     put("allocate_tokens_for_local_replication_factor", Value::Null);
     put(
         "partitioner",
@@ -346,6 +355,20 @@ mod tests {
         assert_eq!(y["concurrent_writes"], Value::from(16));
         assert_eq!(y["listen_address"], s("127.0.0.1"));
         assert_eq!(y["initial_token"], s(&i64::MIN.to_string()));
+        assert_eq!(y["num_tokens"], Value::from(1));
+        // Vnodes: the planned tokens, listed.
+        let mut v = spec.clone();
+        v.vnodes = 4;
+        let vp = crate::cluster::plan::plan(&v, 24 << 30, 2).unwrap();
+        let y: Value = serde_yaml::from_str(&cassandra_yaml(&v, &vp, &vp.nodes[0], &np)).unwrap();
+        assert_eq!(y["num_tokens"], Value::from(4));
+        let listed: Vec<i64> = y["initial_token"]
+            .as_str()
+            .unwrap()
+            .split(',')
+            .map(|t| t.parse().unwrap())
+            .collect();
+        assert_eq!(listed, vp.nodes[0].vnode_tokens);
         assert_eq!(
             y["seed_provider"][0]["parameters"][0]["seeds"],
             s("127.0.0.1:7000,127.0.0.3:7000")

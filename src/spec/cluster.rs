@@ -29,12 +29,23 @@ pub struct ClusterSpec {
     /// instance); with `cpus_per_node` they are pinned round-robin within them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpus: Option<usize>,
+    /// Tokens per node (`num_tokens`): 1 is a single token per node; more are vnodes, placed
+    /// by the plan evenly interleaved over the ring.
+    #[serde(default = "one_token")]
+    pub vnodes: usize,
     /// Nodes listen on `<address_prefix><n>`, n = 1, 2, …
     pub address_prefix: String,
     /// Extra top-level cassandra.yaml settings, applied over the rendered defaults.
     #[serde(default)]
     pub yaml_overrides: BTreeMap<String, serde_yaml::Value>,
 }
+
+fn one_token() -> usize {
+    1
+}
+
+/// The most tokens per node a local cluster takes (Cassandra's own default is 16).
+pub const MAX_VNODES: usize = 256;
 
 impl ClusterSpec {
     pub fn node_count(&self) -> usize {

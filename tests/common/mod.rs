@@ -34,6 +34,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         },
         cpus_per_node: None,
         host_cpus: None,
+        vnodes: 1,
         address_prefix: "127.0.0.".into(),
         yaml_overrides: Default::default(),
     }

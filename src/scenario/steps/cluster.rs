@@ -93,6 +93,11 @@ pub struct ClusterOptions {
     #[arg(long)]
     #[serde(default)]
     pub host_cpus: Option<usize>,
+    /// Tokens per node (num_tokens): 1 = a single token per node; more = vnodes, placed evenly
+    /// interleaved over the ring by cqlbench (no token allocation race at start).
+    #[arg(long, default_value_t = 1)]
+    #[serde(default = "one_token")]
+    pub vnodes: usize,
     /// Nodes listen on PREFIX1, PREFIX2, …
     #[arg(long, default_value = "127.0.0.")]
     #[serde(default = "default_address_prefix")]
@@ -102,6 +107,10 @@ pub struct ClusterOptions {
     #[arg(long = "set", value_parser = parse_yaml_setting)]
     #[serde(rename = "set", default, deserialize_with = "settings")]
     pub yaml: Vec<(String, serde_yaml::Value)>,
+}
+
+fn one_token() -> usize {
+    1
 }
 
 /// cassandra.yaml settings cqlbench sets itself for a local cluster (one token per node at
@@ -117,7 +126,7 @@ fn check_setting_key(s: &str, k: &str) -> Result<(), crate::error::Invalid> {
     }
     if PLANNED_SETTINGS.contains(&k) {
         return Err(crate::invalid!(
-            "'{s}': cqlbench sets {} itself (one planned token per node)",
+            "'{s}': cqlbench sets {} itself (planned tokens; --vnodes N for num_tokens)",
             PLANNED_SETTINGS.join(", ")
         ));
     }
@@ -217,6 +226,7 @@ impl ClusterOptions {
             },
             cpus_per_node: self.cpus_per_node,
             host_cpus: self.host_cpus,
+            vnodes: self.vnodes,
             address_prefix: self.address_prefix.clone(),
             yaml_overrides: self.yaml.iter().cloned().collect(),
         })
