@@ -309,9 +309,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_search_grows_then_bisects_and_the_verdict_brackets_the_capacity() {
-        let spec = CapacitySpec {
+    /// A search from 1,000 ops/s doubling, 10 steps at most, 2 refinements, no criteria.
+    fn search_spec() -> CapacitySpec {
+        CapacitySpec {
             start_rate_per_s: 1000.0,
             growth: Growth::Factor(2.0),
             step_s: 1.0,
@@ -330,7 +330,12 @@ mod tests {
                 max_error_rate: None,
                 min_achieved: None,
             },
-        };
+        }
+    }
+
+    #[test]
+    fn the_search_grows_then_bisects_and_the_verdict_brackets_the_capacity() {
+        let spec = search_spec();
         let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
         let mut steps = vec![];
         assert_eq!(next(&steps), Some(1000.0));
@@ -364,24 +369,9 @@ mod tests {
     #[test]
     fn a_failing_first_step_searches_downward_then_bisects() {
         let spec = CapacitySpec {
-            start_rate_per_s: 1000.0,
             growth: Growth::Factor(1.4),
-            step_s: 1.0,
-            warmup_s: 0.0,
             max_steps: 20,
-            refine: 2,
-            settle: Settle {
-                max_pending: 0.0,
-                timeout_s: 1.0,
-            },
-            criteria: Criteria {
-                latency: vec![],
-                max_pending_compactions: None,
-                pending_after_s: 0.0,
-                max_node_cpu: None,
-                max_error_rate: None,
-                min_achieved: None,
-            },
+            ..search_spec()
         };
         let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
         let mut steps = vec![step(1000.0, false)];

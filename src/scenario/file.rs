@@ -375,11 +375,7 @@ pub fn step_names(steps: &[serde_yaml::Mapping]) -> Vec<Option<String>> {
         .iter()
         .enumerate()
         .map(|(i, step)| {
-            let command = step
-                .keys()
-                .filter_map(Value::as_str)
-                .find(|k| !STEP_KEYS.contains(k))
-                .unwrap_or("step");
+            let command = step_command(step).unwrap_or("step");
             let name = match step.get("name") {
                 Some(Value::String(s)) => s.clone(),
                 Some(_) => return None,
@@ -390,6 +386,13 @@ pub fn step_names(steps: &[serde_yaml::Mapping]) -> Vec<Option<String>> {
             Some(name)
         })
         .collect()
+}
+
+/// A step's command: its first key that is not one of [`STEP_KEYS`].
+pub fn step_command(step: &serde_yaml::Mapping) -> Option<&str> {
+    step.keys()
+        .filter_map(Value::as_str)
+        .find(|k| !STEP_KEYS.contains(k))
 }
 
 /// The keys of a step besides its command.
@@ -526,11 +529,8 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
                     })?);
                 }
                 let (plan, done) = plan_env(f, Some(e), &dir.join(&e.name), &earlier)?;
-                for (name, d) in done {
-                    if !name.contains('@') {
-                        earlier.insert(format!("{name}@{}", e.name), d);
-                    }
-                }
+                let own = format!("@{}", e.name);
+                earlier.extend(done.into_iter().filter(|(name, _)| name.ends_with(&own)));
                 out.push(plan);
             }
             out
@@ -694,14 +694,12 @@ fn plan_env(
             }
             if repeat > 1 {
                 for (run_name, out) in &runs {
-                    done.insert(
-                        run_name.clone(),
-                        Done {
-                            command: command.to_string(),
-                            out: out.clone(),
-                            runs: vec![],
-                        },
-                    );
+                    let d = Done {
+                        command: command.to_string(),
+                        out: out.clone(),
+                        runs: vec![],
+                    };
+                    register(&mut done, run_name.clone(), d, env);
                 }
             }
             // `{NAME}` is the runs' result (`{NAME-KEY-VALUE}` a variant's).

@@ -20,7 +20,7 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::file::{STEP_KEYS, ScenarioFile};
+use super::file::{ScenarioFile, step_command};
 use super::steps::Step;
 use crate::error::Invalid;
 
@@ -128,12 +128,7 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
     let mut changed = 0;
     let names = super::file::step_names(&f.steps);
     for (i, step) in f.steps.iter_mut().enumerate() {
-        let Some(command) = step
-            .keys()
-            .filter_map(Value::as_str)
-            .find(|k| !STEP_KEYS.contains(k))
-            .map(str::to_string)
-        else {
+        let Some(command) = step_command(step).map(str::to_string) else {
             continue;
         };
         if let Some(scope) = scope
