@@ -292,3 +292,40 @@ steps:
     assert!(!dir.path().join("clusters").exists());
     assert!(!dir.path().join("out").exists());
 }
+
+/// A probe step whose fio is missing stops a real run before any cluster is created (a dry
+/// run does not need the tools).
+#[test]
+fn a_missing_tool_stops_the_run_before_the_cluster_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("nofio.yaml");
+    std::fs::write(
+        &f,
+        "name: nofio\ncluster: {nodes: 1}\nsteps:\n  - probe: {quick: true, fio: /nonexistent/fio}\n",
+    )
+    .unwrap();
+    let run = |dry: bool| {
+        let mut cmd = cqlbench();
+        cmd.env("CQLBENCH_CLUSTERS_DIR", dir.path().join("clusters"))
+            .env("CQLBENCH_HOME", dir.path())
+            .args(["scenario", f.to_str().unwrap(), "--dir"])
+            .arg(dir.path().join("out"));
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        cmd.output().unwrap()
+    };
+    assert!(run(true).status.success());
+    let out = run(false);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success());
+    assert!(
+        err.contains("step 1 (probe)") && err.contains("fio not found at '/nonexistent/fio'"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        !dir.path().join("clusters").exists(),
+        "no cluster was created"
+    );
+}

@@ -41,6 +41,23 @@ pub fn check(plan: &Plan) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The tools the steps run besides Cassandra (fio for a probe) are there: checked by a real
+/// run before any cluster starts (a dry run does not need them).
+pub fn check_tools(m: &Matrix) -> anyhow::Result<()> {
+    let mut checked = std::collections::BTreeSet::new();
+    for p in &m.envs {
+        for (i, s) in p.steps.iter().enumerate() {
+            if let Step::Probe(probe) = &s.step
+                && checked.insert(probe.fio.clone())
+            {
+                crate::probe::fio::version(&probe.fio)
+                    .with_context(|| format!("step {} ({})", i + 1, s.name))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// [`check`] for every environment.
 pub fn check_all(m: &Matrix) -> anyhow::Result<()> {
     for p in &m.envs {
@@ -208,6 +225,7 @@ pub fn with_tail(e: ClusterError) -> anyhow::Error {
 /// every result; prints the actual time beside the estimate and records both.
 pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
     check_all(m)?;
+    check_tools(m)?;
     let stop = crate::interrupt::flag();
     let started = Instant::now();
     let (estimate, _) = match env.resume {
