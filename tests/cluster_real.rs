@@ -271,3 +271,72 @@ fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
     }
     tc.finish();
 }
+
+/// Two clusters created in one directory get different address prefixes (and JMX ports), so
+/// both run at once and each answers CQL.
+#[test]
+fn two_clusters_in_one_directory_run_at_once() {
+    let first = TestCluster::create_via_cli("first", &["--nodes", "1", "--heap", "256M"]);
+    let root = first.root().to_path_buf();
+    let home = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cqlbench"))
+            .args(args)
+            .env("CQLBENCH_CLUSTERS_DIR", &root)
+            .env("CQLBENCH_HOME", home.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "cqlbench {args:?}:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    cli(&[
+        "cluster", "create", "second", "--nodes", "1", "--heap", "256M",
+    ]);
+    let second = cqlbench::cluster::Cluster::open(&root, "second").unwrap();
+    assert_eq!(first.c().state.spec.address_prefix, "127.0.0.");
+    assert_eq!(second.state.spec.address_prefix, "127.0.1.");
+    assert_ne!(first.c().nodes()[0].jmx_port, second.nodes()[0].jmx_port);
+    first.start();
+    let started = second.start(&StartOptions::default());
+    let stop_second = || {
+        let _ = second.stop(&StopOptions {
+            kill: true,
+            ..StopOptions::default()
+        });
+    };
+    if let Err(e) = started {
+        stop_second();
+        panic!("second cluster: {e}\n{}", e.log_tail().unwrap_or(""));
+    }
+    assert_eq!(first.c().running_addresses(), ["127.0.0.1"]);
+    assert_eq!(second.running_addresses(), ["127.0.1.1"]);
+    for name in ["first", "second"] {
+        let out = home.path().join(format!("{name}.json"));
+        cli(&[
+            "run",
+            "keyvalue",
+            "--cluster",
+            name,
+            "--rows",
+            "200",
+            "--ops",
+            "400",
+            "--concurrency",
+            "4",
+            "--no-metrics",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let r = cqlbench::result::RunResult::read(&out).unwrap();
+        let s = r.main_summary().unwrap();
+        assert_eq!((s.ok, s.errors), (400, 0), "{name}");
+    }
+    stop_second();
+    second.destroy().unwrap();
+    first.finish();
+}

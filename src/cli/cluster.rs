@@ -242,8 +242,8 @@ fn open(dir: &DirArg, name: &str) -> anyhow::Result<Cluster> {
 }
 
 fn create(a: CreateArgs) -> anyhow::Result<()> {
-    let spec = a.options.to_spec(&a.name)?;
     let root = clusters_root(a.dir.dir.as_deref());
+    let spec = a.options.spec_in(&a.name, &root)?;
     let c = Cluster::create(&root, spec)?;
     println!(
         "created {}: {} nodes, Cassandra {}, heap {} in {}",

@@ -98,6 +98,19 @@ pub struct Cluster {
     pub state: ClusterState,
 }
 
+/// The address prefix of the first local cluster.
+pub const FIRST_ADDRESS_PREFIX: &str = "127.0.0.";
+
+/// The first `127.0.N.` that no cluster in `root` uses: clusters on different prefixes listen
+/// on different addresses (and JMX ports, see [`plan::jmx_port`]), so they can run at once.
+pub fn free_address_prefix(root: &Path) -> String {
+    let used = Cluster::prefixes_in(root);
+    (0..=255)
+        .map(|n| format!("127.0.{n}."))
+        .find(|p| !used.contains(p))
+        .unwrap_or_else(|| FIRST_ADDRESS_PREFIX.into())
+}
+
 impl Cluster {
     /// Creates the cluster directory from a spec: plans the topology for this host, resolves
     /// the Cassandra jars (fetching them if needed) and writes `cluster.json`. Nothing is
@@ -123,6 +136,18 @@ impl Cluster {
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
         state::write_json(&dir.join("cluster.json"), &state)?;
         Ok(Cluster { dir, state })
+    }
+
+    /// The address prefixes of the clusters in `root`.
+    pub fn prefixes_in(root: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| state::read_state(&e.path(), &e.file_name().to_string_lossy()).ok())
+            .map(|s| s.spec.address_prefix)
+            .collect()
     }
 
     /// Opens an existing cluster.

@@ -9,7 +9,8 @@ use crate::spec::{ClusterSpec, MiB};
 pub const NATIVE_PORT: u16 = 9042;
 /// Internode port; every node listens on its own address.
 pub const STORAGE_PORT: u16 = 7000;
-/// JMX binds to 127.0.0.1 only, so node n uses `JMX_PORT_BASE + n`.
+/// JMX binds to 127.0.0.1 only, so node n of the first prefix (127.0.0.) uses
+/// `JMX_PORT_BASE + n`, and other prefixes a range of their own ([`jmx_port`]).
 pub const JMX_PORT_BASE: u16 = 7200;
 /// The Prometheus JMX exporter of node n listens on `<address>:METRICS_PORT_BASE + n`.
 pub const METRICS_PORT_BASE: u16 = 7300;
@@ -186,7 +187,7 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
                     .unwrap_or(token_for(i, dc.nodes, dc_index)),
                 vnode_tokens,
                 seed,
-                jmx_port: JMX_PORT_BASE + index as u16,
+                jmx_port: jmx_port(&octets, index),
                 metrics_port: METRICS_PORT_BASE + index as u16,
                 heap,
                 new_gen: spec.jvm.new_gen,
@@ -203,6 +204,22 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
 
 /// Evenly spaced Murmur3 tokens per data centre, offset by the DC's index so that no two
 /// nodes share a token (each DC owns the whole ring for its own replicas).
+/// Node `index`'s local JMX port: `JMX_PORT_BASE + index` on 127.0.0., else one of 450
+/// ranges of 100 ports from 20000 chosen by the prefix's middle octets (all JMX servers bind
+/// 127.0.0.1, whatever the node's address).
+pub fn jmx_port(octets: &[&str], index: usize) -> u16 {
+    let octet = |i: usize| {
+        octets
+            .get(i)
+            .and_then(|o| o.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    match octet(1) * 256 + octet(2) {
+        0 => JMX_PORT_BASE + index as u16,
+        k => (20_000 + (k % 450) * 100 + index as u32) as u16,
+    }
+}
+
 fn token_for(i: usize, nodes_in_dc: usize, dc_index: usize) -> i64 {
     let span: i128 = 1i128 << 64;
     let t = i64::MIN as i128 + span * i as i128 / nodes_in_dc as i128 + dc_index as i128 * 100;
@@ -344,6 +361,22 @@ pub(crate) mod tests {
             s.vnodes = v;
             assert_eq!(plan(&s, 24 * GIB, 2), Err(PlanError::BadVnodes(v)));
         }
+    }
+
+    #[test]
+    fn jmx_ports_are_by_address_prefix() {
+        let octets = |p: &'static str| p.split('.').collect::<Vec<_>>();
+        assert_eq!(jmx_port(&octets("127.0.0."), 3), 7203);
+        assert_eq!(jmx_port(&octets("127.0.1."), 3), 20103);
+        assert_eq!(jmx_port(&octets("127.0.255."), 99), 20000 + 255 * 100 + 99);
+        assert_eq!(jmx_port(&octets("127.1.0."), 1), 20000 + 256 * 100 + 1);
+        let mut s = spec("dc1:2", Some(256));
+        s.address_prefix = "127.0.2.".into();
+        let p = plan(&s, 24 * GIB, 2).unwrap();
+        assert_eq!(
+            p.nodes.iter().map(|n| n.jmx_port).collect::<Vec<_>>(),
+            [20201, 20202]
+        );
     }
 
     #[test]

@@ -190,7 +190,7 @@ pub fn open_or_create(
         );
         return Ok(existing);
     }
-    let created = Cluster::create(clusters, options.to_spec(name)?)?;
+    let created = Cluster::create(clusters, options.spec_in(name, clusters)?)?;
     println!(
         "created {name}: {} nodes, Cassandra {}, heap {}",
         created.nodes().len(),

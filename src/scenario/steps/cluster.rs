@@ -29,9 +29,6 @@ fn default_version() -> String {
 fn default_gc() -> Gc {
     Gc::G1
 }
-fn default_address_prefix() -> String {
-    "127.0.0.".into()
-}
 
 /// How a local cluster is built: topology, Cassandra, JVM, cassandra.yaml.
 #[derive(Debug, Clone, Args, Deserialize)]
@@ -98,10 +95,11 @@ pub struct ClusterOptions {
     #[arg(long, default_value_t = 1)]
     #[serde(default = "one_token")]
     pub vnodes: usize,
-    /// Nodes listen on PREFIX1, PREFIX2, …
-    #[arg(long, default_value = "127.0.0.")]
-    #[serde(default = "default_address_prefix")]
-    pub address_prefix: String,
+    /// Nodes listen on PREFIX1, PREFIX2, … [default: the first 127.0.N. that no other cluster
+    /// in the directory uses, so clusters can run at the same time]
+    #[arg(long)]
+    #[serde(default)]
+    pub address_prefix: Option<String>,
     /// cassandra.yaml setting KEY=VALUE (YAML value), repeatable, e.g. --set concurrent_writes=64.
     /// In a scenario file: `set: {concurrent_writes: 64}`.
     #[arg(long = "set", value_parser = parse_yaml_setting)]
@@ -181,7 +179,18 @@ fn settings<'de, D: serde::Deserializer<'de>>(
 }
 
 impl ClusterOptions {
-    /// The spec of cluster `name` these options describe.
+    /// The spec of cluster `name` these options describe, to be created in `root` (which
+    /// chooses the address prefix when the options do not).
+    pub fn spec_in(&self, name: &str, root: &std::path::Path) -> anyhow::Result<ClusterSpec> {
+        let mut spec = self.to_spec(name)?;
+        if self.address_prefix.is_none() {
+            spec.address_prefix = crate::cluster::free_address_prefix(root);
+        }
+        Ok(spec)
+    }
+
+    /// The spec of cluster `name` these options describe (the first address prefix, 127.0.0.,
+    /// unless they give one).
     pub fn to_spec(&self, name: &str) -> anyhow::Result<ClusterSpec> {
         validate_name(name).map_err(anyhow::Error::msg)?;
         let dcs = match &self.dcs {
@@ -227,7 +236,10 @@ impl ClusterOptions {
             cpus_per_node: self.cpus_per_node,
             host_cpus: self.host_cpus,
             vnodes: self.vnodes,
-            address_prefix: self.address_prefix.clone(),
+            address_prefix: self
+                .address_prefix
+                .clone()
+                .unwrap_or_else(|| crate::cluster::FIRST_ADDRESS_PREFIX.into()),
             yaml_overrides: self.yaml.iter().cloned().collect(),
         })
     }
