@@ -388,6 +388,14 @@ pub fn step_names(steps: &[serde_yaml::Mapping]) -> Vec<Option<String>> {
         .collect()
 }
 
+/// A `repeat:` value: a whole number of runs, 1 or more.
+pub fn repeat_of(v: &Value) -> Result<u32, crate::error::Invalid> {
+    v.as_u64()
+        .and_then(|r| u32::try_from(r).ok())
+        .filter(|r| *r > 0)
+        .ok_or_else(|| crate::invalid!("repeat: give a whole number of runs, 1 or more"))
+}
+
 /// A step's command: its first key that is not one of [`STEP_KEYS`].
 pub fn step_command(step: &serde_yaml::Mapping) -> Option<&str> {
     step.keys()
@@ -639,15 +647,7 @@ fn plan_env(
             .ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;
         let repeat = match step.get("repeat") {
             None => f.repeat,
-            Some(v) => v
-                .as_u64()
-                .and_then(|r| u32::try_from(r).ok())
-                .filter(|r| *r > 0)
-                .ok_or_else(|| {
-                    crate::invalid!(
-                        "step {n} ({name}): repeat: give a whole number of runs, 1 or more"
-                    )
-                })?,
+            Some(v) => repeat_of(v).map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?,
         };
         let options = step.get(command).cloned().unwrap_or(Value::Null);
         if let Value::Mapping(m) = &options

@@ -20,7 +20,7 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::file::{ScenarioFile, step_command};
+use super::file::{ScenarioFile, repeat_of, step_command};
 use super::steps::Step;
 use crate::error::Invalid;
 
@@ -95,11 +95,7 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
         t => serde_yaml::from_str(t).unwrap_or_else(|_| Value::String(t.to_string())),
     };
     if key == "repeat" {
-        f.repeat = value
-            .as_u64()
-            .and_then(|r| u32::try_from(r).ok())
-            .filter(|r| *r > 0)
-            .ok_or_else(|| crate::invalid!("give a whole number of runs, 1 or more"))?;
+        f.repeat = repeat_of(&value)?;
         // A step's own repeat gives way too.
         for s in &mut f.steps {
             s.remove("repeat");

@@ -131,19 +131,18 @@ impl ProbeStep {
 
 pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::ProbeResult> {
     args.validate()?;
-    let spec = spec_from_args(args.clone(), clusters)?;
+    let cluster = match &args.cluster {
+        Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?),
+        None => None,
+    };
+    let spec = spec_from_args(args.clone(), cluster.as_ref().map(|c| c.dir.clone()))?;
     // A local cluster whose nodes are pinned (an emulated smaller host): the probe runs on
     // their CPUs, so its CPU score is that host's.
-    let cpus: std::collections::BTreeSet<usize> = match &args.cluster {
-        Some(name) => crate::cluster::Cluster::open(clusters, name)?
-            .state
-            .plan
-            .nodes
-            .iter()
-            .flat_map(|n| n.cpus.iter().copied())
-            .collect(),
-        None => Default::default(),
-    };
+    let cpus: std::collections::BTreeSet<usize> = cluster
+        .iter()
+        .flat_map(|c| c.state.plan.nodes.iter())
+        .flat_map(|n| n.cpus.iter().copied())
+        .collect();
     let _pinned = match cpus.is_empty() {
         true => None,
         false => {
@@ -163,12 +162,9 @@ pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::Pr
 }
 
 /// Converts the command line into a [`ProbeSpec`].
-fn spec_from_args(args: ProbeStep, clusters: &Path) -> anyhow::Result<ProbeSpec> {
+/// `cluster_dir` is the directory of the `--cluster` (opened by the caller).
+fn spec_from_args(args: ProbeStep, cluster_dir: Option<PathBuf>) -> anyhow::Result<ProbeSpec> {
     let home = cqlbench_home();
-    let cluster_dir = match &args.cluster {
-        Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?.dir),
-        None => None,
-    };
     let env = match (args.env, &args.cluster) {
         (Some(env), _) => env,
         (None, Some(name)) => name.clone(),
