@@ -8,6 +8,7 @@ pub mod cli;
 pub mod cluster;
 pub mod cost;
 pub mod error;
+pub mod fault;
 pub mod fsutil;
 pub mod host;
 pub mod interrupt;

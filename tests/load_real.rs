@@ -51,6 +51,8 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         rate_share: None,
         sequential_main: false,
         until: None,
+        faults: Vec::new(),
+        injector: None,
     }
 }
 

@@ -35,6 +35,7 @@ use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
 
+use super::ledger::Outcome;
 use super::window::{self, Window};
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
 use crate::stats::{ErrorKind, Snapshot};
@@ -207,6 +208,7 @@ impl<O> Ctx<O> {
 
 struct Done {
     kind: OpKind,
+    cycle: u64,
     on_schedule: bool,
     carried_over: bool,
     intended: Instant,
@@ -325,6 +327,13 @@ impl WorkerStats {
             self.carried_over.fetch_add(1, Ordering::Relaxed);
         }
         let mut snap = self.snap.lock().expect("stats lock");
+        if d.kind.writes() {
+            let outcome = match d.result {
+                Ok(()) => Outcome::Acked,
+                Err(_) => Outcome::Unknown,
+            };
+            snap.writes.record(d.kind, d.cycle, outcome);
+        }
         match d.result {
             Ok(()) => snap.record_ok(
                 d.kind,
@@ -381,6 +390,7 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
         timer.disarm();
         let d = Done {
             kind,
+            cycle,
             on_schedule: ctx.on_schedule(i, intended, sent),
             carried_over: ctx.carried_over(i, intended, sent),
             intended,

@@ -1,9 +1,10 @@
 //! The load engine: connect, create the schema, run the rampup and main phases, and write the
-//! result (JSON and HDR interval log) after every interval, so an interrupted run keeps what
-//! it measured.
+//! result (JSON, HDR interval log and acknowledged-write ledger) after every interval, so an
+//! interrupted run keeps what it measured.
 
 pub mod executor;
 pub mod hlog;
+pub mod ledger;
 pub mod session;
 pub mod window;
 
@@ -48,6 +49,9 @@ pub struct RunPlan {
     pub local_rf: Option<u32>,
     /// The rate as a share of a throughput result, recorded in the result.
     pub rate_share: Option<crate::result::RateShare>,
+    /// Faults applied at their offsets into the main phase, by `injector`.
+    pub faults: Vec<crate::fault::Fault>,
+    pub injector: Option<Arc<dyn crate::fault::Inject>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +141,7 @@ async fn run_async(
         warnings: Vec::new(),
         metrics: None,
         rate_share: plan.rate_share.clone(),
+        events: Vec::new(),
     };
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
@@ -147,6 +152,12 @@ async fn run_async(
         session: session.clone(),
         workload,
     });
+    let ledger_path = plan.out.with_extension("ledger");
+    let mut ledger =
+        ledger::LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
+            path: ledger_path.clone(),
+            source,
+        })?;
     let hlog_path = plan.out.with_extension("hlog");
     let mut hlog =
         hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
@@ -189,6 +200,15 @@ async fn run_async(
             }
             _ => (stop.clone(), None),
         };
+        // The fault schedule runs beside the main phase, from its start.
+        let faults = match (&plan.injector, name) {
+            (Some(inj), "main") if !plan.faults.is_empty() => Some(crate::fault::Running::start(
+                &plan.faults,
+                inj.clone(),
+                move || crate::host::unix_now() - started,
+            )),
+            _ => None,
+        };
         let mut outcome = run_phase(ops.clone(), load, rampup, phase_stop, |rep| {
             let cpu = crate::host::process_cpu_seconds();
             let cpu_d = cpu - cpu_prev;
@@ -222,6 +242,14 @@ async fn run_async(
                 );
             }
             let _ = hlog.flush();
+            let mapping = if rampup {
+                ledger::Mapping::Sequential
+            } else {
+                ledger::Mapping::Hashed
+            };
+            if let Err(e) = ledger.append(name, mapping, &rep.snapshot.writes) {
+                write_error.get_or_insert(e);
+            }
             result
                 .phases
                 .last_mut()
@@ -231,6 +259,9 @@ async fn run_async(
             // Every interval for the first minute, then every 10 s: a long run's result
             // grows, and rewriting it each second would cost the client more and more.
             let n = result.phases.last().map_or(0, |p| p.intervals.len());
+            if let Some(f) = &faults {
+                result.events = f.snapshot();
+            }
             if n <= 60 || last_write.elapsed() >= std::time::Duration::from_secs(10) {
                 if let Some(s) = &sampler {
                     result.metrics = Some(Box::new(s.series()));
@@ -246,6 +277,9 @@ async fn run_async(
             });
         })
         .await;
+        if let Some(f) = faults {
+            result.events = f.finish();
+        }
         if let Some(task) = forward {
             task.abort();
             if outcome.reason == StopReason::Interrupted && !stop.load(Ordering::Relaxed) {

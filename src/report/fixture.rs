@@ -157,6 +157,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             cluster: None,
             probe: None,
         },
+        events: Vec::new(),
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,

@@ -351,6 +351,9 @@ pub struct RunResult {
     /// The rate was given as a share of a throughput result (`--rate 35% --of …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_share: Option<RateShare>,
+    /// Faults applied during the main phase, on the run's time axis.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<crate::fault::Event>,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

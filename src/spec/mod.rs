@@ -1,6 +1,7 @@
 //! Persisted, versioned specs: what the command line builds and the core takes.
 
 pub mod cluster;
+pub mod fault;
 pub mod load;
 pub mod units;
 pub mod workload;

@@ -52,6 +52,11 @@ impl OpKind {
             OpKind::Range => "range",
         }
     }
+
+    /// Changes data: its outcomes go to the acknowledged-write ledger.
+    pub fn writes(self) -> bool {
+        matches!(self, OpKind::Write)
+    }
 }
 
 impl FromStr for OpKind {

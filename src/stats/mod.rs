@@ -203,6 +203,8 @@ pub struct Snapshot {
     pub ops: [OpStats; 3],
     /// Largest delay between an operation's intended start and its actual send.
     pub max_send_lag_ns: u64,
+    /// Write cycles by outcome (the acknowledged-write ledger's share of this snapshot).
+    pub writes: crate::load::ledger::Writes,
 }
 
 fn slot(k: OpKind) -> usize {
@@ -236,11 +238,13 @@ impl Snapshot {
             a.add(b);
         }
         self.max_send_lag_ns = self.max_send_lag_ns.max(other.max_send_lag_ns);
+        self.writes.add(&other.writes);
     }
 
     pub fn reset(&mut self) {
         self.ops.iter_mut().for_each(OpStats::reset);
         self.max_send_lag_ns = 0;
+        self.writes.clear();
     }
 
     /// Successful operations of all kinds.

@@ -264,6 +264,11 @@ impl CapacityStep {
         if a.run.duration.is_some() || a.run.ops.is_some() {
             bail!("capacity steps last --step each (not --duration / --ops)");
         }
+        if !a.run.fault.is_empty() {
+            bail!(
+                "--fault is for run, throughput and latency (a capacity search's steps are short)"
+            );
+        }
         if a.search.resume && a.run.out.is_none() {
             bail!("--resume continues the search in --out: give --out");
         }

@@ -72,6 +72,9 @@ impl FillStep {
         if a.run.ratio.is_some() {
             bail!("fill writes only: drop --ratio");
         }
+        if !a.run.fault.is_empty() {
+            bail!("--fault is for run, throughput and latency, not a fill");
+        }
         if a.run.ops.is_some() {
             bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
         }

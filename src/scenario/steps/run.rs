@@ -2,6 +2,7 @@
 //! live interval lines; the final table; the result path.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -10,6 +11,7 @@ use serde::Deserialize;
 
 use super::de;
 
+use crate::fault::{Fault, HookInjector, Inject, LocalInjector};
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
@@ -199,6 +201,14 @@ pub struct RunStep {
     )]
     pub metrics_interval: Duration,
 
+    /// A fault at an offset into the main phase (repeat for more): AT:ACTION:NODE with kill,
+    /// stop (drain + clean stop), start, restart, pause[:FOR], resume, flush, compact, repair
+    /// or drain on a local cluster's node, e.g. 30s:kill:node2, 20s:pause:node3:2s; or
+    /// AT:hook:COMMAND (run with sh -c) for any cluster.
+    #[arg(long, value_name = "AT:ACTION:NODE")]
+    #[serde(default, deserialize_with = "de::list_parsed")]
+    pub fault: Vec<Fault>,
+
     /// Environment label for reports and result file names [default: the cluster name, else
     /// "hosts"]: 1-64 of A-Z a-z 0-9 . _ -.
     #[arg(long, value_parser = crate::probe::spec::parse_env)]
@@ -299,6 +309,10 @@ impl RunStep {
         for e in &self.prometheus {
             Endpoint::parse(e).map_err(|e| anyhow::anyhow!("--prometheus {e}"))?;
         }
+        // The node count is checked against the cluster in `to_plan`.
+        let phase_s = self.ops.is_none().then_some(secs);
+        let nodes = self.cluster.as_ref().map(|_| usize::MAX);
+        crate::spec::fault::check_schedule(&self.fault, phase_s, nodes)?;
         Ok(())
     }
 
@@ -307,6 +321,21 @@ impl RunStep {
         self.validate()?;
         let target = self.target(clusters)?;
         let local_dc = target.local_dc();
+        let injector: Option<Arc<dyn Inject>> = match (self.fault.is_empty(), target.cluster()) {
+            (true, _) => None,
+            (false, Some(c)) => {
+                let secs = self.ops.is_none().then(|| {
+                    self.duration
+                        .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64())
+                });
+                crate::spec::fault::check_schedule(&self.fault, secs, Some(c.nodes().len()))?;
+                Some(Arc::new(LocalInjector {
+                    cluster: c.clone(),
+                    keyspace: self.keyspace.clone(),
+                }))
+            }
+            (false, None) => Some(Arc::new(HookInjector)),
+        };
         let mut w = WorkloadSpec::defaults(self.workload);
         w.schema_version = WORKLOAD_SPEC_VERSION;
         w.keyspace = self.keyspace.clone();
@@ -443,6 +472,8 @@ impl RunStep {
             until: None,
             local_rf,
             rate_share,
+            faults: self.fault.clone(),
+            injector,
         })
     }
 }

@@ -1,0 +1,328 @@
+//! Faults during a run: a schedule of [`Fault`]s applied at their offsets into the main phase by
+//! a thread of their own (a restart blocks for seconds; the load goes on meanwhile), each one an
+//! [`Event`] on the run's time axis with when it began, when it completed and how it ended.
+//!
+//! A local cluster's faults act on its node processes and nodetool ([`LocalInjector`]); for any
+//! other cluster the only action is a hook command ([`HookInjector`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::Cluster;
+use crate::cluster::supervise::{StartOptions, StopOptions};
+pub use crate::spec::fault::{Action, Fault};
+
+/// A fault as it happened, on the run's time axis (seconds since the run's start, the axis of
+/// [`crate::result::PhaseResult::offset_s`] and of the server metrics).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub fault: Fault,
+    pub started_s: f64,
+    /// When the action returned (a restart: once the node was up again); None while running
+    /// or when it never ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_s: Option<f64>,
+    /// Why the action failed, or why it did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Applies one fault; blocking.
+pub trait Inject: Send + Sync + std::fmt::Debug {
+    fn apply(&self, f: &Fault) -> Result<(), String>;
+}
+
+/// Faults on the nodes of a local cluster (and hooks).
+#[derive(Debug)]
+pub struct LocalInjector {
+    pub cluster: Cluster,
+    /// nodetool flush/compact/repair act on this keyspace.
+    pub keyspace: String,
+}
+
+impl Inject for LocalInjector {
+    fn apply(&self, f: &Fault) -> Result<(), String> {
+        let Some(n) = f.node else {
+            return HookInjector.apply(f);
+        };
+        let c = &self.cluster;
+        let stop = |kill: bool| {
+            c.stop(&StopOptions {
+                nodes: vec![n],
+                kill,
+                timeout: Duration::from_secs(60),
+            })
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        };
+        let start = || {
+            c.start(&StartOptions {
+                nodes: vec![n],
+                timeout: Duration::from_secs(240),
+            })
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        };
+        let nodetool = |args: &[&str]| -> Result<(), String> {
+            let out = c.nodetool(n, args).map_err(|e| e.to_string())?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                let text = String::from_utf8_lossy(&out.stderr).to_string()
+                    + &String::from_utf8_lossy(&out.stdout);
+                Err(format!(
+                    "nodetool {} failed: {}",
+                    args.join(" "),
+                    last_line(&text)
+                ))
+            }
+        };
+        let ks = self.keyspace.as_str();
+        match f.action {
+            Action::Kill => stop(true),
+            Action::Stop => {
+                // A node that cannot drain (paused, overloaded) is still stopped.
+                let drained = nodetool(&["drain"]);
+                stop(false)?;
+                drained.map_err(|e| format!("stopped, but {e}"))
+            }
+            Action::Start => start(),
+            Action::Restart => {
+                stop(false)?;
+                start()
+            }
+            Action::Pause => c.pause(n).map_err(|e| e.to_string()),
+            Action::Resume => c.resume(n).map_err(|e| e.to_string()),
+            Action::Flush => nodetool(&["flush", ks]),
+            Action::Compact => nodetool(&["compact", ks]),
+            Action::Repair => nodetool(&["repair", "-full", ks]),
+            Action::Drain => nodetool(&["drain"]),
+            Action::Hook => HookInjector.apply(f),
+        }
+    }
+}
+
+/// Hooks only: `sh -c COMMAND`, with `CQLBENCH_FAULT` (the fault as given) in its environment.
+#[derive(Debug)]
+pub struct HookInjector;
+
+impl Inject for HookInjector {
+    fn apply(&self, f: &Fault) -> Result<(), String> {
+        let Some(cmd) = &f.command else {
+            return Err(format!("{f}: node faults need a local cluster"));
+        };
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(cmd)
+            .env("CQLBENCH_FAULT", f.to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("running sh: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "hook exited with {}: {}",
+                out.status,
+                last_line(&String::from_utf8_lossy(&out.stderr))
+            ))
+        }
+    }
+}
+
+fn last_line(text: &str) -> String {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// The schedule as applied: a pause with a duration becomes a pause and a resume.
+pub fn expand(faults: &[Fault]) -> Vec<Fault> {
+    let mut out: Vec<Fault> = Vec::new();
+    for f in faults {
+        out.push(f.clone());
+        if let (Action::Pause, Some(d)) = (f.action, f.for_s) {
+            out.push(Fault {
+                at_s: f.at_s + d,
+                action: Action::Resume,
+                node: f.node,
+                for_s: None,
+                command: None,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    out
+}
+
+/// A schedule running beside a main phase.
+pub struct Running {
+    pub events: Arc<Mutex<Vec<Event>>>,
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Starts applying `faults` (offsets from now, the main phase's start); `run_axis` gives
+    /// the time on the run's axis.
+    pub fn start(
+        faults: &[Fault],
+        injector: Arc<dyn Inject>,
+        run_axis: impl Fn() -> f64 + Send + 'static,
+    ) -> Running {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let done = Arc::new(AtomicBool::new(false));
+        let schedule = expand(faults);
+        let (ev, dn) = (events.clone(), done.clone());
+        let t0 = Instant::now();
+        let thread = std::thread::Builder::new()
+            .name("faults".into())
+            .spawn(move || {
+                for f in schedule {
+                    let due = t0 + Duration::from_secs_f64(f.at_s);
+                    while Instant::now() < due && !dn.load(Ordering::Relaxed) {
+                        std::thread::sleep(
+                            due.saturating_duration_since(Instant::now())
+                                .min(Duration::from_millis(20)),
+                        );
+                    }
+                    let started_s = run_axis();
+                    if dn.load(Ordering::Relaxed) {
+                        ev.lock().expect("events").push(Event {
+                            fault: f,
+                            started_s,
+                            finished_s: None,
+                            error: Some("not applied: the main phase ended first".into()),
+                        });
+                        continue;
+                    }
+                    let index = {
+                        let mut e = ev.lock().expect("events");
+                        e.push(Event {
+                            fault: f.clone(),
+                            started_s,
+                            finished_s: None,
+                            error: None,
+                        });
+                        e.len() - 1
+                    };
+                    let outcome = injector.apply(&f);
+                    let mut e = ev.lock().expect("events");
+                    e[index].finished_s = Some(run_axis());
+                    e[index].error = outcome.err();
+                }
+            })
+            .expect("spawning the fault thread");
+        Running {
+            events,
+            done,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<Event> {
+        self.events.lock().expect("events").clone()
+    }
+
+    /// The main phase is over: faults not yet due are recorded as not applied; one in
+    /// progress (a restart) is waited for. Returns every event.
+    pub fn finish(mut self) -> Vec<Event> {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.snapshot()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default)]
+    struct Recorder(Mutex<Vec<(String, Instant)>>);
+
+    impl Inject for Recorder {
+        fn apply(&self, f: &Fault) -> Result<(), String> {
+            self.0.lock().unwrap().push((f.label(), Instant::now()));
+            if f.action == Action::Flush {
+                return Err("nodetool flush failed: boom".into());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_timed_pause_becomes_pause_and_resume_in_order() {
+        let faults: Vec<Fault> = ["5s:kill:node1", "1s:pause:node2:2s"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let labels: Vec<(f64, String)> = expand(&faults)
+            .iter()
+            .map(|f| (f.at_s, f.label()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                (1.0, "pause node2 for 2s".to_string()),
+                (3.0, "resume node2".to_string()),
+                (5.0, "kill node1".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn faults_run_at_their_offsets_and_late_ones_are_recorded_as_not_applied() {
+        let rec = Arc::new(Recorder::default());
+        let faults: Vec<Fault> = ["0.1s:kill:node1", "0.2s:flush:node2", "30s:start:node1"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let t0 = Instant::now();
+        let running = Running::start(&faults, rec.clone(), move || t0.elapsed().as_secs_f64());
+        std::thread::sleep(Duration::from_millis(400));
+        let events = running.finish();
+        assert_eq!(events.len(), 3);
+        let applied = rec.0.lock().unwrap();
+        assert_eq!(applied.len(), 2, "{applied:?}");
+        let at = applied[0].1.duration_since(t0).as_secs_f64();
+        assert!((0.1..0.2).contains(&at), "kill at {at}");
+        assert!((0.1..0.2).contains(&events[0].started_s));
+        assert!(events[0].error.is_none() && events[0].finished_s.is_some());
+        assert_eq!(
+            events[1].error.as_deref(),
+            Some("nodetool flush failed: boom")
+        );
+        assert_eq!(
+            events[2].error.as_deref(),
+            Some("not applied: the main phase ended first")
+        );
+        assert!(events[2].finished_s.is_none());
+    }
+
+    #[test]
+    fn a_failing_hook_says_how_it_ended() {
+        let ok: Fault = "1s:hook:true".parse().unwrap();
+        assert_eq!(HookInjector.apply(&ok), Ok(()));
+        let bad: Fault = "1s:hook:echo nope >&2; exit 3".parse().unwrap();
+        let e = HookInjector.apply(&bad).unwrap_err();
+        assert!(e.contains("exit status: 3") && e.ends_with("nope"), "{e}");
+        let env: Fault = "1s:hook:case \"$CQLBENCH_FAULT\" in 1s:hook:*) exit 0;; *) exit 5;; esac"
+            .parse()
+            .unwrap();
+        assert_eq!(HookInjector.apply(&env), Ok(()));
+    }
+}
