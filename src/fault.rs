@@ -30,9 +30,15 @@ pub struct Event {
     pub error: Option<String>,
 }
 
-/// Applies one fault; blocking.
+/// The nodes of a target as a run sees them: applies faults (blocking) and tells which nodes
+/// are down.
 pub trait Inject: Send + Sync + std::fmt::Debug {
     fn apply(&self, f: &Fault) -> Result<(), String>;
+
+    /// Names of the nodes whose process is not running; None when that cannot be seen.
+    fn down(&self) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// Faults on the nodes of a local cluster (and hooks).
@@ -44,6 +50,17 @@ pub struct LocalInjector {
 }
 
 impl Inject for LocalInjector {
+    fn down(&self) -> Option<Vec<String>> {
+        Some(
+            self.cluster
+                .nodes()
+                .iter()
+                .filter(|n| self.cluster.pid(n).is_none())
+                .map(|n| n.name.clone())
+                .collect(),
+        )
+    }
+
     fn apply(&self, f: &Fault) -> Result<(), String> {
         let Some(n) = f.node else {
             return HookInjector.apply(f);

@@ -21,6 +21,7 @@ pub mod scenario;
 pub mod spec;
 pub mod stats;
 pub mod target;
+pub mod verify;
 pub mod workload;
 
 #[cfg(test)]

@@ -162,3 +162,132 @@ fn cluster_settings_cqlbench_plans_itself_are_refused_at_create() {
         "is more than this host's",
     );
 }
+
+#[test]
+fn bad_fault_schedules_are_refused_before_the_run() {
+    let run = |extra: &[&str], needle: &str| {
+        let mut args = vec!["run", "keyvalue", "--hosts", HOST, "--duration", "90s"];
+        args.extend_from_slice(extra);
+        refused(&args, needle);
+    };
+    run(
+        &["--fault", "30s:explode:node2"],
+        "unknown action 'explode'",
+    );
+    run(
+        &["--fault", "95s:kill:node2"],
+        "beyond the main phase (90s)",
+    );
+    run(&["--fault", "89s:pause:node2:2s"], "its end at 91s");
+    run(&["--fault", "30s:kill"], "kill needs a node");
+    run(&["--fault", "30s:kill:db2"], "is not a node");
+    run(&["--fault", "soon:kill:node2"], "is not a duration");
+    run(
+        &["--fault", "30s:kill:node2"],
+        "node faults need a local cluster",
+    );
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--ops",
+            "100",
+            "--fault",
+            "1s:hook:true",
+        ],
+        "faults need --duration",
+    );
+    refused(
+        &[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--fault",
+            "1s:hook:true",
+        ],
+        "--fault is for run, throughput and latency",
+    );
+    refused(
+        &[
+            "fill",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--bytes",
+            "10M",
+            "--fault",
+            "1s:hook:true",
+        ],
+        "--fault is for run, throughput and latency",
+    );
+}
+
+#[test]
+fn a_valid_fault_schedule_gets_as_far_as_connecting() {
+    // Every form parses; the run then fails on the unreachable host, not on the schedule.
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--duration",
+            "90s",
+            "--fault",
+            "10s:hook:echo fault",
+            "--fault",
+            "1m:hook:true",
+        ],
+        "cannot connect to 127.0.0.1:1",
+    );
+}
+
+#[test]
+fn verify_refuses_what_it_cannot_verify_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    refused(
+        &["verify", missing.to_str().unwrap()],
+        "missing.json: No such file",
+    );
+    // A run result without a ledger next to it.
+    let run = dir.path().join("run.json");
+    cqlbench::report::fixture::run("laptop", &Default::default())
+        .write(&run)
+        .unwrap();
+    refused(
+        &["verify", run.to_str().unwrap()],
+        "no write ledger next to the run result",
+    );
+    // A ledger that is not one.
+    std::fs::write(dir.path().join("run.ledger"), "{}").unwrap();
+    refused(
+        &["verify", run.to_str().unwrap()],
+        "run.ledger: not a cqlbench write ledger",
+    );
+    let probe = dir.path().join("probe.json");
+    std::fs::write(
+        &probe,
+        include_str!("../src/probe/testdata/probe-result.json"),
+    )
+    .unwrap();
+    refused(
+        &["verify", probe.to_str().unwrap()],
+        "a probe result, not a run result",
+    );
+    refused(
+        &["verify", probe.to_str().unwrap(), "--consistency", "SOME"],
+        "invalid value 'SOME'",
+    );
+    refused(
+        &["verify", probe.to_str().unwrap(), "--concurrency", "0"],
+        "--concurrency must be at least 1",
+    );
+    refused(
+        &["verify", probe.to_str().unwrap(), "--timeout", "forever"],
+        "is not a duration",
+    );
+}

@@ -52,7 +52,8 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         sequential_main: false,
         until: None,
         faults: Vec::new(),
-        injector: None,
+        nodes: None,
+        end_on_node_death: false,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod cost;
 pub mod quickstart;
 pub mod scenario;
+pub mod verify;
 
 use crate::scenario::steps::{self, CapacityStep, FillStep, ProbeStep, ReportStep, RunStep};
 
@@ -54,6 +55,9 @@ pub enum Command {
     Report(ReportStep),
     /// Is run B better, worse or not distinguishable from run A, per metric.
     Compare(compare::CompareArgs),
+    /// Read back every write a run's cluster acknowledged (its ledger) and compare it with
+    /// what was written: present, missing and different rows.
+    Verify(verify::VerifyArgs),
 }
 
 /// Where the commands look local clusters up: $CQLBENCH_CLUSTERS_DIR, else the home's.
@@ -77,6 +81,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plan(args) => cost::run_plan(args),
         Command::Report(args) => steps::report::run(&args),
         Command::Compare(args) => compare::run(args),
+        Command::Verify(args) => verify::run(args),
     }
 }
 

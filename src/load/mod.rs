@@ -49,9 +49,13 @@ pub struct RunPlan {
     pub local_rf: Option<u32>,
     /// The rate as a share of a throughput result, recorded in the result.
     pub rate_share: Option<crate::result::RateShare>,
-    /// Faults applied at their offsets into the main phase, by `injector`.
+    /// Faults applied at their offsets into the main phase, by `nodes`.
     pub faults: Vec<crate::fault::Fault>,
-    pub injector: Option<Arc<dyn crate::fault::Inject>>,
+    /// The target's nodes: faults are applied to them, and a node that goes down without a
+    /// fault naming it is a warning (a local cluster; hooks only for other targets).
+    pub nodes: Option<Arc<dyn crate::fault::Inject>>,
+    /// A node going down ends the main phase (as completed; a fill stops there).
+    pub end_on_node_death: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -201,7 +205,13 @@ async fn run_async(
             _ => (stop.clone(), None),
         };
         // The fault schedule runs beside the main phase, from its start.
-        let faults = match (&plan.injector, name) {
+        let down_at_start: Vec<String> = plan
+            .nodes
+            .as_ref()
+            .and_then(|n| n.down())
+            .unwrap_or_default();
+        let mut reported: Vec<String> = Vec::new();
+        let faults = match (&plan.nodes, name) {
             (Some(inj), "main") if !plan.faults.is_empty() => Some(crate::fault::Running::start(
                 &plan.faults,
                 inj.clone(),
@@ -261,6 +271,29 @@ async fn run_async(
             let n = result.phases.last().map_or(0, |p| p.intervals.len());
             if let Some(f) = &faults {
                 result.events = f.snapshot();
+            }
+            // A node that went down without a fault naming it.
+            if let Some(down) = plan.nodes.as_ref().and_then(|n| n.down()) {
+                for node in down {
+                    let scheduled = result
+                        .events
+                        .iter()
+                        .any(|e| e.fault.node.is_some_and(|n| node == format!("node{n}")));
+                    if down_at_start.contains(&node) || reported.contains(&node) || scheduled {
+                        continue;
+                    }
+                    result.warnings.push(Warning::NodeDied {
+                        phase: name.to_string(),
+                        node: node.clone(),
+                        at_s: crate::host::unix_now() - started,
+                    });
+                    reported.push(node);
+                    if plan.end_on_node_death
+                        && let Some(u) = &plan.until
+                    {
+                        u.store(true, Ordering::Relaxed);
+                    }
+                }
             }
             if n <= 60 || last_write.elapsed() >= std::time::Duration::from_secs(10) {
                 if let Some(s) = &sampler {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::result::{CapacityResult, ProbeResult, ResultFile, RunResult};
+use crate::result::{CapacityResult, ProbeResult, ResultFile, RunResult, VerifyResult};
 
 pub mod capacity;
 pub mod charts;
@@ -51,14 +51,20 @@ pub enum Input {
         path: PathBuf,
         result: ProbeResult,
     },
+    /// A verification of a run (`cqlbench verify`); shown with that run.
+    Verify {
+        path: PathBuf,
+        result: VerifyResult,
+    },
 }
 
 impl Input {
     pub fn path(&self) -> &Path {
         match self {
-            Input::Run { path, .. } | Input::Capacity { path, .. } | Input::Probe { path, .. } => {
-                path
-            }
+            Input::Run { path, .. }
+            | Input::Capacity { path, .. }
+            | Input::Probe { path, .. }
+            | Input::Verify { path, .. } => path,
         }
     }
 }
@@ -79,12 +85,27 @@ pub fn load(path: &Path) -> Result<Input, ReportError> {
             path: path_buf,
             result,
         },
+        ResultFile::Verify(result) => Input::Verify {
+            path: path_buf,
+            result,
+        },
     })
 }
 
-/// Loads every file, stopping at the first that fails.
+/// Loads every file, stopping at the first that fails. A run's verification next to it
+/// (`RUN.verify.json`) comes along unless it was given too.
 pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
-    paths.iter().map(|p| load(p)).collect()
+    let mut out: Vec<Input> = paths.iter().map(|p| load(p)).collect::<Result<_, _>>()?;
+    for p in paths {
+        let v = VerifyResult::path_for(p);
+        if matches!(out.iter().find(|i| i.path() == p), Some(Input::Run { .. }))
+            && !paths.contains(&v)
+            && let Some(result) = VerifyResult::beside(p)
+        {
+            out.push(Input::Verify { path: v, result });
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -125,7 +146,7 @@ mod tests {
         std::fs::write(&bad, r#"{"schema_version": 1}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert!(e.contains("neither a run result"), "{e}");
-        assert!(e.contains("a capacity result"), "{e}");
+        assert!(e.contains("a capacity or verify result"), "{e}");
         std::fs::write(&bad, r#"{"schema_version": 9, "phases": []}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert_eq!(

@@ -13,7 +13,7 @@ use super::capacity::{self, CapacitySearch};
 use super::{Input, ReportError};
 use crate::metrics::series::MetricSeries;
 use crate::probe::result::{ProbeResult, Summary};
-use crate::result::{IntervalRecord, RunResult};
+use crate::result::{IntervalRecord, RunResult, VerifyResult};
 use crate::spec::LoadMode;
 use crate::stats::{Percentiles, decode, new_histogram};
 
@@ -73,6 +73,10 @@ pub struct RunTimeline {
     pub intervals: Vec<IntervalRecord>,
     /// Server and host series, when the run sampled them.
     pub metrics: Option<MetricSeries>,
+    /// Faults applied during the main phase, on the run's axis.
+    pub events: Vec<crate::fault::Event>,
+    /// The run's verification (`cqlbench verify`), when there is one.
+    pub verify: Option<VerifyResult>,
 }
 
 /// Runs of the same scenario, environments side by side.
@@ -287,6 +291,218 @@ fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), R
     into.add(&h).map_err(|e| bad(format!("{e:?}")))
 }
 
+/// The same file, however each path was spelled.
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// What a run did around one fault.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultImpact {
+    pub event: crate::fault::Event,
+    /// Seconds into the main phase.
+    pub at_s: f64,
+    /// Mean throughput over the (up to) 10 s before the fault.
+    pub before_ops_per_s: Option<f64>,
+    /// Lowest per-interval availability from the fault until the next one (or the end).
+    pub min_availability: Option<f64>,
+    /// From the fault until the first interval back at 95% of `before_ops_per_s`: Some(0.0)
+    /// when throughput never fell below it, None when it had not recovered by the next fault
+    /// (or the end).
+    pub recovery_s: Option<f64>,
+    /// Errors by kind from the fault until the next one (or the end).
+    pub errors: BTreeMap<crate::stats::ErrorKind, u64>,
+}
+
+impl RunTimeline {
+    /// The impact of each fault, in order.
+    pub fn fault_impacts(&self) -> Vec<FaultImpact> {
+        let rel = |run_s: f64| run_s - self.offset_s;
+        let end = self.intervals.last().map_or(0.0, |i| i.end_s);
+        let mut out = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            let at = rel(e.started_s);
+            let until = self
+                .events
+                .get(i + 1)
+                .map_or(end, |n| rel(n.started_s))
+                .max(at);
+            let before: Vec<f64> = self
+                .intervals
+                .iter()
+                .filter(|iv| iv.end_s <= at + 1e-9 && iv.start_s >= at - 10.0 && !iv.drain)
+                .map(|iv| iv.ops_per_s)
+                .collect();
+            let before_ops =
+                (!before.is_empty()).then(|| before.iter().sum::<f64>() / before.len() as f64);
+            let after: Vec<&IntervalRecord> = self
+                .intervals
+                .iter()
+                .filter(|iv| iv.end_s > at && iv.start_s < until && !iv.drain)
+                .collect();
+            let min_availability = after
+                .iter()
+                .filter_map(|iv| iv.availability())
+                .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
+            let recovery_s = before_ops.and_then(|b| {
+                let level = 0.95 * b;
+                // Intervals wholly after the fault; the one it fell in is partly before it.
+                let whole: Vec<&&IntervalRecord> =
+                    after.iter().filter(|iv| iv.start_s >= at - 1e-9).collect();
+                if whole.iter().all(|iv| iv.ops_per_s >= level) {
+                    return Some(0.0);
+                }
+                let dipped = whole.iter().position(|iv| iv.ops_per_s < level)?;
+                whole[dipped..]
+                    .iter()
+                    .find(|iv| iv.ops_per_s >= level)
+                    .map(|iv| iv.start_s - at)
+            });
+            let mut errors = BTreeMap::new();
+            for iv in &after {
+                for (k, n) in &iv.errors_by_kind {
+                    *errors.entry(*k).or_default() += n;
+                }
+            }
+            out.push(FaultImpact {
+                event: e.clone(),
+                at_s: at,
+                before_ops_per_s: before_ops,
+                min_availability,
+                recovery_s,
+                errors,
+            });
+        }
+        out
+    }
+
+    /// Successful ÷ attempted operations over the main phase.
+    pub fn availability(&self) -> Option<f64> {
+        let (ok, all) = self.intervals.iter().fold((0u64, 0u64), |(o, a), iv| {
+            (o + iv.ok, a + iv.ok + iv.errors)
+        });
+        (all > 0).then(|| ok as f64 / all as f64)
+    }
+
+    /// The fault table of this run, when it had faults.
+    pub fn fault_table(&self) -> Option<Table> {
+        if self.events.is_empty() {
+            return None;
+        }
+        let rows = self
+            .fault_impacts()
+            .into_iter()
+            .map(|f| {
+                let took = f
+                    .event
+                    .finished_s
+                    .map(|e| format!("{:.1}", e - f.event.started_s));
+                let errors: Vec<String> = f
+                    .errors
+                    .iter()
+                    .map(|(k, n)| format!("{}={n}", k.name()))
+                    .collect();
+                vec![
+                    format!("{:.1}", f.at_s),
+                    f.event.fault.label(),
+                    took.unwrap_or_else(|| "-".into()),
+                    format_value(f.before_ops_per_s, 0),
+                    format_value(f.min_availability.map(|a| a * 100.0), 2),
+                    match (f.recovery_s, f.before_ops_per_s) {
+                        (Some(s), _) => format!("{s:.0}"),
+                        (None, Some(_)) => "not recovered".into(),
+                        (None, None) => "-".into(),
+                    },
+                    if errors.is_empty() {
+                        "none".into()
+                    } else {
+                        errors.join(", ")
+                    },
+                    f.event.error.clone().unwrap_or_else(|| "ok".into()),
+                ]
+            })
+            .collect();
+        Some(Table {
+            title: format!(
+                "Faults — {} ({}), availability over the main phase {}%",
+                self.env,
+                self.path.display(),
+                format_value(self.availability().map(|a| a * 100.0), 2)
+            ),
+            header: [
+                "at (s)",
+                "fault",
+                "took (s)",
+                "ops/s before",
+                "min availability %",
+                "recovered to 95% after (s)",
+                "errors until next fault",
+                "outcome",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+            text_columns: vec![1, 5, 6, 7],
+        })
+    }
+}
+
+/// Verifications of a group's runs, runs as columns.
+fn verify_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table> {
+    let verified: Vec<(&RunTimeline, &VerifyResult)> = runs
+        .iter()
+        .filter_map(|r| r.verify.as_ref().map(|v| (*r, v)))
+        .collect();
+    if verified.is_empty() {
+        return None;
+    }
+    type Get = fn(&VerifyResult) -> String;
+    let fields: [(&str, Get); 9] = [
+        ("writes acknowledged at", |v| {
+            v.write_consistency.to_string()
+        }),
+        ("acknowledged writes", |v| {
+            format_value(Some(v.acked_writes as f64), 0)
+        }),
+        ("rows read back at", |v| v.consistency.to_string()),
+        ("acknowledged rows", |v| {
+            format_value(Some(v.acked_rows as f64), 0)
+        }),
+        ("present", |v| format_value(Some(v.present as f64), 0)),
+        ("missing", |v| format_value(Some(v.missing as f64), 0)),
+        ("different", |v| format_value(Some(v.different as f64), 0)),
+        ("unreadable", |v| format_value(Some(v.unreadable as f64), 0)),
+        ("unknown-outcome writes: rows landed", |v| {
+            format!("{} of {}", v.unknown_landed, v.unknown_rows)
+        }),
+    ];
+    Some(Table {
+        title: format!("Acknowledged writes read back — {scenario}"),
+        header: std::iter::once(String::new())
+            .chain(verified.iter().map(|(r, _)| {
+                format!(
+                    "{} ({})",
+                    r.env,
+                    r.path.file_name().unwrap_or_default().to_string_lossy()
+                )
+            }))
+            .collect(),
+        rows: fields
+            .iter()
+            .map(|(label, get)| {
+                std::iter::once(label.to_string())
+                    .chain(verified.iter().map(|(_, v)| get(v)))
+                    .collect()
+            })
+            .collect(),
+        text_columns: (1..=verified.len()).collect(),
+    })
+}
+
 impl Report {
     /// Builds the model from loaded results, in the order given (environments appear in the
     /// order of their first file).
@@ -348,6 +564,8 @@ impl Report {
                             offset_s: main.offset_s,
                             intervals: main.intervals.clone(),
                             metrics: result.metrics.as_deref().cloned(),
+                            events: result.events.clone(),
+                            verify: None,
                         });
                     }
                     let envs = &mut groups[gi].1;
@@ -362,6 +580,7 @@ impl Report {
                     merged(path, &summary.all.response_histogram_ns, &mut acc.1)?;
                     acc.0.push(summary.ops_per_s);
                 }
+                Input::Verify { .. } => {}
                 Input::Capacity { path, result } => {
                     let search = CapacitySearch::of(path.clone(), result);
                     if let Some(status) = &search.status {
@@ -390,6 +609,24 @@ impl Report {
                         (slot.0, slot.1) = (path.clone(), result);
                     }
                 }
+            }
+        }
+        // Verifications go with the run they verified.
+        for input in inputs {
+            let Input::Verify { path, result } = input else {
+                continue;
+            };
+            let run = groups
+                .iter_mut()
+                .flat_map(|g| g.2.iter_mut())
+                .find(|r| same_file(&r.path, &result.run));
+            match run {
+                Some(r) => r.verify = Some(result.clone()),
+                None => report.notes.push(format!(
+                    "{}: verifies {}, which is not in this report",
+                    path.display(),
+                    result.run.display()
+                )),
             }
         }
         report.groups = groups
@@ -505,10 +742,14 @@ impl ScenarioGroup {
     /// The run sections with environments as columns (as in the reference articles).
     pub fn tables(&self) -> Vec<Table> {
         let items: Vec<(&str, &EnvRuns)> = self.envs.iter().map(|e| (e.env.as_str(), e)).collect();
-        RUN_SECTIONS
+        let mut out: Vec<Table> = RUN_SECTIONS
             .iter()
             .filter_map(|s| section_table(format!("{} — {}", s.title, self.scenario), s, &items))
-            .collect()
+            .collect();
+        out.extend(self.runs.iter().filter_map(RunTimeline::fault_table));
+        let runs: Vec<&RunTimeline> = self.runs.iter().collect();
+        out.extend(verify_table(&self.scenario, &runs));
+        out
     }
 }
 

@@ -452,3 +452,153 @@ fn runs_at_a_share_of_each_environments_throughput_are_one_scenario() {
     assert_eq!(g.open_rate_per_s, None);
     assert!(report.by_rate_tables().is_empty());
 }
+
+/// A 30 s run at 1,000 ops/s: node2 killed at 10 s (5 s of 300 ops/s and 50 unavailable
+/// errors a second follow), restarted at 20 s (taking 6 s); and its verification.
+fn faulted_run() -> (Input, Input) {
+    let mut r = run(
+        "lab",
+        &RunShape {
+            ops_per_s: 1_000.0,
+            ops_per_s_sd: 0.0,
+            intervals: 30,
+            warmup: 0,
+            rate_per_s: Some(1_000.0),
+            ..RunShape::default()
+        },
+    );
+    let offset = 3.0;
+    let main = &mut r.phases[0];
+    main.offset_s = offset;
+    for iv in &mut main.intervals[10..15] {
+        iv.ok = 300;
+        iv.ops_per_s = 300.0;
+        iv.errors = 50;
+        iv.errors_by_kind = [(crate::stats::ErrorKind::Unavailable, 50)].into();
+    }
+    let event = |s: &str, at: f64, took: f64| crate::fault::Event {
+        fault: s.parse().unwrap(),
+        started_s: offset + at,
+        finished_s: Some(offset + at + took),
+        error: None,
+    };
+    r.events = vec![
+        event("10s:kill:node2", 10.0, 0.1),
+        event("20s:restart:node2", 20.0, 6.0),
+    ];
+    let path = PathBuf::from("lab-faults.json");
+    let verify = crate::result::VerifyResult {
+        schema_version: crate::result::verify::VERIFY_VERSION,
+        kind: "verify".into(),
+        run: path.clone(),
+        consistency: crate::spec::Cl::Quorum,
+        write_consistency: crate::spec::Cl::Quorum,
+        ledger_truncated: false,
+        acked_writes: 60_000,
+        acked_rows: 45_000,
+        present: 45_000,
+        missing: 0,
+        different: 0,
+        unreadable: 0,
+        unknown_writes: 250,
+        unknown_rows: 200,
+        unknown_landed: 120,
+        first_differences: vec![],
+        first_missing: vec![],
+        elapsed_s: 12.0,
+    };
+    (
+        Input::Run { path, result: r },
+        Input::Verify {
+            path: "lab-faults.verify.json".into(),
+            result: verify,
+        },
+    )
+}
+
+#[test]
+fn faults_show_their_recovery_availability_and_errors_and_the_verification_its_counts() {
+    let (run, verify) = faulted_run();
+    let report = Report::build(&[run, verify]).unwrap();
+    let timeline = &report.groups[0].runs[0];
+    let impacts = timeline.fault_impacts();
+    assert_eq!(impacts.len(), 2);
+    let kill = &impacts[0];
+    assert_eq!(kill.at_s, 10.0);
+    assert_eq!(kill.before_ops_per_s, Some(1_000.0));
+    assert_eq!(kill.min_availability, Some(300.0 / 350.0));
+    // Intervals 10..15 are below 950 ops/s: back at 15 s, 5 s after the fault.
+    assert_eq!(kill.recovery_s, Some(5.0));
+    assert_eq!(
+        kill.errors,
+        [(crate::stats::ErrorKind::Unavailable, 250)].into()
+    );
+    let restart = &impacts[1];
+    // The 10 s before the restart: five intervals at 300, five at 1,000.
+    assert_eq!(restart.before_ops_per_s, Some(650.0));
+    assert_eq!(restart.recovery_s, Some(0.0));
+    assert!(restart.errors.is_empty());
+    let availability = timeline.availability().unwrap();
+    assert!(
+        (availability - (30_000.0 - 3_500.0) / (30_000.0 - 3_250.0)).abs() < 1e-12,
+        "{availability}"
+    );
+
+    let tables = report.tables();
+    let faults = tables
+        .iter()
+        .find(|t| t.title.starts_with("Faults — lab"))
+        .expect("a fault table");
+    assert_eq!(
+        faults.rows[0],
+        vec![
+            "10.0",
+            "kill node2",
+            "0.1",
+            "1,000",
+            "85.71",
+            "5",
+            "unavailable=250",
+            "ok"
+        ]
+    );
+    assert_eq!(faults.rows[1][1], "restart node2");
+    assert_eq!(faults.rows[1][2], "6.0");
+    let v = tables
+        .iter()
+        .find(|t| t.title.starts_with("Acknowledged writes read back"))
+        .expect("a verification table");
+    let row = |label: &str| {
+        v.rows
+            .iter()
+            .find(|r| r[0] == label)
+            .map(|r| r[1].clone())
+            .unwrap()
+    };
+    assert_eq!(row("present"), "45,000");
+    assert_eq!(row("missing"), "0");
+    assert_eq!(row("rows read back at"), "QUORUM");
+    assert_eq!(row("unknown-outcome writes: rows landed"), "120 of 200");
+
+    // The page marks both faults on every chart of the run, with availability charted.
+    let html = super::html::render(&report);
+    assert!(html.contains("Availability (% of attempted operations that succeeded)"));
+    // The run's stack: response time, throughput, availability.
+    assert_eq!(html.matches(r#"class="marker""#).count(), 2 * 3);
+    assert!(html.contains(">kill node2</text>"));
+    assert!(html.contains("restart node2 at 23.0 s"));
+}
+
+#[test]
+fn a_verification_of_a_run_not_in_the_report_is_a_note() {
+    let (_, verify) = faulted_run();
+    let report = Report::build(&[verify]).unwrap();
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.contains("verifies lab-faults.json, which is not in this report")),
+        "{:?}",
+        report.notes
+    );
+}

@@ -264,6 +264,35 @@ impl Chart {
         );
     }
 
+    /// A vertical marker line at `x` across the plot, with a hover text and, if given, a label
+    /// beside its top.
+    pub fn vline(&mut self, x: f64, stroke: &Stroke, tip: &str, label: Option<&str>) {
+        let Some(px) = self.px(x) else {
+            return;
+        };
+        let _ = write!(
+            self.over,
+            r#"<line class="marker" x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="{}" stroke-width="{}"{}><title>{}</title></line>"#,
+            fmt_num(self.top),
+            fmt_num(self.bottom),
+            escape(&stroke.colour),
+            stroke.width,
+            stroke.dash.attr(),
+            escape(tip),
+            x = fmt_num(px),
+        );
+        if let Some(text) = label {
+            let _ = write!(
+                self.over,
+                r#"<text x="{}" y="{}" font-size="10" style="fill:{}">{}</text>"#,
+                fmt_num(px + 3.0),
+                fmt_num(self.top + 10.0),
+                escape(&stroke.colour),
+                escape(text)
+            );
+        }
+    }
+
     /// A text label centred above `x`, at the top of the plot.
     pub fn label_at(&mut self, x: f64, text: &str, colour: &str) {
         let Some(px) = self.px(x) else {

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::capacity::{CAPACITY_VERSION, CapacityResult};
+use super::verify::VerifyResult;
 use super::{RESULT_VERSION, RunResult};
 use crate::probe::result::ProbeResult;
 
@@ -14,6 +15,7 @@ pub enum Kind {
     Run,
     Capacity,
     Probe,
+    Verify,
 }
 
 impl Kind {
@@ -22,6 +24,7 @@ impl Kind {
             Kind::Run => "run",
             Kind::Capacity => "capacity-search",
             Kind::Probe => "probe",
+            Kind::Verify => "verify",
         }
     }
 
@@ -31,6 +34,7 @@ impl Kind {
             Kind::Run => RESULT_VERSION,
             Kind::Capacity => CAPACITY_VERSION,
             Kind::Probe => crate::probe::result::SCHEMA_VERSION,
+            Kind::Verify => super::verify::VERIFY_VERSION,
         }
     }
 
@@ -38,6 +42,8 @@ impl Kind {
     fn of(v: &serde_json::Value) -> Option<Kind> {
         if v.get("kind").and_then(|k| k.as_str()) == Some("capacity") {
             Some(Kind::Capacity)
+        } else if v.get("kind").and_then(|k| k.as_str()) == Some("verify") {
+            Some(Kind::Verify)
         } else if v.get("phases").is_some() {
             Some(Kind::Run)
         } else if v.get("profiles").is_some() {
@@ -59,7 +65,7 @@ pub enum ResultError {
     #[error("{}: not JSON: {message}", path.display())]
     NotJson { path: PathBuf, message: String },
     #[error(
-        "{}: neither a run result (no \"phases\"), a capacity result (no \"kind\": \"capacity\") nor a probe result (no \"profiles\")",
+        "{}: neither a run result (no \"phases\"), a capacity or verify result (no \"kind\": \"capacity\" or \"verify\") nor a probe result (no \"profiles\")",
         path.display()
     )]
     Unrecognised { path: PathBuf },
@@ -98,6 +104,7 @@ pub enum ResultFile {
     Run(RunResult),
     Capacity(CapacityResult),
     Probe(ProbeResult),
+    Verify(VerifyResult),
 }
 
 impl ResultFile {
@@ -106,6 +113,7 @@ impl ResultFile {
             ResultFile::Run(_) => Kind::Run,
             ResultFile::Capacity(_) => Kind::Capacity,
             ResultFile::Probe(_) => Kind::Probe,
+            ResultFile::Verify(_) => Kind::Verify,
         }
     }
 }
@@ -155,6 +163,7 @@ pub fn read(path: &Path) -> Result<ResultFile, ResultError> {
         Kind::Run => ResultFile::Run(decode(path, kind, v)?),
         Kind::Capacity => ResultFile::Capacity(decode(path, kind, v)?),
         Kind::Probe => ResultFile::Probe(decode(path, kind, v)?),
+        Kind::Verify => ResultFile::Verify(decode(path, kind, v)?),
     })
 }
 
@@ -181,6 +190,10 @@ pub fn read_capacity(path: &Path) -> Result<CapacityResult, ResultError> {
 
 pub fn read_probe(path: &Path) -> Result<ProbeResult, ResultError> {
     read_kind(path, Kind::Probe)
+}
+
+pub fn read_verify(path: &Path) -> Result<VerifyResult, ResultError> {
+    read_kind(path, Kind::Verify)
 }
 
 /// Writes any result atomically, as pretty JSON.

@@ -6,10 +6,12 @@
 
 pub mod capacity;
 pub mod file;
+pub mod verify;
 
 pub use crate::probe::result::ProbeResult;
 pub use capacity::CapacityResult;
-pub use file::{ResultError, ResultFile, read, read_capacity, read_probe, read_run};
+pub use file::{ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_verify};
+pub use verify::VerifyResult;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -100,9 +102,18 @@ pub struct IntervalRecord {
     pub max_send_lag_ms: f64,
     /// CPU time (user + system) the client used in the interval.
     pub client_cpu_s: f64,
+    /// The interval's errors by kind (all operations).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_kind: BTreeMap<ErrorKind, u64>,
 }
 
 impl IntervalRecord {
+    /// Successful ÷ attempted operations (None when nothing completed).
+    pub fn availability(&self) -> Option<f64> {
+        let attempted = self.ok + self.errors;
+        (attempted > 0).then(|| self.ok as f64 / attempted as f64)
+    }
+
     pub fn from_snapshot(
         start_s: f64,
         end_s: f64,
@@ -143,6 +154,7 @@ impl IntervalRecord {
             backlog,
             max_send_lag_ms: s.max_send_lag_ns as f64 / 1e6,
             client_cpu_s,
+            errors_by_kind: s.all().errors,
         }
     }
 }
@@ -270,6 +282,13 @@ pub enum Warning {
         busy_share: f64,
     },
     Interrupted,
+    /// A node's process went away during the run without a scheduled fault naming it.
+    NodeDied {
+        phase: String,
+        node: String,
+        /// Seconds since the run's start.
+        at_s: f64,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -326,6 +345,10 @@ impl fmt::Display for Warning {
             Warning::Interrupted => write!(
                 f,
                 "the run was interrupted: the result holds what was measured until then"
+            ),
+            Warning::NodeDied { phase, node, at_s } => write!(
+                f,
+                "{phase}: {node} died {at_s:.0}s into the run (no scheduled fault named it): the operations it coordinated or replicated failed or went to other replicas from then on"
             ),
         }
     }

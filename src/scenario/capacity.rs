@@ -180,6 +180,18 @@ pub fn run(
                     .into())
             }),
         );
+        let mut checks = checks;
+        let died: Vec<&str> = run
+            .warnings
+            .iter()
+            .filter_map(|w| match w {
+                crate::result::Warning::NodeDied { node, .. } => Some(node.as_str()),
+                _ => None,
+            })
+            .collect();
+        if base.nodes.as_ref().is_some_and(|n| n.down().is_some()) {
+            checks.push(node_death_check(&died));
+        }
         let passed = !checks.iter().any(Check::failed);
         let pending_after = pending_after.ok();
         let rel = plan
@@ -204,6 +216,11 @@ pub fn run(
         observer(Progress::StepDone {
             step: result.steps.last().expect("pushed"),
         });
+        // The cluster the search measures is gone: no later step would measure it.
+        if !died.is_empty() {
+            result.status = CapacityStatus::Completed;
+            break;
+        }
     }
     result.verdict = Some(CapacityResult::verdict_of(&result.steps));
     if result.status == CapacityStatus::Completed {
@@ -281,6 +298,21 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
             (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
         })
         .reduce(f64::max)
+}
+
+/// A node that died during a step is an overload criterion of its own.
+pub fn node_death_check(died: &[&str]) -> Check {
+    Check {
+        criterion: if died.is_empty() {
+            "no node died".to_string()
+        } else {
+            format!("no node died ({} did)", died.join(", "))
+        },
+        value: Some(died.len() as f64),
+        limit: 0.0,
+        passed: died.is_empty(),
+        unverified: None,
+    }
 }
 
 /// The response-time percentile a bound names, in ms, or why the step has none.

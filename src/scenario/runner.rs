@@ -299,7 +299,7 @@ fn complete(s: &PlannedStep) -> bool {
             r.status == crate::result::capacity::CapacityStatus::Completed
         }
         Ok(ResultFile::Probe(p)) => p.complete,
-        Err(_) => false,
+        Ok(ResultFile::Verify(_)) | Err(_) => false,
     }
 }
 

@@ -153,6 +153,14 @@ pub enum Cl {
     LocalOne,
 }
 
+impl fmt::Display for Cl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use clap::ValueEnum;
+        let v = self.to_possible_value().expect("no variant is skipped");
+        f.write_str(v.get_name())
+    }
+}
+
 impl Cl {
     pub fn to_driver(self) -> scylla::statement::Consistency {
         use scylla::statement::Consistency as C;

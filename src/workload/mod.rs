@@ -253,11 +253,7 @@ impl Workload {
             .as_ref()
             .expect("statement prepared for every op in the ratio");
         let rows = self.spec.rows.max(1);
-        let k = if rampup {
-            cycle % rows
-        } else {
-            below(mix(cycle), rows)
-        };
+        let k = row_of(rows, cycle, rampup);
         let size = self.spec.value_size;
         match (self.spec.kind, op) {
             (WorkloadKind::Keyvalue, OpKind::Write) => {
@@ -316,6 +312,91 @@ impl Workload {
             }
         }
         Ok(())
+    }
+}
+
+/// The row a write of `cycle` writes: in order (rampup, fills) or drawn by hashing the cycle.
+#[inline]
+pub fn row_of(rows: u64, cycle: u64, sequential: bool) -> u64 {
+    let rows = rows.max(1);
+    if sequential {
+        cycle % rows
+    } else {
+        below(mix(cycle), rows)
+    }
+}
+
+/// Reading row `k` back as its write stored it: the statement, the key to bind and the
+/// columns it must return (the same generator as the writes in [`Workload::execute`]).
+pub mod image {
+    use scylla::value::CqlValue;
+
+    use super::*;
+
+    /// `SELECT <written columns> FROM <table> WHERE <key> = ?`.
+    pub fn select(spec: &WorkloadSpec) -> String {
+        let ks = &spec.keyspace;
+        let t = table(spec.kind);
+        let cols = columns(spec).join(", ");
+        let key = match spec.kind {
+            WorkloadKind::Keyvalue | WorkloadKind::Stress => "key = ?",
+            WorkloadKind::Tabular => "part = ? AND row = ?",
+            WorkloadKind::Iot => "device = ? AND ts = ?",
+        };
+        format!("SELECT {cols} FROM {ks}.{t} WHERE {key}")
+    }
+
+    /// Names of the columns [`expected`] returns.
+    pub fn columns(spec: &WorkloadSpec) -> Vec<String> {
+        match spec.kind {
+            WorkloadKind::Keyvalue | WorkloadKind::Tabular => vec!["value".into()],
+            WorkloadKind::Iot => vec!["value".into(), "payload".into()],
+            WorkloadKind::Stress => (0..spec.columns).map(|i| format!("c{i}")).collect(),
+        }
+    }
+
+    /// The key of row `k`, in the order of [`select`]'s markers.
+    pub fn key(spec: &WorkloadSpec, k: u64) -> Vec<CqlValue> {
+        let rows = spec.rows.max(1);
+        match spec.kind {
+            WorkloadKind::Keyvalue => vec![CqlValue::BigInt(k as i64)],
+            WorkloadKind::Tabular => {
+                let parts = rows.div_ceil(spec.partsize.max(1));
+                vec![
+                    CqlValue::BigInt((k % parts) as i64),
+                    CqlValue::BigInt((k / parts) as i64),
+                ]
+            }
+            WorkloadKind::Iot => {
+                let devices = iot_devices(rows);
+                vec![
+                    CqlValue::BigInt((k % devices) as i64),
+                    CqlValue::BigInt((k / devices) as i64),
+                ]
+            }
+            WorkloadKind::Stress => vec![CqlValue::Blob(stress_key(k).to_vec())],
+        }
+    }
+
+    /// What row `k`'s columns hold after any write of it.
+    pub fn expected(spec: &WorkloadSpec, k: u64) -> Vec<CqlValue> {
+        let size = spec.value_size;
+        let blob = |len: usize| {
+            let mut v = vec![0u8; len];
+            fill(k, &mut v);
+            v
+        };
+        match spec.kind {
+            WorkloadKind::Keyvalue | WorkloadKind::Tabular => vec![CqlValue::Blob(blob(size))],
+            WorkloadKind::Iot => vec![
+                CqlValue::Double((mix(k) % 10_000) as f64 / 100.0),
+                CqlValue::Blob(blob(size)),
+            ],
+            WorkloadKind::Stress => blob(size * spec.columns)
+                .chunks(size.max(1))
+                .map(|c| CqlValue::Blob(c.to_vec()))
+                .collect(),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! A run's charts: client, server and host series stacked on the run's time axis.
 
-use super::{Charts, GREY, SMALL, TIME_AXIS_TITLE, series_colour};
+use super::{Charts, FAIL_COLOUR, GREY, SMALL, TIME_AXIS_TITLE, series_colour};
 use crate::metrics::series::{MetricSeries, Sample};
 use crate::report::model::RunTimeline;
 use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke};
@@ -101,6 +101,23 @@ impl Charts {
         );
         panels.push(throughput);
 
+        // Availability, when anything failed or a fault was applied.
+        if !run.events.is_empty() || run.intervals.iter().any(|iv| iv.errors > 0) {
+            let mut availability = Panel::new(
+                "availability",
+                "Availability (% of attempted operations that succeeded)",
+            );
+            availability.line(
+                "availability %".into(),
+                run.intervals
+                    .iter()
+                    .map(|iv| (at(iv.start_s), iv.availability().map(|a| a * 100.0)))
+                    .collect(),
+                Stroke::solid(self.env_colour(&run.env)),
+            );
+            panels.push(availability);
+        }
+
         if let Some(m) = metrics {
             panels.extend(server_panels(m));
             panels.extend(host_panels(m));
@@ -156,6 +173,20 @@ impl Charts {
             }
             if let (Some(a), Some(b)) = (main_start, measured_start) {
                 chart.band(a, b, &warmup);
+            }
+            // Faults: a band while the action ran (a restart until the node was up), a line
+            // where it began, labelled on the first chart.
+            let fault = Stroke::dashed(FAIL_COLOUR);
+            for e in &run.events {
+                if let Some(f) = e.finished_s.filter(|f| *f - e.started_s >= 0.5) {
+                    chart.band(e.started_s, f, &Fill::light(FAIL_COLOUR, 0.08));
+                }
+                let tip = match &e.error {
+                    Some(err) => format!("{} at {:.1} s: {err}", e.fault.label(), e.started_s),
+                    None => format!("{} at {:.1} s", e.fault.label(), e.started_s),
+                };
+                let label = e.fault.label();
+                chart.vline(e.started_s, &fault, &tip, first.then_some(label.as_str()));
             }
             for (label, points, stroke) in &p.lines {
                 chart.line(label, points, stroke);

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::de;
 use super::run::{RunStep, print_final};
 use crate::load::Event;
-use crate::result::RunResult;
+use crate::result::{RunResult, Warning};
 use crate::scenario::fill::Watcher;
 use crate::scenario::wait_for_pending;
 use crate::spec::{MiB, Ratio, Stop, parse_duration};
@@ -117,6 +117,7 @@ pub fn run(a: &FillStep, clusters: &Path) -> anyhow::Result<RunResult> {
         );
     }
     plan.sequential_main = true;
+    plan.end_on_node_death = true;
     if let Some(dir) = plan.out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -151,6 +152,13 @@ pub fn run(a: &FillStep, clusters: &Path) -> anyhow::Result<RunResult> {
     let last = watcher.finish();
     let result = result?;
     print_final(&result);
+    if let Some(w) = result
+        .warnings
+        .iter()
+        .find(|w| matches!(w, Warning::NodeDied { .. }))
+    {
+        bail!("the fill stopped: {w} (result: {})", plan.out.display());
+    }
     let written = result
         .phases
         .iter()

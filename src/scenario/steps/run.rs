@@ -321,9 +321,9 @@ impl RunStep {
         self.validate()?;
         let target = self.target(clusters)?;
         let local_dc = target.local_dc();
-        let injector: Option<Arc<dyn Inject>> = match (self.fault.is_empty(), target.cluster()) {
-            (true, _) => None,
-            (false, Some(c)) => {
+        let nodes: Option<Arc<dyn Inject>> = match (self.fault.is_empty(), target.cluster()) {
+            (true, None) => None,
+            (_, Some(c)) => {
                 let secs = self.ops.is_none().then(|| {
                     self.duration
                         .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64())
@@ -473,7 +473,8 @@ impl RunStep {
             local_rf,
             rate_share,
             faults: self.fault.clone(),
-            injector,
+            nodes,
+            end_on_node_death: false,
         })
     }
 }

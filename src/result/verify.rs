@@ -1,0 +1,97 @@
+//! The verification result (`cqlbench verify RUN.json`): every row the cluster acknowledged a
+//! write of, read back and compared with what the generator says it holds. Written next to the
+//! run result as `RUN.verify.json`; the report shows it with the run.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::Cl;
+
+pub const VERIFY_VERSION: u32 = 1;
+
+/// One row whose content differs from what was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// The row number (the generator's input).
+    pub row: u64,
+    pub column: String,
+    pub expected: String,
+    pub found: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    pub schema_version: u32,
+    /// Always "verify": tells this file from the other results.
+    pub kind: String,
+    /// The run result verified.
+    pub run: PathBuf,
+    /// Consistency level of the reads.
+    pub consistency: Cl,
+    /// Consistency level the writes were acknowledged at.
+    pub write_consistency: Cl,
+    /// The ledger's last frame was cut short (the client died writing it) and was left out.
+    pub ledger_truncated: bool,
+    /// Write operations the cluster acknowledged (several may write the same row).
+    pub acked_writes: u64,
+    /// Distinct rows among them: each is read back.
+    pub acked_rows: u64,
+    /// Acknowledged rows found with the content written.
+    pub present: u64,
+    /// Acknowledged rows not found.
+    pub missing: u64,
+    /// Acknowledged rows found with other content.
+    pub different: u64,
+    /// Rows whose read failed even after retries: neither confirmed nor missing.
+    pub unreadable: u64,
+    /// Writes that failed or timed out: their outcome is unknown.
+    pub unknown_writes: u64,
+    /// Rows written only by such writes (rows also acknowledged are counted above).
+    pub unknown_rows: u64,
+    /// How many of those rows are there with the content written (the write landed).
+    pub unknown_landed: u64,
+    /// The first few differences.
+    pub first_differences: Vec<Difference>,
+    /// The first few missing rows.
+    pub first_missing: Vec<u64>,
+    pub elapsed_s: f64,
+}
+
+impl VerifyResult {
+    /// Every acknowledged row was read back with its content.
+    pub fn passed(&self) -> bool {
+        self.missing == 0 && self.different == 0 && self.unreadable == 0
+    }
+
+    /// Where the verification of `run` is written.
+    pub fn path_for(run: &Path) -> PathBuf {
+        run.with_extension("verify.json")
+    }
+
+    /// The verification next to `run`, if there is one (unreadable files are skipped: the
+    /// report of a run does not fail on them).
+    pub fn beside(run: &Path) -> Option<VerifyResult> {
+        super::file::read_verify(&Self::path_for(run)).ok()
+    }
+
+    /// One line: "QUORUM: 50,112 of 50,112 acknowledged rows present, 0 missing, 0 different".
+    pub fn headline(&self) -> String {
+        format!(
+            "read at {}: {} of {} acknowledged rows present, {} missing, {} different{}; {} writes of unknown outcome, {} of their {} rows landed",
+            self.consistency,
+            self.present,
+            self.acked_rows,
+            self.missing,
+            self.different,
+            if self.unreadable > 0 {
+                format!(", {} unreadable", self.unreadable)
+            } else {
+                String::new()
+            },
+            self.unknown_writes,
+            self.unknown_landed,
+            self.unknown_rows,
+        )
+    }
+}
