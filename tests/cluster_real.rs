@@ -202,7 +202,136 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("Murmur3Partitioner"));
 
+    faults_during_a_run_lose_no_acknowledged_write(&tc);
+
     tc.finish();
+}
+
+/// RF 3 at QUORUM: node2 killed and restarted by the run's fault schedule; the result marks
+/// both, `verify` reads every acknowledged row back; then rows deleted and changed behind the
+/// tool's back make `verify` fail with their exact count.
+fn faults_during_a_run_lose_no_acknowledged_write(tc: &TestCluster) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("faults.json");
+    let out_s = out.to_str().unwrap().to_string();
+    let bin = || {
+        let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+        c.env("CQLBENCH_CLUSTERS_DIR", tc.root())
+            .env("CQLBENCH_HOME", dir.path().join("home"));
+        c
+    };
+    let one_error_line = |o: &std::process::Output, needle: &str| {
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(lines[0].contains(needle), "'{needle}' not in {err}");
+    };
+    // A node the cluster does not have is refused before anything runs.
+    let o = bin()
+        .args(["run", "keyvalue", "--cluster", "rf3", "--duration", "20s"])
+        .args(["--fault", "5s:kill:node4", "--out", &out_s])
+        .output()
+        .unwrap();
+    one_error_line(&o, "the cluster has no node4 (it has node1..node3)");
+    assert!(!out.exists());
+
+    let o = bin()
+        .args(["run", "keyvalue", "--cluster", "rf3", "--rf", "3"])
+        .args(["--consistency", "QUORUM", "--rows", "3000", "--rate", "300"])
+        .args(["--duration", "30s", "--fault", "6s:kill:node2"])
+        .args(["--fault", "12s:restart:node2", "--out", &out_s, "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = cqlbench::result::RunResult::read(&out).unwrap();
+    let main = r.phases.iter().find(|p| p.name == "main").unwrap();
+    assert_eq!(r.events.len(), 2, "{:?}", r.events);
+    for (e, at) in r.events.iter().zip([6.0, 12.0]) {
+        let into = e.started_s - main.offset_s;
+        assert!((at..at + 0.5).contains(&into), "{e:?} at {into}s");
+        assert!(e.error.is_none() && e.finished_s.is_some(), "{e:?}");
+    }
+    assert_eq!(r.events[0].fault.label(), "kill node2");
+    assert!(
+        !r.warnings
+            .iter()
+            .any(|w| matches!(w, cqlbench::result::Warning::NodeDied { .. })),
+        "a scheduled kill is not an unexpected death: {:?}",
+        r.warnings
+    );
+    assert_eq!(tc.c().running_addresses().len(), 3, "node2 restarted");
+    let s = r.main_summary().unwrap();
+    eprintln!(
+        "faults: {} ok, {} errors {:?}",
+        s.ok, s.errors, s.errors_by_kind
+    );
+    assert!(s.ok >= 8_000, "{} operations", s.ok);
+
+    let o = bin()
+        .args(["verify", &out_s, "--consistency", "QUORUM"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+    eprintln!("verify: {}", v.headline());
+    assert!(v.acked_writes >= 3_000 + 4_000, "{v:?}");
+    assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
+    assert!(stdout.contains("0 missing, 0 different"), "{stdout}");
+
+    // The report marks the faults and shows the verification.
+    let html = dir.path().join("report.html");
+    let o = bin()
+        .args(["report", &out_s, "--html", html.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("kill node2") && text.contains("restart node2"),
+        "{text}"
+    );
+    assert!(text.contains("Acknowledged writes read back"), "{text}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(r#"class="marker""#));
+
+    // Writes made to disappear: 7 rows deleted, one changed, behind the tool's back.
+    runtime().block_on(async {
+        let s = session(tc.c()).await;
+        let mut del = Statement::new("DELETE FROM cqlbench.kv WHERE key IN (0, 1, 2, 3, 4, 5, 6)");
+        del.set_consistency(Consistency::All);
+        s.query_unpaged(del, &[]).await.unwrap();
+        let mut upd = Statement::new("UPDATE cqlbench.kv SET value = 0x00 WHERE key = 10");
+        upd.set_consistency(Consistency::All);
+        s.query_unpaged(upd, &[]).await.unwrap();
+    });
+    let o = bin()
+        .args(["verify", &out_s, "--consistency", "QUORUM"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    one_error_line(
+        &o,
+        &format!(
+            "7 of {} acknowledged rows missing, 1 different",
+            v.acked_rows
+        ),
+    );
+    assert!(stdout.contains("row 10: value expected 0x"), "{stdout}");
+    assert!(stdout.contains("found 0x00 (1 bytes)"), "{stdout}");
+    let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+    assert_eq!((v.missing, v.different), (7, 1));
+    assert_eq!(v.first_missing, vec![0, 1, 2, 3, 4, 5, 6]);
 }
 
 #[test]

@@ -86,6 +86,7 @@ fn load_engine_against_a_real_node() {
     a_paused_node_shows_in_response_time_not_in_service_time(&tc, dir.path());
     requests_past_the_timeout_fail_as_client_timeouts(&tc, dir.path());
     ctrl_c_leaves_a_valid_result_of_what_was_measured(dir.path());
+    a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -387,6 +388,74 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
         .expect("the run refers to the host probe of its environment");
     assert_eq!(p.path, probe);
     assert_eq!(p.summary.disk_iops.map(|v| v.round()), Some(37200.0));
+}
+
+/// SIGKILL, not Ctrl-C: the client has no chance to finish its files. The result and the
+/// ledger on disk are still readable, and `verify` reads back what the ledger holds.
+fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
+    let out = dir.join("killed.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+        .env("CQLBENCH_HOME", dir.join("home-killed"))
+        .args(["run", "keyvalue", "--hosts", "127.0.0.1", "--dc", "dc1"])
+        .args([
+            "--rf",
+            "1",
+            "--rows",
+            "2000",
+            "--rate",
+            "400",
+            "--duration",
+            "60s",
+        ])
+        .args(["--keyspace", "killed", "--out", out.to_str().unwrap(), "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let n = RunResult::read(&out).ok().and_then(|r| {
+            r.phases
+                .iter()
+                .find(|p| p.name == "main")
+                .map(|p| p.intervals.len())
+        });
+        if n.unwrap_or(0) >= 4 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no main-phase intervals written"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut child = child;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let r = RunResult::read(&out).expect("the result of a killed client is readable");
+    assert_eq!(
+        r.status,
+        RunStatus::Running,
+        "nothing could mark it finished"
+    );
+    let ledger = cqlbench::load::ledger::Ledger::read(&out.with_extension("ledger"))
+        .expect("the ledger of a killed client is readable");
+    let acked = ledger.count(cqlbench::load::ledger::Outcome::Acked);
+    // Rampup's 2,000 rows and at least the 4 main-phase intervals seen (about 200 writes each).
+    assert!(
+        acked >= 2_000 + 600,
+        "{acked} acknowledged writes in the ledger"
+    );
+    let o = cqlbench()
+        .args(["verify", out.to_str().unwrap(), "--consistency", "ONE"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+    eprintln!("killed client: {}", v.headline());
+    assert_eq!(v.acked_writes, acked);
+    assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
+    assert_eq!(v.present, v.acked_rows);
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
