@@ -73,6 +73,8 @@ pub struct RunTimeline {
     pub intervals: Vec<IntervalRecord>,
     /// Server and host series, when the run sampled them.
     pub metrics: Option<MetricSeries>,
+    /// Open loop: the target rate (the level throughput recovers to after a fault).
+    pub target_rate_per_s: Option<f64>,
     /// Faults applied during the main phase, on the run's axis.
     pub events: Vec<crate::fault::Event>,
     /// The run's verification (`cqlbench verify`), when there is one.
@@ -306,7 +308,8 @@ pub struct FaultImpact {
     pub event: crate::fault::Event,
     /// Seconds into the main phase.
     pub at_s: f64,
-    /// Mean throughput over the (up to) 10 s before the fault.
+    /// Mean throughput over the (up to) 10 s before the fault; in open loop at most the
+    /// target rate (a backlog being caught up is not the level to recover to).
     pub before_ops_per_s: Option<f64>,
     /// Lowest per-interval availability from the fault until the next one (or the end).
     pub min_availability: Option<f64>,
@@ -337,8 +340,9 @@ impl RunTimeline {
                 .filter(|iv| iv.end_s <= at + 1e-9 && iv.start_s >= at - 10.0 && !iv.drain)
                 .map(|iv| iv.ops_per_s)
                 .collect();
-            let before_ops =
-                (!before.is_empty()).then(|| before.iter().sum::<f64>() / before.len() as f64);
+            let before_ops = (!before.is_empty())
+                .then(|| before.iter().sum::<f64>() / before.len() as f64)
+                .map(|b| self.target_rate_per_s.map_or(b, |t| b.min(t)));
             let after: Vec<&IntervalRecord> = self
                 .intervals
                 .iter()
@@ -564,6 +568,10 @@ impl Report {
                             offset_s: main.offset_s,
                             intervals: main.intervals.clone(),
                             metrics: result.metrics.as_deref().cloned(),
+                            target_rate_per_s: match main.load.mode {
+                                LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+                                LoadMode::Closed { .. } => None,
+                            },
                             events: result.events.clone(),
                             verify: None,
                         });

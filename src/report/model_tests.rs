@@ -538,6 +538,18 @@ fn faults_show_their_recovery_availability_and_errors_and_the_verification_its_c
     assert_eq!(restart.before_ops_per_s, Some(650.0));
     assert_eq!(restart.recovery_s, Some(0.0));
     assert!(restart.errors.is_empty());
+    // In open loop the level to recover to is at most the target: a backlog caught up
+    // before a fault (1,500 ops/s here) does not raise it.
+    let mut caught_up = timeline.clone();
+    for iv in &mut caught_up.intervals[10..20] {
+        iv.ops_per_s = 1_500.0;
+    }
+    for iv in &mut caught_up.intervals[20..] {
+        iv.ops_per_s = 990.0;
+    }
+    let impacts = caught_up.fault_impacts();
+    assert_eq!(impacts[1].before_ops_per_s, Some(1_000.0));
+    assert_eq!(impacts[1].recovery_s, Some(0.0));
     let availability = timeline.availability().unwrap();
     assert!(
         (availability - (30_000.0 - 3_500.0) / (30_000.0 - 3_250.0)).abs() < 1e-12,
