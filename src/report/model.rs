@@ -311,7 +311,8 @@ pub struct FaultImpact {
     /// Mean throughput over the (up to) 10 s before the fault; in open loop at most the
     /// target rate (a backlog being caught up is not the level to recover to).
     pub before_ops_per_s: Option<f64>,
-    /// Lowest per-interval availability from the fault until the next one (or the end).
+    /// Lowest per-interval availability from the fault until the next one (or the end);
+    /// an interval counts for the fault its midpoint follows.
     pub min_availability: Option<f64>,
     /// From the fault until the first interval back at 95% of `before_ops_per_s`: Some(0.0)
     /// when throughput never fell below it, None when it had not recovered by the next fault
@@ -343,10 +344,15 @@ impl RunTimeline {
             let before_ops = (!before.is_empty())
                 .then(|| before.iter().sum::<f64>() / before.len() as f64)
                 .map(|b| self.target_rate_per_s.map_or(b, |t| b.min(t)));
+            // Each interval belongs to the fault its midpoint follows: counted once.
+            let last = i + 1 == self.events.len();
             let after: Vec<&IntervalRecord> = self
                 .intervals
                 .iter()
-                .filter(|iv| iv.end_s > at && iv.start_s < until && !iv.drain)
+                .filter(|iv| {
+                    let mid = (iv.start_s + iv.end_s) / 2.0;
+                    mid >= at && (mid < until || last) && !iv.drain
+                })
                 .collect();
             let min_availability = after
                 .iter()

@@ -538,6 +538,14 @@ fn faults_show_their_recovery_availability_and_errors_and_the_verification_its_c
     assert_eq!(restart.before_ops_per_s, Some(650.0));
     assert_eq!(restart.recovery_s, Some(0.0));
     assert!(restart.errors.is_empty());
+    // A second fault inside the last error interval (14.3 s, in 14..15): that interval's
+    // errors are counted once, for the fault its midpoint follows.
+    let mut close = timeline.clone();
+    close.events[1].started_s = close.events[0].started_s + 4.3;
+    let impacts = close.fault_impacts();
+    let total = |f: &super::model::FaultImpact| f.errors.values().sum::<u64>();
+    assert_eq!(total(&impacts[0]) + total(&impacts[1]), 250);
+    assert_eq!((total(&impacts[0]), total(&impacts[1])), (200, 50));
     // In open loop the level to recover to is at most the target: a backlog caught up
     // before a fault (1,500 ops/s here) does not raise it.
     let mut caught_up = timeline.clone();

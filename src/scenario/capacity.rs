@@ -457,6 +457,31 @@ mod tests {
     }
 
     #[test]
+    fn a_node_that_died_fails_the_step_and_the_verdict_says_so() {
+        let alive = node_death_check(&[]);
+        assert!(alive.passed && !alive.failed());
+        let died = node_death_check(&["node2"]);
+        assert!(died.failed());
+        let step = |rate: f64, checks: Vec<Check>| CapacityStep {
+            index: 1,
+            target_rate_per_s: rate,
+            result: PathBuf::new(),
+            settle_s: 0.0,
+            pending_before: None,
+            pending_after: None,
+            node_cpu: None,
+            summary: summary_at_2000(),
+            passed: !checks.iter().any(Check::failed),
+            checks,
+        };
+        let steps = [step(1_000.0, vec![alive]), step(2_000.0, vec![died])];
+        let v = CapacityResult::verdict_of(&steps);
+        assert_eq!(v.highest_passing_rate_per_s, Some(1_000.0));
+        assert_eq!(v.failing_rate_per_s, Some(2_000.0));
+        assert_eq!(v.failed, vec!["no node died (node2 did): 1.00".to_string()]);
+    }
+
+    #[test]
     fn criteria_pass_and_fail_on_their_limits() {
         let mut s = summary_at_2000();
         s.achieved_ratio = Some(0.995);

@@ -287,13 +287,17 @@ mod tests {
             "write=1,range=3",
             "--prometheus",
             "a:9500,b:9500",
+            "--fault",
+            "30s:hook:true",
+            "--fault",
+            "60s:hook:echo a b",
         ]) else {
             panic!()
         };
         let keys: RunStep = yaml(
             "{workload: tabular, rate: 35%, of: t.json, rf: 'dc1:3,dc2:1', consistency: LOCAL_QUORUM,
               hosts: [10.0.0.1, '10.0.0.2:9043'], duration: 90s, ratio: 'write=1,range=3',
-              prometheus: 'a:9500,b:9500'}",
+              prometheus: 'a:9500,b:9500', fault: ['30s:hook:true', '60s:hook:echo a b']}",
         );
         assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
         flags.validate().unwrap();
@@ -328,5 +332,14 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.starts_with("rate:"), "{err}");
+        let err = Step::from_yaml(
+            "run",
+            serde_yaml::from_str("{workload: keyvalue, fault: ['30s:explode:node1']}").unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("fault:") && err.contains("unknown action 'explode'"),
+            "{err}"
+        );
     }
 }
