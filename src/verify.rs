@@ -106,9 +106,10 @@ fn show(v: Option<&CqlValue>) -> String {
         Some(CqlValue::Blob(b)) => {
             let hex: String = b.iter().take(8).map(|x| format!("{x:02x}")).collect();
             format!(
-                "0x{hex}{} ({} bytes)",
+                "0x{hex}{} ({} byte{})",
                 if b.len() > 8 { "…" } else { "" },
-                b.len()
+                b.len(),
+                if b.len() == 1 { "" } else { "s" }
             )
         }
         Some(other) => format!("{other:?}"),
@@ -190,6 +191,9 @@ pub fn verify(
         first_missing: Vec::new(),
         elapsed_s: 0.0,
     };
+    // Reads complete out of order: the first rows listed are the lowest-numbered ones.
+    let mut acked_checks = acked_checks;
+    acked_checks.sort_unstable_by_key(|(k, _)| *k);
     for (k, c) in acked_checks {
         match c {
             Check::Present => r.present += 1,
@@ -212,8 +216,6 @@ pub fn verify(
         .iter()
         .filter(|(_, c)| *c == Check::Present)
         .count() as u64;
-    r.first_missing.sort_unstable();
-    r.first_differences.sort_by_key(|d| d.row);
     r.elapsed_s = t0.elapsed().as_secs_f64();
     Ok(r)
 }

@@ -328,7 +328,7 @@ fn faults_during_a_run_lose_no_acknowledged_write(tc: &TestCluster) {
         ),
     );
     assert!(stdout.contains("row 10: value expected 0x"), "{stdout}");
-    assert!(stdout.contains("found 0x00 (1 bytes)"), "{stdout}");
+    assert!(stdout.contains("found 0x00 (1 byte)"), "{stdout}");
     let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
     assert_eq!((v.missing, v.different), (7, 1));
     assert_eq!(v.first_missing, vec![0, 1, 2, 3, 4, 5, 6]);
