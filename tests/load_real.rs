@@ -453,6 +453,20 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
     eprintln!("killed client: {}", v.headline());
+    // What the killed client's result counted as written: the ledger holds those and at most
+    // the one interval appended before the result was rewritten (400 ops/s).
+    let counted: u64 = r
+        .phases
+        .iter()
+        .flat_map(|p| &p.intervals)
+        .filter_map(|iv| iv.by_op.get(&cqlbench::spec::OpKind::Write))
+        .map(|o| o.ok)
+        .sum();
+    assert!(
+        (counted..=counted + 400).contains(&v.acked_writes),
+        "{} acknowledged write cycles verified, the result counted {counted} writes",
+        v.acked_writes
+    );
     assert_eq!(v.acked_writes, acked);
     assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
     assert_eq!(v.present, v.acked_rows);

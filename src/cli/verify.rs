@@ -49,7 +49,8 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
         None => Credentials::from_env(),
     };
     let spec = VerifySpec {
-        run: a.result.clone(),
+        // Stored absolute, so a report run from another directory still finds the run.
+        run: std::fs::canonicalize(&a.result).unwrap_or_else(|_| a.result.clone()),
         consistency: a.consistency,
         concurrency: a.concurrency,
         hosts: a.hosts,
@@ -66,7 +67,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
         );
     }
     println!(
-        "{} acknowledged writes at {} ({} rows)",
+        "{} acknowledged write cycles at {} ({} rows)",
         r.acked_writes, r.write_consistency, r.acked_rows
     );
     println!("{}", r.headline());

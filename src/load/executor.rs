@@ -592,11 +592,11 @@ pub async fn run_phase<O: Operations>(
                 None => 0,
             };
             if !in_warmup {
-                measured.add(&snap);
+                measured.add_stats(&snap);
                 window_start.get_or_insert(start);
                 last_end = end_s;
                 if in_drain {
-                    drain.add(&snap);
+                    drain.add_stats(&snap);
                 }
             }
             on_interval(&IntervalReport {
@@ -735,6 +735,30 @@ mod tests {
 
     fn ms(h: &hdrhistogram::Histogram<u64>, q: f64) -> f64 {
         h.value_at_quantile(q) as f64 / 1e6
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn acknowledged_writes_go_out_per_interval_and_not_into_the_phase_totals() {
+        let load = open(100.0, 64, 3.0, 1.0);
+        let mut cycles = roaring::RoaringTreemap::new();
+        let out = run_phase(
+            Arc::new(Fake::taking(Duration::from_millis(5))),
+            &load,
+            false,
+            Arc::new(AtomicBool::new(false)),
+            |r| {
+                for b in r.snapshot.writes.by.values() {
+                    cycles |= b;
+                }
+            },
+        )
+        .await;
+        // Every cycle written, warmup included, reached the observer once...
+        assert_eq!(cycles.len(), 300);
+        // ...and the phase's totals do not hold them again (a long run's memory).
+        assert_eq!(out.measured.op(OpKind::Write).ok, 200);
+        assert!(out.measured.writes.is_empty());
+        assert!(out.drain.writes.is_empty());
     }
 
     #[tokio::test(start_paused = true)]

@@ -149,6 +149,15 @@ async fn run_async(
     };
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
+    // Created (truncated) before the result is first written: a ledger left by an earlier run
+    // at the same path never stands beside this run's result.
+    let ledger_path = plan.out.with_extension("ledger");
+    let ledger = ledger::LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
+        path: ledger_path.clone(),
+        source,
+    })?;
+    // Once an append fails the ledger stops growing (a warning says so); the run goes on.
+    let mut ledger = Some(ledger);
     result.write(&plan.out).map_err(io)?;
     Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?;
     let workload = Arc::new(Workload::prepare(&session, &workload_spec).await?);
@@ -156,12 +165,6 @@ async fn run_async(
         session: session.clone(),
         workload,
     });
-    let ledger_path = plan.out.with_extension("ledger");
-    let mut ledger =
-        ledger::LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
-            path: ledger_path.clone(),
-            source,
-        })?;
     let hlog_path = plan.out.with_extension("hlog");
     let mut hlog =
         hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
@@ -257,8 +260,14 @@ async fn run_async(
             } else {
                 ledger::Mapping::Hashed
             };
-            if let Err(e) = ledger.append(name, mapping, &rep.snapshot.writes) {
-                write_error.get_or_insert(e);
+            if let Some(l) = &mut ledger
+                && let Err(e) = l.append(name, mapping, &rep.snapshot.writes)
+            {
+                result.warnings.push(Warning::LedgerFailed {
+                    phase: name.to_string(),
+                    error: format!("{}: {e}", ledger_path.display()),
+                });
+                ledger = None;
             }
             result
                 .phases
@@ -274,11 +283,9 @@ async fn run_async(
             }
             // A node that went down without a fault naming it.
             if let Some(down) = plan.nodes.as_ref().and_then(|n| n.down()) {
+                let scheduled = crate::fault::taken_down(&result.events);
                 for node in down {
-                    let scheduled = result
-                        .events
-                        .iter()
-                        .any(|e| e.fault.node.is_some_and(|n| node == format!("node{n}")));
+                    let scheduled = scheduled.contains(&node);
                     if down_at_start.contains(&node) || reported.contains(&node) || scheduled {
                         continue;
                     }

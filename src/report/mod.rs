@@ -100,8 +100,10 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
         let v = VerifyResult::path_for(p);
         if matches!(out.iter().find(|i| i.path() == p), Some(Input::Run { .. }))
             && !paths.contains(&v)
-            && let Some(result) = VerifyResult::beside(p)
+            && let Some(mut result) = VerifyResult::beside(p)
         {
+            // Found beside the run, it verifies that run however its path was spelled.
+            result.run = p.clone();
             out.push(Input::Verify { path: v, result });
         }
     }

@@ -316,25 +316,26 @@ pub struct FaultImpact {
     pub min_availability: Option<f64>,
     /// From the fault until the first interval back at 95% of `before_ops_per_s`: Some(0.0)
     /// when throughput never fell below it, None when it had not recovered by the next fault
-    /// (or the end).
+    /// (or the end), or when no whole interval followed it.
     pub recovery_s: Option<f64>,
+    /// Whole intervals between the fault and the next one (or the end).
+    pub intervals_after: usize,
     /// Errors by kind from the fault until the next one (or the end).
     pub errors: BTreeMap<crate::stats::ErrorKind, u64>,
 }
 
 impl RunTimeline {
     /// The impact of each fault, in order.
+    /// Faults that were never applied (due after the main phase ended) have none.
     pub fn fault_impacts(&self) -> Vec<FaultImpact> {
         let rel = |run_s: f64| run_s - self.offset_s;
         let end = self.intervals.last().map_or(0.0, |i| i.end_s);
+        let events: Vec<&crate::fault::Event> =
+            self.events.iter().filter(|e| e.applied()).collect();
         let mut out = Vec::new();
-        for (i, e) in self.events.iter().enumerate() {
+        for (i, e) in events.iter().enumerate() {
             let at = rel(e.started_s);
-            let until = self
-                .events
-                .get(i + 1)
-                .map_or(end, |n| rel(n.started_s))
-                .max(at);
+            let until = events.get(i + 1).map_or(end, |n| rel(n.started_s)).max(at);
             let before: Vec<f64> = self
                 .intervals
                 .iter()
@@ -345,7 +346,7 @@ impl RunTimeline {
                 .then(|| before.iter().sum::<f64>() / before.len() as f64)
                 .map(|b| self.target_rate_per_s.map_or(b, |t| b.min(t)));
             // Each interval belongs to the fault its midpoint follows: counted once.
-            let last = i + 1 == self.events.len();
+            let last = i + 1 == events.len();
             let after: Vec<&IntervalRecord> = self
                 .intervals
                 .iter()
@@ -358,11 +359,11 @@ impl RunTimeline {
                 .iter()
                 .filter_map(|iv| iv.availability())
                 .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
-            let recovery_s = before_ops.and_then(|b| {
+            // Intervals wholly after the fault; the one it fell in is partly before it.
+            let whole: Vec<&&IntervalRecord> =
+                after.iter().filter(|iv| iv.start_s >= at - 1e-9).collect();
+            let recovery_s = before_ops.filter(|_| !whole.is_empty()).and_then(|b| {
                 let level = 0.95 * b;
-                // Intervals wholly after the fault; the one it fell in is partly before it.
-                let whole: Vec<&&IntervalRecord> =
-                    after.iter().filter(|iv| iv.start_s >= at - 1e-9).collect();
                 if whole.iter().all(|iv| iv.ops_per_s >= level) {
                     return Some(0.0);
                 }
@@ -379,7 +380,8 @@ impl RunTimeline {
                 }
             }
             out.push(FaultImpact {
-                event: e.clone(),
+                event: (*e).clone(),
+                intervals_after: whole.len(),
                 at_s: at,
                 before_ops_per_s: before_ops,
                 min_availability,
@@ -403,7 +405,7 @@ impl RunTimeline {
         if self.events.is_empty() {
             return None;
         }
-        let rows = self
+        let mut rows: Vec<Vec<String>> = self
             .fault_impacts()
             .into_iter()
             .map(|f| {
@@ -424,8 +426,8 @@ impl RunTimeline {
                     format_value(f.min_availability.map(|a| a * 100.0), 2),
                     match (f.recovery_s, f.before_ops_per_s) {
                         (Some(s), _) => format!("{s:.0}"),
-                        (None, Some(_)) => "not recovered".into(),
-                        (None, None) => "-".into(),
+                        (None, Some(_)) if f.intervals_after > 0 => "not recovered".into(),
+                        (None, _) => "-".into(),
                     },
                     if errors.is_empty() {
                         "none".into()
@@ -436,6 +438,14 @@ impl RunTimeline {
                 ]
             })
             .collect();
+        // Faults never applied are listed, with nothing measured.
+        for e in self.events.iter().filter(|e| !e.applied()) {
+            let mut row = vec!["-".to_string(); 8];
+            row[0] = format!("{:.1}", e.fault.at_s);
+            row[1] = e.fault.label();
+            row[7] = e.error.clone().unwrap_or_default();
+            rows.push(row);
+        }
         Some(Table {
             title: format!(
                 "Faults — {} ({}), availability over the main phase {}%",
@@ -475,7 +485,7 @@ fn verify_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table> {
         ("writes acknowledged at", |v| {
             v.write_consistency.to_string()
         }),
-        ("acknowledged writes", |v| {
+        ("acknowledged write cycles", |v| {
             format_value(Some(v.acked_writes as f64), 0)
         }),
         ("rows read back at", |v| v.consistency.to_string()),

@@ -607,6 +607,40 @@ fn faults_show_their_recovery_availability_and_errors_and_the_verification_its_c
     assert_eq!(html.matches(r#"class="marker""#).count(), 2 * 3);
     assert!(html.contains(">kill node2</text>"));
     assert!(html.contains("restart node2 at 23.0 s"));
+
+    // A fault in the last interval has no whole interval after it: no recovery figure, and
+    // not "not recovered". One never applied has no impact row figures and no marker.
+    let mut late = timeline.clone();
+    let at =
+        |s: &str, started: f64, finished: Option<f64>, error: Option<&str>| crate::fault::Event {
+            fault: s.parse().unwrap(),
+            started_s: 3.0 + started,
+            finished_s: finished.map(|f| 3.0 + f),
+            error: error.map(String::from),
+        };
+    late.events = vec![
+        at("29.5s:kill:node3", 29.5, Some(29.6), None),
+        at(
+            "40s:kill:node1",
+            33.0,
+            None,
+            Some("not applied: the main phase ended first"),
+        ),
+    ];
+    let impacts = late.fault_impacts();
+    assert_eq!(impacts.len(), 1);
+    assert_eq!(impacts[0].intervals_after, 0);
+    assert_eq!(impacts[0].recovery_s, None);
+    let table = late.fault_table().unwrap();
+    assert_eq!(table.rows.len(), 2);
+    assert_eq!(table.rows[0][5], "-");
+    assert_eq!(table.rows[1][..3], ["40.0", "kill node1", "-"]);
+    assert_eq!(table.rows[1][7], "not applied: the main phase ended first");
+    let mut report = report;
+    report.groups[0].runs[0] = late;
+    let html = super::html::render(&report);
+    assert_eq!(html.matches(r#"class="marker""#).count(), 3);
+    assert!(!html.contains("kill node1 at"));
 }
 
 #[test]
@@ -618,6 +652,29 @@ fn a_verification_of_a_run_not_in_the_report_is_a_note() {
             .notes
             .iter()
             .any(|n| n.contains("verifies lab-faults.json, which is not in this report")),
+        "{:?}",
+        report.notes
+    );
+}
+
+#[test]
+fn a_verification_beside_a_run_goes_with_it_however_its_path_was_spelled() {
+    let (Input::Run { result: run, .. }, Input::Verify { result: mut v, .. }) = faulted_run()
+    else {
+        unreachable!()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run_path = dir.path().join("moved.json");
+    run.write(&run_path).unwrap();
+    // Verified where it was before being moved here.
+    v.run = PathBuf::from("/elsewhere/lab-faults.json");
+    crate::verify::write(&v, &run_path).unwrap();
+    let inputs = super::load_all(std::slice::from_ref(&run_path)).unwrap();
+    assert_eq!(inputs.len(), 2);
+    let report = Report::build(&inputs).unwrap();
+    assert!(report.groups[0].runs[0].verify.is_some());
+    assert!(
+        !report.notes.iter().any(|n| n.contains("not in this report")),
         "{:?}",
         report.notes
     );

@@ -289,6 +289,13 @@ pub enum Warning {
         /// Seconds since the run's start.
         at_s: f64,
     },
+    /// Appending to the acknowledged-write ledger failed (a full disk, say): the run went on,
+    /// but writes acknowledged from then on are not in the ledger, so `verify` cannot vouch
+    /// for them.
+    LedgerFailed {
+        phase: String,
+        error: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -349,6 +356,10 @@ impl fmt::Display for Warning {
             Warning::NodeDied { phase, node, at_s } => write!(
                 f,
                 "{phase}: {node} died {at_s:.0}s into the run (no scheduled fault named it): the operations it coordinated or replicated failed or went to other replicas from then on"
+            ),
+            Warning::LedgerFailed { phase, error } => write!(
+                f,
+                "{phase}: the acknowledged-write ledger could not be written ({error}): writes acknowledged from then on are not in it, and verify does not check them"
             ),
         }
     }

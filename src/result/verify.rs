@@ -33,7 +33,9 @@ pub struct VerifyResult {
     pub write_consistency: Cl,
     /// The ledger's last frame was cut short (the client died writing it) and was left out.
     pub ledger_truncated: bool,
-    /// Write operations the cluster acknowledged (several may write the same row).
+    /// Write cycles the cluster acknowledged, distinct per phase and operation kind: a cycle
+    /// written again when a long run wraps its cycle range counts once; several cycles may
+    /// write the same row.
     pub acked_writes: u64,
     /// Distinct rows among them: each is read back.
     pub acked_rows: u64,

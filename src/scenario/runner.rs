@@ -294,13 +294,23 @@ pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
 fn complete(s: &PlannedStep) -> bool {
     use crate::result::ResultFile;
     match crate::result::read(&s.out) {
-        Ok(ResultFile::Run(r)) => r.status == crate::result::RunStatus::Completed,
+        Ok(ResultFile::Run(r)) => run_complete(&s.command, &r),
         Ok(ResultFile::Capacity(r)) => {
             r.status == crate::result::capacity::CapacityStatus::Completed
         }
         Ok(ResultFile::Probe(p)) => p.complete,
         Ok(ResultFile::Verify(_)) | Err(_) => false,
     }
+}
+
+/// Whether a run step's result stands on `--resume`. A fill a node death stopped did not
+/// write what it was asked to, though its run completed: it runs again.
+fn run_complete(command: &str, r: &crate::result::RunResult) -> bool {
+    r.status == crate::result::RunStatus::Completed
+        && !(command == "fill"
+            && r.warnings
+                .iter()
+                .any(|w| matches!(w, crate::result::Warning::NodeDied { .. })))
 }
 
 /// The step as it runs: values of earlier results filled in, and an interrupted capacity
@@ -389,4 +399,29 @@ pub fn report(
         print!("{t}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+    use crate::result::{RunStatus, Warning};
+
+    #[test]
+    fn a_fill_a_node_death_stopped_runs_again_on_resume() {
+        let mut r = fixture::run("laptop", &fixture::RunShape::default());
+        r.status = RunStatus::Completed;
+        assert!(run_complete("fill", &r));
+        assert!(run_complete("run", &r));
+        r.warnings.push(Warning::NodeDied {
+            phase: "main".into(),
+            node: "node2".into(),
+            at_s: 12.0,
+        });
+        assert!(!run_complete("fill", &r));
+        // A run a node died in measured what it measured: it stands.
+        assert!(run_complete("run", &r));
+        r.status = RunStatus::Interrupted;
+        assert!(!run_complete("run", &r));
+    }
 }

@@ -233,12 +233,20 @@ impl Snapshot {
         *self.ops[slot(k)].errors.entry(e).or_default() += 1;
     }
 
+    /// Merges `other` in, its acknowledged writes included (one interval from its workers).
     pub fn add(&mut self, other: &Snapshot) {
+        self.add_stats(other);
+        self.writes.add(&other.writes);
+    }
+
+    /// Merges `other`'s counts and histograms in, not its writes: a whole phase's totals
+    /// would otherwise hold every cycle it wrote (the ledger file has them, interval by
+    /// interval).
+    pub fn add_stats(&mut self, other: &Snapshot) {
         for (a, b) in self.ops.iter_mut().zip(&other.ops) {
             a.add(b);
         }
         self.max_send_lag_ns = self.max_send_lag_ns.max(other.max_send_lag_ns);
-        self.writes.add(&other.writes);
     }
 
     pub fn reset(&mut self) {

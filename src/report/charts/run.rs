@@ -177,7 +177,7 @@ impl Charts {
             // Faults: a band while the action ran (a restart until the node was up), a line
             // where it began, labelled on the first chart.
             let fault = Stroke::dashed(FAIL_COLOUR);
-            for e in &run.events {
+            for e in run.events.iter().filter(|e| e.applied()) {
                 if let Some(f) = e.finished_s.filter(|f| *f - e.started_s >= 0.5) {
                     chart.band(e.started_s, f, &Fill::light(FAIL_COLOUR, 0.08));
                 }
