@@ -674,7 +674,10 @@ fn a_verification_beside_a_run_goes_with_it_however_its_path_was_spelled() {
     let report = Report::build(&inputs).unwrap();
     assert!(report.groups[0].runs[0].verify.is_some());
     assert!(
-        !report.notes.iter().any(|n| n.contains("not in this report")),
+        !report
+            .notes
+            .iter()
+            .any(|n| n.contains("not in this report")),
         "{:?}",
         report.notes
     );
