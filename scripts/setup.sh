@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what cqlbench needs on a fresh Debian/Ubuntu machine: a JDK (11 or 17) and Maven to
-# run and fetch Apache Cassandra, fio and sysbench for `cqlbench probe`, and Chromium, in which
-# the tests check the HTML report (tests/html_chromium.rs). Rust must already be installed
-# (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
+# run and fetch Apache Cassandra, fio and sysbench for `cqlbench probe`, Chromium, in which
+# the tests check the HTML report (tests/html_chromium.rs), and kubernetes-validate (pip), with
+# which they check the rendered Kubernetes manifests (tests/k8s_validate.rs). Rust must already
+# be installed (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
 set -euo pipefail
 
 need=()
@@ -11,6 +12,7 @@ command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""
@@ -19,8 +21,28 @@ if [ ${#need[@]} -gt 0 ]; then
   # env: sudo would drop a plain DEBIAN_FRONTEND=… prefix.
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# The manifests are typed against Kubernetes 1.33 (k8s::KUBERNETES_VERSION): the validator must
+# bundle that version's schemas (kubernetes-validate 1.33 or newer).
+kubernetes_validate_ok() {
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setup\n' |
+    kubernetes-validate --strict --quiet --kubernetes-version 1.33.0 - >/dev/null 2>&1
+}
+if ! kubernetes_validate_ok; then
+  echo "setup: installing kubernetes-validate (pip)"
+  pip=(env PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet
+    --disable-pip-version-check --upgrade "kubernetes-validate>=1.33")
+  # A Debian-managed Python refuses installs outside a virtual environment: install for the user.
+  "${pip[@]}" 2>/dev/null || "${pip[@]}" --user --break-system-packages
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+  hash -r
+  if ! kubernetes_validate_ok; then
+    echo "setup: kubernetes-validate is not on PATH or lacks Kubernetes 1.33" \
+      "(is ~/.local/bin on PATH?)" >&2
+    exit 1
+  fi
+fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found: install Rust with rustup first" >&2
   exit 1
 fi
-echo "setup: java, mvn, fio, sysbench, chromium and cargo are present"
+echo "setup: java, mvn, fio, sysbench, chromium, kubernetes-validate and cargo are present"

@@ -12,6 +12,7 @@ pub mod fault;
 pub mod fsutil;
 pub mod host;
 pub mod interrupt;
+pub mod k8s;
 pub mod load;
 pub mod metrics;
 pub mod probe;

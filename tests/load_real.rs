@@ -54,6 +54,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         faults: Vec::new(),
         nodes: None,
         end_on_node_death: false,
+        shard: None,
     }
 }
 
@@ -69,6 +70,7 @@ fn load(mode: LoadMode, stop: Stop) -> LoadSpec {
             start: 0,
             end: u64::MAX,
         },
+        share: Default::default(),
     }
 }
 

@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand};
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod k8s;
+pub mod merge;
 pub mod quickstart;
 pub mod scenario;
 pub mod verify;
@@ -58,6 +60,14 @@ pub enum Command {
     /// Read back every write a run's cluster acknowledged (its ledger) and compare it with
     /// what was written: present, missing and different rows.
     Verify(verify::VerifyArgs),
+    /// One run from its shards (`run --shard I/N`, `run --loaders N`): throughput summed per
+    /// interval, latency histograms added (never percentiles averaged), shards that fell
+    /// behind named.
+    Merge(merge::MergeArgs),
+    /// Kubernetes manifests and their kubectl workflow: `loaders` renders N `cqlbench run`
+    /// shards as an Indexed Job.
+    #[command(subcommand)]
+    K8s(k8s::K8sCommand),
 }
 
 /// Where the commands look local clusters up: $CQLBENCH_CLUSTERS_DIR, else the home's.
@@ -82,6 +92,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Report(args) => steps::report::run(&args),
         Command::Compare(args) => compare::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::K8s(cmd) => k8s::run(cmd),
     }
 }
 

@@ -37,6 +37,7 @@ use tokio::time::Instant;
 
 use super::ledger::Outcome;
 use super::window::{self, Window};
+use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
 use crate::stats::{ErrorKind, Snapshot};
 use crate::workload::Workload;
@@ -145,6 +146,8 @@ struct Ctx<O> {
     ended_ns: AtomicU64,
     cycle_start: u64,
     cycle_len: u64,
+    /// This process's share of the run: operation `i` here is `share.global(i)` of the run.
+    share: Share,
     next: AtomicU64,
     sent: AtomicU64,
     errors: AtomicU64,
@@ -168,7 +171,7 @@ impl<O> Ctx<O> {
             return None;
         }
         let intended = match self.rate {
-            Some(r) => self.t0 + Duration::from_nanos(window::intended_ns(i, r)),
+            Some(r) => self.t0 + Duration::from_nanos(window::intended_ns(self.share.global(i), r)),
             None => now,
         };
         if self.end.is_some_and(|e| intended >= e) {
@@ -372,7 +375,7 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
             now
         };
         ctx.sent.fetch_add(1, Ordering::Relaxed);
-        let cycle = ctx.cycle_start + i % ctx.cycle_len;
+        let cycle = ctx.cycle_start + ctx.share.global(i) % ctx.cycle_len;
         let kind = if ctx.rampup {
             OpKind::Write
         } else {
@@ -470,12 +473,14 @@ pub async fn run_phase<O: Operations>(
     mut on_interval: impl FnMut(&IntervalReport),
 ) -> PhaseOutcome {
     let t0 = Instant::now();
+    let share = load.share;
+    // In open loop `rate` is the whole run's: this process's share of it is `rate_per_s`.
     let (rate, total_limit) = match load.mode {
         LoadMode::Closed { concurrency } => (None, concurrency.max(1)),
         LoadMode::Open {
             rate_per_s,
             max_in_flight,
-        } => (Some(rate_per_s), max_in_flight.max(1)),
+        } => (Some(rate_per_s * share.count as f64), max_in_flight.max(1)),
     };
     // The schedule's end: a duration's, or in open loop the intended start of the operation
     // after the last.
@@ -486,7 +491,7 @@ pub async fn run_phase<O: Operations>(
     };
     let end = end_ns.map(|ns| t0 + Duration::from_nanos(ns));
     let max_ops = match load.stop {
-        Stop::Ops { count } => Some(count),
+        Stop::Ops { count } => Some(share.local_count(count)),
         Stop::Duration { .. } => None,
     };
     let ctx = Arc::new(Ctx {
@@ -497,12 +502,16 @@ pub async fn run_phase<O: Operations>(
         max_ops,
         rate,
         first_measured: rate.map_or(0, |r| {
-            window::scheduled_before(r, window::secs_to_ns(load.warmup_s))
+            share.local_count(window::scheduled_before(
+                r,
+                window::secs_to_ns(load.warmup_s),
+            ))
         }),
         ended_ns: AtomicU64::new(0),
         warmup_end: t0 + Duration::from_nanos(window::secs_to_ns(load.warmup_s)),
         cycle_start: load.cycles.start,
         cycle_len: (load.cycles.end - load.cycles.start).max(1),
+        share,
         next: AtomicU64::new(0),
         sent: AtomicU64::new(0),
         errors: AtomicU64::new(0),
@@ -587,7 +596,9 @@ pub async fn run_phase<O: Operations>(
                     let due_s = end_s
                         .min(t0.elapsed().as_secs_f64())
                         .min(window_end.unwrap_or(f64::INFINITY));
-                    window::scheduled_before(r, window::secs_to_ns(due_s)).saturating_sub(sent)
+                    share
+                        .local_count(window::scheduled_before(r, window::secs_to_ns(due_s)))
+                        .saturating_sub(sent)
                 }
                 None => 0,
             };
@@ -629,6 +640,7 @@ pub async fn run_phase<O: Operations>(
         last_end,
         rate,
         load.warmup_s,
+        share,
     );
     PhaseOutcome {
         measured,
@@ -717,7 +729,80 @@ mod tests {
                 start: 0,
                 end: 1_000_000,
             },
+            share: Share::WHOLE,
         }
+    }
+
+    /// Notes each operation's cycle and when it was sent, after the phase's start.
+    struct Recording {
+        t0: Instant,
+        sent: std::sync::Mutex<Vec<(u64, Duration)>>,
+    }
+
+    impl Operations for Recording {
+        type Error = ErrorKind;
+
+        fn op_for(&self, _cycle: u64) -> OpKind {
+            OpKind::Write
+        }
+
+        fn execute(
+            &self,
+            _kind: OpKind,
+            cycle: u64,
+            _rampup: bool,
+        ) -> impl Future<Output = Result<(), ErrorKind>> + Send {
+            let at = Instant::now().duration_since(self.t0);
+            self.sent.lock().unwrap().push((cycle, at));
+            async { Ok(()) }
+        }
+
+        fn kind_of(e: &ErrorKind) -> ErrorKind {
+            *e
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn shards_together_send_exactly_the_whole_runs_schedule_and_cycles() {
+        // The whole run: 300 ops/s for 2 s; then the same run as three shards.
+        let record = |load: LoadSpec| async move {
+            let ops = Arc::new(Recording {
+                t0: Instant::now(),
+                sent: Default::default(),
+            });
+            let out = run_phase(
+                ops.clone(),
+                &load,
+                false,
+                Arc::new(AtomicBool::new(false)),
+                |_| {},
+            )
+            .await;
+            let sent = ops.sent.lock().unwrap().clone();
+            (out, sent)
+        };
+        let whole = open(300.0, 64, 2.0, 0.5);
+        let (w, mut all) = record(whole.clone()).await;
+        let mut union = Vec::new();
+        let mut scheduled = 0;
+        for index in 0..3 {
+            let mut part = whole.clone();
+            part.mode = LoadMode::Open {
+                rate_per_s: 100.0,
+                max_in_flight: 22,
+            };
+            part.share = Share { index, count: 3 };
+            let (o, sent) = record(part).await;
+            assert_eq!(o.issued, 200);
+            scheduled += o.window.scheduled.unwrap();
+            union.extend(sent);
+        }
+        assert_eq!(w.issued, 600);
+        assert_eq!(scheduled, w.window.scheduled.unwrap());
+        all.sort();
+        union.sort();
+        // The same cycles, each once, sent at the same instants.
+        assert_eq!(union, all);
     }
 
     async fn run(fake: Fake, load: &LoadSpec) -> (PhaseOutcome, Vec<(f64, bool, bool, u64)>) {

@@ -2,6 +2,7 @@
 //! result (JSON, HDR interval log and acknowledged-write ledger) after every interval, so an
 //! interrupted run keeps what it measured.
 
+pub mod barrier;
 pub mod executor;
 pub mod hlog;
 pub mod ledger;
@@ -56,6 +57,19 @@ pub struct RunPlan {
     pub nodes: Option<Arc<dyn crate::fault::Inject>>,
     /// A node going down ends the main phase (as completed; a fill stops there).
     pub end_on_node_death: bool,
+    /// This process is one shard of a run.
+    pub shard: Option<ShardPlan>,
+}
+
+/// One shard of a run split across processes: its share, and how the shards agree on when
+/// their main phases start.
+#[derive(Debug, Clone)]
+pub struct ShardPlan {
+    pub run_id: String,
+    pub share: crate::spec::load::Share,
+    /// A wall-clock start (Unix seconds); None: meet at a barrier in the cluster under test.
+    pub start_at: Option<f64>,
+    pub barrier_timeout: std::time::Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +160,18 @@ async fn run_async(
         metrics: None,
         rate_share: plan.rate_share.clone(),
         events: Vec::new(),
+        shard: plan.shard.as_ref().map(|s| crate::result::ShardOf {
+            run_id: s.run_id.clone(),
+            index: s.share.index,
+            count: s.share.count,
+            start: if s.start_at.is_some() {
+                "start-at".into()
+            } else {
+                "barrier".into()
+            },
+            main_started_unix_s: None,
+        }),
+        merged: None,
     };
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
@@ -159,7 +185,32 @@ async fn run_async(
     // Once an append fails the ledger stops growing (a warning says so); the run goes on.
     let mut ledger = Some(ledger);
     result.write(&plan.out).map_err(io)?;
-    Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?;
+    // Shard 0 (or the only process) creates the schema; other shards wait until it has.
+    let meet = |e: String| LoadError::Connect(e);
+    let ks = workload_spec.keyspace.as_str();
+    match &plan.shard {
+        Some(sh) if sh.share.index > 0 => {
+            barrier::wait(
+                &session,
+                ks,
+                &sh.run_id,
+                "schema",
+                sh.barrier_timeout,
+                |a| Ok(!a.is_empty()),
+                "shard 0 to create the schema",
+            )
+            .await
+            .map_err(meet)?;
+        }
+        Some(sh) => {
+            Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?;
+            barrier::create_table(&session, ks).await.map_err(meet)?;
+            barrier::register(&session, ks, &sh.run_id, "schema", sh.share)
+                .await
+                .map_err(meet)?;
+        }
+        None => Workload::create_schema(&session, &workload_spec, plan.drop_keyspace).await?,
+    }
     let workload = Arc::new(Workload::prepare(&session, &workload_spec).await?);
     let ops = Arc::new(executor::Driven {
         session: session.clone(),
@@ -179,6 +230,45 @@ async fn run_async(
         .chain([("main", &plan.main, plan.sequential_main)])
         .collect();
     for (name, load, rampup) in phases {
+        if name == "main"
+            && let Some(sh) = &plan.shard
+        {
+            let at = match sh.start_at {
+                Some(at) => at,
+                None => {
+                    barrier::register(&session, ks, &sh.run_id, "main", sh.share)
+                        .await
+                        .map_err(meet)?;
+                    let arrived = barrier::wait(
+                        &session,
+                        ks,
+                        &sh.run_id,
+                        "main",
+                        sh.barrier_timeout,
+                        |a| barrier::complete(a, sh.share, &sh.run_id),
+                        "every shard to finish its rampup",
+                    )
+                    .await
+                    .map_err(meet)?;
+                    barrier::start_of(&arrived)
+                }
+            };
+            let wait_s = at - crate::host::unix_now();
+            if sh.start_at.is_some() && wait_s < -1.0 {
+                return Err(LoadError::Connect(format!(
+                    "--start-at passed {:.1}s before shard {} was ready to start its main phase                      (its rampup took longer): give a later time; the result so far is in {}",
+                    -wait_s,
+                    sh.share,
+                    plan.out.display()
+                )));
+            }
+            if wait_s > 0.0 {
+                tokio::time::sleep(std::time::Duration::from_secs_f64(wait_s)).await;
+            }
+            if let Some(s) = &mut result.shard {
+                s.main_started_unix_s = Some(crate::host::unix_now());
+            }
+        }
         observer(Event::PhaseStarted { name, load });
         let offset = crate::host::unix_now() - started;
         result.phases.push(PhaseResult {

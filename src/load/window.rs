@@ -8,6 +8,8 @@
 //! completed inside it, and the achieved rate compares the operations sent before the window
 //! ended with the number the schedule started in it. The drain is reported on its own.
 
+use crate::spec::load::Share;
+
 /// Intended start of operation `i` at `rate` ops/s, in nanoseconds after the phase's start.
 #[inline]
 pub fn intended_ns(i: u64, rate: f64) -> u64 {
@@ -49,9 +51,16 @@ pub struct Window {
 
 impl Window {
     /// The window of a phase that measured from `start_s`, ended its schedule at `end_s`
-    /// and saw its last completion at `last_s`; `rate` and `warmup_s` give the open loop's
-    /// schedule.
-    pub fn new(start_s: f64, end_s: f64, last_s: f64, rate: Option<f64>, warmup_s: f64) -> Window {
+    /// and saw its last completion at `last_s`; `rate` (the whole run's) and `warmup_s` give
+    /// the open loop's schedule, of which `share` is this process's part.
+    pub fn new(
+        start_s: f64,
+        end_s: f64,
+        last_s: f64,
+        rate: Option<f64>,
+        warmup_s: f64,
+        share: Share,
+    ) -> Window {
         // The schedule's end, even when its last operation completed just before it.
         let end_s = end_s.max(start_s);
         Window {
@@ -59,8 +68,9 @@ impl Window {
             end_s,
             drain_s: (last_s - end_s).max(0.0),
             scheduled: rate.map(|r| {
-                scheduled_before(r, secs_to_ns(end_s))
-                    .saturating_sub(scheduled_before(r, secs_to_ns(warmup_s)))
+                share
+                    .local_count(scheduled_before(r, secs_to_ns(end_s)))
+                    .saturating_sub(share.local_count(scheduled_before(r, secs_to_ns(warmup_s))))
             }),
         }
     }
@@ -115,7 +125,7 @@ mod tests {
     fn a_drain_after_the_schedule_does_not_lower_the_rate() {
         // The hand reproduction of the slow-machine failure: 300 ops/s, a 3 s step with 1 s of
         // warmup, every operation sent on time, the last one completing 47.6 ms late.
-        let w = Window::new(1.0, 3.0, 3.0476, Some(300.0), 1.0);
+        let w = Window::new(1.0, 3.0, 3.0476, Some(300.0), 1.0, Share::WHOLE);
         assert_eq!(w.scheduled, Some(600));
         assert!((w.secs() - 2.0).abs() < 1e-12);
         assert!((w.drain_s - 0.0476).abs() < 1e-9);
@@ -133,22 +143,22 @@ mod tests {
     #[test]
     fn a_window_whose_last_operation_completed_before_its_end_keeps_its_length() {
         // 300 ops/s: the last operation is intended at 2.9967 s and completed at 2.999 s.
-        let w = Window::new(1.0, 3.0, 2.999, Some(300.0), 1.0);
+        let w = Window::new(1.0, 3.0, 2.999, Some(300.0), 1.0, Share::WHOLE);
         assert_eq!((w.secs(), w.drain_s, w.scheduled), (2.0, 0.0, Some(600)));
     }
 
     #[test]
     fn a_stopped_phase_ends_its_window_where_it_stopped() {
         // Stopped at 2.5 s of a 10 s schedule, the last completion at 2.6 s.
-        let w = Window::new(1.0, 2.5, 2.6, Some(100.0), 1.0);
+        let w = Window::new(1.0, 2.5, 2.6, Some(100.0), 1.0, Share::WHOLE);
         assert_eq!(w.scheduled, Some(150));
         assert!((w.drain_s - 0.1).abs() < 1e-9);
         // A closed loop has no schedule.
-        let c = Window::new(0.0, 5.0, 5.01, None, 0.0);
+        let c = Window::new(0.0, 5.0, 5.01, None, 0.0, Share::WHOLE);
         assert_eq!((c.scheduled, c.achieved_ratio(10)), (None, None));
         assert!((c.rate_of(500) - 100.0).abs() < 1e-9);
         // Nothing measured (the warmup took the whole phase).
-        let e = Window::new(3.0, 2.0, 2.0, Some(10.0), 3.0);
+        let e = Window::new(3.0, 2.0, 2.0, Some(10.0), 3.0, Share::WHOLE);
         assert_eq!(
             (e.secs(), e.rate_of(5), e.achieved_ratio(0)),
             (0.0, 0.0, None)

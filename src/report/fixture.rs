@@ -158,6 +158,8 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             probe: None,
         },
         events: Vec::new(),
+        shard: None,
+        merged: None,
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,
@@ -174,6 +176,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
                     start: 0,
                     end: 1_000_000,
                 },
+                share: Default::default(),
             },
             intervals,
             summary: Some(summary),

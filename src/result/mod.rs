@@ -6,6 +6,7 @@
 
 pub mod capacity;
 pub mod file;
+pub mod merge;
 pub mod verify;
 
 pub use crate::probe::result::ProbeResult;
@@ -296,6 +297,16 @@ pub enum Warning {
         phase: String,
         error: String,
     },
+    /// One shard of a merged run could not keep up: the merged throughput is short by its
+    /// part, and its latencies include its own queueing.
+    ShardBehind {
+        shard: String,
+        reasons: Vec<String>,
+    },
+    /// The shards' main phases did not start together.
+    ShardStartSpread {
+        spread_ms: f64,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -357,6 +368,15 @@ impl fmt::Display for Warning {
                 f,
                 "{phase}: {node} died {at_s:.0}s into the run (no scheduled fault named it): the operations it coordinated or replicated failed or went to other replicas from then on"
             ),
+            Warning::ShardBehind { shard, reasons } => write!(
+                f,
+                "shard {shard} fell behind ({}): the merged run is short by its part; load from more or larger clients",
+                reasons.join("; ")
+            ),
+            Warning::ShardStartSpread { spread_ms } => write!(
+                f,
+                "the shards' main phases started {spread_ms:.0} ms apart: the merged intervals' edges are blurred by that much"
+            ),
             Warning::LedgerFailed { phase, error } => write!(
                 f,
                 "{phase}: the acknowledged-write ledger could not be written ({error}): writes acknowledged from then on are not in it, and verify does not check them"
@@ -388,6 +408,54 @@ pub struct RunResult {
     /// Faults applied during the main phase, on the run's time axis.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<crate::fault::Event>,
+    /// This result is one shard of a run split across processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+    /// This result is the merge of a run's shards (`cqlbench merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
+}
+
+/// Which shard of which run a result is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardOf {
+    pub run_id: String,
+    pub index: u64,
+    pub count: u64,
+    /// How the shards agreed on their start: "barrier" (in the cluster) or "start-at".
+    pub start: String,
+    /// Unix seconds when this shard's main phase began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_started_unix_s: Option<f64>,
+}
+
+/// The shards a merged result was made of, each with its own figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Merged {
+    pub run_id: String,
+    /// Latest minus earliest main-phase start among the shards.
+    pub start_spread_ms: f64,
+    pub shards: Vec<ShardFigures>,
+}
+
+/// One shard's main phase, as merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardFigures {
+    pub index: u64,
+    pub path: std::path::PathBuf,
+    pub status: RunStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_started_unix_s: Option<f64>,
+    pub ops_per_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved_ratio: Option<f64>,
+    pub client_cpu_s: f64,
+    pub client_cpu_util: f64,
+    pub max_backlog: u64,
+    /// The backlog at the end of the measured window.
+    pub final_backlog: u64,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

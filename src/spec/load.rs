@@ -69,6 +69,75 @@ impl fmt::Display for Cycles {
     }
 }
 
+/// This process's part of a run split `count` ways: its operation `i` is operation
+/// `i × count + index` of the whole run (its cycle and, in open loop, its intended start on
+/// the whole run's schedule), so the shards' parts are disjoint and together are exactly the
+/// run one process would have made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Share {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Default for Share {
+    fn default() -> Self {
+        Share::WHOLE
+    }
+}
+
+impl Share {
+    /// The whole run: one process.
+    pub const WHOLE: Share = Share { index: 0, count: 1 };
+
+    pub fn is_whole(&self) -> bool {
+        self.count <= 1
+    }
+
+    /// The whole run's operation number of this share's operation `i`.
+    #[inline]
+    pub fn global(&self, i: u64) -> u64 {
+        i.saturating_mul(self.count).saturating_add(self.index)
+    }
+
+    /// How many of the whole run's first `n` operations are this share's.
+    pub fn local_count(&self, n: u64) -> u64 {
+        n.saturating_sub(self.index).div_ceil(self.count.max(1))
+    }
+
+    /// This share of `n` (requests in flight, threads): `n / count`, the remainder to the
+    /// lowest indices, at least 1.
+    pub fn split(&self, n: usize) -> usize {
+        let count = self.count.max(1) as usize;
+        (n / count + usize::from((self.index as usize) < n % count)).max(1)
+    }
+}
+
+impl FromStr for Share {
+    type Err = crate::error::Invalid;
+
+    /// `I/N`: shard I (0-based) of N.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad =
+            || crate::invalid!("'{s}' is not a shard: expected I/N with 0 <= I < N (e.g. 0/4)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        if count > 10_000 {
+            return Err(crate::invalid!("'{s}': at most 10000 shards"));
+        }
+        Ok(Share { index, count })
+    }
+}
+
+impl fmt::Display for Share {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// Parses a rate: `2000`, `2k`, `1.5k` ops/s; must be positive and finite.
 pub fn parse_rate(s: &str) -> Result<f64, crate::error::Invalid> {
     let t = s.trim();
@@ -152,9 +221,13 @@ pub struct LoadSpec {
     pub timeout_s: f64,
     /// Stop the run once this many errors occurred (0 = never).
     pub max_errors: u64,
-    /// Cycle numbers this process covers; operation i uses cycle `start + i` (wrapping
+    /// Cycle numbers the run covers; its operation g uses cycle `start + g` (wrapping
     /// within the range).
     pub cycles: Cycles,
+    /// This process's share of the run (the rate and requests in flight above are already
+    /// its own).
+    #[serde(default, skip_serializing_if = "Share::is_whole")]
+    pub share: Share,
 }
 
 impl LoadSpec {
@@ -169,6 +242,31 @@ impl LoadSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_operations_disjointly_and_cover_them_all() {
+        assert_eq!(
+            "1/4".parse::<Share>().unwrap(),
+            Share { index: 1, count: 4 }
+        );
+        for bad in ["4/4", "1/0", "x/2", "1", "-1/2", "1/2/3", "1/20000"] {
+            assert!(bad.parse::<Share>().is_err(), "{bad}");
+        }
+        let shares: Vec<Share> = (0..3).map(|index| Share { index, count: 3 }).collect();
+        let mut seen: Vec<u64> = shares
+            .iter()
+            .flat_map(|s| (0..s.local_count(10)).map(|i| s.global(i)))
+            .collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..10).collect::<Vec<_>>());
+        assert_eq!(shares.iter().map(|s| s.split(128)).sum::<usize>(), 128);
+        assert_eq!(
+            shares.iter().map(|s| s.split(2)).collect::<Vec<_>>(),
+            [1, 1, 1]
+        );
+        assert!(Share::WHOLE.is_whole());
+        assert_eq!(Share::WHOLE.global(7), 7);
+    }
 
     #[test]
     fn rates_are_absolute_or_a_share_of_a_result() {

@@ -16,7 +16,7 @@ use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{PhaseSummary, RateShare, RunResult};
-use crate::spec::load::{Cycles, RateArg, parse_rate_arg};
+use crate::spec::load::{Cycles, RateArg, Share, parse_rate_arg};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
 use crate::spec::{
     Cl, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
@@ -29,6 +29,37 @@ const DEFAULT_KEYSPACE: &str = "cqlbench";
 const DEFAULT_DURATION_S: f64 = 60.0;
 const DEFAULT_TIMEOUT: &str = "5s";
 const DEFAULT_METRICS_INTERVAL: &str = "1s";
+
+/// A run id: 1-64 of a-z 0-9 . _ - (it names files, table rows and Kubernetes labels).
+pub fn parse_run_id(s: &str) -> Result<String, crate::error::Invalid> {
+    let ok = (1..=64).contains(&s.len())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(crate::invalid!(
+            "'{s}' is not a run id: 1-64 of a-z 0-9 . _ - (e.g. run-0412)"
+        ))
+    }
+}
+
+/// A wall-clock instant: RFC 3339 (`2026-11-24T13:00:00Z`) or Unix seconds.
+pub fn parse_start_at(s: &str) -> Result<f64, crate::error::Invalid> {
+    let t = s.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        if v.is_finite() && v > 0.0 {
+            return Ok(v);
+        }
+    } else if let Ok(at) = humantime::parse_rfc3339_weak(t)
+        && let Ok(d) = at.duration_since(std::time::UNIX_EPOCH)
+    {
+        return Ok(d.as_secs_f64());
+    }
+    Err(crate::invalid!(
+        "'{s}' is not a start time: give RFC 3339 (e.g. 2026-11-24T13:00:00Z) or Unix seconds"
+    ))
+}
 
 fn default_keyspace() -> String {
     DEFAULT_KEYSPACE.into()
@@ -209,6 +240,37 @@ pub struct RunStep {
     #[serde(default, deserialize_with = "de::list_parsed")]
     pub fault: Vec<Fault>,
 
+    /// This process is shard I of N of one run (0 <= I < N): it takes every N-th operation
+    /// (cycles, and in open loop its part of --rate, of --concurrency/--max-in-flight and of
+    /// the rampup), and its main phase starts with the other shards'. Needs --run-id.
+    #[arg(
+        long,
+        value_name = "I/N",
+        requires = "run_id",
+        conflicts_with = "loaders"
+    )]
+    #[serde(skip)]
+    pub shard: Option<Share>,
+    /// The run the shards belong to (the same on every shard): 1-64 of a-z 0-9 . _ -.
+    #[arg(long, value_parser = parse_run_id)]
+    #[serde(skip)]
+    pub run_id: Option<String>,
+    /// Shards start their main phase at this wall-clock time (RFC 3339, e.g.
+    /// 2026-11-24T13:00:00Z, or Unix seconds) instead of meeting at a barrier in the
+    /// cluster under test; clocks must agree (NTP).
+    #[arg(long, value_parser = parse_start_at, requires = "shard")]
+    #[serde(skip)]
+    pub start_at: Option<f64>,
+    /// How long a shard waits at the barrier for the others (their rampups included).
+    #[arg(long, value_parser = parse_duration, default_value = "10m")]
+    #[serde(skip)]
+    pub barrier_timeout: Duration,
+    /// Run N local processes of this run as shards 0..N, then merge their results into
+    /// --out (each shard's result beside it as NAME.shard-I.json).
+    #[arg(long, value_name = "N")]
+    #[serde(skip)]
+    pub loaders: Option<u64>,
+
     /// Environment label for reports and result file names [default: the cluster name, else
     /// "hosts"]: 1-64 of A-Z a-z 0-9 . _ -.
     #[arg(long, value_parser = crate::probe::spec::parse_env)]
@@ -309,6 +371,17 @@ impl RunStep {
         for e in &self.prometheus {
             Endpoint::parse(e).map_err(|e| anyhow::anyhow!("--prometheus {e}"))?;
         }
+        if let Some(n) = self.loaders
+            && !(1..=64).contains(&n)
+        {
+            bail!("--loaders {n}: give 1 to 64 local processes");
+        }
+        if (self.shard.is_some() || self.loaders.is_some()) && !self.fault.is_empty() {
+            bail!("--fault applies to one client: not with --shard or --loaders");
+        }
+        if self.barrier_timeout < Duration::from_secs(1) {
+            bail!("--barrier-timeout must be at least 1s");
+        }
         // The node count is checked against the cluster in `to_plan`.
         let phase_s = self.ops.is_none().then_some(secs);
         let nodes = self.cluster.as_ref().map(|_| usize::MAX);
@@ -388,13 +461,15 @@ impl RunStep {
             }
             None => (None, None),
         };
+        // A shard drives its part of the rate and of the requests in flight.
+        let share = self.shard.unwrap_or(Share::WHOLE);
         let mode = match (rate, self.concurrency) {
             (Some(r), _) => LoadMode::Open {
-                rate_per_s: r,
-                max_in_flight: self.max_in_flight,
+                rate_per_s: r / share.count as f64,
+                max_in_flight: share.split(self.max_in_flight),
             },
             (None, c) => LoadMode::Closed {
-                concurrency: c.unwrap_or(128),
+                concurrency: share.split(c.unwrap_or(128)),
             },
         };
         let stop = match (self.ops, self.duration) {
@@ -415,6 +490,7 @@ impl RunStep {
             timeout_s: self.timeout.as_secs_f64(),
             max_errors: self.max_errors,
             cycles,
+            share,
         };
         // Rampup writes the key space once (this process's share of it with --cycles).
         let rampup_cycles = match self.cycles {
@@ -430,7 +506,7 @@ impl RunStep {
         let rampup =
             (!self.skip_rampup && rampup_cycles.end > rampup_cycles.start).then(|| LoadSpec {
                 mode: LoadMode::Closed {
-                    concurrency: self.rampup_concurrency.max(1),
+                    concurrency: share.split(self.rampup_concurrency.max(1)),
                 },
                 stop: Stop::Ops {
                     count: rampup_cycles.end - rampup_cycles.start,
@@ -475,6 +551,15 @@ impl RunStep {
             faults: self.fault.clone(),
             nodes,
             end_on_node_death: false,
+            shard: match (self.shard, &self.run_id) {
+                (Some(share), Some(run_id)) => Some(crate::load::ShardPlan {
+                    run_id: run_id.clone(),
+                    share,
+                    start_at: self.start_at,
+                    barrier_timeout: self.barrier_timeout,
+                }),
+                _ => None,
+            },
         })
     }
 }
@@ -546,6 +631,9 @@ pub fn execute(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
     if let Some(dir) = plan.out.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    if let Some(n) = a.loaders {
+        return run_loaders(a, n, &plan.out);
+    }
     println!("result: {}", plan.out.display());
     let quiet = a.quiet;
     let stop = crate::interrupt::flag();
@@ -566,6 +654,105 @@ pub fn execute(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
         }
         other => bail!("run ended as {other:?}"),
     }
+}
+
+/// Where shard `index`'s result goes when `--loaders` runs the shards: beside `out`.
+pub fn shard_out(out: &Path, index: u64) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}.shard-{index}.json"))
+}
+
+/// The command line of this process without the flags `--loaders` replaces.
+fn shard_args(args: &[String]) -> Vec<String> {
+    let owned = ["--loaders", "--out", "--run-id", "--shard", "--start-at"];
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if owned.contains(&a.as_str()) {
+            skip = true;
+            continue;
+        }
+        if owned.iter().any(|o| a.starts_with(&format!("{o}="))) || a == "-q" || a == "--quiet" {
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+/// `--loaders N`: this command line run as shards 0..N by N child processes, which meet at
+/// the barrier in the cluster; their results are merged into `out`.
+fn run_loaders(a: &RunStep, n: u64, out: &Path) -> anyhow::Result<RunResult> {
+    let run_id = a
+        .run_id
+        .clone()
+        .unwrap_or_else(|| format!("run-{}-{}", crate::host::unix_now_s(), std::process::id()));
+    let exe = std::env::current_exe().context("finding this program to start the loaders")?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let base = shard_args(&args);
+    println!("loaders: {n} processes of run {run_id}");
+    let mut children = Vec::new();
+    for i in 0..n {
+        let shard_path = shard_out(out, i);
+        let log = shard_path.with_extension("log");
+        let file =
+            std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+        let child = std::process::Command::new(&exe)
+            .args(&base)
+            .args(["--shard", &format!("{i}/{n}"), "--run-id", &run_id, "-q"])
+            .arg("--out")
+            .arg(&shard_path)
+            .stdin(std::process::Stdio::null())
+            .stdout(file.try_clone().context("the loader's log")?)
+            .stderr(file)
+            .spawn()
+            .with_context(|| format!("starting loader {i}"))?;
+        println!(
+            "  shard {i}/{n}: {} (log {})",
+            shard_path.display(),
+            log.display()
+        );
+        children.push((i, child, shard_path, log));
+    }
+    let mut failed = Vec::new();
+    for (i, child, _, log) in &mut children {
+        let status = child
+            .wait()
+            .with_context(|| format!("waiting for loader {i}"))?;
+        if !status.success() {
+            let text = std::fs::read_to_string(&*log).unwrap_or_default();
+            let last = text
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            failed.push(format!(
+                "shard {i}/{n} {status}: {last} (log {})",
+                log.display()
+            ));
+        }
+    }
+    if !failed.is_empty() {
+        bail!("{}", failed.join("; "));
+    }
+    let shards: Vec<PathBuf> = children.iter().map(|c| c.2.clone()).collect();
+    let merged = crate::cli::merge::merge_files(&shards, out)?;
+    print_final(&merged);
+    if let Some(m) = &merged.merged {
+        println!(
+            "merged {n} shards (main phases started within {:.1} ms): {}",
+            m.start_spread_ms,
+            out.display()
+        );
+    }
+    Ok(merged)
 }
 
 /// Progress of a phase in percent, from its stop condition.
@@ -731,6 +918,7 @@ mod tests {
             timeout_s: 1.0,
             max_errors: 0,
             cycles: Cycles { start: 0, end: 10 },
+            share: Share::WHOLE,
         };
         assert_eq!(progress(&l, 0, 5.0), 25.0);
         assert_eq!(progress(&l, 0, 25.0), 100.0);

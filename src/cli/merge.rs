@@ -1,0 +1,75 @@
+//! `cqlbench merge SHARD.json… --out RUN.json`: the shards of one run as one result.
+
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+
+use crate::result::merge::{ShardInput, merge, write};
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Every shard's result of one run (each with its HDR log, NAME.hlog, beside it).
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The merged result (its HDR log and ledger go beside it).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+pub fn run(a: MergeArgs) -> anyhow::Result<()> {
+    if a.shards.iter().any(|s| same(s, &a.out)) {
+        bail!(
+            "--out {} is one of the shards: give another path",
+            a.out.display()
+        );
+    }
+    let merged = merge_files(&a.shards, &a.out)?;
+    crate::scenario::steps::run::print_final(&merged);
+    if let Some(m) = &merged.merged {
+        for s in &m.shards {
+            println!(
+                "  shard {}/{}: {:.0} ops/s{}, client CPU {:.0}%, max backlog {}  ({})",
+                s.index,
+                m.shards.len(),
+                s.ops_per_s,
+                s.target_rate_per_s
+                    .map(|t| format!(" of {t:.0}"))
+                    .unwrap_or_default(),
+                s.client_cpu_util * 100.0,
+                s.max_backlog,
+                s.path.display()
+            );
+        }
+        println!(
+            "merged {} shards of run {} (main phases started within {:.1} ms): {}",
+            m.shards.len(),
+            m.run_id,
+            m.start_spread_ms,
+            a.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Reads, merges and writes; returns the merged result.
+pub fn merge_files(
+    shards: &[PathBuf],
+    out: &std::path::Path,
+) -> anyhow::Result<crate::result::RunResult> {
+    let mut inputs = shards
+        .iter()
+        .map(|p| ShardInput::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (merged, log) = merge(&mut inputs)?;
+    write(&merged, &log, &inputs, out)?;
+    Ok(merged)
+}
+
+fn same(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}

@@ -1,0 +1,676 @@
+//! `cqlbench k8s loaders` through the real binary: every flag, valid values reaching the right
+//! field of the typed objects read back from the printed YAML, and bad values refused in one
+//! line with a non-zero exit, nothing printed or written.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Container, PersistentVolumeClaim, Pod, PodSpec, Secret};
+use serde::Deserialize;
+
+const RUN: [&str; 5] = [
+    "--",
+    "keyvalue",
+    "--hosts",
+    "cassandra-dc1-service",
+    "--rate=4000",
+];
+
+fn cqlbench(dir: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+    c.current_dir(dir).env("CQLBENCH_HOME", dir.join("home"));
+    c
+}
+
+/// `k8s loaders ARGS…`, run in `dir`, with `--image reg/cqlbench:0.1` unless ARGS have an
+/// image and `-- keyvalue …` unless they have run arguments.
+fn loaders(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut c = cqlbench(dir);
+    c.args(["k8s", "loaders"]);
+    if !args.contains(&"--image") {
+        c.args(["--image", "reg/cqlbench:0.1"]);
+    }
+    c.args(args);
+    if !args.contains(&"--") {
+        c.args(RUN);
+    }
+    c.output().unwrap()
+}
+
+/// The objects of a rendered stream, by kind.
+#[derive(Default)]
+struct Objects {
+    secret: Option<Secret>,
+    claim: Option<PersistentVolumeClaim>,
+    job: Option<Job>,
+    collector: Option<Pod>,
+    kinds: Vec<String>,
+}
+
+impl Objects {
+    fn job(&self) -> &Job {
+        self.job.as_ref().expect("a Job")
+    }
+    fn pod(&self) -> &PodSpec {
+        let spec = self.job().spec.as_ref().unwrap();
+        spec.template.spec.as_ref().unwrap()
+    }
+    fn container(&self) -> &Container {
+        &self.pod().containers[0]
+    }
+    fn env(&self, name: &str) -> Option<serde_yaml::Value> {
+        let env = self.container().env.as_ref().unwrap();
+        let var = env.iter().find(|e| e.name == name)?;
+        Some(serde_yaml::to_value(var).unwrap())
+    }
+}
+
+fn parse(yaml: &str) -> Objects {
+    let mut o = Objects::default();
+    for doc in serde_yaml::Deserializer::from_str(yaml) {
+        let v = serde_yaml::Value::deserialize(doc).unwrap();
+        let kind = v["kind"].as_str().unwrap().to_string();
+        match kind.as_str() {
+            "Secret" => o.secret = Some(serde_yaml::from_value(v).unwrap()),
+            "PersistentVolumeClaim" => o.claim = Some(serde_yaml::from_value(v).unwrap()),
+            "Job" => o.job = Some(serde_yaml::from_value(v).unwrap()),
+            "Pod" => o.collector = Some(serde_yaml::from_value(v).unwrap()),
+            other => panic!("unexpected kind {other}"),
+        }
+        o.kinds.push(kind);
+    }
+    o
+}
+
+/// Runs `loaders(args)`, expects success and returns the objects printed and stderr.
+fn rendered(args: &[&str]) -> (Objects, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = loaders(dir.path(), args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}:\n{stderr}");
+    (parse(&String::from_utf8(out.stdout).unwrap()), stderr)
+}
+
+/// Runs `loaders(args)`, expects a non-zero exit (not a panic), one `error:` line containing
+/// `needle` (clap adds a usage hint below its own) and nothing on stdout.
+fn refused(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    refused_in(dir.path(), args, needle);
+}
+
+fn refused_in(dir: &Path, args: &[&str], needle: &str) {
+    let out = loaders(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "{args:?}: one error line expected:\n{stderr}"
+    );
+    assert!(
+        errors[0].contains(needle),
+        "{args:?}: '{needle}' not in: {}",
+        errors[0]
+    );
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+}
+
+#[test]
+fn shards_make_an_indexed_job_with_the_defaults() {
+    let (o, stderr) = rendered(&["--shards", "4"]);
+    assert_eq!(o.kinds, ["PersistentVolumeClaim", "Job", "Pod"]);
+    let job = o.job();
+    assert_eq!(job.metadata.name.as_deref(), Some("cqlbench-loaders"));
+    assert_eq!(job.metadata.namespace.as_deref(), Some("default"));
+    let spec = job.spec.as_ref().unwrap();
+    assert_eq!(spec.completion_mode.as_deref(), Some("Indexed"));
+    assert_eq!((spec.completions, spec.parallelism), (Some(4), Some(4)));
+    assert_eq!(spec.backoff_limit, Some(0));
+    assert_eq!(o.pod().restart_policy.as_deref(), Some("Never"));
+    let c = o.container();
+    assert_eq!(c.image.as_deref(), Some("reg/cqlbench:0.1"));
+    assert_eq!(c.command.as_ref().unwrap(), &["cqlbench"]);
+    // The default run id: run-YYYYMMDD-HHMMSS.
+    let run_id = job.metadata.labels.as_ref().unwrap()["cqlbench.io/run-id"].clone();
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    assert!(
+        run_id.len() == 19
+            && run_id.starts_with("run-")
+            && digits(&run_id[4..12])
+            && digits(&run_id[13..]),
+        "{run_id}"
+    );
+    let args = c.args.as_ref().unwrap().join(" ");
+    assert_eq!(
+        args,
+        format!(
+            "run keyvalue --hosts cassandra-dc1-service --rate=4000 --shard $(SHARD_INDEX)/4 \
+             --run-id {run_id} --out /results/{run_id}/shard-$(SHARD_INDEX).json"
+        )
+    );
+    let index = o.env("SHARD_INDEX").unwrap();
+    assert_eq!(
+        index["valueFrom"]["fieldRef"]["fieldPath"],
+        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    );
+    assert_eq!(
+        o.env("CQLBENCH_HOME").unwrap()["value"],
+        "/tmp/cqlbench-home"
+    );
+    assert!(o.env("CQLBENCH_USERNAME").is_none() && o.secret.is_none());
+    assert!(c.resources.as_ref().unwrap().requests.is_none());
+    // The default claim: 1Gi, ReadWriteMany, the cluster's default class.
+    let claim = o.claim.as_ref().unwrap().spec.as_ref().unwrap();
+    let storage = &claim.resources.as_ref().unwrap().requests.as_ref().unwrap()["storage"];
+    assert_eq!(storage.0, "1Gi");
+    assert_eq!(claim.access_modes.as_ref().unwrap(), &["ReadWriteMany"]);
+    assert!(claim.storage_class_name.is_none());
+    let collector = o.collector.as_ref().unwrap();
+    assert_eq!(
+        collector.metadata.name.as_deref(),
+        Some("cqlbench-loaders-collector")
+    );
+    // Without --out the workflow goes to stderr, applying from standard input.
+    assert!(stderr.contains("\nkubectl apply -f -\n"), "{stderr}");
+    assert!(stderr.contains(
+        "kubectl -n default wait --for=condition=complete --timeout=3600s job/cqlbench-loaders"
+    ));
+    assert!(stderr.contains(&format!(
+        "cqlbench merge ./{run_id}/shard-*.json --out {run_id}.json"
+    )));
+}
+
+#[test]
+fn shards_must_be_a_positive_number() {
+    refused(&["--shards", "0"], "--shards 0: give 1 to 100000");
+    refused(&["--shards", "100001"], "--shards 100001: give 1 to 100000");
+    refused(
+        &["--shards=-1"],
+        "invalid value '-1' for '--shards <SHARDS>'",
+    );
+    refused(&["--shards", "-1"], "unexpected argument '-1'");
+    refused(
+        &["--shards", "four"],
+        "invalid value 'four' for '--shards <SHARDS>'",
+    );
+    refused(&[], "the following required arguments were not provided");
+}
+
+#[test]
+fn name_namespace_and_run_id_name_every_object() {
+    for ns_flag in ["--namespace", "-n"] {
+        let (o, stderr) = rendered(&[
+            "--shards", "2", "--name", "kv-load", ns_flag, "bench", "--run-id", "kv-1",
+        ]);
+        let job = o.job();
+        assert_eq!(job.metadata.name.as_deref(), Some("kv-load"));
+        assert_eq!(job.metadata.namespace.as_deref(), Some("bench"));
+        assert_eq!(
+            job.metadata.labels.as_ref().unwrap()["cqlbench.io/run-id"],
+            "kv-1"
+        );
+        let claim = o.claim.as_ref().unwrap();
+        assert_eq!(claim.metadata.name.as_deref(), Some("kv-load-results"));
+        assert_eq!(claim.metadata.namespace.as_deref(), Some("bench"));
+        let collector = o.collector.as_ref().unwrap();
+        assert_eq!(
+            collector.metadata.name.as_deref(),
+            Some("kv-load-collector")
+        );
+        assert_eq!(collector.metadata.namespace.as_deref(), Some("bench"));
+        let args = o.container().args.as_ref().unwrap().join(" ");
+        assert!(
+            args.ends_with("--run-id kv-1 --out /results/kv-1/shard-$(SHARD_INDEX).json"),
+            "{args}"
+        );
+        assert!(
+            stderr.contains("kubectl -n bench cp kv-load-collector:/results/kv-1 ./kv-1\n"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(
+            "kubectl -n bench delete job/kv-load pod/kv-load-collector pvc/kv-load-results\n"
+        ));
+    }
+}
+
+#[test]
+fn bad_names_are_refused() {
+    for bad in ["Loaders", "kv_load", "-kv", ""] {
+        refused(
+            &["--shards", "2", &format!("--name={bad}")],
+            &format!("--name '{bad}' is not a DNS-1123 label"),
+        );
+    }
+    refused(
+        &["--shards", "2", "--name", &"a".repeat(52)],
+        "give 1 to 51",
+    );
+    refused(
+        &["--shards", "2", "-n", "Bench"],
+        "--namespace 'Bench' is not a DNS-1123 label",
+    );
+    refused(
+        &["--shards", "2", "--run-id", "a/b"],
+        "--run-id 'a/b' is not a Kubernetes label value",
+    );
+    refused(
+        &["--shards", "2", "--run-id", ".."],
+        "--run-id '..' is not a Kubernetes label value",
+    );
+}
+
+#[test]
+fn the_image_is_required_and_not_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cqlbench(dir.path())
+        .args(["k8s", "loaders", "--shards", "2"])
+        .args(RUN)
+        .output()
+        .unwrap();
+    // clap's usage error: exit code 2, the missing flag named below its error line.
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\n  --image <IMAGE>\n"));
+    assert!(out.stdout.is_empty());
+    refused(&["--shards", "2", "--image", ""], "--image is empty");
+    refused(
+        &["--shards", "2", "--image", "a b"],
+        "--image 'a b' contains white space",
+    );
+    let (o, _) = rendered(&["--shards", "2", "--image", "ghcr.io/x/cqlbench@sha256:0f"]);
+    assert_eq!(
+        o.container().image.as_deref(),
+        Some("ghcr.io/x/cqlbench@sha256:0f")
+    );
+    let collector = o.collector.as_ref().unwrap().spec.as_ref().unwrap();
+    assert_eq!(
+        collector.containers[0].image.as_deref(),
+        Some("ghcr.io/x/cqlbench@sha256:0f")
+    );
+}
+
+#[test]
+fn a_credentials_file_becomes_a_secret_and_never_an_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("creds"), "bench\np@ss: 'w0rd' #1\n").unwrap();
+    let out = loaders(
+        dir.path(),
+        &["--shards", "3", "--credentials-file", "creds"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let yaml = String::from_utf8(out.stdout).unwrap();
+    let o = parse(&yaml);
+    assert_eq!(o.kinds, ["Secret", "PersistentVolumeClaim", "Job", "Pod"]);
+    let secret = o.secret.as_ref().unwrap();
+    assert_eq!(
+        secret.metadata.name.as_deref(),
+        Some("cqlbench-loaders-credentials")
+    );
+    assert_eq!(secret.type_.as_deref(), Some("Opaque"));
+    let data = secret.string_data.as_ref().unwrap();
+    assert_eq!(data["username"], "bench");
+    assert_eq!(data["password"], "p@ss: 'w0rd' #1");
+    assert_eq!(yaml.matches("w0rd").count(), 1, "{yaml}");
+    let c = o.container();
+    let words = c.args.iter().chain(c.command.iter()).flatten();
+    assert!(
+        words
+            .clone()
+            .all(|w| !w.contains("w0rd") && !w.contains("creds"))
+    );
+    for (var, key) in [
+        ("CQLBENCH_USERNAME", "username"),
+        ("CQLBENCH_PASSWORD", "password"),
+    ] {
+        let env = o.env(var).unwrap();
+        let sel = &env["valueFrom"]["secretKeyRef"];
+        assert_eq!(sel["name"], "cqlbench-loaders-credentials");
+        assert_eq!(sel["key"], key);
+    }
+    assert!(String::from_utf8_lossy(&out.stderr).contains(" secret/cqlbench-loaders-credentials "));
+}
+
+#[test]
+fn a_credentials_file_needs_two_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("one"), "bench\n").unwrap();
+    std::fs::write(dir.path().join("empty-user"), "\npassword\n").unwrap();
+    for file in ["one", "empty-user"] {
+        refused_in(
+            dir.path(),
+            &["--shards", "2", "--credentials-file", file],
+            "expected two lines: user name, then password",
+        );
+    }
+    refused_in(
+        dir.path(),
+        &["--shards", "2", "--credentials-file", "missing"],
+        "credentials file missing:",
+    );
+}
+
+#[test]
+fn an_existing_secret_is_referenced_not_rendered() {
+    let (o, stderr) = rendered(&["--shards", "2", "--secret", "db-creds"]);
+    assert!(o.secret.is_none());
+    let env = o.env("CQLBENCH_PASSWORD").unwrap();
+    assert_eq!(env["valueFrom"]["secretKeyRef"]["name"], "db-creds");
+    assert_eq!(env["valueFrom"]["secretKeyRef"]["key"], "password");
+    assert!(
+        !stderr.contains("secret/"),
+        "the user's Secret is not ours to delete"
+    );
+    refused(
+        &["--shards", "2", "--secret", "DB"],
+        "--secret 'DB' is not a DNS-1123 subdomain",
+    );
+    refused(
+        &["--shards", "2", "--secret", "s", "--credentials-file", "f"],
+        "cannot be used with",
+    );
+}
+
+#[test]
+fn an_existing_results_claim_replaces_the_created_one() {
+    let (o, stderr) = rendered(&["--shards", "2", "--results-claim", "shared-results"]);
+    assert!(o.claim.is_none());
+    assert_eq!(o.kinds, ["Job", "Pod"]);
+    for pod in [
+        o.pod(),
+        o.collector.as_ref().unwrap().spec.as_ref().unwrap(),
+    ] {
+        let volume = &pod.volumes.as_ref().unwrap()[0];
+        assert_eq!(
+            volume.persistent_volume_claim.as_ref().unwrap().claim_name,
+            "shared-results"
+        );
+    }
+    assert!(
+        !stderr.contains("pvc/"),
+        "the user's claim is not ours to delete"
+    );
+    refused(
+        &["--shards", "2", "--results-claim", "Shared"],
+        "--results-claim 'Shared' is not a DNS-1123 subdomain",
+    );
+    refused(
+        &[
+            "--shards",
+            "2",
+            "--results-claim",
+            "c",
+            "--results-size",
+            "2Gi",
+        ],
+        "cannot be used with",
+    );
+    refused(
+        &[
+            "--shards",
+            "2",
+            "--results-claim",
+            "c",
+            "--storage-class",
+            "nfs",
+        ],
+        "cannot be used with",
+    );
+}
+
+#[test]
+fn results_size_and_storage_class_shape_the_claim() {
+    let (o, _) = rendered(&[
+        "--shards",
+        "2",
+        "--results-size",
+        "5Gi",
+        "--storage-class",
+        "efs.csi",
+    ]);
+    let claim = o.claim.as_ref().unwrap().spec.as_ref().unwrap();
+    assert_eq!(
+        claim.resources.as_ref().unwrap().requests.as_ref().unwrap()["storage"].0,
+        "5Gi"
+    );
+    assert_eq!(claim.storage_class_name.as_deref(), Some("efs.csi"));
+    refused(
+        &["--shards", "2", "--results-size", "5GB"],
+        "--results-size '5GB' is not a positive Kubernetes quantity",
+    );
+    refused(
+        &["--shards", "2", "--results-size", "0"],
+        "--results-size '0' is not a positive Kubernetes quantity",
+    );
+    refused(
+        &["--shards", "2", "--storage-class", "NFS"],
+        "--storage-class 'NFS' is not a DNS-1123 subdomain",
+    );
+}
+
+#[test]
+fn cpu_and_memory_are_the_loaders_requests_and_limits() {
+    let (o, _) = rendered(&["--shards", "2", "--cpu", "1500m", "--memory", "2Gi"]);
+    let res = o.container().resources.as_ref().unwrap();
+    for map in [res.requests.as_ref().unwrap(), res.limits.as_ref().unwrap()] {
+        assert_eq!(
+            (map["cpu"].0.as_str(), map["memory"].0.as_str()),
+            ("1500m", "2Gi")
+        );
+    }
+    let (o, _) = rendered(&["--shards", "2", "--cpu", "2"]);
+    let res = o.container().resources.as_ref().unwrap();
+    assert!(!res.requests.as_ref().unwrap().contains_key("memory"));
+    refused(
+        &["--shards", "2", "--cpu", "two"],
+        "--cpu 'two' is not a positive Kubernetes quantity: give e.g. 500m or 2",
+    );
+    refused(
+        &["--shards", "2", "--memory", "1GB"],
+        "--memory '1GB' is not a positive Kubernetes quantity: give e.g. 512Mi or 2Gi",
+    );
+    refused(
+        &["--shards", "2", "--memory=-1Gi"],
+        "--memory '-1Gi' is not a positive Kubernetes quantity",
+    );
+}
+
+#[test]
+fn parallelism_and_backoff_limit_reach_the_job() {
+    let (o, stderr) = rendered(&[
+        "--shards",
+        "4",
+        "--parallelism",
+        "2",
+        "--backoff-limit",
+        "3",
+    ]);
+    let spec = o.job().spec.as_ref().unwrap();
+    assert_eq!(
+        (spec.completions, spec.parallelism, spec.backoff_limit),
+        (Some(4), Some(2), Some(3))
+    );
+    assert!(
+        stderr.contains("warning: --parallelism 2 < --shards 4: the shards run in waves"),
+        "{stderr}"
+    );
+    let (_, stderr) = rendered(&["--shards", "4", "--parallelism", "4"]);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    refused(
+        &["--shards", "4", "--parallelism", "0"],
+        "--parallelism 0: give 1 to --shards (4)",
+    );
+    refused(
+        &["--shards", "4", "--parallelism", "5"],
+        "--parallelism 5: give 1 to --shards (4)",
+    );
+    refused(
+        &["--shards", "4", "--backoff-limit=-1"],
+        "invalid value '-1' for '--backoff-limit <BACKOFF_LIMIT>'",
+    );
+    refused(
+        &["--shards", "4", "--backoff-limit", "3000000000"],
+        "--backoff-limit 3000000000: give at most 2147483647",
+    );
+}
+
+#[test]
+fn timeout_is_the_wait_for_the_job() {
+    let (_, stderr) = rendered(&["--shards", "2", "--timeout", "90m"]);
+    assert!(
+        stderr.contains("--timeout=5400s job/cqlbench-loaders\n"),
+        "{stderr}"
+    );
+    let (_, stderr) = rendered(&["--shards", "2", "--timeout", "1.5s"]);
+    assert!(stderr.contains("--timeout=2s job/"), "{stderr}");
+    refused(
+        &["--shards", "2", "--timeout", "0"],
+        "--timeout must be at least 1s",
+    );
+    refused(
+        &["--shards", "2", "--timeout", "soon"],
+        "'soon' is not a duration",
+    );
+}
+
+#[test]
+fn out_writes_the_manifests_and_prints_the_workflow() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("creds"), "bench\npw\n").unwrap();
+    let out = loaders(
+        dir.path(),
+        &[
+            "--shards",
+            "2",
+            "--run-id",
+            "r1",
+            "--credentials-file",
+            "creds",
+            "--out",
+            "m dir.yaml",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let file = dir.path().join("m dir.yaml");
+    let o = parse(&std::fs::read_to_string(&file).unwrap());
+    assert_eq!(o.kinds, ["Secret", "PersistentVolumeClaim", "Job", "Pod"]);
+    // It holds a password: the owner's alone.
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        [
+            "wrote m dir.yaml: run r1, 2 shards of `cqlbench run` in namespace default",
+            "kubectl apply -f 'm dir.yaml'",
+            "kubectl -n default wait --for=condition=complete --timeout=3600s job/cqlbench-loaders",
+            "kubectl -n default wait --for=condition=Ready --timeout=300s pod/cqlbench-loaders-collector",
+            "kubectl -n default cp cqlbench-loaders-collector:/results/r1 ./r1",
+            "cqlbench merge ./r1/shard-*.json --out r1.json",
+            "kubectl -n default delete job/cqlbench-loaders pod/cqlbench-loaders-collector \
+             secret/cqlbench-loaders-credentials pvc/cqlbench-loaders-results",
+        ]
+    );
+    assert!(!stdout.contains("pw\n") && !stdout.contains("kind:"));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty());
+    // Without a Secret the manifest is an ordinary file; an existing one is replaced.
+    let out = loaders(dir.path(), &["--shards", "2", "--out", "m dir.yaml"]);
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+    assert!(
+        parse(&std::fs::read_to_string(&file).unwrap())
+            .secret
+            .is_none()
+    );
+    // Nowhere to write: one line, no file left behind.
+    refused_in(
+        dir.path(),
+        &["--shards", "2", "--out", "no/such/dir.yaml"],
+        "writing no/such/dir.yaml",
+    );
+    refused_in(
+        dir.path(),
+        &["--shards", "0", "--out", "bad.yaml"],
+        "--shards 0",
+    );
+    assert!(!dir.path().join("bad.yaml").exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}
+
+#[test]
+fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
+    let (o, _) = rendered(&[
+        "--shards",
+        "2",
+        "--run-id",
+        "r",
+        "--",
+        "stress",
+        "--ratio",
+        "write=10,read=10,range=1",
+        "--duration",
+        "5m",
+        "--consistency",
+        "QUORUM",
+    ]);
+    let args = o.container().args.as_ref().unwrap();
+    assert_eq!(
+        args[..8],
+        [
+            "run",
+            "stress",
+            "--ratio",
+            "write=10,read=10,range=1",
+            "--duration",
+            "5m",
+            "--consistency",
+            "QUORUM"
+        ]
+    );
+    for flag in [
+        "--shard",
+        "--run-id",
+        "--out",
+        "--credentials-file",
+        "--loaders",
+        "--start-at",
+        "--cluster",
+    ] {
+        refused(
+            &["--shards", "2", "--", "keyvalue", flag, "x"],
+            &format!("run argument '{flag}' is not allowed"),
+        );
+        refused(
+            &["--shards", "2", "--", "keyvalue", &format!("{flag}=x")],
+            &format!("run argument '{flag}' is not allowed"),
+        );
+    }
+    refused(
+        &["--shards", "2", "--"],
+        "no run arguments: give what follows `cqlbench run` after `--`",
+    );
+    refused(
+        &["--shards", "2", "--", "run", "keyvalue"],
+        "the run arguments start with 'run'",
+    );
+}
