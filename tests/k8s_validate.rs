@@ -131,8 +131,6 @@ fn every_rendered_variant_validates_strictly() {
             "1500m",
             "--memory",
             "2Gi",
-            "--parallelism",
-            "4",
             "--backoff-limit",
             "1",
             "--timeout",

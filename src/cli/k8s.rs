@@ -26,7 +26,8 @@ pub enum K8sCommand {
 /// `cqlbench k8s loaders --shards N --image IMAGE [options] -- RUN ARGS…`
 #[derive(Debug, Args)]
 pub struct LoadersArgs {
-    /// Shards of the run: one pod each, all at once (the Job's completions).
+    /// Shards of the run: one pod each, all at once (the Job's completions and parallelism:
+    /// the shards meet at a barrier before their main phase).
     #[arg(long)]
     pub shards: u32,
     /// The Job's name (a DNS-1123 label); the other objects are NAME-collector, NAME-results
@@ -40,8 +41,8 @@ pub struct LoadersArgs {
     /// pod and `kubectl cp`).
     #[arg(long)]
     pub image: String,
-    /// Names the run: its results directory, merged file and label [default:
-    /// run-YYYYMMDD-HHMMSS, UTC now].
+    /// Names the run: its results directory, merged file and label; 1-63 of a-z 0-9 . _ -
+    /// [default: run-YYYYMMDD-HHMMSS, UTC now].
     #[arg(long)]
     pub run_id: Option<String>,
     /// Database credentials file (two lines: user, password), rendered into a Secret and
@@ -69,9 +70,6 @@ pub struct LoadersArgs {
     /// Memory of each loader pod, its request and limit (e.g. 512Mi, 2Gi).
     #[arg(long)]
     pub memory: Option<String>,
-    /// Pods running at once [default: --shards; fewer runs the shards in waves].
-    #[arg(long)]
-    pub parallelism: Option<u32>,
     /// Failed pods the Job reruns before it fails (a rerun shard starts late, alone).
     #[arg(long, default_value_t = 0)]
     pub backoff_limit: u32,
@@ -115,7 +113,6 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         namespace: a.namespace,
         image: a.image,
         shards: a.shards,
-        parallelism: a.parallelism,
         backoff_limit: a.backoff_limit,
         run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
         run_args: a.run_args,
@@ -131,9 +128,6 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         manifest: a.out.as_ref().map(|p| p.display().to_string()),
     };
     let rendered = render(&spec)?;
-    for w in &rendered.warnings {
-        eprintln!("warning: {w}");
-    }
     match &a.out {
         None => {
             print!("{}", rendered.yaml());

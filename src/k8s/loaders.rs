@@ -101,10 +101,10 @@ pub struct LoadersSpec {
     /// A container image whose PATH holds `cqlbench` (and `sleep` and `tar`, for the collector
     /// and `kubectl cp`).
     pub image: String,
-    /// Shards of the run: the Job's completions.
+    /// Shards of the run: the Job's completions and its parallelism. All run at once: the
+    /// shards of a run meet at a barrier before their main phase (`cqlbench run --shard`), so
+    /// a Job running fewer pods than shards at a time could never complete.
     pub shards: u32,
-    /// Pods at once [default: all shards, so they run concurrently].
-    pub parallelism: Option<u32>,
     /// Pod failures before the Job fails (0: a failed shard is not rerun, late and alone).
     pub backoff_limit: u32,
     /// Names the run: the results directory, the merged file and a label on every object.
@@ -127,7 +127,7 @@ pub struct Step {
     pub line: String,
 }
 
-/// The rendered objects, the commands that apply and collect them, and warnings.
+/// The rendered objects and the commands that apply and collect them.
 #[derive(Debug, Clone)]
 pub struct Rendered {
     /// Only when the credentials were given (rendered from a file).
@@ -138,8 +138,6 @@ pub struct Rendered {
     pub collector: Pod,
     /// In order: apply, wait for the Job, wait for the collector, copy, merge, clean up.
     pub steps: Vec<Step>,
-    /// Things that render but weaken the measurement.
-    pub warnings: Vec<String>,
     header: String,
 }
 
@@ -192,22 +190,12 @@ pub fn default_run_id(unix_s: u64) -> String {
 /// Checks `spec` and builds its objects and workflow; refused input gets a one-line error.
 pub fn render(spec: &LoadersSpec) -> Result<Rendered, Invalid> {
     let resources = validate(spec)?;
-    let parallelism = spec.parallelism.unwrap_or(spec.shards);
-    let mut warnings = Vec::new();
-    if parallelism < spec.shards {
-        warnings.push(format!(
-            "--parallelism {parallelism} < --shards {}: the shards run in waves, not all at \
-             once, so their merged throughput adds rates that were never concurrent",
-            spec.shards
-        ));
-    }
     Ok(Rendered {
         secret: secret(spec),
         claim: claim(spec),
-        job: job(spec, parallelism, resources),
+        job: job(spec, resources),
         collector: collector(spec),
         steps: steps(spec)?,
-        warnings,
         header: format!(
             "# cqlbench k8s loaders: run {}, {} shards (Kubernetes {KUBERNETES_VERSION} API).\n",
             spec.run_id, spec.shards
@@ -239,14 +227,6 @@ fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Invalid> {
             spec.shards
         ));
     }
-    if let Some(p) = spec.parallelism
-        && (p == 0 || p > spec.shards)
-    {
-        return Err(crate::invalid!(
-            "--parallelism {p}: give 1 to --shards ({})",
-            spec.shards
-        ));
-    }
     if spec.backoff_limit > i32::MAX as u32 {
         return Err(crate::invalid!(
             "--backoff-limit {}: give at most {}",
@@ -254,7 +234,7 @@ fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Invalid> {
             i32::MAX
         ));
     }
-    label_value("--run-id", &spec.run_id)?;
+    run_id(&spec.run_id)?;
     if spec.wait_timeout < Duration::from_secs(1) {
         return Err(crate::invalid!("--timeout must be at least 1s"));
     }
@@ -283,6 +263,17 @@ fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Invalid> {
         ResultsClaim::Existing(name) => dns_subdomain("--results-claim", name)?,
     }
     resources(&spec.resources)
+}
+
+/// A run id that `cqlbench run --run-id` and a Kubernetes label value both accept.
+fn run_id(s: &str) -> Result<(), Invalid> {
+    if label_value("--run-id", s).is_err() || s.bytes().any(|c| c.is_ascii_uppercase()) {
+        return Err(crate::invalid!(
+            "--run-id '{s}' is not a run id that is also a Kubernetes label: give 1 to 63 \
+             lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(())
 }
 
 fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
@@ -462,7 +453,7 @@ fn env(spec: &LoadersSpec) -> Vec<EnvVar> {
     env
 }
 
-fn job(spec: &LoadersSpec, parallelism: u32, resources: ResourceRequirements) -> Job {
+fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
     let (volume, mount) = results_volume(spec);
     let container = Container {
         name: "cqlbench".into(),
@@ -481,7 +472,7 @@ fn job(spec: &LoadersSpec, parallelism: u32, resources: ResourceRequirements) ->
         spec: Some(JobSpec {
             completion_mode: Some("Indexed".into()),
             completions: Some(int(spec.shards)),
-            parallelism: Some(int(parallelism)),
+            parallelism: Some(int(spec.shards)),
             backoff_limit: Some(int(spec.backoff_limit)),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
@@ -591,7 +582,6 @@ mod tests {
             namespace: "bench".into(),
             image: "registry.example/cqlbench:0.1".into(),
             shards: 4,
-            parallelism: None,
             backoff_limit: 0,
             run_id: "run-20261124-123402".into(),
             run_args: [
@@ -662,7 +652,6 @@ mod tests {
         assert_eq!(want["app.kubernetes.io/name"], "cqlbench");
         assert_eq!(want["app.kubernetes.io/component"], "loader");
         assert_eq!(want["cqlbench.io/run-id"], "run-20261124-123402");
-        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     }
 
     #[test]
@@ -883,16 +872,6 @@ mod tests {
         assert!(crate::k8s::dns_label("run id", &id, 63).is_ok());
     }
 
-    #[test]
-    fn fewer_pods_than_shards_renders_with_a_warning() {
-        let mut s = spec();
-        s.parallelism = Some(2);
-        let r = render(&s).unwrap();
-        assert_eq!(r.job.spec.as_ref().unwrap().parallelism, Some(2));
-        assert_eq!(r.warnings.len(), 1);
-        assert!(r.warnings[0].contains("run in waves"), "{}", r.warnings[0]);
-    }
-
     /// `render` of `spec()` changed by `change` fails with exactly `message`.
     fn refused(change: impl FnOnce(&mut LoadersSpec), message: &str) {
         let mut s = spec();
@@ -903,7 +882,7 @@ mod tests {
     }
 
     #[test]
-    fn refuses_zero_or_too_many_shards_and_bad_parallelism() {
+    fn refuses_zero_or_too_many_shards_and_bad_job_limits() {
         refused(
             |s| s.shards = 0,
             "--shards 0: give 1 to 100000 (Kubernetes' limit for an Indexed Job)",
@@ -911,14 +890,6 @@ mod tests {
         refused(
             |s| s.shards = 100_001,
             "--shards 100001: give 1 to 100000 (Kubernetes' limit for an Indexed Job)",
-        );
-        refused(
-            |s| s.parallelism = Some(0),
-            "--parallelism 0: give 1 to --shards (4)",
-        );
-        refused(
-            |s| s.parallelism = Some(5),
-            "--parallelism 5: give 1 to --shards (4)",
         );
         refused(
             |s| s.backoff_limit = u32::MAX,
@@ -966,15 +937,27 @@ mod tests {
             e.starts_with("--namespace 'Bench' is not a DNS-1123 label"),
             "{e}"
         );
-        let e = render(&LoadersSpec {
-            run_id: "run/1".into(),
-            ..spec()
-        })
-        .unwrap_err();
-        assert!(
-            e.starts_with("--run-id 'run/1' is not a Kubernetes label value"),
-            "{e}"
-        );
+        // What `cqlbench run --run-id` and a label value both accept.
+        for bad in ["run/1", "Run-1", "-run", "run.", "", &"r".repeat(64)] {
+            let e = render(&LoadersSpec {
+                run_id: bad.into(),
+                ..spec()
+            })
+            .unwrap_err();
+            let want = format!("--run-id '{bad}' is not a run id that is also a Kubernetes label");
+            assert!(e.starts_with(&want), "{e}");
+        }
+        for ok in ["r", "kv_1.a-2", &"r".repeat(63)] {
+            let id = ok.to_string();
+            assert!(
+                render(&LoadersSpec {
+                    run_id: id,
+                    ..spec()
+                })
+                .is_ok(),
+                "{ok}"
+            );
+        }
     }
 
     #[test]

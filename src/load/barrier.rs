@@ -36,7 +36,7 @@ pub struct Arrival {
 pub async fn create_table(session: &Session, keyspace: &str) -> Result<(), String> {
     let q = format!(
         "CREATE TABLE IF NOT EXISTS {keyspace}.{TABLE} (run text, step text, shard bigint, \
-         shards bigint, at_ms bigint, token text, PRIMARY KEY ((run, step), shard))"
+         shards bigint, at_ms bigint, owner text, PRIMARY KEY ((run, step), shard))"
     );
     session
         .query_unpaged(q, &[])
@@ -58,9 +58,9 @@ pub async fn register(
     share: Share,
 ) -> Result<Arrival, String> {
     let at_ms = (crate::host::unix_now() * 1000.0) as i64;
-    let token = format!("{}-{}", std::process::id(), at_ms);
+    let owner = format!("{}-{}", std::process::id(), at_ms);
     let mut st = Statement::new(format!(
-        "INSERT INTO {keyspace}.{TABLE} (run, step, shard, shards, at_ms, token) \
+        "INSERT INTO {keyspace}.{TABLE} (run, step, shard, shards, at_ms, owner) \
          VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS"
     ));
     st.set_consistency(Consistency::Quorum);
@@ -70,7 +70,7 @@ pub async fn register(
         share.index as i64,
         share.count as i64,
         at_ms,
-        token.as_str(),
+        owner.as_str(),
     );
     let r = session
         .query_unpaged(st, values)

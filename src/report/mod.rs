@@ -30,6 +30,8 @@ pub enum ReportError {
     BadHistogram { path: PathBuf, message: String },
     #[error("{path}: {message}")]
     Series { path: PathBuf, message: String },
+    #[error("{0}")]
+    Shards(String),
 }
 
 /// One loaded result file.
@@ -96,6 +98,7 @@ pub fn load(path: &Path) -> Result<Input, ReportError> {
 /// (`RUN.verify.json`) comes along unless it was given too.
 pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
     let mut out: Vec<Input> = paths.iter().map(|p| load(p)).collect::<Result<_, _>>()?;
+    out = merge_shards(out)?;
     for p in paths {
         let v = VerifyResult::path_for(p);
         if matches!(out.iter().find(|i| i.path() == p), Some(Input::Run { .. }))
@@ -106,6 +109,43 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
             result.run = p.clone();
             out.push(Input::Verify { path: v, result });
         }
+    }
+    Ok(out)
+}
+
+/// Shards of one run given together are that run: merged (as `cqlbench merge` would) in
+/// place of the first; a run's shards given only in part are refused.
+fn merge_shards(inputs: Vec<Input>) -> Result<Vec<Input>, ReportError> {
+    let run_of = |i: &Input| match i {
+        Input::Run { result, .. } => result.shard.as_ref().map(|s| s.run_id.clone()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut done: Vec<String> = Vec::new();
+    for input in &inputs {
+        let Some(run_id) = run_of(input) else {
+            out.push(input.clone());
+            continue;
+        };
+        if done.contains(&run_id) {
+            continue;
+        }
+        done.push(run_id.clone());
+        let mut shards = inputs
+            .iter()
+            .filter(|i| run_of(i).as_ref() == Some(&run_id))
+            .map(|i| crate::result::merge::ShardInput::read(i.path()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ReportError::Shards(e.to_string()))?;
+        let (result, _) = crate::result::merge::merge(&mut shards).map_err(|e| {
+            ReportError::Shards(format!(
+                "{e}: give every shard of a run, or its merged result (cqlbench merge)"
+            ))
+        })?;
+        out.push(Input::Run {
+            path: input.path().to_path_buf(),
+            result,
+        });
     }
     Ok(out)
 }

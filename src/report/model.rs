@@ -79,6 +79,8 @@ pub struct RunTimeline {
     pub events: Vec<crate::fault::Event>,
     /// The run's verification (`cqlbench verify`), when there is one.
     pub verify: Option<VerifyResult>,
+    /// The shards it was merged from, when it was.
+    pub merged: Option<crate::result::Merged>,
 }
 
 /// Runs of the same scenario, environments side by side.
@@ -400,6 +402,60 @@ impl RunTimeline {
         (all > 0).then(|| ok as f64 / all as f64)
     }
 
+    /// The shards of a merged run, one row each: what each drove, and whether it kept up.
+    pub fn shard_table(&self) -> Option<Table> {
+        let m = self.merged.as_ref()?;
+        let first = m
+            .shards
+            .iter()
+            .filter_map(|s| s.main_started_unix_s)
+            .fold(f64::INFINITY, f64::min);
+        let rows = m
+            .shards
+            .iter()
+            .zip(crate::result::merge::behind_all(&m.shards))
+            .map(|(s, behind)| {
+                vec![
+                    format!("{}/{}", s.index, m.shards.len()),
+                    format_value(Some(s.ops_per_s), 0),
+                    format_value(s.target_rate_per_s, 0),
+                    format_value(s.achieved_ratio.map(|r| r * 100.0), 2),
+                    format_value(Some(s.client_cpu_util * 100.0), 0),
+                    s.max_backlog.to_string(),
+                    format_value(s.main_started_unix_s.map(|t| (t - first) * 1000.0), 1),
+                    if behind.is_empty() {
+                        "kept up".into()
+                    } else {
+                        format!("behind: {}", behind.join("; "))
+                    },
+                ]
+            })
+            .collect();
+        Some(Table {
+            title: format!(
+                "Shards — {} ({}), run {}, main phases started within {:.1} ms",
+                self.env,
+                self.path.display(),
+                m.run_id,
+                m.start_spread_ms
+            ),
+            header: [
+                "shard",
+                "ops/s",
+                "target ops/s",
+                "sent on time %",
+                "client CPU %",
+                "max backlog",
+                "start (ms after first)",
+                "verdict",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+            text_columns: vec![0, 7],
+        })
+    }
+
     /// The fault table of this run, when it had faults.
     pub fn fault_table(&self) -> Option<Table> {
         if self.events.is_empty() {
@@ -590,6 +646,7 @@ impl Report {
                             },
                             events: result.events.clone(),
                             verify: None,
+                            merged: result.merged.clone(),
                         });
                     }
                     let envs = &mut groups[gi].1;
@@ -771,6 +828,7 @@ impl ScenarioGroup {
             .filter_map(|s| section_table(format!("{} — {}", s.title, self.scenario), s, &items))
             .collect();
         out.extend(self.runs.iter().filter_map(RunTimeline::fault_table));
+        out.extend(self.runs.iter().filter_map(RunTimeline::shard_table));
         let runs: Vec<&RunTimeline> = self.runs.iter().collect();
         out.extend(verify_table(&self.scenario, &runs));
         out

@@ -340,15 +340,17 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
             client_cpu_util: summary.map_or(0.0, |s| s.client_cpu_util),
             max_backlog: summary.map_or(0, |s| s.max_backlog),
             final_backlog,
+            service_p50_ms: summary.map_or(0.0, |s| s.all.service.p50_ms),
         };
-        let reasons = behind_reasons(&f);
+        figures.push(f);
+    }
+    for (f, reasons) in figures.iter().zip(behind_all(&figures)) {
         if !reasons.is_empty() {
             behind.push(Warning::ShardBehind {
-                shard: format!("{index}/{}", of.count),
+                shard: format!("{}/{}", f.index, of.count),
                 reasons,
             });
         }
-        figures.push(f);
     }
     let starts: Vec<f64> = figures
         .iter()
@@ -415,9 +417,31 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
     Ok((merged, out_log))
 }
 
+/// Why each shard fell behind, if it did (see [`behind_reasons`]).
+pub fn behind_all(figures: &[ShardFigures]) -> Vec<Vec<String>> {
+    figures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut others: Vec<f64> = figures
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, o)| o.service_p50_ms)
+                .collect();
+            others.sort_by(f64::total_cmp);
+            let median = (!others.is_empty()).then(|| crate::stats::median_of_sorted(&others));
+            behind_reasons(f, median)
+        })
+        .collect()
+}
+
 /// Why a shard fell behind, if it did: its achieved rate under its target, a backlog left at
-/// the window's end, its client CPU near saturation.
-pub fn behind_reasons(f: &ShardFigures) -> Vec<String> {
+/// the window's end, its client CPU near saturation, or a median service time far above the
+/// other shards' (`others_service_p50_ms`, their median) against the same cluster: a client
+/// too slow to take its responses in time (CPU-starved, say) inflates the latencies it
+/// records without missing its schedule.
+pub fn behind_reasons(f: &ShardFigures, others_service_p50_ms: Option<f64>) -> Vec<String> {
     let mut r = Vec::new();
     if let Some(ratio) = f.achieved_ratio
         && ratio < 0.99
@@ -439,6 +463,15 @@ pub fn behind_reasons(f: &ShardFigures) -> Vec<String> {
         r.push(format!(
             "client CPU {:.0}% of its threads",
             f.client_cpu_util * 100.0
+        ));
+    }
+    if let Some(o) = others_service_p50_ms
+        && f.service_p50_ms > 3.0 * o
+        && f.service_p50_ms > o + 1.0
+    {
+        r.push(format!(
+            "median service time {:.2} ms against the other shards' {o:.2} ms",
+            f.service_p50_ms
         ));
     }
     r
@@ -743,11 +776,18 @@ mod tests {
             m.start_spread_ms
         );
         assert!(merged.shard.is_none());
+        // Against one cluster, the slow shard's service times stand far above the other's:
+        // it is named, the fast one is not.
+        let behind: Vec<String> = merged
+            .warnings
+            .iter()
+            .filter(|w| matches!(w, Warning::ShardBehind { .. }))
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(behind.len(), 1, "{behind:?}");
         assert!(
-            !merged
-                .warnings
-                .iter()
-                .any(|w| matches!(w, Warning::ShardBehind { .. }))
+            behind[0].starts_with("shard 1/2 fell behind (median service time"),
+            "{behind:?}"
         );
         assert!(matches!(
             merged.phases[0].load.mode,

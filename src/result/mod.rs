@@ -298,7 +298,7 @@ pub enum Warning {
         error: String,
     },
     /// One shard of a merged run could not keep up: the merged throughput is short by its
-    /// part, and its latencies include its own queueing.
+    /// part, or the merged latencies include its own delays.
     ShardBehind {
         shard: String,
         reasons: Vec<String>,
@@ -370,7 +370,7 @@ impl fmt::Display for Warning {
             ),
             Warning::ShardBehind { shard, reasons } => write!(
                 f,
-                "shard {shard} fell behind ({}): the merged run is short by its part; load from more or larger clients",
+                "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
                 reasons.join("; ")
             ),
             Warning::ShardStartSpread { spread_ms } => write!(
@@ -456,6 +456,10 @@ pub struct ShardFigures {
     pub max_backlog: u64,
     /// The backlog at the end of the measured window.
     pub final_backlog: u64,
+    /// Median service time of all its operations: against the same cluster, a shard whose
+    /// service time stands far above the others' is slow on its own side.
+    #[serde(default)]
+    pub service_p50_ms: f64,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

@@ -30,16 +30,19 @@ const DEFAULT_DURATION_S: f64 = 60.0;
 const DEFAULT_TIMEOUT: &str = "5s";
 const DEFAULT_METRICS_INTERVAL: &str = "1s";
 
-/// A run id: 1-64 of a-z 0-9 . _ - (it names files, table rows and Kubernetes labels).
+/// A run id: 1-63 of a-z 0-9 . _ -, beginning and ending with a letter or digit (it names
+/// files and table rows, and is a Kubernetes label value).
 pub fn parse_run_id(s: &str) -> Result<String, crate::error::Invalid> {
-    let ok = (1..=64).contains(&s.len())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'));
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let ok = (1..=63).contains(&s.len())
+        && s.chars().all(|c| alnum(c) || matches!(c, '.' | '_' | '-'))
+        && s.starts_with(alnum)
+        && s.ends_with(alnum);
     if ok {
         Ok(s.to_string())
     } else {
         Err(crate::invalid!(
-            "'{s}' is not a run id: 1-64 of a-z 0-9 . _ - (e.g. run-0412)"
+            "'{s}' is not a run id: 1-63 of a-z 0-9 . _ -, beginning and ending with a letter or digit (e.g. run-0412)"
         ))
     }
 }
@@ -59,6 +62,11 @@ pub fn parse_start_at(s: &str) -> Result<f64, crate::error::Invalid> {
     Err(crate::invalid!(
         "'{s}' is not a start time: give RFC 3339 (e.g. 2026-11-24T13:00:00Z) or Unix seconds"
     ))
+}
+
+const DEFAULT_BARRIER_TIMEOUT: &str = "10m";
+fn default_barrier_timeout() -> Duration {
+    parse_duration(DEFAULT_BARRIER_TIMEOUT).expect("a valid default")
 }
 
 fn default_keyspace() -> String {
@@ -251,7 +259,8 @@ pub struct RunStep {
     )]
     #[serde(skip)]
     pub shard: Option<Share>,
-    /// The run the shards belong to (the same on every shard): 1-64 of a-z 0-9 . _ -.
+    /// The run the shards belong to (the same on every shard): 1-63 of a-z 0-9 . _ -,
+    /// beginning and ending with a letter or digit.
     #[arg(long, value_parser = parse_run_id)]
     #[serde(skip)]
     pub run_id: Option<String>,
@@ -262,8 +271,8 @@ pub struct RunStep {
     #[serde(skip)]
     pub start_at: Option<f64>,
     /// How long a shard waits at the barrier for the others (their rampups included).
-    #[arg(long, value_parser = parse_duration, default_value = "10m")]
-    #[serde(skip)]
+    #[arg(long, value_parser = parse_duration, default_value = DEFAULT_BARRIER_TIMEOUT)]
+    #[serde(skip, default = "default_barrier_timeout")]
     pub barrier_timeout: Duration,
     /// Run N local processes of this run as shards 0..N, then merge their results into
     /// --out (each shard's result beside it as NAME.shard-I.json).
@@ -719,28 +728,49 @@ fn run_loaders(a: &RunStep, n: u64, out: &Path) -> anyhow::Result<RunResult> {
         );
         children.push((i, child, shard_path, log));
     }
-    let mut failed = Vec::new();
-    for (i, child, _, log) in &mut children {
-        let status = child
-            .wait()
-            .with_context(|| format!("waiting for loader {i}"))?;
-        if !status.success() {
-            let text = std::fs::read_to_string(&*log).unwrap_or_default();
-            let last = text
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            failed.push(format!(
-                "shard {i}/{n} {status}: {last} (log {})",
-                log.display()
-            ));
+    // The first loader to fail stops the others: they would wait for it at the barrier.
+    let mut failed: Option<String> = None;
+    let mut running: Vec<bool> = vec![true; children.len()];
+    while running.iter().any(|r| *r) {
+        for (k, (i, child, _, log)) in children.iter_mut().enumerate() {
+            if !running[k] {
+                continue;
+            }
+            let Some(status) = child
+                .try_wait()
+                .with_context(|| format!("waiting for loader {i}"))?
+            else {
+                continue;
+            };
+            running[k] = false;
+            if !status.success() && failed.is_none() {
+                let text = std::fs::read_to_string(&*log).unwrap_or_default();
+                let last = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                failed = Some(format!(
+                    "shard {i}/{n} {status}: {last} (log {})",
+                    log.display()
+                ));
+            }
         }
+        if failed.is_some() {
+            for (k, (_, child, _, _)) in children.iter_mut().enumerate() {
+                if running[k] {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    running[k] = false;
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    if !failed.is_empty() {
-        bail!("{}", failed.join("; "));
+    if let Some(f) = failed {
+        bail!("{f}; the other loaders were stopped");
     }
     let shards: Vec<PathBuf> = children.iter().map(|c| c.2.clone()).collect();
     let merged = crate::cli::merge::merge_files(&shards, out)?;
