@@ -291,3 +291,111 @@ fn verify_refuses_what_it_cannot_verify_in_one_line() {
         "is not a duration",
     );
 }
+
+#[test]
+fn bad_shard_values_are_refused_before_the_run() {
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "keyvalue", "--hosts", HOST];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let cases: [(&[&str], &str); 13] = [
+        (&["--shard", "2/2", "--run-id", "r1"], "not a shard"),
+        (&["--shard", "1/0", "--run-id", "r1"], "not a shard"),
+        (&["--shard", "one/two", "--run-id", "r1"], "not a shard"),
+        (
+            &["--shard", "0/99999", "--run-id", "r1"],
+            "at most 10000 shards",
+        ),
+        (&["--shard", "0/2"], "required arguments were not provided"),
+        (&["--shard", "0/2", "--run-id", "Run_1"], "not a run id"),
+        (&["--shard", "0/2", "--run-id", "r1-"], "not a run id"),
+        (
+            &["--shard", "0/2", "--run-id", "r1", "--start-at", "tomorrow"],
+            "not a start time",
+        ),
+        (
+            &["--start-at", "1795526000"],
+            "required arguments were not provided",
+        ),
+        (&["--loaders", "0"], "give 1 to 64 local processes"),
+        (
+            &["--loaders", "2", "--shard", "0/2", "--run-id", "r1"],
+            "cannot be used with",
+        ),
+        (
+            &["--loaders", "2", "--fault", "5s:kill:node1"],
+            "--fault applies to one client",
+        ),
+        (
+            &[
+                "--shard",
+                "0/2",
+                "--run-id",
+                "r1",
+                "--barrier-timeout",
+                "0s",
+            ],
+            "--barrier-timeout must be at least 1s",
+        ),
+    ];
+    for (extra, needle) in cases {
+        let args = run(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, needle);
+    }
+}
+
+#[test]
+fn valid_shard_flags_get_as_far_as_connecting() {
+    // Every shard flag with a valid value: refused only by the unreachable host.
+    for extra in [
+        &[
+            "--shard",
+            "1/3",
+            "--run-id",
+            "run-0412",
+            "--barrier-timeout",
+            "30s",
+        ][..],
+        &[
+            "--shard",
+            "0/2",
+            "--run-id",
+            "r.2",
+            "--start-at",
+            "2026-11-24T13:00:00Z",
+        ][..],
+        &[
+            "--shard",
+            "0/1",
+            "--run-id",
+            "r3",
+            "--start-at",
+            "1795526000.5",
+        ][..],
+    ] {
+        let mut args = vec!["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
+        args.extend_from_slice(extra);
+        refused(&args, "127.0.0.1:1");
+    }
+}
+
+#[test]
+fn merge_refuses_what_is_not_a_whole_run_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("missing.json");
+    refused(
+        &["merge", missing.to_str().unwrap(), "--out", "x.json"],
+        "missing.json",
+    );
+    refused(&["merge", "--out", "x.json"], "required");
+    let plain = home.path().join("plain.json");
+    cqlbench::report::fixture::run("lab", &cqlbench::report::fixture::RunShape::default())
+        .write(&plain)
+        .unwrap();
+    std::fs::write(plain.with_extension("hlog"), "").unwrap();
+    let p = plain.to_str().unwrap();
+    refused(&["merge", p, "--out", "y.json"], "not a shard's result");
+    refused(&["merge", p, "--out", p], "is one of the shards");
+}

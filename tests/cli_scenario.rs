@@ -329,3 +329,40 @@ fn a_missing_tool_stops_the_run_before_the_cluster_starts() {
         "no cluster was created"
     );
 }
+
+#[test]
+fn shard_keys_are_not_scenario_step_keys() {
+    // A scenario runs one client; --shard, --loaders and their companions are command-line
+    // only, and a step naming them is refused as an unknown key before anything starts.
+    for key in [
+        "shard: 0/2",
+        "loaders: 2",
+        "run-id: r1",
+        "start-at: 1795526000",
+        "barrier-timeout: 1m",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("bad.yaml");
+        std::fs::write(
+            &f,
+            format!(
+                "name: bad\nhosts: [10.0.0.1]\nsteps:\n  - run: {{workload: keyvalue, {key}}}\n"
+            ),
+        )
+        .unwrap();
+        let out = cqlbench()
+            .env("CQLBENCH_CLUSTERS_DIR", dir.path())
+            .env("CQLBENCH_HOME", dir.path())
+            .args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
+            .arg(dir.path().join("out"))
+            .assert()
+            .failure();
+        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        let name = key.split(':').next().unwrap();
+        assert!(
+            err.contains(&format!("unknown field `{name}`")),
+            "{key}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}

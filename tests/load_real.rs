@@ -89,6 +89,7 @@ fn load_engine_against_a_real_node() {
     requests_past_the_timeout_fail_as_client_timeouts(&tc, dir.path());
     ctrl_c_leaves_a_valid_result_of_what_was_measured(dir.path());
     a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir.path());
+    shards_of_one_run_start_together_and_merge_into_one(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -472,6 +473,138 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
     assert_eq!(v.acked_writes, acked);
     assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
     assert_eq!(v.present, v.acked_rows);
+}
+
+/// `--loaders 2`: two processes split the run, meet at the barrier in the cluster, start their
+/// main phases together and are merged into one result that `report` and `verify` read.
+fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
+    let out = dir.join("loaders.json");
+    let o = cqlbench()
+        .env("CQLBENCH_HOME", dir.join("home-loaders"))
+        .args([
+            "run",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1",
+            "--dc",
+            "dc1",
+            "--rf",
+            "1",
+        ])
+        .args([
+            "--rows",
+            "2000",
+            "--rate",
+            "2000",
+            "--duration",
+            "10s",
+            "--warmup",
+            "2s",
+        ])
+        .args(["--loaders", "2", "--keyspace", "shards", "-q"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let merged = RunResult::read(&out).unwrap();
+    let m = merged.merged.as_ref().expect("a merged result");
+    assert_eq!(m.shards.len(), 2);
+    eprintln!(
+        "loaders: main phases started {:.3} ms apart; {:?}",
+        m.start_spread_ms,
+        m.shards.iter().map(|s| s.ops_per_s).collect::<Vec<_>>()
+    );
+    assert!(m.start_spread_ms < 50.0, "{}", m.start_spread_ms);
+    // The rampup wrote every row once, half each.
+    let rampup: Vec<u64> = m
+        .shards
+        .iter()
+        .map(|s| {
+            RunResult::read(&s.path).unwrap().phases[0]
+                .summary
+                .as_ref()
+                .unwrap()
+                .ok
+        })
+        .collect();
+    assert_eq!(rampup, [1000, 1000]);
+    let main = merged.main_summary().unwrap();
+    assert_eq!(main.target_rate_per_s, Some(2000.0));
+    assert!(
+        (main.ops_per_s - 2000.0).abs() < 0.03 * 2000.0,
+        "{} ops/s",
+        main.ops_per_s
+    );
+    assert_eq!(
+        main.ok,
+        m.shards
+            .iter()
+            .map(|s| RunResult::read(&s.path).unwrap().main_summary().unwrap().ok)
+            .sum::<u64>()
+    );
+    // The report reads the merged result, and the two shards given together, as one run.
+    for files in [
+        vec![out.clone()],
+        m.shards.iter().map(|s| s.path.clone()).collect(),
+    ] {
+        let r = cqlbench().arg("report").args(&files).output().unwrap();
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        assert!(text.contains("Shards — "), "{text}");
+        assert_eq!(text.matches("Average throughput").count(), 1, "{text}");
+    }
+    // A second process claiming a shard of the same run is refused at the barrier.
+    let again = cqlbench()
+        .env("CQLBENCH_HOME", dir.join("home-loaders"))
+        .args([
+            "run",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1",
+            "--dc",
+            "dc1",
+            "--rf",
+            "1",
+        ])
+        .args([
+            "--rows",
+            "2000",
+            "--skip-rampup",
+            "--rate",
+            "100",
+            "--duration",
+            "2s",
+        ])
+        .args([
+            "--keyspace",
+            "shards",
+            "--shard",
+            "1/2",
+            "--run-id",
+            &m.run_id,
+        ])
+        .arg("--out")
+        .arg(dir.join("again.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(!again.status.success());
+    assert!(err.contains("is registered already"), "{err}");
+    // The merged ledger is the union of the shards': verify reads every row back.
+    let v = cqlbench()
+        .args(["verify", out.to_str().unwrap(), "--consistency", "ONE"])
+        .output()
+        .unwrap();
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+    assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
+    assert!(v.acked_rows >= 2000, "{}", v.headline());
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
