@@ -657,3 +657,364 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
         "the run arguments start with 'run'",
     );
 }
+
+// ---- `cqlbench k8s cluster` ------------------------------------------------------------------
+
+/// The flags of reference 000 as documented in docs/k8s.md.
+const REF000: &[&str] = &[
+    "--name",
+    "ref000",
+    "-n",
+    "k8ssandra",
+    "--cloud",
+    "aws",
+    "--version",
+    "4.0.0",
+    "--dcs",
+    "dc1:3:3",
+    "--zones",
+    "us-west-2a,us-west-2b,us-west-2c",
+    "--storage",
+    "gp2:3400Gi",
+    "--heap",
+    "31G",
+    "--gc",
+    "g1",
+    "--cpu",
+    "7500m",
+    "--memory",
+    "60Gi",
+];
+
+/// The flags of reference 003 as documented in docs/k8s.md.
+const REF003: &[&str] = &[
+    "--name",
+    "ref003",
+    "-n",
+    "k8ssandra",
+    "--cloud",
+    "aws",
+    "--version",
+    "4.0.6",
+    "--dcs",
+    "dc1:1,dc2:1,dc3:1,dc4:1",
+    "--zones",
+    "us-east-2c",
+    "--storage",
+    "gp2:2Ti",
+    "--storage",
+    "dc2=gp3:2Ti",
+    "--storage",
+    "dc3=io1:2Ti:16000",
+];
+
+fn k8s_cluster(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut c = cqlbench(dir);
+    c.args(["k8s", "cluster"]).args(args);
+    c.output().unwrap()
+}
+
+/// `k8s cluster ARGS…` must succeed; returns its stdout.
+fn cluster_ok(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = k8s_cluster(dir.path(), args);
+    assert!(
+        out.status.success(),
+        "{args:?}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The documents of a rendered stream as YAML values.
+fn docs(yaml: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(yaml)
+        .map(|d| serde_yaml::Value::deserialize(d).unwrap())
+        .collect()
+}
+
+fn golden(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/k8s/golden")
+        .join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn the_documented_reference_flags_render_the_golden_files() {
+    assert_eq!(cluster_ok(REF000), golden("cluster-ref000.yaml"));
+    assert_eq!(cluster_ok(REF003), golden("cluster-ref003.yaml"));
+}
+
+#[test]
+fn cluster_defaults_and_every_flag_reach_their_field() {
+    // Only --cloud and --storage are required.
+    let d = docs(&cluster_ok(&[
+        "--cloud",
+        "gcp",
+        "--storage",
+        "pd-balanced:500Gi",
+    ]));
+    assert_eq!(d.len(), 2);
+    let (sc, k8c) = (&d[0], &d[1]);
+    assert_eq!(sc["kind"], "StorageClass");
+    assert_eq!(sc["metadata"]["name"], "cqlbench-pd-balanced");
+    assert_eq!(sc["provisioner"], "pd.csi.storage.gke.io");
+    assert_eq!(sc["parameters"]["type"], "pd-balanced");
+    assert_eq!(k8c["metadata"]["name"], "cqlbench");
+    assert_eq!(k8c["metadata"]["namespace"], "default");
+    let c = &k8c["spec"]["cassandra"];
+    assert_eq!(c["serverVersion"], "5.0.4");
+    assert_eq!(c["config"]["jvmOptions"]["gc"], "G1GC");
+    assert!(c["config"]["jvmOptions"].get("heap_max_size").is_none());
+    assert!(c.get("resources").is_none());
+    let dc = &c["datacenters"][0];
+    assert_eq!(dc["metadata"]["name"], "dc1");
+    assert_eq!(dc["size"], 3);
+    assert_eq!(dc["racks"].as_sequence().unwrap().len(), 3);
+    assert!(dc["racks"][0].get("nodeAffinityLabels").is_none());
+
+    let d = docs(&cluster_ok(&[
+        "--name",
+        "bench",
+        "--namespace",
+        "cass",
+        "--cloud",
+        "AZURE",
+        "--version",
+        "5.0.2",
+        "--dcs",
+        "east:2:2,west:4:2",
+        "--zones",
+        "1,2",
+        "--storage",
+        "premium-ssd:1Ti",
+        "--storage",
+        "west=ultra-disk:4Ti:10000:200",
+        "--heap",
+        "500M",
+        "--new-gen",
+        "200M",
+        "--gc",
+        "zgc",
+        "--cpu",
+        "4",
+        "--memory",
+        "16Gi",
+    ]));
+    let names: Vec<&str> = d
+        .iter()
+        .map(|x| x["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "bench-premium-ssd",
+            "bench-ultra-disk-10000iops-200mbps",
+            "bench"
+        ]
+    );
+    assert_eq!(d[0]["parameters"]["skuName"], "Premium_LRS");
+    assert_eq!(d[1]["parameters"]["skuName"], "UltraSSD_LRS");
+    assert_eq!(d[1]["parameters"]["DiskIOPSReadWrite"], "10000");
+    assert_eq!(d[1]["parameters"]["DiskMBpsReadWrite"], "200");
+    let k8c = &d[2];
+    assert_eq!(k8c["metadata"]["namespace"], "cass");
+    let c = &k8c["spec"]["cassandra"];
+    assert_eq!(c["serverVersion"], "5.0.2");
+    let j = &c["config"]["jvmOptions"];
+    assert_eq!(j["heap_initial_size"], "500Mi");
+    assert_eq!(j["gc"], "ZGC");
+    assert_eq!(j["additionalJvmServerOptions"][0], "-Xmn200M");
+    assert_eq!(c["resources"]["requests"]["cpu"], "4");
+    assert_eq!(c["resources"]["limits"]["memory"], "16Gi");
+    let west = &c["datacenters"][1];
+    assert_eq!(west["size"], 4);
+    assert_eq!(
+        west["racks"][1]["nodeAffinityLabels"]["topology.kubernetes.io/zone"],
+        "2"
+    );
+    let claim = &west["storageConfig"]["cassandraDataVolumeClaimSpec"];
+    assert_eq!(
+        claim["storageClassName"],
+        "bench-ultra-disk-10000iops-200mbps"
+    );
+    assert_eq!(claim["resources"]["requests"]["storage"], "4Ti");
+    assert_eq!(
+        c["datacenters"][0]["storageConfig"]["cassandraDataVolumeClaimSpec"]["storageClassName"],
+        "bench-premium-ssd"
+    );
+}
+
+#[test]
+fn cluster_out_writes_the_file_and_prints_how_to_apply_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = REF000.to_vec();
+    args.extend(["--out", "k8c.yaml"]);
+    let out = k8s_cluster(dir.path(), &args);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("wrote k8c.yaml: 1 StorageClass(es) and K8ssandraCluster ref000 in namespace k8ssandra\n"), "{stdout}");
+    assert!(stdout.contains("\nkubectl apply -f k8c.yaml\n"), "{stdout}");
+    let written = std::fs::read_to_string(dir.path().join("k8c.yaml")).unwrap();
+    assert_eq!(written, golden("cluster-ref000.yaml"));
+    let mode = std::fs::metadata(dir.path().join("k8c.yaml"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
+/// `k8s cluster ARGS…` (REF000 with `change` applied) must fail in one `error:` line
+/// containing `needle`, print nothing on stdout and write no file.
+fn cluster_refused(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = k8s_cluster(dir.path(), args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "{args:?}: one error line expected:\n{stderr}"
+    );
+    assert!(
+        errors[0].contains(needle),
+        "{args:?}: '{needle}' not in: {}",
+        errors[0]
+    );
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(
+        left.iter()
+            .all(|e| e.as_ref().unwrap().file_name() == "home"),
+        "{left:?}"
+    );
+}
+
+/// REF000 with `flag`'s value replaced by `value` (or the pair appended).
+fn ref000_with(flag: &str, value: &str) -> Vec<String> {
+    let mut v: Vec<String> = REF000.iter().map(|s| s.to_string()).collect();
+    match v.iter().position(|a| a == flag) {
+        Some(i) => v[i + 1] = value.to_string(),
+        None => v.extend([flag.to_string(), value.to_string()]),
+    }
+    v.extend(["--out".to_string(), "k8c.yaml".to_string()]);
+    v
+}
+
+#[test]
+fn bad_cluster_flags_are_refused_in_one_line() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "--name",
+            "Ref000",
+            "--name 'Ref000' is not a DNS-1123 label",
+        ),
+        ("-n", "k8s_sandra", "--namespace 'k8s_sandra'"),
+        ("--cloud", "oracle", "invalid value 'oracle' for '--cloud"),
+        (
+            "--version",
+            "5.0",
+            "--version '5.0' is not a Cassandra version K8ssandra runs",
+        ),
+        ("--version", "2.1.22", "--version '2.1.22'"),
+        ("--dcs", "dc1:0", "at least one node"),
+        ("--dcs", "dc1:3:4", "racks must be between 1"),
+        (
+            "--dcs",
+            "DC1:3:3",
+            "data centre name 'DC1' is not a DNS-1123 label",
+        ),
+        ("--dcs", "dc1:3:3,dc1:3:3", "named twice"),
+        (
+            "--zones",
+            "a,b",
+            "--zones: 2 zones given but data centre 'dc1' has 3 racks",
+        ),
+        ("--zones", "a,a,b", "zone 'a' is named twice"),
+        (
+            "--storage",
+            "gp2:3400GB",
+            "size '3400GB' is not a whole number of Gi or Ti",
+        ),
+        (
+            "--storage",
+            "pd-ssd:1Ti",
+            "'pd-ssd' is not a disk type of aws: give one of gp2, gp3",
+        ),
+        (
+            "--storage",
+            "dc2=gp2:1Ti",
+            "no data centre 'dc2' in --dcs (known: dc1)",
+        ),
+        ("--storage", "io2:1Ti", "io2 provisions its IOPS"),
+        ("--storage", "gp2:1Ti:5000", "gp2 IOPS follow from its size"),
+        ("--storage", "io2:1Ti:999999", "disk io2"),
+        ("--heap", "lots", "invalid value 'lots' for '--heap"),
+        (
+            "--heap",
+            "64G",
+            "--heap 64G must be smaller than the container's --memory 60Gi",
+        ),
+        (
+            "--new-gen",
+            "31G",
+            "--new-gen 31G must be smaller than --heap 31G",
+        ),
+        ("--gc", "parallel", "no Parallel collector"),
+        ("--gc", "cms", "invalid value 'cms' for '--gc"),
+        (
+            "--cpu",
+            "0",
+            "--cpu '0' is not a positive Kubernetes quantity",
+        ),
+        (
+            "--memory",
+            "60GB",
+            "--memory '60GB' is not a positive Kubernetes quantity",
+        ),
+    ];
+    for (flag, value, needle) in cases {
+        let args = ref000_with(flag, value);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        cluster_refused(&args, needle);
+    }
+    let missing = "the following required arguments were not provided";
+    cluster_refused(&["--cloud", "aws"], missing);
+    cluster_refused(&["--storage", "gp3:1Ti"], missing);
+    cluster_refused(
+        &[
+            "--cloud",
+            "aws",
+            "--storage",
+            "gp3:1Ti",
+            "--storage",
+            "gp2:1Ti",
+        ],
+        "a second default volume",
+    );
+    cluster_refused(
+        &[
+            "--cloud",
+            "aws",
+            "--dcs",
+            "a1:1,b1:1",
+            "--storage",
+            "a1=gp3:1Ti",
+        ],
+        "data centre 'b1' has no volume",
+    );
+    cluster_refused(
+        &[
+            "--cloud",
+            "aws",
+            "--storage",
+            "gp3:1Ti",
+            "--new-gen",
+            "100M",
+        ],
+        "--new-gen needs --heap",
+    );
+}

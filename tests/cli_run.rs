@@ -299,7 +299,11 @@ fn bad_shard_values_are_refused_before_the_run() {
         a.extend_from_slice(extra);
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 14] = [
+        (
+            &["--loaders", "2", "--drop"],
+            "--drop with --shard or --loaders",
+        ),
         (&["--shard", "2/2", "--run-id", "r1"], "not a shard"),
         (&["--shard", "1/0", "--run-id", "r1"], "not a shard"),
         (&["--shard", "one/two", "--run-id", "r1"], "not a shard"),

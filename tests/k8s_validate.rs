@@ -243,3 +243,370 @@ fn broken_manifests_fail_the_validator() {
     });
     assert_invalid(&missing, "'name' is a required property");
 }
+
+// ---- `cqlbench k8s cluster`: StorageClasses through kubernetes-validate, the K8ssandraCluster
+// through the schema derived from k8ssandra-operator's CRD (src/k8s/k8ssandra-schema.json),
+// checked by the `jsonschema` Python package (a dependency of kubernetes-validate) as JSON
+// Schema 2020-12. kubernetes-validate has no schema for the custom resource: it says so and
+// skips it, which is why the derived schema exists.
+
+const PYTHON: &str = "python3";
+
+/// Validates `instance` against the derived schema (after checking the schema itself); returns
+/// the exit status and one line per error, `path: message`.
+const CHECK: &str = r#"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+instance = json.load(open(sys.argv[2]))
+errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(instance), key=lambda e: list(e.absolute_path))
+for e in errors:
+    print("/".join(str(p) for p in e.absolute_path) + ": " + e.message)
+sys.exit(1 if errors else 0)
+"#;
+
+fn derived_schema_check(dir: &Path, name: &str, cluster: &Value) -> Output {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/k8s/k8ssandra-schema.json");
+    let json: serde_json::Value = serde_yaml::from_value(cluster.clone()).unwrap();
+    let file = dir.join(format!("{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+    Command::new(PYTHON)
+        .args(["-c", CHECK])
+        .arg(&schema)
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{PYTHON} cannot run ({e}): scripts/setup.sh installs it"))
+}
+
+fn stream(file: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(file).unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|d| Value::deserialize(d).unwrap())
+        .collect()
+}
+
+fn the_cluster(docs: &[Value]) -> Value {
+    let k: Vec<&Value> = docs
+        .iter()
+        .filter(|d| d["kind"] == "K8ssandraCluster")
+        .collect();
+    assert_eq!(k.len(), 1);
+    k[0].clone()
+}
+
+/// Asserts the StorageClasses of `file` pass kubernetes-validate strictly (and nothing else is
+/// validated by it), and its K8ssandraCluster passes the derived schema.
+fn assert_cluster_valid(dir: &Path, file: &Path, classes: &[&str]) {
+    let out = validate(file, true);
+    let said = text(&out);
+    assert!(out.status.success(), "{}:\n{said}", file.display());
+    for c in classes {
+        let line =
+            format!("passed for resource storageclass/{c} against version {KUBERNETES_VERSION}");
+        assert!(said.contains(&line), "'{line}' not in:\n{said}");
+    }
+    assert_eq!(
+        said.matches("passed for resource").count(),
+        classes.len(),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "Couldn't find schema for kind K8ssandraCluster with api version k8ssandra.io/v1alpha1"
+        ),
+        "{said}"
+    );
+    let docs = stream(file);
+    let name = file.file_stem().unwrap().to_str().unwrap();
+    let out = derived_schema_check(dir, name, &the_cluster(&docs));
+    assert!(out.status.success(), "{}: {}", file.display(), text(&out));
+}
+
+fn render_cluster(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.yaml"));
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .current_dir(dir)
+        .env("CQLBENCH_HOME", dir.join("home"))
+        .args(["k8s", "cluster"])
+        .args(args)
+        .arg("--out")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", text(&out));
+    file
+}
+
+#[test]
+fn the_reference_clusters_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/k8s/golden");
+    assert_cluster_valid(
+        dir.path(),
+        &golden.join("cluster-ref000.yaml"),
+        &["ref000-gp2"],
+    );
+    assert_cluster_valid(
+        dir.path(),
+        &golden.join("cluster-ref003.yaml"),
+        &["ref003-gp2", "ref003-gp3", "ref003-io1-16000iops"],
+    );
+}
+
+#[test]
+fn every_cloud_and_disk_type_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let dcs = "d1:3:3,d2:3:3,d3:3:3,d4:3:3";
+    let zones = "z-a,z-b,z-c";
+    let base = |cloud: &'static str| ["--cloud", cloud, "--dcs", dcs, "--zones", zones];
+    let aws = render_cluster(
+        dir.path(),
+        "aws",
+        &[
+            &base("aws")[..],
+            &[
+                "--storage",
+                "gp3:1Ti:6000:250",
+                "--storage",
+                "d2=io2:2Ti:16000",
+                "--storage",
+                "d3=io1:1Ti:5000",
+                "--storage",
+                "d4=st1:1Ti",
+                "--heap",
+                "8G",
+                "--new-gen",
+                "2G",
+                "--cpu",
+                "7",
+                "--memory",
+                "32Gi",
+            ],
+        ]
+        .concat(),
+    );
+    assert_cluster_valid(
+        dir.path(),
+        &aws,
+        &[
+            "cqlbench-gp3-6000iops-250mbps",
+            "cqlbench-io2-16000iops",
+            "cqlbench-io1-5000iops",
+            "cqlbench-st1",
+        ],
+    );
+    let gcp = render_cluster(
+        dir.path(),
+        "gcp",
+        &[
+            &base("gcp")[..],
+            &[
+                "--storage",
+                "pd-balanced:4Ti",
+                "--storage",
+                "d2=pd-ssd:2Ti",
+                "--storage",
+                "d3=pd-extreme:2Ti:20000",
+                "--storage",
+                "d4=pd-standard:1Ti",
+                "--gc",
+                "zgc",
+                "--version",
+                "5.0.2",
+            ],
+        ]
+        .concat(),
+    );
+    assert_cluster_valid(
+        dir.path(),
+        &gcp,
+        &[
+            "cqlbench-pd-balanced",
+            "cqlbench-pd-ssd",
+            "cqlbench-pd-extreme-20000iops",
+            "cqlbench-pd-standard",
+        ],
+    );
+    let azure = render_cluster(
+        dir.path(),
+        "azure",
+        &[
+            &base("azure")[..],
+            &[
+                "--storage",
+                "premium-ssd:4Ti",
+                "--storage",
+                "d2=standard-ssd:2Ti",
+                "--storage",
+                "d3=ultra-disk:4Ti:10000:200",
+                "--storage",
+                "d4=standard-hdd:1Ti",
+                "--name",
+                "aks-bench",
+                "-n",
+                "cass",
+                "--version",
+                "4.1.8",
+            ],
+        ]
+        .concat(),
+    );
+    assert_cluster_valid(
+        dir.path(),
+        &azure,
+        &[
+            "aks-bench-premium-ssd",
+            "aks-bench-standard-ssd",
+            "aks-bench-ultra-disk-10000iops-200mbps",
+            "aks-bench-standard-hdd",
+        ],
+    );
+}
+
+/// Asserts the derived schema fails the reference-000 K8ssandraCluster changed by `change`,
+/// with an error line containing `reason`.
+fn assert_schema_fails(dir: &Path, name: &str, change: impl Fn(&mut Value), reason: &str) {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/k8s/golden/cluster-ref000.yaml");
+    let mut cluster = the_cluster(&stream(&golden));
+    change(&mut cluster);
+    let out = derived_schema_check(dir, name, &cluster);
+    let said = text(&out);
+    assert!(!out.status.success(), "{name} passed the derived schema");
+    assert!(said.contains(reason), "{name}: '{reason}' not in:\n{said}");
+}
+
+#[test]
+fn broken_clusters_fail_the_derived_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fn dc(v: &mut Value) -> &mut Value {
+        &mut v["spec"]["cassandra"]["datacenters"][0]
+    }
+    assert_schema_fails(
+        d,
+        "unknown-in-dc",
+        |v| dc(v)["sizee"] = Value::from(3),
+        "spec/cassandra/datacenters/0: Additional properties are not allowed ('sizee' was unexpected)",
+    );
+    assert_schema_fails(
+        d,
+        "wrong-type",
+        |v| dc(v)["size"] = Value::from("three"),
+        "spec/cassandra/datacenters/0/size: 'three' is not of type 'integer'",
+    );
+    assert_schema_fails(
+        d,
+        "size-zero",
+        |v| dc(v)["size"] = Value::from(0),
+        "0 is less than the minimum of 1",
+    );
+    assert_schema_fails(
+        d,
+        "no-size",
+        |v| {
+            dc(v).as_mapping_mut().unwrap().remove("size");
+        },
+        "'size' is a required property",
+    );
+    assert_schema_fails(
+        d,
+        "short-rack",
+        |v| dc(v)["racks"][0]["name"] = Value::from("r"),
+        "'r' is too short",
+    );
+    assert_schema_fails(
+        d,
+        "old-zone-field",
+        |v| dc(v)["racks"][0]["zone"] = Value::from("us-west-2a"),
+        "('zone' was unexpected)",
+    );
+    assert_schema_fails(
+        d,
+        "gc-enum",
+        |v| v["spec"]["cassandra"]["config"]["jvmOptions"]["gc"] = Value::from("Parallel"),
+        "'Parallel' is not one of ['G1GC', 'CMS', 'ZGC', 'Shenandoah', 'Graal', 'Custom']",
+    );
+    assert_schema_fails(
+        d,
+        "jvm-name",
+        |v| {
+            v["spec"]["cassandra"]["config"]["jvmOptions"]["heap_new_gen_size"] = Value::from("2Gi")
+        },
+        "('heap_new_gen_size' was unexpected)",
+    );
+    assert_schema_fails(
+        d,
+        "percent",
+        |v| {
+            v["spec"]["cassandra"]["config"]["jvmOptions"]["gc_g1_initiating_heap_occupancy_percent"] =
+                Value::from(170)
+        },
+        "170 is greater than the maximum of 100",
+    );
+    assert_schema_fails(
+        d,
+        "version",
+        |v| v["spec"]["cassandra"]["serverVersion"] = Value::from("5.0"),
+        "'5.0' does not match",
+    );
+    assert_schema_fails(
+        d,
+        "quantity",
+        |v| {
+            dc(v)["storageConfig"]["cassandraDataVolumeClaimSpec"]["resources"]["requests"]["storage"] =
+                Value::from("lots")
+        },
+        "storage: 'lots'",
+    );
+    assert_schema_fails(
+        d,
+        "kind",
+        |v| v["kind"] = Value::from("CassandraDatacenter"),
+        "'K8ssandraCluster' was expected",
+    );
+}
+
+#[test]
+fn broken_storage_classes_fail_the_validator() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/k8s/golden/cluster-ref000.yaml");
+    for (name, change, reason) in [
+        (
+            "sc-unknown",
+            Box::new(|sc: &mut Value| sc["reclaimPolicyy"] = Value::from("Retain"))
+                as Box<dyn Fn(&mut Value)>,
+            "('reclaimPolicyy' was unexpected)",
+        ),
+        (
+            "sc-type",
+            Box::new(|sc: &mut Value| sc["allowVolumeExpansion"] = Value::from(3)),
+            "3 is not of type 'boolean'",
+        ),
+        (
+            "sc-missing",
+            Box::new(|sc: &mut Value| {
+                sc.as_mapping_mut().unwrap().remove("provisioner");
+            }),
+            "'provisioner' is a required property",
+        ),
+    ] {
+        let mut docs = stream(&golden);
+        change(&mut docs[0]);
+        let file = dir.path().join(format!("{name}.yaml"));
+        let docs: Vec<String> = docs
+            .iter()
+            .map(|d| serde_yaml::to_string(d).unwrap())
+            .collect();
+        std::fs::write(&file, docs.join("---\n")).unwrap();
+        let out = validate(&file, true);
+        let said = text(&out);
+        assert!(!out.status.success(), "{name} validated:\n{said}");
+        let line = said
+            .lines()
+            .find(|l| l.contains("did not validate for resource storageclass/ref000-gp2"))
+            .unwrap_or_else(|| panic!("no failure for the StorageClass in:\n{said}"));
+        assert!(line.contains(reason), "'{reason}' not in: {line}");
+    }
+}

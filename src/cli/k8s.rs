@@ -9,11 +9,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
+use crate::k8s::cluster::K8sClusterSpec;
 use crate::k8s::loaders::{
     CredentialsSource, LoadersSpec, Rendered, Resources, ResultsClaim, default_run_id, render,
 };
+use crate::k8s::storage::{Cloud, StorageArg};
 use crate::load::session::Credentials;
-use crate::spec::parse_duration;
+use crate::spec::cluster::{Gc, parse_dcs};
+use crate::spec::{MiB, parse_duration};
 
 #[derive(Debug, Subcommand)]
 pub enum K8sCommand {
@@ -21,6 +24,60 @@ pub enum K8sCommand {
     /// kubectl cp, merged with `cqlbench merge`): prints the manifests, or writes them to --out
     /// and prints the kubectl workflow.
     Loaders(Box<LoadersArgs>),
+    /// A K8ssandraCluster (K8ssandra's operator) and one StorageClass per volume type, rendered
+    /// from a cluster spec: prints the manifests, or writes them to --out.
+    Cluster(Box<ClusterArgs>),
+}
+
+/// `cqlbench k8s cluster --cloud CLOUD --dcs DCS --storage [DC=]DISK:SIZE … [options]`
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// The K8ssandraCluster's name, also Cassandra's cluster name and the StorageClasses'
+    /// prefix (a DNS-1123 label of at most 40 characters).
+    #[arg(long, default_value = "cqlbench")]
+    pub name: String,
+    /// Namespace of the K8ssandraCluster (StorageClasses have none).
+    #[arg(long, short = 'n', default_value = "default")]
+    pub namespace: String,
+    /// The cloud: its CSI provisioner and disk types (those of the price catalogue).
+    #[arg(long, value_enum, ignore_case = true)]
+    pub cloud: Cloud,
+    /// Cassandra version X.Y.Z (3.11.x, 4.x.y or 5.x.y: K8ssandra picks the image).
+    #[arg(long = "version", default_value = "5.0.4")]
+    pub cassandra_version: String,
+    /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:3:3` (names: DNS-1123 labels).
+    #[arg(long, default_value = "dc1:3:3")]
+    pub dcs: String,
+    /// Each data centre's volume (repeatable): `[DC=]DISK:SIZE[:IOPS[:MBPS]]`, e.g.
+    /// `gp3:500Gi` (every data centre not named elsewhere), `dc3=io2:2Ti:16000`. DISK is a disk
+    /// type of --cloud in the catalogue (gp2, gp3, io1, io2, st1, sc1; pd-standard,
+    /// pd-balanced, pd-ssd, pd-extreme; standard-hdd, standard-ssd, premium-ssd, ultra-disk);
+    /// SIZE is whole Gi or Ti; IOPS for io1, io2, pd-extreme and ultra-disk (optional for gp3),
+    /// MB/s for gp3 and ultra-disk.
+    #[arg(long, required = true)]
+    pub storage: Vec<String>,
+    /// One zone per rack, in rack order (every data centre has as many racks as zones), e.g.
+    /// `us-west-2a,us-west-2b,us-west-2c` [default: racks not pinned].
+    #[arg(long, value_delimiter = ',')]
+    pub zones: Vec<String>,
+    /// Heap per Cassandra node, e.g. 8G or 500M [default: the operator's].
+    #[arg(long)]
+    pub heap: Option<MiB>,
+    /// Young generation (-Xmn, through additionalJvmServerOptions), e.g. 200M; needs --heap.
+    #[arg(long)]
+    pub new_gen: Option<MiB>,
+    /// Garbage collector: g1 (with reference 000's pause, IHOP and RSet settings) or zgc.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Gc::G1)]
+    pub gc: Gc,
+    /// CPU of each Cassandra container, its request and limit (e.g. 7500m, 8).
+    #[arg(long)]
+    pub cpu: Option<String>,
+    /// Memory of each Cassandra container, its request and limit (e.g. 60Gi); above --heap.
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// Write the manifests to this file and print how to apply them [default: stdout].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `cqlbench k8s loaders --shards N --image IMAGE [options] -- RUN ARGS…`
@@ -89,7 +146,52 @@ pub struct LoadersArgs {
 pub fn run(cmd: K8sCommand) -> anyhow::Result<()> {
     match cmd {
         K8sCommand::Loaders(a) => loaders(*a),
+        K8sCommand::Cluster(a) => cluster(*a),
     }
+}
+
+fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
+    let storage = a
+        .storage
+        .iter()
+        .map(|s| s.parse::<StorageArg>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let spec = K8sClusterSpec {
+        name: a.name,
+        namespace: a.namespace,
+        cloud: a.cloud,
+        version: a.cassandra_version,
+        dcs: parse_dcs(&a.dcs)?,
+        heap: a.heap,
+        new_gen: a.new_gen,
+        gc: a.gc,
+        storage,
+        zones: a.zones,
+        cpu: a.cpu,
+        memory: a.memory,
+    };
+    let catalog = crate::cost::load::default_catalog()?;
+    let rendered = crate::k8s::cluster::render(&spec, &catalog)?;
+    match &a.out {
+        None => print!("{}", rendered.yaml()),
+        Some(path) => {
+            write_manifest(path, &rendered.yaml(), 0o644)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!(
+                "wrote {}: {} StorageClass(es) and K8ssandraCluster {} in namespace {}",
+                path.display(),
+                rendered.storage_classes.len(),
+                spec.name,
+                spec.namespace
+            );
+            println!(
+                "# needs k8ssandra-operator (and its CRDs) installed; StorageClasses are \
+                 cluster-scoped\nkubectl apply -f {}",
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
@@ -134,7 +236,12 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
             eprint!("{}", workflow(&rendered));
         }
         Some(path) => {
-            write_manifest(path, &rendered)
+            let mode = if rendered.secret.is_some() {
+                0o600
+            } else {
+                0o644
+            };
+            write_manifest(path, &rendered.yaml(), mode)
                 .with_context(|| format!("writing {}", path.display()))?;
             println!(
                 "wrote {}: run {}, {} shards of `cqlbench run` in namespace {}",
@@ -158,9 +265,9 @@ fn workflow(r: &Rendered) -> String {
         .collect()
 }
 
-/// Writes the manifests atomically (a temporary file renamed over `path`); readable by the
-/// owner only when they hold a Secret's plain-text password.
-fn write_manifest(path: &Path, r: &Rendered) -> std::io::Result<()> {
+/// Writes the manifests atomically (a temporary file renamed over `path`) with `mode` (0600 when
+/// they hold a Secret's plain-text password).
+fn write_manifest(path: &Path, yaml: &str, mode: u32) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -175,14 +282,13 @@ fn write_manifest(path: &Path, r: &Rendered) -> std::io::Result<()> {
     tmp_name.push(file_name);
     tmp_name.push(format!(".tmp{}", std::process::id()));
     let tmp = dir.join(tmp_name);
-    let mode = if r.secret.is_some() { 0o600 } else { 0o644 };
     let written = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
             .open(&tmp)?;
-        f.write_all(r.yaml().as_bytes())?;
+        f.write_all(yaml.as_bytes())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

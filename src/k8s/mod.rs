@@ -4,8 +4,14 @@
 //! OpenAPI schemas, `tests/k8s_validate.rs`) without one.
 //!
 //! - [`loaders`]: an Indexed Job of N `cqlbench run` shards, their results on a shared claim.
+//! - [`cluster`]: a cluster spec as a K8ssandra `K8ssandraCluster` ([`k8ssandra`], checked
+//!   against a schema derived from the operator's CRD) and one StorageClass per volume type
+//!   ([`storage`]).
 
+pub mod cluster;
+pub mod k8ssandra;
 pub mod loaders;
+pub mod storage;
 
 use std::collections::BTreeMap;
 

@@ -49,6 +49,42 @@ pub async fn create_table(session: &Session, keyspace: &str) -> Result<(), Strin
     Ok(())
 }
 
+/// Waits until `keyspace` has the meeting table, reading only the schema tables: a shard
+/// that queried the table while shard 0 was creating it could catch the node between the
+/// table's schema row and its store being opened (an "Unknown CF" error on the server).
+pub async fn wait_for_table(
+    session: &Session,
+    keyspace: &str,
+    timeout: Duration,
+) -> Result<(), String> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let found = session
+            .query_unpaged(
+                "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+                (keyspace, TABLE),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.into_rows_result().ok())
+            .is_some_and(|r| r.rows_num() > 0);
+        if found {
+            // The schema row comes first; give the node time to open the table's store.
+            let _ = session.await_schema_agreement().await;
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!(
+                "waited {} for shard 0 to create {keyspace}.{TABLE}; is shard 0 running? \
+                 (--barrier-timeout sets the wait)",
+                humantime::format_duration(timeout)
+            ));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 /// Registers this shard at `step`; refused when the shard of this run is registered already.
 pub async fn register(
     session: &Session,

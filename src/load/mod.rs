@@ -190,6 +190,9 @@ async fn run_async(
     let ks = workload_spec.keyspace.as_str();
     match &plan.shard {
         Some(sh) if sh.share.index > 0 => {
+            barrier::wait_for_table(&session, ks, sh.barrier_timeout)
+                .await
+                .map_err(meet)?;
             barrier::wait(
                 &session,
                 ks,

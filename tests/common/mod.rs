@@ -113,6 +113,22 @@ impl TestCluster {
     pub fn finish(mut self) {
         let c = self.cluster.take().unwrap();
         let errors = c.log_errors();
+        // With the lines after each ERROR (its stack trace), before the logs go.
+        let traces: Vec<String> = c
+            .nodes()
+            .iter()
+            .filter(|_| !errors.is_empty())
+            .filter_map(|n| std::fs::read_to_string(c.node_dirs(n).system_log()).ok())
+            .flat_map(|log| {
+                let lines: Vec<String> = log.lines().map(String::from).collect();
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.starts_with("ERROR"))
+                    .map(|(i, _)| lines[i..(i + 25).min(lines.len())].join("\n"))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         let conf_markers: Vec<String> = c
             .nodes()
             .iter()
@@ -124,7 +140,11 @@ impl TestCluster {
         for m in &conf_markers {
             assert!(!any_process_with(m), "a JVM of {m} survived destroy");
         }
-        assert!(errors.is_empty(), "ERROR lines in node logs: {errors:#?}");
+        assert!(
+            errors.is_empty(),
+            "ERROR lines in node logs: {errors:#?}\n{}",
+            traces.join("\n---\n")
+        );
     }
 }
 

@@ -385,6 +385,11 @@ impl RunStep {
         {
             bail!("--loaders {n}: give 1 to 64 local processes");
         }
+        if (self.shard.is_some() || self.loaders.is_some()) && self.drop {
+            bail!(
+                "--drop with --shard or --loaders: the other shards could read the keyspace while it is dropped; drop it before the run"
+            );
+        }
         if (self.shard.is_some() || self.loaders.is_some()) && !self.fault.is_empty() {
             bail!("--fault applies to one client: not with --shard or --loaders");
         }
