@@ -204,7 +204,8 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
 
     faults_during_a_run_lose_no_acknowledged_write(&tc);
 
-    tc.finish();
+    // The schedule killed node2: its peers logged the connections it reset as ERRORs.
+    tc.finish_allowing(&["failed to connect"]);
 }
 
 /// RF 3 at QUORUM: node2 killed and restarted by the run's fault schedule; the result marks
