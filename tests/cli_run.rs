@@ -351,6 +351,70 @@ fn bad_shard_values_are_refused_before_the_run() {
 }
 
 #[test]
+fn capacity_and_fill_refuse_shards() {
+    refused(
+        &["capacity", "keyvalue", "--hosts", HOST, "--loaders", "2"],
+        "--shard and --loaders are for run, throughput and latency",
+    );
+    refused(
+        &[
+            "capacity", "keyvalue", "--hosts", HOST, "--shard", "0/2", "--run-id", "r1",
+        ],
+        "--shard and --loaders are for run, throughput and latency",
+    );
+    refused(
+        &[
+            "fill",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--bytes",
+            "1G",
+            "--loaders",
+            "2",
+        ],
+        "--shard and --loaders are for run, throughput and latency",
+    );
+}
+
+#[test]
+fn throughput_and_latency_take_shard_flags() {
+    // Accepted: refused only by the unreachable host.
+    refused(
+        &[
+            "throughput",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+            "--shard",
+            "0/2",
+            "--run-id",
+            "r1",
+        ],
+        "127.0.0.1:1",
+    );
+    refused(
+        &[
+            "latency",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+            "--rate",
+            "100",
+            "--shard",
+            "1/2",
+            "--run-id",
+            "r1",
+        ],
+        "127.0.0.1:1",
+    );
+}
+
+#[test]
 fn valid_shard_flags_get_as_far_as_connecting() {
     // Every shard flag with a valid value: refused only by the unreachable host.
     for extra in [

@@ -269,6 +269,11 @@ impl CapacityStep {
                 "--fault is for run, throughput and latency (a capacity search's steps are short)"
             );
         }
+        if a.run.shard.is_some() || a.run.loaders.is_some() {
+            bail!(
+                "--shard and --loaders are for run, throughput and latency (a capacity search runs one client)"
+            );
+        }
         if a.search.resume && a.run.out.is_none() {
             bail!("--resume continues the search in --out: give --out");
         }

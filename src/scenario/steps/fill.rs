@@ -75,6 +75,9 @@ impl FillStep {
         if !a.run.fault.is_empty() {
             bail!("--fault is for run, throughput and latency, not a fill");
         }
+        if a.run.shard.is_some() || a.run.loaders.is_some() {
+            bail!("--shard and --loaders are for run, throughput and latency, not a fill");
+        }
         if a.run.ops.is_some() {
             bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
         }
