@@ -125,7 +125,7 @@ impl Inject for LocalInjector {
                 Err(format!(
                     "nodetool {} failed: {}",
                     args.join(" "),
-                    last_line(&text)
+                    crate::fsutil::last_line(&text)
                 ))
             }
         };
@@ -176,19 +176,10 @@ impl Inject for HookInjector {
             Err(format!(
                 "hook exited with {}: {}",
                 out.status,
-                last_line(&String::from_utf8_lossy(&out.stderr))
+                crate::fsutil::last_line(&String::from_utf8_lossy(&out.stderr))
             ))
         }
     }
-}
-
-fn last_line(text: &str) -> String {
-    text.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string()
 }
 
 /// The schedule as applied: a pause with a duration becomes a pause and a resume.

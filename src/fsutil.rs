@@ -44,6 +44,25 @@ pub fn cqlbench_home() -> PathBuf {
         .join("cqlbench")
 }
 
+/// The same file, however each path was spelled.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// The last line of `text` that is not blank, trimmed (what a failed tool said last).
+pub fn last_line(text: &str) -> String {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

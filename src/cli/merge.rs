@@ -18,7 +18,7 @@ pub struct MergeArgs {
 }
 
 pub fn run(a: MergeArgs) -> anyhow::Result<()> {
-    if a.shards.iter().any(|s| same(s, &a.out)) {
+    if a.shards.iter().any(|s| crate::fsutil::same_file(s, &a.out)) {
         bail!(
             "--out {} is one of the shards: give another path",
             a.out.display()
@@ -64,12 +64,4 @@ pub fn merge_files(
     let (merged, log) = merge(&mut inputs)?;
     write(&merged, &log, &inputs, out)?;
     Ok(merged)
-}
-
-fn same(a: &std::path::Path, b: &std::path::Path) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
 }

@@ -295,15 +295,6 @@ fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), R
     into.add(&h).map_err(|e| bad(format!("{e:?}")))
 }
 
-/// The same file, however each path was spelled.
-fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
-}
-
 /// What a run did around one fault.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaultImpact {
@@ -700,7 +691,7 @@ impl Report {
             let run = groups
                 .iter_mut()
                 .flat_map(|g| g.2.iter_mut())
-                .find(|r| same_file(&r.path, &result.run));
+                .find(|r| crate::fsutil::same_file(&r.path, &result.run));
             match run {
                 Some(r) => r.verify = Some(result.clone()),
                 None => report.notes.push(format!(

@@ -749,14 +749,8 @@ fn run_loaders(a: &RunStep, n: u64, out: &Path) -> anyhow::Result<RunResult> {
             };
             running[k] = false;
             if !status.success() && failed.is_none() {
-                let text = std::fs::read_to_string(&*log).unwrap_or_default();
-                let last = text
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("")
-                    .trim()
-                    .to_string();
+                let last =
+                    crate::fsutil::last_line(&std::fs::read_to_string(&*log).unwrap_or_default());
                 failed = Some(format!(
                     "shard {i}/{n} {status}: {last} (log {})",
                     log.display()
