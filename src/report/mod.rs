@@ -133,8 +133,12 @@ fn merge_shards(inputs: Vec<Input>) -> Result<Vec<Input>, ReportError> {
         done.push(run_id.clone());
         let mut shards = inputs
             .iter()
-            .filter(|i| run_of(i).as_ref() == Some(&run_id))
-            .map(|i| crate::result::merge::ShardInput::read(i.path()))
+            .filter_map(|i| match i {
+                Input::Run { path, result } if run_of(i).as_ref() == Some(&run_id) => Some(
+                    crate::result::merge::ShardInput::with_result(path, result.clone()),
+                ),
+                _ => None,
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ReportError::Shards(e.to_string()))?;
         let (result, _) = crate::result::merge::merge(&mut shards).map_err(|e| {

@@ -32,6 +32,11 @@ impl ShardInput {
     /// Reads a shard's result and the HDR log beside it (`NAME.hlog`).
     pub fn read(path: &Path) -> Result<ShardInput, Invalid> {
         let result = RunResult::read(path).map_err(|e| crate::invalid!("{e}"))?;
+        Self::with_result(path, result)
+    }
+
+    /// A shard whose result is already read: only its HDR log is read.
+    pub fn with_result(path: &Path, result: RunResult) -> Result<ShardInput, Invalid> {
         let hlog_path = path.with_extension("hlog");
         let hlog = crate::load::hlog::read(&hlog_path).map_err(|e| {
             crate::invalid!(
