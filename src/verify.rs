@@ -18,7 +18,8 @@ use crate::load::ledger::{Ledger, Mapping, Outcome};
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::result::verify::{Difference, VERIFY_VERSION, VerifyResult};
 use crate::spec::{Cl, WorkloadSpec};
-use crate::workload::{image, row_of};
+use crate::workload::image;
+use crate::workload::keys::Keys;
 
 /// How many differences and missing rows the result lists.
 const FIRST: usize = 10;
@@ -58,11 +59,12 @@ pub enum VerifyError {
 
 /// The rows a ledger's cycles wrote, acknowledged and of unknown outcome only.
 pub fn rows(ledger: &Ledger, workload: &WorkloadSpec) -> (RoaringTreemap, RoaringTreemap) {
+    let keys = Keys::new(workload.key_dist, workload.rows);
     let of = |outcome| {
         let mut rows = RoaringTreemap::new();
         for (tag, cycles) in ledger.of(outcome) {
             let sequential = tag.mapping == Mapping::Sequential;
-            rows.extend(cycles.iter().map(|c| row_of(workload.rows, c, sequential)));
+            rows.extend(cycles.iter().map(|c| keys.write_row(c, sequential)));
         }
         rows
     };
@@ -306,13 +308,14 @@ mod tests {
         let (acked, unknown) = rows(&Ledger::read(&path).unwrap(), &spec);
         // Rampup wrote rows 0..100; the main phase's 50 hashed writes land anywhere in 0..1000.
         assert!((0..100).all(|k| acked.contains(k)));
-        let hashed: RoaringTreemap = (0..50).map(|c| row_of(1000, c, false)).collect();
+        let keys = Keys::new(spec.key_dist, 1000);
+        let hashed: RoaringTreemap = (0..50).map(|c| keys.write_row(c, false)).collect();
         assert!(hashed.iter().all(|k| acked.contains(k)));
         assert_eq!(
             acked.len(),
             (hashed | (0..100).collect::<RoaringTreemap>()).len()
         );
-        let u = row_of(1000, 50, false);
+        let u = keys.write_row(50, false);
         assert_eq!(unknown.len(), u64::from(!acked.contains(u)));
     }
 

@@ -258,7 +258,7 @@ pub fn scenario_of(run: &RunResult) -> Option<String> {
         }
         (LoadMode::Open { rate_per_s, .. }, None) => format!("open loop, {rate_per_s:.0} ops/s"),
     };
-    Some(format!("{}, {mode}", run.workload.kind))
+    Some(format!("{}, {mode}", run.workload.label()))
 }
 
 /// `35%`, `12.5%`.
@@ -619,7 +619,7 @@ impl Report {
                                     LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
                                     LoadMode::Closed { .. } => None,
                                 });
-                            let kind = (result.workload.kind.to_string(), rate);
+                            let kind = (result.workload.label(), rate);
                             groups.push((scenario, Vec::new(), Vec::new(), kind));
                             groups.len() - 1
                         }

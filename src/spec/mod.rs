@@ -2,11 +2,13 @@
 
 pub mod cluster;
 pub mod fault;
+pub mod keys;
 pub mod load;
 pub mod units;
 pub mod workload;
 
 pub use cluster::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec};
+pub use keys::KeyDist;
 pub use load::{Cycles, LoadMode, LoadSpec, Stop};
 pub use units::{MiB, parse_duration};
 pub use workload::{Cl, OpKind, Ratio, WorkloadKind, WorkloadSpec};

@@ -195,10 +195,23 @@ pub struct WorkloadSpec {
     /// Value columns per row (stress).
     pub columns: usize,
     pub ratio: Ratio,
+    /// How the main phase picks keys (absent in results written before it existed: uniform).
+    #[serde(default)]
+    pub key_dist: crate::spec::KeyDist,
     pub write_cl: Cl,
     pub read_cl: Cl,
     /// Extra table options, e.g. `compaction = {'class': 'LeveledCompactionStrategy'}`.
     pub table_options: Option<String>,
+}
+
+impl WorkloadSpec {
+    /// The workload as reports name it: its kind, and its key distribution unless uniform.
+    pub fn label(&self) -> String {
+        match self.key_dist {
+            crate::spec::KeyDist::Uniform => self.kind.to_string(),
+            d => format!("{} ({d} keys)", self.kind),
+        }
+    }
 }
 
 /// Version of the persisted workload spec.
@@ -223,6 +236,7 @@ impl WorkloadSpec {
             value_size,
             columns,
             ratio: ratio.parse().expect("built-in ratios parse"),
+            key_dist: Default::default(),
             write_cl: Cl::LocalQuorum,
             read_cl: Cl::LocalQuorum,
             table_options: None,

@@ -3,6 +3,7 @@
 //! ask for and what a later verification expects.
 
 pub mod data;
+pub mod keys;
 
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
@@ -10,6 +11,7 @@ use scylla::statement::prepared::PreparedStatement;
 
 use crate::spec::{OpKind, WorkloadKind, WorkloadSpec};
 use data::{below, fill, mix, mix2};
+use keys::Keys;
 
 /// Rows returned by one range/slice read.
 pub const SLICE_ROWS: i32 = 10;
@@ -19,6 +21,10 @@ pub const SLICE_ROWS: i32 = 10;
 pub struct Workload {
     pub spec: WorkloadSpec,
     stmts: [Option<PreparedStatement>; 3],
+    /// The main phase's rows, drawn by the spec's key distribution.
+    rows: Keys,
+    /// The partitions (tabular) or devices (iot) reads choose, by the same distribution.
+    parts: Keys,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -229,6 +235,8 @@ impl Workload {
         Ok(Workload {
             spec: spec.clone(),
             stmts,
+            rows: Keys::new(spec.key_dist, spec.rows),
+            parts: Keys::new(spec.key_dist, partitions(spec)),
         })
     }
 
@@ -241,7 +249,7 @@ impl Workload {
     }
 
     /// Runs operation `op` for cycle `c`. `rampup` writes row `c` itself (sequential fill);
-    /// otherwise the row is drawn from the key space by hashing the cycle.
+    /// otherwise the row is drawn from the key space by the key distribution.
     pub async fn execute(
         &self,
         session: &Session,
@@ -253,7 +261,10 @@ impl Workload {
             .as_ref()
             .expect("statement prepared for every op in the ratio");
         let rows = self.spec.rows.max(1);
-        let k = row_of(rows, cycle, rampup);
+        let k = match rampup {
+            true => cycle % rows,
+            false => self.rows.pick(cycle, op.writes()),
+        };
         let size = self.spec.value_size;
         match (self.spec.kind, op) {
             (WorkloadKind::Keyvalue, OpKind::Write) => {
@@ -274,8 +285,7 @@ impl Workload {
             }
             (WorkloadKind::Tabular, _) => {
                 let partsize = self.spec.partsize.max(1);
-                let parts = rows.div_ceil(partsize);
-                let part = below(mix(cycle), parts) as i64;
+                let part = self.parts.pick(cycle, false) as i64;
                 let start = below(mix2(cycle), partsize) as i64;
                 session.execute_unpaged(stmt, (part, start)).await?;
             }
@@ -289,7 +299,7 @@ impl Workload {
                     .await?;
             }
             (WorkloadKind::Iot, _) => {
-                let device = below(mix(cycle), iot_devices(rows)) as i64;
+                let device = self.parts.pick(cycle, false) as i64;
                 session
                     .execute_unpaged(stmt, (device, self.spec.partsize.max(1) as i32))
                     .await?;
@@ -315,14 +325,13 @@ impl Workload {
     }
 }
 
-/// The row a write of `cycle` writes: in order (rampup, fills) or drawn by hashing the cycle.
-#[inline]
-pub fn row_of(rows: u64, cycle: u64, sequential: bool) -> u64 {
-    let rows = rows.max(1);
-    if sequential {
-        cycle % rows
-    } else {
-        below(mix(cycle), rows)
+/// The partitions reads choose from: tabular partitions, iot devices, else rows.
+pub fn partitions(spec: &WorkloadSpec) -> u64 {
+    let rows = spec.rows.max(1);
+    match spec.kind {
+        WorkloadKind::Tabular => rows.div_ceil(spec.partsize.max(1)),
+        WorkloadKind::Iot => iot_devices(rows),
+        WorkloadKind::Keyvalue | WorkloadKind::Stress => rows,
     }
 }
 

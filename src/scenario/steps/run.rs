@@ -19,7 +19,7 @@ use crate::result::{PhaseSummary, RateShare, RunResult};
 use crate::spec::load::{Cycles, RateArg, Share, parse_rate_arg};
 use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
 use crate::spec::{
-    Cl, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
+    Cl, KeyDist, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
 };
 use crate::stats::PERCENTILES;
 use crate::target::Target;
@@ -152,6 +152,13 @@ pub struct RunStep {
     #[arg(long)]
     #[serde(default, deserialize_with = "de::opt_parsed")]
     pub ratio: Option<Ratio>,
+    /// How the main phase picks keys: uniform; zipf[:S] (key k drawn in proportion to
+    /// 1/(k+1)^S, S 0.99 unless given); gaussian[:STDVS] (around the middle, STDVS standard
+    /// deviations to either end, 3 unless given); seq (every key in turn); latest[:S] (writes
+    /// in key order, reads a zipfian distance back from the newest) [default: uniform].
+    #[arg(long, value_name = "DIST")]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
+    pub key_dist: Option<KeyDist>,
     /// Consistency level of every operation (overridden by --write-cl / --read-cl).
     #[arg(long, value_enum, ignore_case = true)]
     #[serde(default, deserialize_with = "de::opt_value_enum")]
@@ -459,6 +466,9 @@ impl RunStep {
         }
         if let Some(r) = &self.ratio {
             w.ratio = r.clone();
+        }
+        if let Some(d) = self.key_dist {
+            w.key_dist = d;
         }
         w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
         w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
