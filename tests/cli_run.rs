@@ -467,3 +467,40 @@ fn merge_refuses_what_is_not_a_whole_run_in_one_line() {
     refused(&["merge", p, "--out", "y.json"], "not a shard's result");
     refused(&["merge", p, "--out", p], "is one of the shards");
 }
+
+#[test]
+fn key_distributions_are_checked_before_the_run() {
+    for (bad, needle) in [
+        ("pareto", "'pareto' is not a key distribution"),
+        ("zipf:0", "zipf[:S] (0 < S <= 10)"),
+        ("zipf:1e400", "is not a key distribution"),
+        ("gaussian:-1", "is not a key distribution"),
+        ("uniform:3", "is not a key distribution"),
+        ("", "is not a key distribution"),
+    ] {
+        refused(
+            &["run", "keyvalue", "--hosts", HOST, "--key-dist", bad],
+            needle,
+        );
+    }
+    // Every form, on every command that runs a workload, gets as far as connecting.
+    for dist in [
+        "uniform", "zipf", "zipf:1.2", "zipfian:0.5", "gaussian", "gaussian:2", "seq",
+        "sequential", "latest", "latest:1.1",
+    ] {
+        refused(
+            &["run", "keyvalue", "--hosts", HOST, "--timeout", "1s", "--key-dist", dist],
+            HOST,
+        );
+    }
+    for cmd in [
+        &["throughput", "tabular"][..],
+        &["latency", "iot", "--rate", "100"][..],
+        &["capacity", "stress"][..],
+        &["fill", "stress", "--bytes", "1M", "--prometheus", "127.0.0.1:2"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--hosts", HOST, "--timeout", "1s", "--key-dist", "zipf:1.1"]);
+        refused(&args, HOST);
+    }
+}

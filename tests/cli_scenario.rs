@@ -165,6 +165,10 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "name: h\ncluster: {nodes: 1}\nhosts: [10.0.0.1]\nsteps: [{probe: {}}]",
             "give cluster or hosts, not both",
         ),
+        (
+            "name: kd\nsteps: [{latency: {workload: keyvalue, rate: 100, key-dist: 'zipf:0'}}]",
+            "key-dist: 'zipf:0' is not a key distribution",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, (text, names)) in cases.iter().enumerate() {
