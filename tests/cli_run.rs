@@ -485,11 +485,28 @@ fn key_distributions_are_checked_before_the_run() {
     }
     // Every form, on every command that runs a workload, gets as far as connecting.
     for dist in [
-        "uniform", "zipf", "zipf:1.2", "zipfian:0.5", "gaussian", "gaussian:2", "seq",
-        "sequential", "latest", "latest:1.1",
+        "uniform",
+        "zipf",
+        "zipf:1.2",
+        "zipfian:0.5",
+        "gaussian",
+        "gaussian:2",
+        "seq",
+        "sequential",
+        "latest",
+        "latest:1.1",
     ] {
         refused(
-            &["run", "keyvalue", "--hosts", HOST, "--timeout", "1s", "--key-dist", dist],
+            &[
+                "run",
+                "keyvalue",
+                "--hosts",
+                HOST,
+                "--timeout",
+                "1s",
+                "--key-dist",
+                dist,
+            ],
             HOST,
         );
     }
@@ -497,7 +514,14 @@ fn key_distributions_are_checked_before_the_run() {
         &["throughput", "tabular"][..],
         &["latency", "iot", "--rate", "100"][..],
         &["capacity", "stress"][..],
-        &["fill", "stress", "--bytes", "1M", "--prometheus", "127.0.0.1:2"][..],
+        &[
+            "fill",
+            "stress",
+            "--bytes",
+            "1M",
+            "--prometheus",
+            "127.0.0.1:2",
+        ][..],
     ] {
         let mut args = cmd.to_vec();
         args.extend(["--hosts", HOST, "--timeout", "1s", "--key-dist", "zipf:1.1"]);

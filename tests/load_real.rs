@@ -90,6 +90,7 @@ fn load_engine_against_a_real_node() {
     ctrl_c_leaves_a_valid_result_of_what_was_measured(dir.path());
     a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir.path());
     shards_of_one_run_start_together_and_merge_into_one(dir.path());
+    zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -473,6 +474,110 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
     assert_eq!(v.acked_writes, acked);
     assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
     assert_eq!(v.present, v.acked_rows);
+}
+
+/// `--key-dist zipf:1.2` through the binary: the node's own per-partition read counts
+/// (`nodetool toppartitions`, sampled while the run reads) fall off as 1/(k+1)^1.2.
+fn zipf_keys_show_their_skew_in_the_servers_partition_counts(
+    tc: &TestCluster,
+    dir: &std::path::Path,
+) {
+    const S: f64 = 1.2;
+    let out = dir.join("zipf.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+        .env("CQLBENCH_HOME", dir.join("home-zipf"))
+        .args(["run", "keyvalue", "--hosts", "127.0.0.1", "--dc", "dc1"])
+        .args(["--rf", "1", "--keyspace", "zipf", "--rows", "10000"])
+        .args(["--ratio", "read=1", "--key-dist", "zipf:1.2"])
+        .args(["--rate", "1000", "--duration", "22s"])
+        .args(["--out", out.to_str().unwrap(), "-q"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while RunResult::read(&out)
+        .ok()
+        .and_then(|r| {
+            r.phases
+                .iter()
+                .find(|p| p.name == "main")
+                .map(|p| p.intervals.len())
+        })
+        .unwrap_or(0)
+        < 2
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no main-phase intervals written"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let node = tc.c().nodes()[0].index;
+    let top = tc
+        .c()
+        .nodetool(
+            node,
+            &[
+                "toppartitions",
+                "-a",
+                "READS",
+                "-k",
+                "8",
+                "-s",
+                "1024",
+                "zipf",
+                "kv",
+                "8000",
+            ],
+        )
+        .unwrap();
+    let text = String::from_utf8_lossy(&top.stdout).to_string();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(top.status.success(), "toppartitions: {text}");
+    // "   zipf.kv 0         1014  0  ": table, partition key, count, error bound.
+    let counts: Vec<(u64, f64)> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 3 && f[0] == "zipf.kv")
+                .then(|| (f[1].parse().unwrap(), f[2].parse().unwrap()))
+        })
+        .collect();
+    eprintln!("zipf:1.2 top partitions (key, reads): {counts:?}");
+    assert_eq!(counts.len(), 8, "{text}");
+    let keys: Vec<u64> = counts.iter().map(|c| c.0).collect();
+    assert_eq!(
+        &keys[..3],
+        &[0, 1, 2],
+        "the hottest keys are the first ones: {text}"
+    );
+    assert!(
+        keys.iter().all(|&k| k < 12),
+        "only low keys are hot: {text}"
+    );
+    // The exponent fitted to log(count) against log(key + 1) over the top 8.
+    let pts: Vec<(f64, f64)> = counts
+        .iter()
+        .map(|&(k, c)| (((k + 1) as f64).ln(), c.ln()))
+        .collect();
+    let n = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / n,
+        pts.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let slope = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>()
+        / pts.iter().map(|p| (p.0 - mx).powi(2)).sum::<f64>();
+    eprintln!("fitted exponent {:.3} (asked {S})", -slope);
+    assert!(
+        (-slope - S).abs() < 0.15,
+        "fitted exponent {:.3}, asked {S}: {text}",
+        -slope
+    );
+    let r = RunResult::read(&out).unwrap();
+    assert_eq!(r.workload.key_dist.to_string(), "zipf:1.2");
+    assert_eq!(r.main_summary().unwrap().errors, 0);
 }
 
 /// `--loaders 2`: two processes split the run, meet at the barrier in the cluster, start their
