@@ -484,7 +484,7 @@ fn zipf_keys_show_their_skew_in_the_servers_partition_counts(
 ) {
     const S: f64 = 1.2;
     let out = dir.join("zipf.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
         .env("CQLBENCH_HOME", dir.join("home-zipf"))
         .args(["run", "keyvalue", "--hosts", "127.0.0.1", "--dc", "dc1"])
         .args(["--rf", "1", "--keyspace", "zipf", "--rows", "10000"])
