@@ -91,6 +91,7 @@ fn load_engine_against_a_real_node() {
     a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir.path());
     shards_of_one_run_start_together_and_merge_into_one(dir.path());
     zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
+    reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -710,6 +711,160 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
     let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
     assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0));
     assert!(v.acked_rows >= 2000, "{}", v.headline());
+}
+
+/// nb-tabular2, nb-iot and stress through the binary: the tables have the reference
+/// workloads' column types, the rows their sizes, and `verify` finds every written row.
+fn reference_shapes_write_the_articles_rows_and_verify(tc: &TestCluster, dir: &std::path::Path) {
+    let expected_columns: [(&str, &str, &[(&str, &str)]); 3] = [
+        (
+            "nb-tabular2",
+            "tabular2",
+            &[
+                ("part", "text"),
+                ("clust", "text"),
+                ("data0", "text"),
+                ("data1", "text"),
+                ("data2", "text"),
+                ("data3", "text"),
+                ("data4", "text"),
+                ("data5", "text"),
+                ("data6", "text"),
+                ("data7", "text"),
+            ],
+        ),
+        (
+            "nb-iot",
+            "nb_iot",
+            &[
+                ("machine_id", "uuid"),
+                ("sensor_name", "text"),
+                ("time", "timestamp"),
+                ("sensor_value", "double"),
+                ("station_id", "uuid"),
+                ("data", "text"),
+            ],
+        ),
+        (
+            "stress",
+            "standard1",
+            &[
+                ("key", "blob"),
+                ("c0", "blob"),
+                ("c1", "blob"),
+                ("c2", "blob"),
+                ("c3", "blob"),
+                ("c4", "blob"),
+            ],
+        ),
+    ];
+    for (kind, table, columns) in expected_columns {
+        let ks = format!("shape_{}", table);
+        let out = dir.join(format!("{table}.json"));
+        let o = cqlbench()
+            .env("CQLBENCH_HOME", dir.join("home-shapes"))
+            .args([
+                "run",
+                kind,
+                "--hosts",
+                "127.0.0.1",
+                "--dc",
+                "dc1",
+                "--rf",
+                "1",
+            ])
+            .args([
+                "--keyspace",
+                &ks,
+                "--rows",
+                "3000",
+                "--ops",
+                "3000",
+                "--concurrency",
+                "16",
+            ])
+            .args(["--out", out.to_str().unwrap(), "-q"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let r = RunResult::read(&out).unwrap();
+        assert_eq!(r.main_summary().unwrap().errors, 0, "{kind}");
+        let o = cqlbench()
+            .args(["verify", out.to_str().unwrap(), "--consistency", "ONE"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind} verify: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+        assert_eq!((v.missing, v.different, v.unreadable), (0, 0, 0), "{kind}");
+        assert!(v.present >= 3000, "{kind}: {} rows present", v.present);
+        runtime().block_on(async {
+            let s = session(tc.c()).await;
+            let rows = s
+                .query_unpaged(
+                    "SELECT column_name, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?",
+                    (ks.as_str(), table),
+                )
+                .await
+                .unwrap()
+                .into_rows_result()
+                .unwrap();
+            let mut got: Vec<(String, String)> =
+                rows.rows::<(String, String)>().unwrap().map(|r| r.unwrap()).collect();
+            got.sort();
+            let mut want: Vec<(String, String)> =
+                columns.iter().map(|(c, t)| (c.to_string(), t.to_string())).collect();
+            want.sort();
+            assert_eq!(got, want, "{kind}: column types");
+            // The stored values' sizes, over 200 rows.
+            let bytes: Vec<i64> = match kind {
+                "nb-tabular2" => {
+                    let q = format!("SELECT data0, data1, data2, data3, data4, data5, data6, data7 FROM {ks}.{table} LIMIT 200");
+                    let r = s.query_unpaged(q, ()).await.unwrap().into_rows_result().unwrap();
+                    r.rows::<(String, String, String, String, String, String, String, String)>()
+                        .unwrap()
+                        .map(|r| {
+                            let r = r.unwrap();
+                            [r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7].iter().map(|d| d.len() as i64).sum()
+                        })
+                        .collect()
+                }
+                "nb-iot" => {
+                    let q = format!("SELECT data FROM {ks}.{table} LIMIT 200");
+                    let r = s.query_unpaged(q, ()).await.unwrap().into_rows_result().unwrap();
+                    r.rows::<(String,)>().unwrap().map(|r| r.unwrap().0.len() as i64).collect()
+                }
+                _ => {
+                    let q = format!("SELECT key, c0, c1, c2, c3, c4 FROM {ks}.{table} LIMIT 200");
+                    let r = s.query_unpaged(q, ()).await.unwrap().into_rows_result().unwrap();
+                    r.rows::<(Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>)>()
+                        .unwrap()
+                        .map(|r| {
+                            let r = r.unwrap();
+                            assert_eq!(r.0.len(), 10, "cassandra-stress keys are 10 bytes");
+                            [r.1, r.2, r.3, r.4, r.5].iter().map(|c| c.len() as i64).sum()
+                        })
+                        .collect()
+                }
+            };
+            assert_eq!(bytes.len(), 200, "{kind}");
+            let mean = bytes.iter().sum::<i64>() as f64 / bytes.len() as f64;
+            let (lo, hi) = match kind {
+                "nb-tabular2" => (823.0, 907.0), // 865 B ± 5%
+                "nb-iot" => (950.0, 1050.0),     // 800-1,200 characters, 1,000 on average
+                _ => (170.0, 170.0),             // 5 × 34 B
+            };
+            assert!((lo..=hi).contains(&mean), "{kind}: {mean} B of values per row");
+            eprintln!("{kind}: {mean:.0} B of values per row, {} rows verified", v.present);
+        });
+    }
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

@@ -17,8 +17,24 @@ pub enum WorkloadKind {
     Tabular,
     /// Time series per device: writes of readings, reads of recent windows (reference 002).
     Iot,
-    /// cassandra-stress-like small rows: writes, reads by key, range reads (reference 001).
+    /// cassandra-stress's default `standard1` row (a 10-byte key, five 34-byte blobs):
+    /// writes, reads by key, range reads (reference 001).
     Stress,
+    /// NoSQLBench's `cql-tabular2` row (reference 000): text key and clustering column,
+    /// eight text fields of 9-11 … 306-374 characters (~865 B); row writes, slice reads.
+    #[serde(rename = "nb-tabular2")]
+    NbTabular2,
+    /// NoSQLBench's `cql-iot` row (reference 002): (machine uuid, sensor text) partitions
+    /// clustered by timestamp, a double, a station uuid and 800-1,200 characters of text.
+    #[serde(rename = "nb-iot")]
+    NbIot,
+}
+
+impl WorkloadKind {
+    /// A reference shape fixes its row: value size and column count are not knobs.
+    pub fn fixed_row(self) -> bool {
+        matches!(self, WorkloadKind::NbTabular2 | WorkloadKind::NbIot)
+    }
 }
 
 impl fmt::Display for WorkloadKind {
@@ -28,6 +44,8 @@ impl fmt::Display for WorkloadKind {
             WorkloadKind::Tabular => "tabular",
             WorkloadKind::Iot => "iot",
             WorkloadKind::Stress => "stress",
+            WorkloadKind::NbTabular2 => "nb-tabular2",
+            WorkloadKind::NbIot => "nb-iot",
         })
     }
 }
@@ -224,7 +242,11 @@ impl WorkloadSpec {
             WorkloadKind::Keyvalue => ("write=5,read=5", 1, 100, 1),
             WorkloadKind::Tabular => ("write=5,range=5", 5000, 100, 1),
             WorkloadKind::Iot => ("write=7,range=3", 10, 50, 1),
-            WorkloadKind::Stress => ("write=10,read=10,range=1", 1, 20, 5),
+            // cassandra-stress's defaults: -col size=FIXED(34) n=FIXED(5).
+            WorkloadKind::Stress => ("write=10,read=10,range=1", 1, 34, 5),
+            // The mean bytes of the row's values (not a knob: `fixed_row`).
+            WorkloadKind::NbTabular2 => ("write=5,range=5", 5000, 865, 8),
+            WorkloadKind::NbIot => ("write=7,range=3", 10, 1045, 6),
         };
         WorkloadSpec {
             schema_version: WORKLOAD_SPEC_VERSION,

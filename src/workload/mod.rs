@@ -4,6 +4,7 @@
 
 pub mod data;
 pub mod keys;
+pub mod shapes;
 
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
@@ -50,6 +51,8 @@ pub fn table(kind: WorkloadKind) -> &'static str {
         WorkloadKind::Tabular => "tabular",
         WorkloadKind::Iot => "iot",
         WorkloadKind::Stress => "standard1",
+        WorkloadKind::NbTabular2 => "tabular2",
+        WorkloadKind::NbIot => "nb_iot",
     }
 }
 
@@ -57,7 +60,10 @@ pub fn table(kind: WorkloadKind) -> &'static str {
 pub fn offers(kind: WorkloadKind) -> &'static [OpKind] {
     match kind {
         WorkloadKind::Keyvalue => &[OpKind::Write, OpKind::Read],
-        WorkloadKind::Tabular | WorkloadKind::Iot => &[OpKind::Write, OpKind::Range],
+        WorkloadKind::Tabular
+        | WorkloadKind::Iot
+        | WorkloadKind::NbTabular2
+        | WorkloadKind::NbIot => &[OpKind::Write, OpKind::Range],
         WorkloadKind::Stress => &[OpKind::Write, OpKind::Read, OpKind::Range],
     }
 }
@@ -88,10 +94,37 @@ pub fn schema(spec: &WorkloadSpec) -> Vec<String> {
             let cols: Vec<String> = (0..spec.columns).map(|i| format!("c{i} blob")).collect();
             format!("key blob PRIMARY KEY, {}", cols.join(", "))
         }
+        WorkloadKind::NbTabular2 => {
+            let data: Vec<String> = (0..8).map(|i| format!("data{i} text")).collect();
+            format!(
+                "part text, clust text, {}, PRIMARY KEY (part, clust)",
+                data.join(", ")
+            )
+        }
+        WorkloadKind::NbIot => "machine_id uuid, sensor_name text, time timestamp, \
+            sensor_value double, station_id uuid, data text, \
+            PRIMARY KEY ((machine_id, sensor_name), time)"
+            .to_string(),
     };
     let mut options: Vec<String> = Vec::new();
-    if spec.kind == WorkloadKind::Iot {
-        options.push("CLUSTERING ORDER BY (ts DESC)".into());
+    match spec.kind {
+        WorkloadKind::Iot => options.push("CLUSTERING ORDER BY (ts DESC)".into()),
+        WorkloadKind::NbIot => {
+            options.push("CLUSTERING ORDER BY (time DESC)".into());
+            // cql-iot's compaction, unless the run gives its own.
+            if !spec
+                .table_options
+                .as_deref()
+                .is_some_and(|o| o.to_ascii_lowercase().contains("compaction"))
+            {
+                options.push(
+                    "compaction = {'class': 'TimeWindowCompactionStrategy', \
+                     'compaction_window_size': 60, 'compaction_window_unit': 'MINUTES'}"
+                        .into(),
+                );
+            }
+        }
+        _ => {}
     }
     if let Some(o) = &spec.table_options {
         options.push(o.clone());
@@ -142,6 +175,24 @@ fn statement(spec: &WorkloadSpec, op: OpKind) -> Option<String> {
         (WorkloadKind::Stress, OpKind::Read) => format!("SELECT * FROM {ks}.{t} WHERE key = ?"),
         (WorkloadKind::Stress, OpKind::Range) => {
             format!("SELECT * FROM {ks}.{t} WHERE token(key) >= ? LIMIT {SLICE_ROWS}")
+        }
+        (WorkloadKind::NbTabular2, OpKind::Write) => {
+            let data: Vec<String> = (0..8).map(|i| format!("data{i}")).collect();
+            format!(
+                "INSERT INTO {ks}.{t} (part, clust, {}) VALUES ({})",
+                data.join(", "),
+                vec!["?"; 10].join(", ")
+            )
+        }
+        (WorkloadKind::NbTabular2, OpKind::Range) => {
+            format!("SELECT * FROM {ks}.{t} WHERE part = ? LIMIT ?")
+        }
+        (WorkloadKind::NbIot, OpKind::Write) => format!(
+            "INSERT INTO {ks}.{t} (machine_id, sensor_name, time, sensor_value, station_id, data) \
+             VALUES (?, ?, ?, ?, ?, ?)"
+        ),
+        (WorkloadKind::NbIot, OpKind::Range) => {
+            format!("SELECT * FROM {ks}.{t} WHERE machine_id = ? AND sensor_name = ? LIMIT ?")
         }
         _ => return None,
     };
@@ -320,6 +371,36 @@ impl Workload {
             (WorkloadKind::Stress, _) => {
                 session.execute_unpaged(stmt, (mix2(cycle) as i64,)).await?;
             }
+            (WorkloadKind::NbTabular2, OpKind::Write) => {
+                let parts = self.parts.n();
+                let [d0, d1, d2, d3, d4, d5, d6, d7] = shapes::tabular2_fields(k);
+                let (part, clust) = ((k % parts).to_string(), (k / parts).to_string());
+                session
+                    .execute_unpaged(stmt, (part, clust, d0, d1, d2, d3, d4, d5, d6, d7))
+                    .await?;
+            }
+            (WorkloadKind::NbTabular2, _) => {
+                // cql-tabular2 reads 1 to 10 rows of a partition.
+                let part = self.parts.pick(cycle, false).to_string();
+                let limit = 1 + below(mix2(cycle), SLICE_ROWS as u64) as i32;
+                session.execute_unpaged(stmt, (part, limit)).await?;
+            }
+            (WorkloadKind::NbIot, OpKind::Write) => {
+                let machines = self.parts.n();
+                let (machine, sensor, time) = shapes::iot_key(k, machines);
+                let (value, station, data) = shapes::iot_values(k, machines);
+                session
+                    .execute_unpaged(stmt, (machine, sensor, time, value, station, data))
+                    .await?;
+            }
+            (WorkloadKind::NbIot, _) => {
+                let machine = self.parts.pick(cycle, false);
+                let (machine, sensor) = shapes::iot_partition(machine, mix2(cycle));
+                let limit = self.spec.partsize.max(1) as i32;
+                session
+                    .execute_unpaged(stmt, (machine, sensor, limit))
+                    .await?;
+            }
         }
         Ok(())
     }
@@ -329,8 +410,8 @@ impl Workload {
 pub fn partitions(spec: &WorkloadSpec) -> u64 {
     let rows = spec.rows.max(1);
     match spec.kind {
-        WorkloadKind::Tabular => rows.div_ceil(spec.partsize.max(1)),
-        WorkloadKind::Iot => iot_devices(rows),
+        WorkloadKind::Tabular | WorkloadKind::NbTabular2 => rows.div_ceil(spec.partsize.max(1)),
+        WorkloadKind::Iot | WorkloadKind::NbIot => iot_devices(rows),
         WorkloadKind::Keyvalue | WorkloadKind::Stress => rows,
     }
 }
@@ -351,6 +432,8 @@ pub mod image {
             WorkloadKind::Keyvalue | WorkloadKind::Stress => "key = ?",
             WorkloadKind::Tabular => "part = ? AND row = ?",
             WorkloadKind::Iot => "device = ? AND ts = ?",
+            WorkloadKind::NbTabular2 => "part = ? AND clust = ?",
+            WorkloadKind::NbIot => "machine_id = ? AND sensor_name = ? AND time = ?",
         };
         format!("SELECT {cols} FROM {ks}.{t} WHERE {key}")
     }
@@ -361,6 +444,8 @@ pub mod image {
             WorkloadKind::Keyvalue | WorkloadKind::Tabular => vec!["value".into()],
             WorkloadKind::Iot => vec!["value".into(), "payload".into()],
             WorkloadKind::Stress => (0..spec.columns).map(|i| format!("c{i}")).collect(),
+            WorkloadKind::NbTabular2 => (0..8).map(|i| format!("data{i}")).collect(),
+            WorkloadKind::NbIot => vec!["sensor_value".into(), "station_id".into(), "data".into()],
         }
     }
 
@@ -384,6 +469,21 @@ pub mod image {
                 ]
             }
             WorkloadKind::Stress => vec![CqlValue::Blob(stress_key(k).to_vec())],
+            WorkloadKind::NbTabular2 => {
+                let parts = partitions(spec);
+                vec![
+                    CqlValue::Text((k % parts).to_string()),
+                    CqlValue::Text((k / parts).to_string()),
+                ]
+            }
+            WorkloadKind::NbIot => {
+                let (machine, sensor, time) = shapes::iot_key(k, partitions(spec));
+                vec![
+                    CqlValue::Uuid(machine),
+                    CqlValue::Text(sensor.into()),
+                    CqlValue::Timestamp(time),
+                ]
+            }
         }
     }
 
@@ -405,6 +505,18 @@ pub mod image {
                 .chunks(size.max(1))
                 .map(|c| CqlValue::Blob(c.to_vec()))
                 .collect(),
+            WorkloadKind::NbTabular2 => shapes::tabular2_fields(k)
+                .into_iter()
+                .map(CqlValue::Text)
+                .collect(),
+            WorkloadKind::NbIot => {
+                let (value, station, data) = shapes::iot_values(k, partitions(spec));
+                vec![
+                    CqlValue::Double(value),
+                    CqlValue::Uuid(station),
+                    CqlValue::Text(data),
+                ]
+            }
         }
     }
 }
@@ -426,6 +538,8 @@ mod tests {
             WorkloadKind::Tabular,
             WorkloadKind::Iot,
             WorkloadKind::Stress,
+            WorkloadKind::NbTabular2,
+            WorkloadKind::NbIot,
         ] {
             let spec = WorkloadSpec::defaults(kind);
             for op in OpKind::ALL {

@@ -345,6 +345,12 @@ impl RunStep {
         if self.columns == Some(0) {
             bail!("--columns must be at least 1");
         }
+        if self.workload.fixed_row() && (self.value_size.is_some() || self.columns.is_some()) {
+            bail!(
+                "--value-size and --columns: workload {} writes its reference workload's row as it is; use tabular, iot or stress to size values",
+                self.workload
+            );
+        }
         if let Some(r) = &self.ratio {
             for op in r.0.keys() {
                 if !crate::workload::offers(self.workload).contains(op) {
