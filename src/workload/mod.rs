@@ -181,7 +181,7 @@ fn statement(spec: &WorkloadSpec, op: OpKind) -> Option<String> {
             format!(
                 "INSERT INTO {ks}.{t} (part, clust, {}) VALUES ({})",
                 data.join(", "),
-                vec!["?"; 10].join(", ")
+                ["?"; 10].join(", ")
             )
         }
         (WorkloadKind::NbTabular2, OpKind::Range) => {
