@@ -716,7 +716,9 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
 /// nb-tabular2, nb-iot and stress through the binary: the tables have the reference
 /// workloads' column types, the rows their sizes, and `verify` finds every written row.
 fn reference_shapes_write_the_articles_rows_and_verify(tc: &TestCluster, dir: &std::path::Path) {
-    let expected_columns: [(&str, &str, &[(&str, &str)]); 3] = [
+    // (workload, table, its columns and their CQL types)
+    type Columns = &'static [(&'static str, &'static str)];
+    let expected_columns: [(&str, &str, Columns); 3] = [
         (
             "nb-tabular2",
             "tabular2",
