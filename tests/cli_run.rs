@@ -528,3 +528,49 @@ fn key_distributions_are_checked_before_the_run() {
         refused(&args, HOST);
     }
 }
+
+#[test]
+fn reference_shapes_are_workloads_whose_row_is_fixed() {
+    for w in ["nb-tabular2", "nb-iot"] {
+        for knob in [["--value-size", "100"], ["--columns", "3"]] {
+            let mut args = vec!["run", w, "--hosts", HOST];
+            args.extend(knob);
+            refused(&args, "writes its reference workload's row as it is");
+        }
+        // The knobs they take, and their operations, get as far as connecting.
+        refused(
+            &[
+                "run",
+                w,
+                "--hosts",
+                HOST,
+                "--timeout",
+                "1s",
+                "--partsize",
+                "100",
+                "--ratio",
+                "write=1,range=1",
+                "--key-dist",
+                "latest",
+            ],
+            HOST,
+        );
+        refused(
+            &["run", w, "--hosts", HOST, "--ratio", "read=1"],
+            "has no read operation",
+        );
+    }
+    refused(
+        &[
+            "run",
+            "stress",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+            "--value-size",
+            "34",
+        ],
+        HOST,
+    );
+}
