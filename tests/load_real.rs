@@ -78,6 +78,15 @@ fn cqlbench() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("cqlbench").unwrap()
 }
 
+/// `cqlbench run WORKLOAD` against the test node (RF 1 in dc1), its home under `home`.
+fn run_on_the_node(home: &std::path::Path, workload: &str) -> assert_cmd::Command {
+    let mut c = cqlbench();
+    c.env("CQLBENCH_HOME", home)
+        .args(["run", workload, "--hosts", "127.0.0.1", "--dc", "dc1"])
+        .args(["--rf", "1"]);
+    c
+}
+
 #[test]
 fn load_engine_against_a_real_node() {
     let tc = TestCluster::create(spec("load", "dc1:1"));
@@ -585,18 +594,7 @@ fn zipf_keys_show_their_skew_in_the_servers_partition_counts(
 /// main phases together and are merged into one result that `report` and `verify` read.
 fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
     let out = dir.join("loaders.json");
-    let o = cqlbench()
-        .env("CQLBENCH_HOME", dir.join("home-loaders"))
-        .args([
-            "run",
-            "keyvalue",
-            "--hosts",
-            "127.0.0.1",
-            "--dc",
-            "dc1",
-            "--rf",
-            "1",
-        ])
+    let o = run_on_the_node(&dir.join("home-loaders"), "keyvalue")
         .args([
             "--rows",
             "2000",
@@ -763,18 +761,7 @@ fn reference_shapes_write_the_articles_rows_and_verify(tc: &TestCluster, dir: &s
     for (kind, table, columns) in expected_columns {
         let ks = format!("shape_{}", table);
         let out = dir.join(format!("{table}.json"));
-        let o = cqlbench()
-            .env("CQLBENCH_HOME", dir.join("home-shapes"))
-            .args([
-                "run",
-                kind,
-                "--hosts",
-                "127.0.0.1",
-                "--dc",
-                "dc1",
-                "--rf",
-                "1",
-            ])
+        let o = run_on_the_node(&dir.join("home-shapes"), kind)
             .args([
                 "--keyspace",
                 &ks,
