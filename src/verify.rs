@@ -320,6 +320,36 @@ mod tests {
     }
 
     #[test]
+    fn main_phase_writes_map_to_rows_through_the_runs_key_distribution() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("z.ledger");
+        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut w = Writes::default();
+        for c in 0..2000 {
+            w.record(OpKind::Write, c, Outcome::Acked);
+        }
+        l.append("main", Mapping::Hashed, &w).unwrap();
+        let ledger = Ledger::read(&path).unwrap();
+        let mut spec = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+        spec.rows = 100_000;
+        spec.key_dist = "zipf:1.2".parse().unwrap();
+        let (zipf, _) = rows(&ledger, &spec);
+        let keys = Keys::new(spec.key_dist, spec.rows);
+        let want: RoaringTreemap = (0..2000).map(|c| keys.write_row(c, false)).collect();
+        assert_eq!(zipf, want);
+        // Skewed: 2,000 zipfian writes touch far fewer rows than 2,000 uniform ones.
+        spec.key_dist = Default::default();
+        let (uniform, _) = rows(&ledger, &spec);
+        assert!(
+            zipf.len() * 2 < uniform.len(),
+            "{} vs {}",
+            zipf.len(),
+            uniform.len()
+        );
+        assert!(zipf.contains(0), "the hottest key was written");
+    }
+
+    #[test]
     fn a_row_is_present_missing_or_different() {
         let spec = WorkloadSpec::defaults(WorkloadKind::Iot);
         let cols = image::columns(&spec);
