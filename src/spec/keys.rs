@@ -31,13 +31,6 @@ pub enum KeyDist {
     Latest { s: f64 },
 }
 
-impl KeyDist {
-    /// Does this distribution make writes go through the keys in order?
-    pub fn writes_in_order(self) -> bool {
-        matches!(self, KeyDist::Sequential | KeyDist::Latest { .. })
-    }
-}
-
 const ACCEPTED: &str =
     "use uniform, zipf[:S] (0 < S <= 10), gaussian[:STDVS] (0 < STDVS <= 100), seq or latest[:S]";
 

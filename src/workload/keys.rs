@@ -11,6 +11,11 @@ use crate::spec::keys::KeyDist;
 /// Draws stop after this many rejected gaussian values and take the nearest key.
 const GAUSSIAN_TRIES: u32 = 16;
 
+/// The random stream of one cycle: the same for the same cycle, wherever it runs.
+fn generator(cycle: u64) -> SplitMix64 {
+    SplitMix64::seed_from_u64(mix(cycle))
+}
+
 /// Keys `0..n` drawn by one distribution.
 #[derive(Debug, Clone)]
 pub struct Keys {
@@ -63,7 +68,7 @@ impl Keys {
             KeyDist::Latest { .. } => (cycle % n + n - self.zipf_rank(cycle)) % n,
             KeyDist::Gaussian { .. } => {
                 let normal = self.normal.as_ref().expect("built with the distribution");
-                let mut rng = SplitMix64::seed_from_u64(mix(cycle));
+                let mut rng = generator(cycle);
                 let mut x = normal.sample(&mut rng);
                 for _ in 1..GAUSSIAN_TRIES {
                     if (0.0..n as f64).contains(&x.round()) {
@@ -90,7 +95,7 @@ impl Keys {
     /// A zipfian rank in `0..n`, 0 the most frequent.
     fn zipf_rank(&self, cycle: u64) -> u64 {
         let zipf = self.zipf.as_ref().expect("built with the distribution");
-        let mut rng = SplitMix64::seed_from_u64(mix(cycle));
+        let mut rng = generator(cycle);
         // Zipf draws 1..=n as a float.
         ((zipf.sample(&mut rng) as u64).max(1) - 1).min(self.n - 1)
     }

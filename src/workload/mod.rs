@@ -94,13 +94,10 @@ pub fn schema(spec: &WorkloadSpec) -> Vec<String> {
             let cols: Vec<String> = (0..spec.columns).map(|i| format!("c{i} blob")).collect();
             format!("key blob PRIMARY KEY, {}", cols.join(", "))
         }
-        WorkloadKind::NbTabular2 => {
-            let data: Vec<String> = (0..8).map(|i| format!("data{i} text")).collect();
-            format!(
-                "part text, clust text, {}, PRIMARY KEY (part, clust)",
-                data.join(", ")
-            )
-        }
+        WorkloadKind::NbTabular2 => format!(
+            "part text, clust text, {} text, PRIMARY KEY (part, clust)",
+            shapes::TABULAR2_DATA.join(" text, ")
+        ),
         WorkloadKind::NbIot => "machine_id uuid, sensor_name text, time timestamp, \
             sensor_value double, station_id uuid, data text, \
             PRIMARY KEY ((machine_id, sensor_name), time)"
@@ -176,14 +173,11 @@ fn statement(spec: &WorkloadSpec, op: OpKind) -> Option<String> {
         (WorkloadKind::Stress, OpKind::Range) => {
             format!("SELECT * FROM {ks}.{t} WHERE token(key) >= ? LIMIT {SLICE_ROWS}")
         }
-        (WorkloadKind::NbTabular2, OpKind::Write) => {
-            let data: Vec<String> = (0..8).map(|i| format!("data{i}")).collect();
-            format!(
-                "INSERT INTO {ks}.{t} (part, clust, {}) VALUES ({})",
-                data.join(", "),
-                ["?"; 10].join(", ")
-            )
-        }
+        (WorkloadKind::NbTabular2, OpKind::Write) => format!(
+            "INSERT INTO {ks}.{t} (part, clust, {}) VALUES ({})",
+            shapes::TABULAR2_DATA.join(", "),
+            ["?"; 2 + shapes::TABULAR2_DATA.len()].join(", ")
+        ),
         (WorkloadKind::NbTabular2, OpKind::Range) => {
             format!("SELECT * FROM {ks}.{t} WHERE part = ? LIMIT ?")
         }
@@ -372,9 +366,8 @@ impl Workload {
                 session.execute_unpaged(stmt, (mix2(cycle) as i64,)).await?;
             }
             (WorkloadKind::NbTabular2, OpKind::Write) => {
-                let parts = self.parts.n();
                 let [d0, d1, d2, d3, d4, d5, d6, d7] = shapes::tabular2_fields(k);
-                let (part, clust) = ((k % parts).to_string(), (k / parts).to_string());
+                let (part, clust) = shapes::tabular2_key(k, self.parts.n());
                 session
                     .execute_unpaged(stmt, (part, clust, d0, d1, d2, d3, d4, d5, d6, d7))
                     .await?;
@@ -444,7 +437,7 @@ pub mod image {
             WorkloadKind::Keyvalue | WorkloadKind::Tabular => vec!["value".into()],
             WorkloadKind::Iot => vec!["value".into(), "payload".into()],
             WorkloadKind::Stress => (0..spec.columns).map(|i| format!("c{i}")).collect(),
-            WorkloadKind::NbTabular2 => (0..8).map(|i| format!("data{i}")).collect(),
+            WorkloadKind::NbTabular2 => shapes::TABULAR2_DATA.map(String::from).to_vec(),
             WorkloadKind::NbIot => vec!["sensor_value".into(), "station_id".into(), "data".into()],
         }
     }
@@ -470,11 +463,8 @@ pub mod image {
             }
             WorkloadKind::Stress => vec![CqlValue::Blob(stress_key(k).to_vec())],
             WorkloadKind::NbTabular2 => {
-                let parts = partitions(spec);
-                vec![
-                    CqlValue::Text((k % parts).to_string()),
-                    CqlValue::Text((k / parts).to_string()),
-                ]
+                let (part, clust) = shapes::tabular2_key(k, partitions(spec));
+                vec![CqlValue::Text(part), CqlValue::Text(clust)]
             }
             WorkloadKind::NbIot => {
                 let (machine, sensor, time) = shapes::iot_key(k, partitions(spec));

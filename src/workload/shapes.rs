@@ -72,6 +72,16 @@ pub fn uuid(seed: u64) -> Uuid {
     uuid::Builder::from_random_bytes(bytes).into_uuid()
 }
 
+/// tabular2's value columns, in the order of [`tabular2_fields`].
+pub const TABULAR2_DATA: [&str; 8] = [
+    "data0", "data1", "data2", "data3", "data4", "data5", "data6", "data7",
+];
+
+/// Row `k`'s partition and clustering key over `parts` partitions.
+pub fn tabular2_key(k: u64, parts: u64) -> (String, String) {
+    ((k % parts).to_string(), (k / parts).to_string())
+}
+
 /// Row `k`'s eight tabular2 fields.
 pub fn tabular2_fields(k: u64) -> [String; 8] {
     std::array::from_fn(|i| {
@@ -82,10 +92,9 @@ pub fn tabular2_fields(k: u64) -> [String; 8] {
 
 /// Row `k` of nb-iot over `machines` machines: the partition and clustering key.
 pub fn iot_key(k: u64, machines: u64) -> (Uuid, &'static str, CqlTimestamp) {
-    let machine = k % machines;
-    let sensor = IOT_SENSORS[below(mix2(k), IOT_SENSORS.len() as u64) as usize];
+    let (machine, sensor) = iot_partition(k % machines, mix2(k));
     let time = IOT_EPOCH_MS + (k / machines) as i64 * IOT_STEP_MS;
-    (uuid(machine), sensor, CqlTimestamp(time))
+    (machine, sensor, CqlTimestamp(time))
 }
 
 /// A read's partition: machine `m`, one of its sensors chosen by `h`.
