@@ -287,20 +287,23 @@ mod tests {
     use crate::load::ledger::{LedgerWriter, Writes};
     use crate::spec::{OpKind, WorkloadKind};
 
+    /// Acknowledged writes of `cycles`.
+    fn acked(cycles: std::ops::Range<u64>) -> Writes {
+        let mut w = Writes::default();
+        for c in cycles {
+            w.record(OpKind::Write, c, Outcome::Acked);
+        }
+        w
+    }
+
     #[test]
     fn cycles_map_to_rows_as_the_writes_chose_them() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.ledger");
         let mut l = LedgerWriter::create(&path).unwrap();
-        let mut w = Writes::default();
-        for c in 0..100 {
-            w.record(OpKind::Write, c, Outcome::Acked);
-        }
-        l.append("rampup", Mapping::Sequential, &w).unwrap();
-        let mut w = Writes::default();
-        for c in 0..50 {
-            w.record(OpKind::Write, c, Outcome::Acked);
-        }
+        l.append("rampup", Mapping::Sequential, &acked(0..100))
+            .unwrap();
+        let mut w = acked(0..50);
         w.record(OpKind::Write, 50, Outcome::Unknown);
         l.append("main", Mapping::Hashed, &w).unwrap();
         let mut spec = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
@@ -324,11 +327,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("z.ledger");
         let mut l = LedgerWriter::create(&path).unwrap();
-        let mut w = Writes::default();
-        for c in 0..2000 {
-            w.record(OpKind::Write, c, Outcome::Acked);
-        }
-        l.append("main", Mapping::Hashed, &w).unwrap();
+        l.append("main", Mapping::Hashed, &acked(0..2000)).unwrap();
         let ledger = Ledger::read(&path).unwrap();
         let mut spec = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
         spec.rows = 100_000;
