@@ -8,6 +8,7 @@ pub mod compare;
 pub mod cost;
 pub mod k8s;
 pub mod merge;
+pub mod profile;
 pub mod quickstart;
 pub mod scenario;
 pub mod verify;
@@ -64,6 +65,9 @@ pub enum Command {
     /// interval, latency histograms added (never percentiles averaged), shards that fell
     /// behind named.
     Merge(merge::MergeArgs),
+    /// Check a cassandra-stress user profile and show what one operation of each kind writes
+    /// and reads (columns, sizes, a sample row, each query's bound values); no cluster.
+    Profile(profile::ProfileArgs),
     /// Kubernetes manifests and their kubectl workflow: `loaders` renders N `cqlbench run`
     /// shards as an Indexed Job.
     #[command(subcommand)]
@@ -93,6 +97,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::K8s(cmd) => k8s::run(cmd),
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod data;
 pub mod keys;
+pub mod profile;
 pub mod shapes;
 
 use scylla::client::session::Session;

@@ -1,0 +1,34 @@
+//! `cqlbench profile FILE`: check a cassandra-stress user profile and show what its
+//! operations write and read, without touching a cluster.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::workload::profile::{Profile, parse_ops};
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The profile (cassandra-stress's YAML format, unmodified).
+    pub file: PathBuf,
+    /// The operation mix to check against it, e.g. "ops(insert=1,simple1=9)".
+    #[arg(long, value_name = "MIX")]
+    pub ops: Option<String>,
+}
+
+pub fn run(a: ProfileArgs) -> anyhow::Result<()> {
+    let profile = Profile::load(&a.file)?;
+    let ops = match &a.ops {
+        Some(text) => {
+            let ops = parse_ops(text).map_err(|e| anyhow::anyhow!("--ops {e}"))?;
+            profile.check_ops(&ops)?;
+            Some(ops)
+        }
+        None => None,
+    };
+    print!("{}", profile.describe(ops.as_ref()));
+    println!(
+        "\nthe profile is valid (cqlbench does not run profiles yet: `run` takes built-in workloads)"
+    );
+    Ok(())
+}

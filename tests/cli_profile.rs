@@ -1,0 +1,104 @@
+//! `cqlbench profile` through the real binary: every shipped profile is valid and shown; a
+//! bad one is refused in one line naming the file and the key, and never with a panic.
+
+use std::path::Path;
+
+fn cqlbench() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("cqlbench").unwrap()
+}
+
+#[test]
+fn every_shipped_profile_is_valid_with_its_mix() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+    for (file, ops) in [
+        ("timeseries.yaml", "ops(insert=3,latest=1,window=1)"),
+        ("collections.yaml", "ops(insert=1,by_id=4,by_email=1)"),
+        ("lwt.yaml", "ops(insert=1,create=1,transfer=2,read=4)"),
+        ("counters.yaml", "view=4,read=1"),
+    ] {
+        let f = dir.join(file);
+        let a = cqlbench()
+            .args(["profile", f.to_str().unwrap(), "--ops", ops])
+            .assert()
+            .success();
+        let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+        assert!(out.contains("the profile is valid"), "{file}: {out}");
+        assert!(
+            out.contains("sample row (partition 0, row 0)"),
+            "{file}: {out}"
+        );
+        assert!(out.contains("ops: "), "{file}: {out}");
+        // Without --ops too.
+        cqlbench()
+            .args(["profile", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn bad_profiles_and_mixes_are_refused_in_one_line() {
+    let good = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/timeseries.yaml"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(String, Vec<&str>, &str)> = vec![
+        (
+            good.replace("gaussian(64..256)", "zipfy(64..256)"),
+            vec![],
+            "columnspec[4].size: 'zipfy(64..256)': unknown distribution 'zipfy'",
+        ),
+        (
+            good.replace("and day = ? limit 10", "and dia = ? limit 10"),
+            vec![],
+            "queries.latest.cql: column 'dia' is not in table readings",
+        ),
+        (
+            good.clone(),
+            vec!["--ops", "ops(insert=1,oldest=1)"],
+            "ops: 'oldest' is neither insert nor a query",
+        ),
+        (
+            good.clone(),
+            vec!["--ops", "ops(insert)"],
+            "--ops 'insert' in 'ops(insert)'",
+        ),
+        (
+            good.replace("    raw blob,", "    raw duration,"),
+            vec![],
+            "table_definition: column raw: type 'duration' has no value generator",
+        ),
+        (
+            good.replace("table: readings", "table: [readings"),
+            vec![],
+            "yaml: ",
+        ),
+    ];
+    for (i, (text, extra, says)) in cases.iter().enumerate() {
+        let f = dir.path().join(format!("p{i}.yaml"));
+        std::fs::write(&f, text).unwrap();
+        let out = cqlbench()
+            .args(["profile", f.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "case {i} succeeded");
+        assert_ne!(out.status.code(), Some(101), "case {i} panicked: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "case {i}: {err}");
+        assert!(
+            // A malformed --ops is the flag's error; everything else is the file's.
+            says.starts_with("--ops") || err.contains(f.to_str().unwrap()),
+            "case {i} names the file: {err}"
+        );
+        assert!(err.contains(says), "case {i}: {err}");
+    }
+    let out = cqlbench()
+        .args(["profile", "/nonexistent/p.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("/nonexistent/p.yaml: file: "), "{err}");
+}
