@@ -30,6 +30,7 @@ fn every_shipped_profile_loads_and_describes_itself() {
             "lightweight transaction",
         ),
         ("counters.yaml", "ops(view=4,read=1)", "binds views ="),
+        ("alltypes.yaml", "ops(insert=1,one=1)", "binds k ="),
     ] {
         let p = Profile::load(&shipped(file)).unwrap_or_else(|e| panic!("{e}"));
         let ops = parse_ops(ops).unwrap();
