@@ -230,13 +230,16 @@ impl Profile {
                 }
             })
             .collect::<Vec<_>>();
-        for c in &columns {
-            if table.clustering.contains(&c.name) && c.cluster.min < 1 {
+        // Only the file's own entries can go below 1 (the default is fixed(1)).
+        for (i, c) in file.columnspec.iter().enumerate() {
+            if let Some(cluster) = &c.cluster
+                && table.clustering.contains(&c.name)
+                && cluster.min < 1
+            {
                 return Err(err(
-                    &format!("columnspec.{}.cluster", c.name),
+                    &format!("columnspec[{i}].cluster"),
                     format!(
-                        "'{}': a partition has at least 1 value of each clustering column",
-                        c.cluster
+                        "'{cluster}': a partition has at least 1 value of each clustering column"
                     ),
                 ));
             }

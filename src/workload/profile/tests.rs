@@ -128,7 +128,7 @@ fn bad_profiles_are_refused_naming_the_file_and_the_key() {
         ),
         (
             good.replace("cluster: uniform(100..1000)", "cluster: uniform(0..10)"),
-            "columnspec.ts.cluster",
+            "columnspec[2].cluster",
             "at least 1",
         ),
     ];
