@@ -41,6 +41,10 @@ pub struct VerifySpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    #[error(
+        "{0}: a user-profile run: verify reads back built-in workloads only (profile rows are not mapped from the ledger yet)"
+    )]
+    Profile(PathBuf),
     #[error(transparent)]
     Result(#[from] crate::result::ResultError),
     #[error(transparent)]
@@ -124,6 +128,9 @@ pub fn verify(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyResult, VerifyError> {
     let run = crate::result::read_run(&spec.run)?;
+    if run.workload.kind == crate::spec::WorkloadKind::Profile {
+        return Err(VerifyError::Profile(spec.run.clone()));
+    }
     let ledger_path = spec.run.with_extension("ledger");
     if !ledger_path.exists() {
         return Err(VerifyError::NoLedger(spec.run.clone()));

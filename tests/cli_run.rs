@@ -574,3 +574,115 @@ fn reference_shapes_are_workloads_whose_row_is_fixed() {
         HOST,
     );
 }
+
+#[test]
+fn profile_runs_are_checked_before_the_run() {
+    let lwt = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/lwt.yaml");
+    refused(
+        &["run", "profile", "--hosts", HOST],
+        "workload profile needs --profile FILE",
+    );
+    refused(
+        &["run", "keyvalue", "--hosts", HOST, "--profile", lwt],
+        "--profile goes with the workload profile",
+    );
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--profile-ops",
+            "ops(insert=1)",
+        ],
+        "required arguments were not provided",
+    );
+    refused(
+        &[
+            "run",
+            "profile",
+            "--hosts",
+            HOST,
+            "--profile",
+            lwt,
+            "--profile-ops",
+            "ops(insert=1,nosuch=2)",
+        ],
+        "ops: 'nosuch' is neither insert nor a query of the profile (it offers insert, create, read, transfer)",
+    );
+    refused(
+        &[
+            "run",
+            "profile",
+            "--hosts",
+            HOST,
+            "--profile",
+            lwt,
+            "--profile-ops",
+            "ops(insert)",
+        ],
+        "--profile-ops 'insert' in 'ops(insert)'",
+    );
+    refused(
+        &[
+            "run",
+            "profile",
+            "--hosts",
+            HOST,
+            "--profile",
+            lwt,
+            "--ratio",
+            "write=1",
+        ],
+        "--ratio and --partsize",
+    );
+    refused(
+        &[
+            "run",
+            "profile",
+            "--hosts",
+            HOST,
+            "--profile",
+            "/nonexistent/p.yaml",
+        ],
+        "/nonexistent/p.yaml: file:",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(lwt)
+            .unwrap()
+            .replace("owner text", "owner duration"),
+    )
+    .unwrap();
+    refused(
+        &[
+            "run",
+            "profile",
+            "--hosts",
+            HOST,
+            "--profile",
+            bad.to_str().unwrap(),
+        ],
+        "table_definition: column owner: type 'duration' has no value generator",
+    );
+    // Valid: refused only by the unreachable host, on every command that runs a workload.
+    for cmd in [
+        &["run"][..],
+        &["throughput"][..],
+        &["latency", "--rate", "100"][..],
+        &["capacity"][..],
+    ] {
+        let mut args = vec![cmd[0], "profile"];
+        args.extend(&cmd[1..]);
+        args.extend(["--hosts", HOST, "--timeout", "1s", "--profile", lwt]);
+        args.extend([
+            "--profile-ops",
+            "ops(insert=1,create=1,transfer=2,read=4)",
+            "--key-dist",
+            "zipf",
+        ]);
+        refused(&args, HOST);
+    }
+}

@@ -102,6 +102,7 @@ fn load_engine_against_a_real_node() {
     zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
     reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     profile_rows_round_trip_through_a_real_node(&tc);
+    profiles_run_through_the_binary_without_errors(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -982,6 +983,85 @@ fn profile_rows_round_trip_through_a_real_node(tc: &TestCluster) {
             s.query_unpaged(format!("DROP KEYSPACE {ks}"), ()).await.unwrap();
         }
     });
+}
+
+/// Each shipped profile run with its mix through the real binary: every operation of the mix
+/// ran, none failed, and the result names the operations and carries the profile.
+fn profiles_run_through_the_binary_without_errors(dir: &std::path::Path) {
+    let profiles = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+    for (file, mix, ops) in [
+        (
+            "timeseries.yaml",
+            "ops(insert=3,latest=1,window=1)",
+            &["insert", "latest", "window"][..],
+        ),
+        (
+            "collections.yaml",
+            "ops(insert=1,by_id=4,by_email=1)",
+            &["insert", "by_id", "by_email"][..],
+        ),
+        (
+            "lwt.yaml",
+            "ops(insert=1,create=1,transfer=2,read=4)",
+            &["insert", "create", "transfer", "read"][..],
+        ),
+        ("counters.yaml", "ops(view=4,read=1)", &["view", "read"][..]),
+        (
+            "alltypes.yaml",
+            "ops(insert=1,one=1)",
+            &["insert", "one"][..],
+        ),
+    ] {
+        let out = dir.join(format!("profile-{file}.json"));
+        let o = run_on_the_node(&dir.join("home-profiles"), "profile")
+            .arg("--profile")
+            .arg(profiles.join(file))
+            .args([
+                "--profile-ops",
+                mix,
+                "--rows",
+                "100",
+                "--rate",
+                "200",
+                "--duration",
+                "6s",
+            ])
+            .args([
+                "--keyspace",
+                "profiles",
+                "--drop",
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let r = RunResult::read(&out).unwrap();
+        let main = r.main_summary().unwrap();
+        assert_eq!(main.errors, 0, "{file}");
+        let names: Vec<&str> = main.by_op.keys().map(|k| k.name()).collect();
+        for op in ops {
+            assert!(names.contains(op), "{file}: {op} not in {names:?}");
+            assert!(main.by_op[&OpKind::named(op)].ok > 0, "{file}: no {op}");
+        }
+        assert_eq!(
+            r.phases[0].summary.as_ref().unwrap().ok,
+            100,
+            "{file}: rampup writes each partition"
+        );
+        assert!(
+            r.workload
+                .profile
+                .as_ref()
+                .is_some_and(|p| p.text.contains("table_definition"))
+        );
+        eprintln!("{file}: {} ops, 0 errors, operations {names:?}", main.ok);
+    }
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

@@ -28,7 +28,8 @@ pub fn run(a: ProfileArgs) -> anyhow::Result<()> {
     };
     print!("{}", profile.describe(ops.as_ref()));
     println!(
-        "\nthe profile is valid (cqlbench does not run profiles yet: `run` takes built-in workloads)"
+        "\nthe profile is valid: run it with `cqlbench run profile --profile {} --profile-ops MIX …`",
+        a.file.display()
     );
     Ok(())
 }

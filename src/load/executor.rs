@@ -30,7 +30,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use futures::task::AtomicWaker;
 use scylla::client::session::Session;
-use scylla::errors::{DbError, ExecutionError, RequestAttemptError};
+use scylla::errors::{DbError, ExecutionError, RequestAttemptError, WriteType};
 use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
@@ -227,7 +227,14 @@ pub fn classify(e: &ExecutionError) -> ErrorKind {
         ExecutionError::ConnectionPoolError(_) => ErrorKind::ConnectionLost,
         ExecutionError::LastAttemptError(a) => match a {
             RequestAttemptError::DbError(db, _) => match db {
+                DbError::ReadTimeout { consistency, .. } if consistency.is_serial() => {
+                    ErrorKind::CasReadTimeout
+                }
                 DbError::ReadTimeout { .. } => ErrorKind::ReadTimeout,
+                DbError::WriteTimeout {
+                    write_type: WriteType::Cas,
+                    ..
+                } => ErrorKind::CasWriteTimeout,
                 DbError::WriteTimeout { .. } => ErrorKind::WriteTimeout,
                 DbError::Unavailable { .. } => ErrorKind::Unavailable,
                 DbError::Overloaded => ErrorKind::Overloaded,
@@ -660,6 +667,47 @@ mod tests {
 
     use super::*;
     use crate::spec::Cycles;
+
+    #[test]
+    fn paxos_timeouts_are_counted_apart_from_plain_ones() {
+        use scylla::statement::Consistency;
+        let db = |e: DbError| {
+            ExecutionError::LastAttemptError(RequestAttemptError::DbError(e, String::new()))
+        };
+        let write = |write_type| DbError::WriteTimeout {
+            consistency: Consistency::Quorum,
+            received: 1,
+            required: 2,
+            write_type,
+        };
+        let read = |consistency| DbError::ReadTimeout {
+            consistency,
+            received: 1,
+            required: 2,
+            data_present: false,
+        };
+        assert_eq!(
+            classify(&db(write(WriteType::Cas))),
+            ErrorKind::CasWriteTimeout
+        );
+        assert_eq!(
+            classify(&db(write(WriteType::Simple))),
+            ErrorKind::WriteTimeout
+        );
+        assert_eq!(
+            classify(&db(read(Consistency::Serial))),
+            ErrorKind::CasReadTimeout
+        );
+        assert_eq!(
+            classify(&db(read(Consistency::LocalSerial))),
+            ErrorKind::CasReadTimeout
+        );
+        assert_eq!(
+            classify(&db(read(Consistency::Quorum))),
+            ErrorKind::ReadTimeout
+        );
+        assert_eq!(ErrorKind::CasWriteTimeout.name(), "cas_write_timeout");
+    }
 
     /// Writes that each take `latency` (the first `slow` of them `slow_latency`), failing
     /// with `fail` if set.

@@ -92,7 +92,7 @@ impl Tag {
                 "hash" => Mapping::Hashed,
                 _ => return None,
             },
-            op: op.parse().ok()?,
+            op: OpKind::named(op),
             outcome: match outcome {
                 "acked" => Outcome::Acked,
                 "unknown" => Outcome::Unknown,

@@ -2,7 +2,6 @@
 //! intervals (neither warmup nor the drain after the window), their throughput and, per operation kind, response p50 and p99.
 
 use crate::result::{IntervalOp, RunResult};
-use crate::spec::OpKind;
 use crate::stats::compare::Direction;
 
 /// One metric's values, one per interval.
@@ -31,7 +30,7 @@ pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
         direction: Direction::HigherIsBetter,
         values: measured.iter().map(|i| i.ops_per_s).collect(),
     }];
-    for kind in OpKind::ALL {
+    for kind in crate::result::kinds_in(measured.iter().copied()) {
         // Only intervals where the kind completed operations have percentiles.
         let ops: Vec<_> = measured
             .iter()

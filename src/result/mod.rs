@@ -108,6 +108,15 @@ pub struct IntervalRecord {
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
 }
 
+/// The operation kinds any of `intervals` saw, in kind order (built-ins first).
+pub fn kinds_in<'a>(intervals: impl IntoIterator<Item = &'a IntervalRecord>) -> Vec<OpKind> {
+    let kinds: std::collections::BTreeSet<OpKind> = intervals
+        .into_iter()
+        .flat_map(|i| i.by_op.keys().copied())
+        .collect();
+    kinds.into_iter().collect()
+}
+
 impl IntervalRecord {
     /// Successful ÷ attempted operations (None when nothing completed).
     pub fn availability(&self) -> Option<f64> {

@@ -28,12 +28,17 @@ pub enum WorkloadKind {
     /// clustered by timestamp, a double, a station uuid and 800-1,200 characters of text.
     #[serde(rename = "nb-iot")]
     NbIot,
+    /// A cassandra-stress user profile (`--profile FILE --ops MIX`).
+    Profile,
 }
 
 impl WorkloadKind {
     /// A reference shape fixes its row: value size and column count are not knobs.
     pub fn fixed_row(self) -> bool {
-        matches!(self, WorkloadKind::NbTabular2 | WorkloadKind::NbIot)
+        matches!(
+            self,
+            WorkloadKind::NbTabular2 | WorkloadKind::NbIot | WorkloadKind::Profile
+        )
     }
 }
 
@@ -46,19 +51,55 @@ impl fmt::Display for WorkloadKind {
             WorkloadKind::Stress => "stress",
             WorkloadKind::NbTabular2 => "nb-tabular2",
             WorkloadKind::NbIot => "nb-iot",
+            WorkloadKind::Profile => "profile",
         })
     }
 }
 
-/// Operation kinds across workloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Operation kinds across workloads: the built-ins' three, and the named operations of a
+/// user profile (`insert` and its queries). Persisted as the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OpKind {
     Write,
     Read,
     /// Range / slice read (several rows).
     Range,
+    /// A user profile's operation.
+    Named(OpName),
 }
+
+/// A profile operation's name, interned (operation kinds are `Copy` and compared in the
+/// executor's hot path), and whether it changes data.
+#[derive(Debug, Clone, Copy)]
+pub struct OpName {
+    name: &'static str,
+    writes: bool,
+}
+
+impl PartialEq for OpName {
+    fn eq(&self, o: &Self) -> bool {
+        self.name == o.name
+    }
+}
+impl Eq for OpName {}
+impl PartialOrd for OpName {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for OpName {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.name.cmp(o.name)
+    }
+}
+impl std::hash::Hash for OpName {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.name.hash(h)
+    }
+}
+
+/// Names seen so far and whether they write: each name is leaked once.
+static NAMES: std::sync::Mutex<BTreeMap<String, OpName>> = std::sync::Mutex::new(BTreeMap::new());
 
 impl OpKind {
     pub const ALL: [OpKind; 3] = [OpKind::Write, OpKind::Read, OpKind::Range];
@@ -68,17 +109,60 @@ impl OpKind {
             OpKind::Write => "write",
             OpKind::Read => "read",
             OpKind::Range => "range",
+            OpKind::Named(n) => n.name,
         }
     }
 
     /// Changes data: its outcomes go to the acknowledged-write ledger.
     pub fn writes(self) -> bool {
-        matches!(self, OpKind::Write)
+        match self {
+            OpKind::Write => true,
+            OpKind::Read | OpKind::Range => false,
+            OpKind::Named(n) => n.writes,
+        }
+    }
+
+    /// A profile operation (a built-in's name gives the built-in). `writes` is remembered
+    /// for the name: a later lookup of it by name alone ([`OpKind::named`]) keeps it.
+    pub fn profile_op(name: &str, writes: bool) -> OpKind {
+        if let Ok(k) = name.parse::<OpKind>() {
+            return k;
+        }
+        let mut names = NAMES.lock().expect("op names");
+        let e = names.entry(name.to_string()).or_insert_with(|| OpName {
+            name: Box::leak(name.to_string().into_boxed_str()),
+            writes,
+        });
+        e.writes |= writes;
+        OpKind::Named(*e)
+    }
+
+    /// Any kind by its persisted name: a built-in, or a profile operation.
+    pub fn named(name: &str) -> OpKind {
+        let known = NAMES.lock().expect("op names").get(name).copied();
+        match known {
+            Some(n) => OpKind::Named(n),
+            None => OpKind::profile_op(name, false),
+        }
+    }
+}
+
+impl Serialize for OpKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for OpKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(OpKind::named(&s))
     }
 }
 
 impl FromStr for OpKind {
     type Err = crate::error::Invalid;
+    /// The built-in kinds (a ratio or a criterion names one of them).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "write" | "w" => Ok(OpKind::Write),
@@ -220,14 +304,31 @@ pub struct WorkloadSpec {
     pub read_cl: Cl,
     /// Extra table options, e.g. `compaction = {'class': 'LeveledCompactionStrategy'}`.
     pub table_options: Option<String>,
+    /// The user profile a `profile` workload runs, as read (the result carries it whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileSource>,
+}
+
+/// A user profile as the run read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileSource {
+    pub path: std::path::PathBuf,
+    pub text: String,
 }
 
 impl WorkloadSpec {
     /// The workload as reports name it: its kind, and its key distribution unless uniform.
     pub fn label(&self) -> String {
+        let kind = match &self.profile {
+            Some(p) => format!(
+                "profile {}",
+                p.path.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            None => self.kind.to_string(),
+        };
         match self.key_dist {
-            crate::spec::KeyDist::Uniform => self.kind.to_string(),
-            d => format!("{} ({d} keys)", self.kind),
+            crate::spec::KeyDist::Uniform => kind,
+            d => format!("{kind} ({d} keys)"),
         }
     }
 }
@@ -247,6 +348,8 @@ impl WorkloadSpec {
             // The mean bytes of the row's values (not a knob: `fixed_row`).
             WorkloadKind::NbTabular2 => ("write=5,range=5", 5000, 865, 8),
             WorkloadKind::NbIot => ("write=7,range=3", 10, 1045, 6),
+            // Replaced by the profile's own mix and rows.
+            WorkloadKind::Profile => ("write=1", 1, 0, 0),
         };
         WorkloadSpec {
             schema_version: WORKLOAD_SPEC_VERSION,
@@ -262,6 +365,7 @@ impl WorkloadSpec {
             write_cl: Cl::LocalQuorum,
             read_cl: Cl::LocalQuorum,
             table_options: None,
+            profile: None,
         }
     }
 }
@@ -377,6 +481,29 @@ mod tests {
             parse_replication("dc1:x")
                 .unwrap_err()
                 .contains("whole number")
+        );
+    }
+
+    #[test]
+    fn profile_operations_persist_as_their_names() {
+        let insert = OpKind::profile_op("sw_insert", true);
+        assert_eq!(serde_json::to_string(&insert).unwrap(), "\"sw_insert\"");
+        let back: OpKind = serde_json::from_str("\"sw_insert\"").unwrap();
+        assert_eq!(back, insert);
+        assert!(back.writes(), "the name keeps what it was registered with");
+        // Built-in names stay built-ins, and a ratio still takes built-ins only.
+        assert_eq!(OpKind::profile_op("read", false), OpKind::Read);
+        assert_eq!(
+            serde_json::from_str::<OpKind>("\"range\"").unwrap(),
+            OpKind::Range
+        );
+        assert!("sw_insert=1".parse::<Ratio>().is_err());
+        let m: BTreeMap<OpKind, u32> = [(OpKind::Write, 1), (insert, 2)].into();
+        let j = serde_json::to_string(&m).unwrap();
+        assert_eq!(j, "{\"write\":1,\"sw_insert\":2}");
+        assert_eq!(
+            serde_json::from_str::<BTreeMap<OpKind, u32>>(&j).unwrap(),
+            m
         );
     }
 

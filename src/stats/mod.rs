@@ -126,6 +126,11 @@ pub enum ErrorKind {
     ReadTimeout,
     /// The coordinator timed out waiting for replicas (write).
     WriteTimeout,
+    /// A lightweight transaction's Paxos round timed out (write timeout of type CAS: often
+    /// contention between transactions on the same partition).
+    CasWriteTimeout,
+    /// A lightweight transaction's read at SERIAL / LOCAL_SERIAL timed out.
+    CasReadTimeout,
     /// Not enough replicas alive for the consistency level.
     Unavailable,
     /// The node shed load.
@@ -141,6 +146,8 @@ impl ErrorKind {
             ErrorKind::ClientTimeout => "client_timeout",
             ErrorKind::ReadTimeout => "read_timeout",
             ErrorKind::WriteTimeout => "write_timeout",
+            ErrorKind::CasWriteTimeout => "cas_write_timeout",
+            ErrorKind::CasReadTimeout => "cas_read_timeout",
             ErrorKind::Unavailable => "unavailable",
             ErrorKind::Overloaded => "overloaded",
             ErrorKind::ConnectionLost => "connection_lost",
@@ -200,37 +207,67 @@ impl OpStats {
 /// Per-operation statistics of one worker or of all workers merged.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// The built-in kinds: write, read, range.
     pub ops: [OpStats; 3],
+    /// A user profile's operations, in the order first seen.
+    pub named: Vec<(OpKind, OpStats)>,
     /// Largest delay between an operation's intended start and its actual send.
     pub max_send_lag_ns: u64,
     /// Write cycles by outcome (the acknowledged-write ledger's share of this snapshot).
     pub writes: crate::load::ledger::Writes,
 }
 
-fn slot(k: OpKind) -> usize {
-    match k {
-        OpKind::Write => 0,
-        OpKind::Read => 1,
-        OpKind::Range => 2,
-    }
-}
+/// The statistics of a kind no operation of which was seen.
+static NONE: std::sync::LazyLock<OpStats> = std::sync::LazyLock::new(OpStats::default);
 
 impl Snapshot {
     pub fn op(&self, k: OpKind) -> &OpStats {
-        &self.ops[slot(k)]
+        match k {
+            OpKind::Write => &self.ops[0],
+            OpKind::Read => &self.ops[1],
+            OpKind::Range => &self.ops[2],
+            OpKind::Named(_) => self
+                .named
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map_or(&NONE, |(_, s)| s),
+        }
+    }
+
+    fn op_mut(&mut self, k: OpKind) -> &mut OpStats {
+        match k {
+            OpKind::Write => &mut self.ops[0],
+            OpKind::Read => &mut self.ops[1],
+            OpKind::Range => &mut self.ops[2],
+            OpKind::Named(_) => {
+                let i = match self.named.iter().position(|(n, _)| *n == k) {
+                    Some(i) => i,
+                    None => {
+                        self.named.push((k, OpStats::default()));
+                        self.named.len() - 1
+                    }
+                };
+                &mut self.named[i].1
+            }
+        }
+    }
+
+    /// Every kind's statistics, built-ins first.
+    fn all_ops(&self) -> impl Iterator<Item = &OpStats> {
+        self.ops.iter().chain(self.named.iter().map(|(_, s)| s))
     }
 
     /// Records one successful operation.
     #[inline]
     pub fn record_ok(&mut self, k: OpKind, response_ns: u64, service_ns: u64) {
-        let s = &mut self.ops[slot(k)];
+        let s = self.op_mut(k);
         record(&mut s.response, response_ns);
         record(&mut s.service, service_ns);
         s.ok += 1;
     }
 
     pub fn record_error(&mut self, k: OpKind, e: ErrorKind) {
-        *self.ops[slot(k)].errors.entry(e).or_default() += 1;
+        *self.op_mut(k).errors.entry(e).or_default() += 1;
     }
 
     /// Merges `other` in, its acknowledged writes included (one interval from its workers).
@@ -246,43 +283,71 @@ impl Snapshot {
         for (a, b) in self.ops.iter_mut().zip(&other.ops) {
             a.add(b);
         }
+        for (k, b) in &other.named {
+            self.op_mut(*k).add(b);
+        }
         self.max_send_lag_ns = self.max_send_lag_ns.max(other.max_send_lag_ns);
     }
 
     pub fn reset(&mut self) {
         self.ops.iter_mut().for_each(OpStats::reset);
+        self.named.iter_mut().for_each(|(_, s)| s.reset());
         self.max_send_lag_ns = 0;
         self.writes.clear();
     }
 
     /// Successful operations of all kinds.
     pub fn ok(&self) -> u64 {
-        self.ops.iter().map(|o| o.ok).sum()
+        self.all_ops().map(|o| o.ok).sum()
     }
 
     pub fn errors(&self) -> u64 {
-        self.ops.iter().map(OpStats::error_count).sum()
+        self.all_ops().map(OpStats::error_count).sum()
     }
 
     /// All kinds merged into one.
     pub fn all(&self) -> OpStats {
         let mut all = OpStats::default();
-        self.ops.iter().for_each(|o| all.add(o));
+        self.all_ops().for_each(|o| all.add(o));
         all
     }
 
-    /// Kinds that saw any operation.
+    /// Kinds that saw any operation, in kind order.
     pub fn kinds(&self) -> Vec<OpKind> {
-        OpKind::ALL
+        let mut kinds: Vec<OpKind> = OpKind::ALL
             .into_iter()
+            .chain(self.named.iter().map(|(k, _)| *k))
             .filter(|k| self.op(*k).ok + self.op(*k).error_count() > 0)
-            .collect()
+            .collect();
+        kinds.sort();
+        kinds
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_operations_are_kinds_of_their_own() {
+        let insert = OpKind::profile_op("st_insert", true);
+        let latest = OpKind::profile_op("st_latest", false);
+        let (mut a, mut b) = (Snapshot::default(), Snapshot::default());
+        a.record_ok(insert, 1_000_000, 500_000);
+        b.record_ok(insert, 2_000_000, 500_000);
+        b.record_ok(latest, 3_000_000, 1_000_000);
+        b.record_error(latest, ErrorKind::CasWriteTimeout);
+        a.add(&b);
+        assert_eq!(a.op(insert).ok, 2);
+        assert_eq!(a.op(latest).ok, 1);
+        assert_eq!(a.op(latest).errors[&ErrorKind::CasWriteTimeout], 1);
+        assert_eq!((a.ok(), a.errors(), a.all().response.len()), (3, 1, 3));
+        assert_eq!(a.kinds(), vec![insert, latest]);
+        assert_eq!(a.op(OpKind::profile_op("st_never", false)).ok, 0);
+        assert!(insert.writes() && !latest.writes());
+        a.reset();
+        assert_eq!(a.ok(), 0);
+    }
 
     #[test]
     fn percentiles_of_known_distribution() {

@@ -27,6 +27,8 @@ pub struct Workload {
     rows: Keys,
     /// The partitions (tabular) or devices (iot) reads choose, by the same distribution.
     parts: Keys,
+    /// A user profile's statements (the `profile` workload).
+    pub profile: Option<profile::run::ProfileOps>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +45,27 @@ pub enum WorkloadError {
     },
     #[error("schema agreement: {0}")]
     Agreement(String),
+    #[error("{0}")]
+    Profile(String),
+}
+
+/// The profile a `profile` workload runs, checked again from the text the spec carries.
+pub fn profile_of(spec: &WorkloadSpec) -> Result<profile::Profile, WorkloadError> {
+    let src = spec
+        .profile
+        .as_ref()
+        .ok_or_else(|| WorkloadError::Profile("a profile workload without its profile".into()))?;
+    profile::Profile::parse(&src.path, &src.text).map_err(|e| WorkloadError::Profile(e.to_string()))
+}
+
+/// The statement array slot of a built-in kind.
+fn slot(op: OpKind) -> usize {
+    match op {
+        OpKind::Write => 0,
+        OpKind::Read => 1,
+        OpKind::Range => 2,
+        OpKind::Named(_) => unreachable!("built-in workloads have built-in kinds"),
+    }
 }
 
 /// The table name of a workload.
@@ -54,6 +77,8 @@ pub fn table(kind: WorkloadKind) -> &'static str {
         WorkloadKind::Stress => "standard1",
         WorkloadKind::NbTabular2 => "tabular2",
         WorkloadKind::NbIot => "nb_iot",
+        // The profile names its own table (`profile::Profile::table`).
+        WorkloadKind::Profile => "",
     }
 }
 
@@ -66,6 +91,8 @@ pub fn offers(kind: WorkloadKind) -> &'static [OpKind] {
         | WorkloadKind::NbTabular2
         | WorkloadKind::NbIot => &[OpKind::Write, OpKind::Range],
         WorkloadKind::Stress => &[OpKind::Write, OpKind::Read, OpKind::Range],
+        // A profile offers `insert` and its queries (checked against the profile).
+        WorkloadKind::Profile => &[],
     }
 }
 
@@ -99,6 +126,21 @@ pub fn schema(spec: &WorkloadSpec) -> Vec<String> {
             "part text, clust text, {} text, PRIMARY KEY (part, clust)",
             shapes::TABULAR2_DATA.join(" text, ")
         ),
+        WorkloadKind::Profile => {
+            let mut out = out;
+            if let Ok(p) = profile_of(spec) {
+                out.push(profile::run::if_not_exists(
+                    p.file.table_definition.as_deref().unwrap_or_default(),
+                ));
+                out.extend(
+                    p.file
+                        .extra_definitions
+                        .iter()
+                        .map(|d| profile::run::if_not_exists(d)),
+                );
+            }
+            return out;
+        }
         WorkloadKind::NbIot => "machine_id uuid, sensor_name text, time timestamp, \
             sensor_value double, station_id uuid, data text, \
             PRIMARY KEY ((machine_id, sensor_name), time)"
@@ -213,8 +255,24 @@ impl Workload {
         if drop_first {
             stmts.push(format!("DROP KEYSPACE IF EXISTS {}", spec.keyspace));
         }
-        stmts.extend(schema(spec));
-        for s in stmts {
+        let schema = schema(spec);
+        let profile_definitions = match spec.kind {
+            WorkloadKind::Profile => schema.len() - 1,
+            _ => 0,
+        };
+        stmts.extend(schema);
+        let first_definition = stmts.len() - profile_definitions;
+        for (i, s) in stmts.into_iter().enumerate() {
+            // A profile's definitions name their table without its keyspace.
+            if i == first_definition && profile_definitions > 0 {
+                session
+                    .use_keyspace(spec.keyspace.as_str(), false)
+                    .await
+                    .map_err(|e| WorkloadError::Schema {
+                        stmt: format!("USE {}", spec.keyspace),
+                        detail: e.to_string(),
+                    })?;
+            }
             session
                 .query_unpaged(s.as_str(), &[])
                 .await
@@ -235,9 +293,52 @@ impl Workload {
         session: &Session,
         spec: &WorkloadSpec,
     ) -> Result<Workload, WorkloadError> {
+        let handle = session
+            .get_default_execution_profile_handle()
+            .pointee_to_builder()
+            .request_timeout(None)
+            .build()
+            .into_handle();
+        let configure = |p: &mut PreparedStatement, writes: bool| {
+            p.set_consistency(if writes {
+                spec.write_cl.to_driver()
+            } else {
+                spec.read_cl.to_driver()
+            });
+            p.set_is_idempotent(true);
+            // Reads: the server leaves the result metadata (column names and types) out of
+            // every response and the driver uses the copy it got when preparing — smaller
+            // responses, less to read per operation. The schema does not change during a run.
+            p.set_use_cached_result_metadata(true);
+            // The executor times requests out itself.
+            p.set_execution_profile_handle(Some(handle.clone()));
+        };
         let mut stmts: [Option<PreparedStatement>; 3] = [None, None, None];
+        let profile = match spec.kind {
+            WorkloadKind::Profile => {
+                let profile = profile_of(spec)?;
+                session
+                    .use_keyspace(spec.keyspace.as_str(), false)
+                    .await
+                    .map_err(|e| WorkloadError::Profile(format!("USE {}: {e}", spec.keyspace)))?;
+                let ops = profile::run::ProfileOps::prepare(session, spec, profile, |p, w| {
+                    configure(p, w);
+                    // Counter updates and LWTs must not be retried as if idempotent.
+                    p.set_is_idempotent(!w);
+                })
+                .await
+                .map_err(|(cql, e)| {
+                    WorkloadError::Profile(format!("preparing '{cql}' failed: {}", e.0))
+                })?;
+                Some(ops)
+            }
+            _ => None,
+        };
         let offered = offers(spec.kind);
         for op in spec.ratio.0.keys().copied().chain([OpKind::Write]) {
+            if profile.is_some() {
+                break;
+            }
             if !offered.contains(&op) {
                 let offers = offered
                     .iter()
@@ -258,31 +359,15 @@ impl Workload {
                     op,
                     detail: e.to_string(),
                 })?;
-            p.set_consistency(if op == OpKind::Write {
-                spec.write_cl.to_driver()
-            } else {
-                spec.read_cl.to_driver()
-            });
-            p.set_is_idempotent(true);
-            // Reads: the server leaves the result metadata (column names and types) out of
-            // every response and the driver uses the copy it got when preparing — smaller
-            // responses, less to read per operation. The schema does not change during a run.
-            p.set_use_cached_result_metadata(true);
-            p.set_execution_profile_handle(Some(
-                session
-                    .get_default_execution_profile_handle()
-                    .pointee_to_builder()
-                    .request_timeout(None)
-                    .build()
-                    .into_handle(),
-            ));
-            stmts[op as usize] = Some(p);
+            configure(&mut p, op == OpKind::Write);
+            stmts[slot(op)] = Some(p);
         }
         Ok(Workload {
             spec: spec.clone(),
             stmts,
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, partitions(spec)),
+            profile,
         })
     }
 
@@ -303,7 +388,11 @@ impl Workload {
         cycle: u64,
         rampup: bool,
     ) -> Result<(), ExecutionError> {
-        let stmt = self.stmts[op as usize]
+        if let Some(p) = &self.profile {
+            // Boxed: the profile's larger future stays out of the built-ins' state.
+            return Box::pin(p.execute(session, op, cycle, rampup)).await;
+        }
+        let stmt = self.stmts[slot(op)]
             .as_ref()
             .expect("statement prepared for every op in the ratio");
         let rows = self.spec.rows.max(1);
@@ -395,6 +484,7 @@ impl Workload {
                     .execute_unpaged(stmt, (machine, sensor, limit))
                     .await?;
             }
+            (WorkloadKind::Profile, _) => unreachable!("profile operations returned above"),
         }
         Ok(())
     }
@@ -406,7 +496,7 @@ pub fn partitions(spec: &WorkloadSpec) -> u64 {
     match spec.kind {
         WorkloadKind::Tabular | WorkloadKind::NbTabular2 => rows.div_ceil(spec.partsize.max(1)),
         WorkloadKind::Iot | WorkloadKind::NbIot => iot_devices(rows),
-        WorkloadKind::Keyvalue | WorkloadKind::Stress => rows,
+        WorkloadKind::Keyvalue | WorkloadKind::Stress | WorkloadKind::Profile => rows,
     }
 }
 
@@ -428,6 +518,8 @@ pub mod image {
             WorkloadKind::Iot => "device = ? AND ts = ?",
             WorkloadKind::NbTabular2 => "part = ? AND clust = ?",
             WorkloadKind::NbIot => "machine_id = ? AND sensor_name = ? AND time = ?",
+            // `verify` refuses profile runs before it asks.
+            WorkloadKind::Profile => "",
         };
         format!("SELECT {cols} FROM {ks}.{t} WHERE {key}")
     }
@@ -440,6 +532,7 @@ pub mod image {
             WorkloadKind::Stress => (0..spec.columns).map(|i| format!("c{i}")).collect(),
             WorkloadKind::NbTabular2 => shapes::TABULAR2_DATA.map(String::from).to_vec(),
             WorkloadKind::NbIot => vec!["sensor_value".into(), "station_id".into(), "data".into()],
+            WorkloadKind::Profile => Vec::new(),
         }
     }
 
@@ -467,6 +560,7 @@ pub mod image {
                 let (part, clust) = shapes::tabular2_key(k, partitions(spec));
                 vec![CqlValue::Text(part), CqlValue::Text(clust)]
             }
+            WorkloadKind::Profile => Vec::new(),
             WorkloadKind::NbIot => {
                 let (machine, sensor, time) = shapes::iot_key(k, partitions(spec));
                 vec![
@@ -500,6 +594,7 @@ pub mod image {
                 .into_iter()
                 .map(CqlValue::Text)
                 .collect(),
+            WorkloadKind::Profile => Vec::new(),
             WorkloadKind::NbIot => {
                 let (value, station, data) = shapes::iot_values(k, partitions(spec));
                 vec![

@@ -67,7 +67,15 @@ impl Charts {
             "response-time",
             "Response time (ms): p99 solid, p50 dashed, per operation",
         );
-        for (k, kind) in OpKind::ALL.iter().enumerate() {
+        let kinds = crate::result::kinds_in(&run.intervals);
+        for kind in &kinds {
+            // A built-in kind keeps its colour whatever else ran; profile operations follow.
+            let k = OpKind::ALL
+                .iter()
+                .position(|b| b == kind)
+                .unwrap_or_else(|| {
+                    OpKind::ALL.len() + kinds.iter().position(|x| x == kind).unwrap_or(0)
+                });
             let colour = series_colour(k);
             for (name, get, stroke) in [
                 (

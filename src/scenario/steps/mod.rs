@@ -188,6 +188,9 @@ impl Step {
         }
         if let Some(r) = self.run_spec() {
             line.push_str(&format!(" {}", r.workload));
+            if let Some(p) = &r.profile {
+                line.push_str(&format!(" --profile {}", p.display()));
+            }
             if let Some(c) = &r.cluster {
                 line.push_str(&format!(" --cluster {c}"));
             }

@@ -17,7 +17,9 @@ use crate::load::{Event, RunPlan};
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{PhaseSummary, RateShare, RunResult};
 use crate::spec::load::{Cycles, RateArg, Share, parse_rate_arg};
-use crate::spec::workload::{WORKLOAD_SPEC_VERSION, parse_replication};
+use crate::spec::workload::{
+    ProfileSource, WORKLOAD_SPEC_VERSION, parse_keyspace, parse_replication,
+};
 use crate::spec::{
     Cl, KeyDist, LoadMode, LoadSpec, Ratio, Stop, WorkloadKind, WorkloadSpec, parse_duration,
 };
@@ -98,6 +100,16 @@ pub struct RunStep {
     #[arg(value_enum, ignore_case = true)]
     #[serde(deserialize_with = "de::value_enum")]
     pub workload: WorkloadKind,
+
+    /// The workload `profile`: a cassandra-stress user profile (YAML, unmodified).
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub profile: Option<PathBuf>,
+    /// The profile's operation mix as cassandra-stress writes it, e.g.
+    /// "ops(insert=1,simple1=9)" [default: insert=1].
+    #[arg(long, value_name = "MIX", requires = "profile")]
+    #[serde(default)]
+    pub profile_ops: Option<String>,
 
     /// Target a local cluster by name (see `cqlbench cluster`).
     #[arg(long, conflicts_with = "hosts")]
@@ -345,6 +357,26 @@ impl RunStep {
         if self.columns == Some(0) {
             bail!("--columns must be at least 1");
         }
+        match (self.workload == WorkloadKind::Profile, &self.profile) {
+            (true, None) => {
+                bail!("workload profile needs --profile FILE (a cassandra-stress user profile)")
+            }
+            (false, Some(_)) => bail!(
+                "--profile goes with the workload profile: cqlbench run profile --profile FILE"
+            ),
+            (true, Some(_)) => {
+                self.load_profile()?;
+                if self.ratio.is_some() || self.partsize.is_some() {
+                    bail!(
+                        "--ratio and --partsize: a profile's mix is --ops and its partitions come from its columnspec"
+                    );
+                }
+            }
+            (false, None) => {}
+        }
+        if self.profile_ops.is_some() && self.workload != WorkloadKind::Profile {
+            bail!("--profile-ops is a profile's operation mix: use --ratio for built-in workloads");
+        }
         if self.workload.fixed_row() && (self.value_size.is_some() || self.columns.is_some()) {
             bail!(
                 "--value-size and --columns: workload {} writes its reference workload's row as it is; use tabular, iot or stress to size values",
@@ -416,6 +448,22 @@ impl RunStep {
         Ok(())
     }
 
+    /// The profile and the ratio of its operations (`--profile-ops`, else insert only).
+    fn load_profile(&self) -> anyhow::Result<(crate::workload::profile::Profile, Ratio)> {
+        use crate::workload::profile::{Profile, parse_ops, run};
+        let path = self.profile.as_ref().expect("checked by the caller");
+        let profile = Profile::load(path)?;
+        let ops = parse_ops(self.profile_ops.as_deref().unwrap_or("insert=1"))
+            .map_err(|e| anyhow::anyhow!("--profile-ops {e}"))?;
+        profile.check_ops(&ops)?;
+        let ratio = ops
+            .iter()
+            .filter(|(_, w)| **w > 0)
+            .map(|(name, w)| (run::op_kind(&profile, name), *w))
+            .collect();
+        Ok((profile, Ratio(ratio)))
+    }
+
     /// Builds the run plan (after [`Self::validate`]); local clusters are looked up in `clusters`.
     pub fn to_plan(&self, clusters: &Path) -> anyhow::Result<RunPlan> {
         self.validate()?;
@@ -479,6 +527,20 @@ impl RunStep {
         w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
         w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
         w.table_options = self.table_options.clone();
+        if let Some(path) = &self.profile {
+            let (profile, ratio) = self.load_profile()?;
+            w.ratio = ratio;
+            if self.keyspace == DEFAULT_KEYSPACE {
+                w.keyspace = parse_keyspace(&profile.file.keyspace)
+                    .map_err(|e| anyhow::anyhow!("{}: keyspace: {e}", path.display()))?;
+            }
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            w.profile = Some(ProfileSource {
+                path: path.clone(),
+                text,
+            });
+        }
         let threads = self.threads.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())

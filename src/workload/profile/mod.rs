@@ -12,6 +12,7 @@
 
 pub mod cql;
 pub mod dist;
+pub mod run;
 pub mod values;
 
 use std::collections::BTreeMap;

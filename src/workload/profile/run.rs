@@ -1,0 +1,319 @@
+//! Running a profile: its schema, its insert and queries prepared, and for a cycle the
+//! operation's values (a pure function of the cycle, like the built-ins').
+//!
+//! - `insert` (rampup): writes every row of partition `cycle`. Main phase: touches
+//!   `insert.partitions` partitions (the first drawn by the key distribution), and of each
+//!   the rows `insert.select` chooses (at least one); rows go in batches of `batchtype` (a
+//!   counter table's in counter batches) of at most [`BATCH_BYTES`] each, one after another.
+//! - A query: partition drawn by the key distribution, a row of it; `samerow` binds every
+//!   marker from that row, `multirow` each marker from a row of its own in the partition.
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::statement::batch::{Batch, BatchType as DriverBatch};
+use scylla::statement::prepared::PreparedStatement;
+use scylla::value::CqlValue;
+
+use super::cql::{CqlType, Verb};
+use super::dist::{Dist, Ratio};
+use super::{BatchType, DEFAULT_PARTITIONS, DEFAULT_SELECT, Fields, Profile, values};
+use crate::spec::{OpKind, WorkloadSpec};
+use crate::workload::data::{below, mix, mix2};
+use crate::workload::keys::Keys;
+
+/// A batch holds rows up to about this many bytes of values (Cassandra warns above 5 KiB).
+pub const BATCH_BYTES: usize = 4096;
+
+/// The operation name of a profile's writes.
+pub const INSERT: &str = "insert";
+
+/// The kind of a profile operation: `insert`, or a query (writing unless it is a SELECT).
+pub fn op_kind(profile: &Profile, name: &str) -> OpKind {
+    let writes = name == INSERT
+        || profile
+            .queries
+            .get(name)
+            .is_some_and(|q| q.verb != Verb::Select);
+    OpKind::profile_op(name, writes)
+}
+
+/// `CREATE TABLE|INDEX|…` made idempotent: `IF NOT EXISTS` after the object's keyword.
+pub fn if_not_exists(stmt: &str) -> String {
+    let t = stmt.trim().trim_end_matches(';');
+    let lower = t.to_ascii_lowercase();
+    if lower.contains("if not exists") || !lower.starts_with("create") {
+        return t.to_string();
+    }
+    for object in ["table", "index", "type", "materialized view"] {
+        if let Some(i) = lower.find(object) {
+            let end = i + object.len();
+            return format!("{} IF NOT EXISTS{}", &t[..end], &t[end..]);
+        }
+    }
+    t.to_string()
+}
+
+/// A profile ready to run on a session.
+#[derive(Debug)]
+pub struct ProfileOps {
+    pub profile: Profile,
+    partitions_keys: Keys,
+    insert: PreparedStatement,
+    counter: bool,
+    batch: BatchType,
+    partitions: Dist,
+    select: Ratio,
+    queries: Vec<(OpKind, PreparedStatement, Vec<String>, Fields)>,
+}
+
+impl ProfileOps {
+    /// The statements, prepared (the schema exists and the session uses the keyspace).
+    pub async fn prepare(
+        session: &Session,
+        spec: &WorkloadSpec,
+        profile: Profile,
+        configure: impl Fn(&mut PreparedStatement, bool),
+    ) -> Result<ProfileOps, (String, ExecutionErrorText)> {
+        let t = &profile.table;
+        let keys: Vec<&String> = t.partition_key.iter().chain(&t.clustering).collect();
+        let values: Vec<&String> = t
+            .columns
+            .iter()
+            .map(|c| &c.name)
+            .filter(|c| !t.is_key(c))
+            .collect();
+        let counter = t.columns.iter().any(|c| c.ty == CqlType::Counter);
+        let insert_cql = if counter {
+            format!(
+                "UPDATE {} SET {} WHERE {}",
+                t.name,
+                values
+                    .iter()
+                    .map(|c| format!("\"{c}\" = \"{c}\" + ?"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                keys.iter()
+                    .map(|k| format!("\"{k}\" = ?"))
+                    .collect::<Vec<_>>()
+                    .join(" AND ")
+            )
+        } else {
+            let all: Vec<String> = t
+                .columns
+                .iter()
+                .map(|c| format!("\"{}\"", c.name))
+                .collect();
+            format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                t.name,
+                all.join(", "),
+                vec!["?"; all.len()].join(", ")
+            )
+        };
+        let prep = |cql: String| async move {
+            session
+                .prepare(cql.clone())
+                .await
+                .map_err(|e| (cql, ExecutionErrorText(e.to_string())))
+        };
+        let mut insert = prep(insert_cql).await?;
+        configure(&mut insert, true);
+        let mut queries = Vec::new();
+        for (name, q) in &profile.queries {
+            let kind = op_kind(&profile, name);
+            if !spec.ratio.0.contains_key(&kind) {
+                continue;
+            }
+            let mut p = prep(profile.file.queries[name].cql.clone()).await?;
+            configure(&mut p, kind.writes());
+            let fields = profile.file.queries[name].fields.unwrap_or(Fields::Samerow);
+            queries.push((kind, p, q.binds.clone(), fields));
+        }
+        let f = &profile.file.insert;
+        Ok(ProfileOps {
+            partitions_keys: Keys::new(spec.key_dist, spec.rows),
+            insert,
+            counter,
+            batch: f.batchtype.unwrap_or(BatchType::Logged),
+            partitions: f
+                .partitions
+                .clone()
+                .unwrap_or_else(|| DEFAULT_PARTITIONS.parse().expect("valid")),
+            select: f
+                .select
+                .clone()
+                .unwrap_or_else(|| DEFAULT_SELECT.parse().expect("valid")),
+            queries,
+            profile,
+        })
+    }
+
+    /// The values of the insert statement for row `r` of partition `p`.
+    fn insert_values(&self, p: u64, r: u64) -> (Vec<CqlValue>, usize) {
+        let row = self.profile.row(p, r);
+        let bytes = row.iter().map(|(_, v)| values::wire_bytes(v)).sum();
+        if !self.counter {
+            return (row.into_iter().map(|(_, v)| v).collect(), bytes);
+        }
+        let t = &self.profile.table;
+        let get = |n: &String| {
+            row.iter()
+                .find(|(c, _)| c == n)
+                .expect("a column")
+                .1
+                .clone()
+        };
+        let deltas = t
+            .columns
+            .iter()
+            .filter(|c| !t.is_key(&c.name))
+            .map(|c| get(&c.name));
+        let keys = t.partition_key.iter().chain(&t.clustering).map(get);
+        (deltas.chain(keys).collect(), bytes)
+    }
+
+    /// The rows an insert of `cycle` writes, as (partition, row) pairs.
+    pub fn insert_rows(&self, cycle: u64, rampup: bool) -> Vec<(u64, u64)> {
+        let rows_of = |p: u64| self.profile.rows_in(p).iter().product::<u64>().max(1);
+        if rampup {
+            let p = cycle % self.partitions_keys.n();
+            return (0..rows_of(p)).map(|r| (p, r)).collect();
+        }
+        let n = self.partitions.sample(cycle, cycle).max(1) as u64;
+        let share = self.select.sample(mix2(cycle));
+        let mut out = Vec::new();
+        for j in 0..n {
+            let p = self
+                .partitions_keys
+                .pick(if j == 0 { cycle } else { mix(cycle ^ j) }, true);
+            let total = rows_of(p);
+            let before = out.len();
+            for r in 0..total {
+                if (below(mix(cycle ^ mix(p ^ r)), 1 << 20) as f64) < share * (1 << 20) as f64 {
+                    out.push((p, r));
+                }
+            }
+            if out.len() == before {
+                out.push((p, below(mix2(cycle ^ p), total)));
+            }
+        }
+        out
+    }
+
+    pub async fn execute(
+        &self,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> Result<(), ExecutionError> {
+        if op.name() == INSERT || rampup {
+            return self.insert(session, cycle, rampup).await;
+        }
+        let (_, stmt, binds, fields) = self
+            .queries
+            .iter()
+            .find(|(k, ..)| *k == op)
+            .expect("a prepared statement for every operation in the mix");
+        let p = self.partitions_keys.pick(cycle, false);
+        let total = self.profile.rows_in(p).iter().product::<u64>().max(1);
+        let same = self.profile.row(p, below(mix2(cycle), total));
+        let mut bound = Vec::with_capacity(binds.len());
+        for (i, b) in binds.iter().enumerate() {
+            let row = match fields {
+                Fields::Samerow => None,
+                Fields::Multirow => Some(
+                    self.profile
+                        .row(p, below(mix(cycle ^ (i as u64 + 1)), total)),
+                ),
+            };
+            let from = row.as_ref().unwrap_or(&same);
+            bound.push(
+                from.iter()
+                    .find(|(c, _)| c == b)
+                    .expect("a column")
+                    .1
+                    .clone(),
+            );
+        }
+        session.execute_unpaged(stmt, bound).await?;
+        Ok(())
+    }
+
+    async fn insert(
+        &self,
+        session: &Session,
+        cycle: u64,
+        rampup: bool,
+    ) -> Result<(), ExecutionError> {
+        let rows = self.insert_rows(cycle, rampup);
+        if rows.len() == 1 {
+            let (v, _) = self.insert_values(rows[0].0, rows[0].1);
+            session.execute_unpaged(&self.insert, v).await?;
+            return Ok(());
+        }
+        let kind = match (self.counter, self.batch) {
+            (true, _) => DriverBatch::Counter,
+            (false, BatchType::Logged) => DriverBatch::Logged,
+            (false, BatchType::Unlogged) => DriverBatch::Unlogged,
+        };
+        let mut values: Vec<Vec<CqlValue>> = Vec::new();
+        let mut bytes = 0;
+        for (p, r) in rows {
+            let (v, b) = self.insert_values(p, r);
+            if !values.is_empty() && bytes + b > BATCH_BYTES {
+                self.send(session, kind, std::mem::take(&mut values))
+                    .await?;
+                bytes = 0;
+            }
+            values.push(v);
+            bytes += b;
+        }
+        self.send(session, kind, values).await
+    }
+
+    async fn send(
+        &self,
+        session: &Session,
+        kind: DriverBatch,
+        values: Vec<Vec<CqlValue>>,
+    ) -> Result<(), ExecutionError> {
+        if values.len() == 1 {
+            session.execute_unpaged(&self.insert, &values[0]).await?;
+            return Ok(());
+        }
+        let mut batch = Batch::new(kind);
+        for _ in 0..values.len() {
+            batch.append_statement(self.insert.clone());
+        }
+        batch.set_consistency(self.insert.get_consistency().unwrap_or_default());
+        batch.set_is_idempotent(!self.counter);
+        session.batch(&batch, values).await?;
+        Ok(())
+    }
+}
+
+/// A driver error as text (preparing fails before any operation is counted).
+#[derive(Debug)]
+pub struct ExecutionErrorText(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_become_idempotent() {
+        assert_eq!(
+            if_not_exists("CREATE TABLE t (k int PRIMARY KEY);"),
+            "CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY)"
+        );
+        assert_eq!(
+            if_not_exists("create index users_by_email ON users (email)"),
+            "create index IF NOT EXISTS users_by_email ON users (email)"
+        );
+        assert_eq!(
+            if_not_exists("CREATE INDEX IF NOT EXISTS i ON t (v)"),
+            "CREATE INDEX IF NOT EXISTS i ON t (v)"
+        );
+    }
+}
