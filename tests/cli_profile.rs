@@ -16,6 +16,7 @@ fn every_shipped_profile_is_valid_with_its_mix() {
         ("lwt.yaml", "ops(insert=1,create=1,transfer=2,read=4)"),
         ("counters.yaml", "view=4,read=1"),
         ("alltypes.yaml", "ops(insert=1,one=1)"),
+        ("standard1.yaml", "ops(insert=1,read=1)"),
     ] {
         let f = dir.join(file);
         let a = cqlbench()

@@ -118,6 +118,20 @@ pub struct ProfileColumn {
     pub size: Dist,
     pub population: Dist,
     pub cluster: Dist,
+    /// Where the column stands in the primary key.
+    pub role: Role,
+    /// A hash of the name: values of different columns differ.
+    name_hash: u64,
+}
+
+/// A column's place in the primary key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The i-th partition key column.
+    Partition(usize),
+    /// The i-th clustering column.
+    Clustering(usize),
+    Value,
 }
 
 /// A profile checked against itself: table, columns, queries.
@@ -222,7 +236,17 @@ impl Profile {
                     d.cloned()
                         .unwrap_or_else(|| default.parse().expect("valid default"))
                 };
+                let role = match (
+                    table.partition_key.iter().position(|k| k == &c.name),
+                    table.clustering.iter().position(|k| k == &c.name),
+                ) {
+                    (Some(i), _) => Role::Partition(i),
+                    (None, Some(i)) => Role::Clustering(i),
+                    (None, None) => Role::Value,
+                };
                 ProfileColumn {
+                    role,
+                    name_hash: hash(&c.name),
                     name: c.name.clone(),
                     ty: c.ty.clone(),
                     size: pick(spec.and_then(|s| s.size.as_ref()), DEFAULT_SIZE),
@@ -295,7 +319,7 @@ impl Profile {
     /// A column's value: drawn from its population by `seed`, then generated from that.
     fn value_of(&self, c: &ProfileColumn, seed: u64) -> CqlValue {
         let pop = c.population.sample(seed, seed) as u64;
-        values::value(&c.ty, mix(pop ^ hash(&c.name)), &c.size)
+        values::value(&c.ty, mix(pop ^ c.name_hash), &c.size)
     }
 
     /// Rows in partition `p`: the product of its clustering columns' counts.
@@ -313,8 +337,9 @@ impl Profile {
             .collect()
     }
 
-    /// Row `r` (0-based, wrapped) of partition `p`: every column's value, in table order.
-    pub fn row(&self, p: u64, r: u64) -> Vec<(String, CqlValue)> {
+    /// The values of the columns `columns` (indices in table order) in row `r` (0-based,
+    /// wrapped) of partition `p`.
+    pub fn values(&self, p: u64, r: u64, columns: &[usize]) -> Vec<CqlValue> {
         let radix = self.rows_in(p);
         let total: u64 = radix.iter().product::<u64>().max(1);
         let mut rest = r % total;
@@ -324,24 +349,37 @@ impl Profile {
             digits[i] = rest % radix[i];
             rest /= radix[i];
         }
-        self.columns
+        let row_seed = mix(mix(p) ^ mix(r % total));
+        columns
             .iter()
-            .map(|c| {
-                let seed = if let Some(i) =
-                    self.table.partition_key.iter().position(|k| k == &c.name)
-                {
-                    mix(p ^ 0xA11CE ^ i as u64)
-                } else if let Some(i) = self.table.clustering.iter().position(|k| k == &c.name) {
+            .map(|&i| {
+                let c = &self.columns[i];
+                let seed = match c.role {
+                    Role::Partition(i) => mix(p ^ 0xA11CE ^ i as u64),
                     // The prefix of digits down to this level names the clustering value.
-                    digits[..=i]
+                    Role::Clustering(i) => digits[..=i]
                         .iter()
-                        .fold(mix(p ^ 0xC1 ^ i as u64), |h, d| mix(h ^ d))
-                } else {
-                    mix(mix(p) ^ mix(r % total) ^ hash(&c.name))
+                        .fold(mix(p ^ 0xC1 ^ i as u64), |h, d| mix(h ^ d)),
+                    Role::Value => row_seed ^ c.name_hash,
                 };
-                (c.name.clone(), self.value_of(c, seed))
+                self.value_of(c, seed)
             })
             .collect()
+    }
+
+    /// The index in table order of the column `name`.
+    pub fn index_of(&self, name: &str) -> usize {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .expect("checked when loaded")
+    }
+
+    /// Row `r` (0-based, wrapped) of partition `p`: every column's value, in table order.
+    pub fn row(&self, p: u64, r: u64) -> Vec<(String, CqlValue)> {
+        let all: Vec<usize> = (0..self.columns.len()).collect();
+        let names = self.columns.iter().map(|c| c.name.clone());
+        names.zip(self.values(p, r, &all)).collect()
     }
 
     /// What `cqlbench profile` prints: columns and their distributions, rows per partition,

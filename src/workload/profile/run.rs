@@ -63,7 +63,11 @@ pub struct ProfileOps {
     batch: BatchType,
     partitions: Dist,
     select: Ratio,
-    queries: Vec<(OpKind, PreparedStatement, Vec<String>, Fields)>,
+    /// The insert's markers as column indices (table order; a counter update's deltas,
+    /// then its key).
+    insert_columns: Vec<usize>,
+    /// Each query's statement and its markers as column indices.
+    queries: Vec<(OpKind, PreparedStatement, Vec<usize>, Fields)>,
 }
 
 impl ProfileOps {
@@ -127,10 +131,19 @@ impl ProfileOps {
             let mut p = prep(profile.file.queries[name].cql.clone()).await?;
             configure(&mut p, kind.writes());
             let fields = profile.file.queries[name].fields.unwrap_or(Fields::Samerow);
-            queries.push((kind, p, q.binds.clone(), fields));
+            let binds = q.binds.iter().map(|b| profile.index_of(b)).collect();
+            queries.push((kind, p, binds, fields));
         }
+        let insert_columns = if counter {
+            let deltas = values.iter().map(|c| profile.index_of(c));
+            let keys = keys.iter().map(|k| profile.index_of(k));
+            deltas.chain(keys).collect()
+        } else {
+            (0..profile.columns.len()).collect()
+        };
         let f = &profile.file.insert;
         Ok(ProfileOps {
+            insert_columns,
             partitions_keys: Keys::new(spec.key_dist, spec.rows),
             insert,
             counter,
@@ -148,28 +161,11 @@ impl ProfileOps {
         })
     }
 
-    /// The values of the insert statement for row `r` of partition `p`.
+    /// The values of the insert statement for row `r` of partition `p`, and their bytes.
     fn insert_values(&self, p: u64, r: u64) -> (Vec<CqlValue>, usize) {
-        let row = self.profile.row(p, r);
-        let bytes = row.iter().map(|(_, v)| values::wire_bytes(v)).sum();
-        if !self.counter {
-            return (row.into_iter().map(|(_, v)| v).collect(), bytes);
-        }
-        let t = &self.profile.table;
-        let get = |n: &String| {
-            row.iter()
-                .find(|(c, _)| c == n)
-                .expect("a column")
-                .1
-                .clone()
-        };
-        let deltas = t
-            .columns
-            .iter()
-            .filter(|c| !t.is_key(&c.name))
-            .map(|c| get(&c.name));
-        let keys = t.partition_key.iter().chain(&t.clustering).map(get);
-        (deltas.chain(keys).collect(), bytes)
+        let v = self.profile.values(p, r, &self.insert_columns);
+        let bytes = v.iter().map(values::wire_bytes).sum();
+        (v, bytes)
     }
 
     /// The rows an insert of `cycle` writes, as (partition, row) pairs.
@@ -217,25 +213,17 @@ impl ProfileOps {
             .expect("a prepared statement for every operation in the mix");
         let p = self.partitions_keys.pick(cycle, false);
         let total = self.profile.rows_in(p).iter().product::<u64>().max(1);
-        let same = self.profile.row(p, below(mix2(cycle), total));
-        let mut bound = Vec::with_capacity(binds.len());
-        for (i, b) in binds.iter().enumerate() {
-            let row = match fields {
-                Fields::Samerow => None,
-                Fields::Multirow => Some(
-                    self.profile
-                        .row(p, below(mix(cycle ^ (i as u64 + 1)), total)),
-                ),
-            };
-            let from = row.as_ref().unwrap_or(&same);
-            bound.push(
-                from.iter()
-                    .find(|(c, _)| c == b)
-                    .expect("a column")
-                    .1
-                    .clone(),
-            );
-        }
+        let bound = match fields {
+            Fields::Samerow => self.profile.values(p, below(mix2(cycle), total), binds),
+            Fields::Multirow => binds
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &c)| {
+                    let r = below(mix(cycle ^ (i as u64 + 1)), total);
+                    self.profile.values(p, r, &[c])
+                })
+                .collect(),
+        };
         session.execute_unpaged(stmt, bound).await?;
         Ok(())
     }
@@ -287,6 +275,7 @@ impl ProfileOps {
             batch.append_statement(self.insert.clone());
         }
         batch.set_consistency(self.insert.get_consistency().unwrap_or_default());
+        batch.set_execution_profile_handle(self.insert.get_execution_profile_handle().cloned());
         batch.set_is_idempotent(!self.counter);
         session.batch(&batch, values).await?;
         Ok(())
