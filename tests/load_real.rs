@@ -102,7 +102,7 @@ fn load_engine_against_a_real_node() {
     zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
     reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     profile_rows_round_trip_through_a_real_node(&tc);
-    profiles_run_through_the_binary_without_errors(dir.path());
+    profiles_run_through_the_binary_without_errors(&tc, dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -987,7 +987,7 @@ fn profile_rows_round_trip_through_a_real_node(tc: &TestCluster) {
 
 /// Each shipped profile run with its mix through the real binary: every operation of the mix
 /// ran, none failed, and the result names the operations and carries the profile.
-fn profiles_run_through_the_binary_without_errors(dir: &std::path::Path) {
+fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::path::Path) {
     let profiles = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
     for (file, mix, ops) in [
         (
@@ -1049,11 +1049,46 @@ fn profiles_run_through_the_binary_without_errors(dir: &std::path::Path) {
             assert!(names.contains(op), "{file}: {op} not in {names:?}");
             assert!(main.by_op[&OpKind::named(op)].ok > 0, "{file}: no {op}");
         }
+        // Rampup: chunks of every partition, together every row of the 100 partitions.
+        let profile = cqlbench::workload::profile::Profile::load(&profiles.join(file)).unwrap();
+        let chunks = profile.rampup_chunks().1;
         assert_eq!(
             r.phases[0].summary.as_ref().unwrap().ok,
-            100,
-            "{file}: rampup writes each partition"
+            100 * chunks,
+            "{file}: rampup writes each partition in {chunks} operations"
         );
+        let t = &profile.table;
+        if !t
+            .columns
+            .iter()
+            .any(|c| c.ty == cqlbench::workload::profile::cql::CqlType::Counter)
+        {
+            let keys: Vec<usize> = t
+                .partition_key
+                .iter()
+                .chain(&t.clustering)
+                .map(|k| profile.index_of(k))
+                .collect();
+            let mut distinct = std::collections::BTreeSet::new();
+            for p in 0..100 {
+                let n: u64 = profile.rows_in(p).iter().product();
+                for row in 0..n {
+                    distinct.insert(format!("{:?}", profile.values(p, row, &keys)));
+                }
+            }
+            let count = runtime().block_on(async {
+                let s = session(tc.c()).await;
+                s.query_unpaged(format!("SELECT COUNT(*) FROM profiles.{}", t.name), ())
+                    .await
+                    .unwrap()
+                    .into_rows_result()
+                    .unwrap()
+                    .first_row::<(i64,)>()
+                    .unwrap()
+                    .0
+            });
+            assert_eq!(count as usize, distinct.len(), "{file}: rows in the table");
+        }
         assert!(
             r.workload
                 .profile

@@ -584,15 +584,22 @@ impl RunStep {
             cycles,
             share,
         };
-        // Rampup writes the key space once (this process's share of it with --cycles).
+        // Rampup writes the key space once (this process's share of it with --cycles); a
+        // profile's partitions take several operations each.
+        let rampup_ops = match &self.profile {
+            Some(_) => w
+                .rows
+                .saturating_mul(self.load_profile()?.0.rampup_chunks().1),
+            None => w.rows,
+        };
         let rampup_cycles = match self.cycles {
             Some(c) => Cycles {
-                start: c.start.min(w.rows),
-                end: c.end.min(w.rows),
+                start: c.start.min(rampup_ops),
+                end: c.end.min(rampup_ops),
             },
             None => Cycles {
                 start: 0,
-                end: w.rows,
+                end: rampup_ops,
             },
         };
         let rampup =

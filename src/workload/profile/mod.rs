@@ -30,6 +30,9 @@ use dist::{Dist, Ratio};
 pub const DEFAULT_SIZE: &str = "uniform(4..8)";
 pub const DEFAULT_POPULATION: &str = "uniform(1..100B)";
 pub const DEFAULT_CLUSTER: &str = "fixed(1)";
+/// Rows a rampup operation writes, and the most operations one partition takes.
+pub const RAMPUP_CHUNK_ROWS: u64 = 16;
+pub const RAMPUP_MAX_CHUNKS: u64 = 64;
 /// And for `insert:`.
 pub const DEFAULT_PARTITIONS: &str = "fixed(1)";
 pub const DEFAULT_SELECT: &str = "fixed(1)/1";
@@ -335,6 +338,31 @@ impl Profile {
                     .max(1) as u64
             })
             .collect()
+    }
+
+    /// How rampup splits a partition: (rows per chunk, chunks per partition). A rampup
+    /// operation writes one chunk, so a wide partition is many operations, each within the
+    /// request timeout; partitions with fewer rows leave their last chunks empty.
+    pub fn rampup_chunks(&self) -> (u64, u64) {
+        let max_rows = self
+            .table
+            .clustering
+            .iter()
+            .map(|name| self.column(name).cluster.max.max(1) as u64)
+            .fold(1u64, u64::saturating_mul);
+        // 16 rows a chunk, more when that would make over 64 chunks.
+        let per_chunk = RAMPUP_CHUNK_ROWS.max(max_rows.div_ceil(RAMPUP_MAX_CHUNKS));
+        (per_chunk, max_rows.div_ceil(per_chunk).max(1))
+    }
+
+    /// The rows rampup cycle `cycle` writes, over `partitions` partitions: chunk `c mod K` of
+    /// partition `c / K` (empty past the end of a narrower partition).
+    pub fn rampup_rows(&self, cycle: u64, partitions: u64) -> (u64, std::ops::Range<u64>) {
+        let (per_chunk, chunks) = self.rampup_chunks();
+        let p = (cycle / chunks) % partitions.max(1);
+        let total = self.rows_in(p).iter().product::<u64>().max(1);
+        let first = ((cycle % chunks) * per_chunk).min(total);
+        (p, first..(first + per_chunk).min(total))
     }
 
     /// The values of the columns `columns` (indices in table order) in row `r` (0-based,

@@ -1,7 +1,8 @@
 //! Running a profile: its schema, its insert and queries prepared, and for a cycle the
 //! operation's values (a pure function of the cycle, like the built-ins').
 //!
-//! - `insert` (rampup): writes every row of partition `cycle`. Main phase: touches
+//! - `insert` (rampup): cycle `c` writes chunk `c mod K` of partition `c / K`
+//!   ([`Profile::rampup_chunks`]), so all cycles together write every row. Main phase: touches
 //!   `insert.partitions` partitions (the first drawn by the key distribution), and of each
 //!   the rows `insert.select` chooses (at least one); rows go in batches of `batchtype` (a
 //!   counter table's in counter batches) of at most [`BATCH_BYTES`] each, one after another.
@@ -172,8 +173,8 @@ impl ProfileOps {
     pub fn insert_rows(&self, cycle: u64, rampup: bool) -> Vec<(u64, u64)> {
         let rows_of = |p: u64| self.profile.rows_in(p).iter().product::<u64>().max(1);
         if rampup {
-            let p = cycle % self.partitions_keys.n();
-            return (0..rows_of(p)).map(|r| (p, r)).collect();
+            let (p, rows) = self.profile.rampup_rows(cycle, self.partitions_keys.n());
+            return rows.map(|r| (p, r)).collect();
         }
         let n = self.partitions.sample(cycle, cycle).max(1) as u64;
         let share = self.select.sample(mix2(cycle));
@@ -235,6 +236,10 @@ impl ProfileOps {
         rampup: bool,
     ) -> Result<(), ExecutionError> {
         let rows = self.insert_rows(cycle, rampup);
+        if rows.is_empty() {
+            // A rampup chunk past the end of a narrower partition.
+            return Ok(());
+        }
         if rows.len() == 1 {
             let (v, _) = self.insert_values(rows[0].0, rows[0].1);
             session.execute_unpaged(&self.insert, v).await?;

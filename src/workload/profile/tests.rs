@@ -159,3 +159,39 @@ fn bad_profiles_are_refused_naming_the_file_and_the_key() {
         assert!(parse_ops(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn rampup_chunks_write_every_row_of_every_partition_once() {
+    for file in [
+        "timeseries.yaml",
+        "counters.yaml",
+        "collections.yaml",
+        "alltypes.yaml",
+    ] {
+        let p = Profile::load(&shipped(file)).unwrap();
+        let (per_chunk, chunks) = p.rampup_chunks();
+        assert!(
+            chunks <= RAMPUP_MAX_CHUNKS && per_chunk >= RAMPUP_CHUNK_ROWS,
+            "{file}"
+        );
+        let partitions = 30;
+        let mut seen = std::collections::BTreeSet::new();
+        for cycle in 0..partitions * chunks {
+            let (part, rows) = p.rampup_rows(cycle, partitions);
+            assert!(rows.end - rows.start <= per_chunk, "{file}");
+            for r in rows {
+                assert!(
+                    seen.insert((part, r)),
+                    "{file}: ({part}, {r}) written twice"
+                );
+            }
+        }
+        let want: u64 = (0..partitions)
+            .map(|part| p.rows_in(part).iter().product::<u64>().max(1))
+            .sum();
+        assert_eq!(seen.len() as u64, want, "{file}: every row once");
+    }
+    // timeseries: up to 1,000 rows a partition, 16 a chunk: 63 chunks.
+    let ts = Profile::load(&shipped("timeseries.yaml")).unwrap();
+    assert_eq!(ts.rampup_chunks(), (16, 63));
+}
