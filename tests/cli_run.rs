@@ -530,6 +530,65 @@ fn key_distributions_are_checked_before_the_run() {
 }
 
 #[test]
+fn verify_reads_is_a_flag_of_every_command_that_runs_a_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("p.yaml");
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/collections.yaml"),
+    )
+    .unwrap();
+    std::fs::write(
+        &profile,
+        base + "  forget:\n    cql: delete from users where user_id = ?\n",
+    )
+    .unwrap();
+    let p = profile.to_str().unwrap();
+    // A mix that deletes rows cannot be verified: refused before connecting.
+    refused(
+        &[
+            "run",
+            "profile",
+            "--profile",
+            p,
+            "--profile-ops",
+            "insert=1,forget=1",
+            "--hosts",
+            HOST,
+            "--verify",
+        ],
+        "queries.forget: --verify: 'forget' deletes rows",
+    );
+    // Without --verify the same mix gets as far as connecting; so does every command with it.
+    refused(
+        &[
+            "run",
+            "profile",
+            "--profile",
+            p,
+            "--profile-ops",
+            "insert=1,forget=1",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+        ],
+        HOST,
+    );
+    for cmd in [
+        &["run", "keyvalue"][..],
+        &["run", "profile", "--profile", p, "--profile-ops", "by_id=1"][..],
+        &["throughput", "tabular"][..],
+        &["latency", "iot", "--rate", "100"][..],
+        &["capacity", "stress"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--hosts", HOST, "--timeout", "1s", "--verify"]);
+        refused(&args, HOST);
+    }
+    refused(&["run", "keyvalue", "--verify=yes"], "--verify");
+}
+
+#[test]
 fn reference_shapes_are_workloads_whose_row_is_fixed() {
     for w in ["nb-tabular2", "nb-iot"] {
         for knob in [["--value-size", "100"], ["--columns", "3"]] {

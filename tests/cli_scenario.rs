@@ -90,6 +90,36 @@ fn a_bad_step_fails_before_anything_starts() {
     assert!(!dir.path().join("out").exists());
 }
 
+/// `verify` and `key-dist` as step keys: a dry run accepts them and prints them as flags.
+#[test]
+fn verify_and_key_dist_are_step_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("v.yaml");
+    std::fs::write(
+        &f,
+        "name: v\nsteps: [{latency: {workload: keyvalue, rate: 100, verify: true, key-dist: 'zipf:1.1'}}]\n",
+    )
+    .unwrap();
+    let a = cqlbench()
+        .env("CQLBENCH_HOME", dir.path())
+        .args([
+            "scenario",
+            f.to_str().unwrap(),
+            "--dry-run",
+            "--hosts",
+            "10.0.0.1",
+            "--dir",
+        ])
+        .arg(dir.path().join("out"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("latency keyvalue --key-dist zipf:1.1 --verify --hosts 10.0.0.1"),
+        "{stdout}"
+    );
+}
+
 /// Bad scenario files, each refused by `--dry-run` (and by a real run) with one line naming
 /// what is wrong, before any cluster is created.
 #[test]
@@ -168,6 +198,10 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
         (
             "name: kd\nsteps: [{latency: {workload: keyvalue, rate: 100, key-dist: 'zipf:0'}}]",
             "key-dist: 'zipf:0' is not a key distribution",
+        ),
+        (
+            "name: v\nsteps: [{latency: {workload: keyvalue, rate: 100, verify: often}}]",
+            "verify",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();

@@ -103,6 +103,7 @@ fn load_engine_against_a_real_node() {
     reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     profile_rows_round_trip_through_a_real_node(&tc);
     profiles_run_through_the_binary_without_errors(&tc, dir.path());
+    verify_reports_rows_changed_behind_the_tools_back(&tc, dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -1030,6 +1031,7 @@ fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::p
                 "--keyspace",
                 "profiles",
                 "--drop",
+                "--verify",
                 "--out",
                 out.to_str().unwrap(),
                 "-q",
@@ -1044,6 +1046,20 @@ fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::p
         let r = RunResult::read(&out).unwrap();
         let main = r.main_summary().unwrap();
         assert_eq!(main.errors, 0, "{file}");
+        // --verify: the reads' rows were compared, and all were as written.
+        let v = r.reads_verified.as_ref().expect("--verify counts reads");
+        assert_eq!(v.mismatches, 0, "{file}: {:?}", v.first);
+        let reads: u64 = main
+            .by_op
+            .iter()
+            .filter(|(k, _)| !k.writes())
+            .map(|(_, o)| o.ok)
+            .sum();
+        assert!(
+            v.reads_checked * 10 >= reads * 9 && v.rows_checked >= v.reads_checked,
+            "{file}: {} of {reads} reads checked",
+            v.reads_checked
+        );
         let names: Vec<&str> = main.by_op.keys().map(|k| k.name()).collect();
         for op in ops {
             assert!(names.contains(op), "{file}: {op} not in {names:?}");
@@ -1097,6 +1113,156 @@ fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::p
         );
         eprintln!("{file}: {} ops, 0 errors, operations {names:?}", main.ok);
     }
+}
+
+/// `--verify` on reads: rows changed behind the tool's back (a built-in's value, a profile's
+/// column) fail the reads that return them as `mismatch`, and the run prints the difference.
+fn verify_reports_rows_changed_behind_the_tools_back(tc: &TestCluster, dir: &std::path::Path) {
+    use cqlbench::stats::ErrorKind;
+    use cqlbench::workload::profile::Profile;
+    let home = dir.join("home-changed");
+    let run = |workload: &str, extra: &[&str], out: &std::path::Path| {
+        run_on_the_node(&home, workload)
+            .args(extra)
+            .args(["--out", out.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    // A built-in: 50 rows written, row 7's value replaced, then reads of all 50 rows.
+    let fill = dir.join("changed-fill.json");
+    let o = run(
+        "keyvalue",
+        &[
+            "--keyspace",
+            "changed",
+            "--drop",
+            "--rows",
+            "50",
+            "--ops",
+            "10",
+            "-q",
+        ],
+        &fill,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    runtime().block_on(async {
+        let s = session(tc.c()).await;
+        s.query_unpaged("UPDATE changed.kv SET value = 0x00ff WHERE key = 7", ())
+            .await
+            .unwrap();
+    });
+    let out = dir.join("changed-read.json");
+    let o = run(
+        "keyvalue",
+        &[
+            "--keyspace",
+            "changed",
+            "--rows",
+            "50",
+            "--skip-rampup",
+            "--ratio",
+            "read=1",
+            "--ops",
+            "600",
+            "--warmup",
+            "0s",
+            "--verify",
+        ],
+        &out,
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let r = RunResult::read(&out).unwrap();
+    let v = r.reads_verified.as_ref().unwrap();
+    let main = r.main_summary().unwrap();
+    // 600 uniform reads of 50 rows read row 7 about 12 times; the other 49 rows match.
+    assert!(v.mismatches >= 3, "{v:?}");
+    assert_eq!(
+        main.errors_by_kind.get(&ErrorKind::Mismatch).copied(),
+        Some(v.mismatches),
+        "{:?}",
+        main.errors_by_kind
+    );
+    assert!(
+        v.first.iter().all(|m| m.row == "7" && m.column == "value"),
+        "{:?}",
+        v.first
+    );
+    assert!(
+        v.first[0].found.starts_with("0x00ff (2 bytes)"),
+        "{}",
+        v.first[0].found
+    );
+    assert_eq!(v.reads_checked + v.mismatches, main.ok + main.errors);
+    assert!(
+        stdout.contains("mismatch: read row 7 column value: expected 0x"),
+        "{stdout}"
+    );
+
+    // A profile: partition 3's name changed; by_id reads of the 20 users find it.
+    let profile =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/collections.yaml");
+    let p = Profile::load(&profile).unwrap();
+    let id = p.values(3, 0, &[p.index_of("user_id")]).remove(0);
+    let fill = dir.join("changed-profile-fill.json");
+    let common = [
+        "--profile",
+        profile.to_str().unwrap(),
+        "--keyspace",
+        "changed_p",
+        "--rows",
+        "20",
+    ];
+    let o = run(
+        "profile",
+        &[&common[..], &["--drop", "--ops", "1", "-q"]].concat(),
+        &fill,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    runtime().block_on(async {
+        let s = session(tc.c()).await;
+        s.query_unpaged(
+            "UPDATE changed_p.users SET name = 'someone else' WHERE user_id = ?",
+            (id,),
+        )
+        .await
+        .unwrap();
+    });
+    let out = dir.join("changed-profile-read.json");
+    let o = run(
+        "profile",
+        &[
+            &common[..],
+            &[
+                "--skip-rampup",
+                "--profile-ops",
+                "by_id=1",
+                "--ops",
+                "300",
+                "--verify",
+            ],
+        ]
+        .concat(),
+        &out,
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let r = RunResult::read(&out).unwrap();
+    let v = r.reads_verified.as_ref().unwrap();
+    assert!(v.mismatches >= 3, "{v:?}");
+    assert!(
+        v.first
+            .iter()
+            .all(|m| m.row == "3/0" && m.column == "name" && m.found == "Text(\"someone else\")"),
+        "{:?}",
+        v.first
+    );
+    assert!(
+        stdout.contains("mismatch: by_id row 3/0 column name"),
+        "{stdout}"
+    );
+    eprintln!(
+        "--verify: {} and {} mismatches on the changed rows; first: {}",
+        main.errors, v.mismatches, v.first[0]
+    );
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

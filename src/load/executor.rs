@@ -110,7 +110,7 @@ pub struct Driven {
 }
 
 impl Operations for Driven {
-    type Error = ExecutionError;
+    type Error = crate::workload::OpError;
 
     fn op_for(&self, cycle: u64) -> OpKind {
         self.workload.op_for(cycle)
@@ -121,12 +121,15 @@ impl Operations for Driven {
         kind: OpKind,
         cycle: u64,
         rampup: bool,
-    ) -> impl Future<Output = Result<(), ExecutionError>> + Send {
+    ) -> impl Future<Output = Result<(), crate::workload::OpError>> + Send {
         self.workload.execute(&self.session, kind, cycle, rampup)
     }
 
-    fn kind_of(e: &ExecutionError) -> ErrorKind {
-        classify(e)
+    fn kind_of(e: &crate::workload::OpError) -> ErrorKind {
+        match e {
+            crate::workload::OpError::Driver(e) => classify(e),
+            crate::workload::OpError::Mismatch => ErrorKind::Mismatch,
+        }
     }
 }
 

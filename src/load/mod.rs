@@ -172,6 +172,7 @@ async fn run_async(
             main_started_unix_s: None,
         }),
         merged: None,
+        reads_verified: None,
     };
     let sampler = (!plan.metrics.is_empty())
         .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
@@ -353,6 +354,19 @@ async fn run_async(
             } else {
                 ledger::Mapping::Hashed
             };
+            // `--verify`: rows acknowledged in this interval are known written from now on.
+            if let Some(v) = &ops.workload.verify {
+                for ((op, outcome), cycles) in &rep.snapshot.writes.by {
+                    if *outcome == ledger::Outcome::Acked {
+                        v.learn(
+                            cycles
+                                .iter()
+                                .flat_map(|c| ops.workload.written_rows(*op, c, rampup)),
+                        );
+                    }
+                }
+                result.reads_verified = Some(v.summary());
+            }
             if let Some(l) = &mut ledger
                 && let Err(e) = l.append(name, mapping, &rep.snapshot.writes)
             {

@@ -160,6 +160,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         events: Vec::new(),
         shard: None,
         merged: None,
+        reads_verified: None,
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,

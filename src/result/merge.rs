@@ -412,6 +412,17 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
         phases,
         warnings,
         shard: None,
+        reads_verified: shards
+            .iter()
+            .filter_map(|s| s.result.reads_verified.as_ref())
+            .fold(
+                None,
+                |acc: Option<crate::result::verify::ReadsVerified>, r| {
+                    let mut a = acc.unwrap_or_default();
+                    a.add(r, crate::workload::check::FIRST);
+                    Some(a)
+                },
+            ),
         merged: Some(Merged {
             run_id: of.run_id.clone(),
             start_spread_ms,

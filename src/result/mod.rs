@@ -423,6 +423,9 @@ pub struct RunResult {
     /// This result is the merge of a run's shards (`cqlbench merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<Merged>,
+    /// `--verify`: the main phase's reads compared with the generator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads_verified: Option<verify::ReadsVerified>,
 }
 
 /// Which shard of which run a result is.

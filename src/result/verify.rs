@@ -97,3 +97,69 @@ impl VerifyResult {
         )
     }
 }
+
+/// `--verify`: what the main phase's reads showed when compared with the generator.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadsVerified {
+    /// Reads at least one of whose rows was compared.
+    pub reads_checked: u64,
+    /// Rows compared.
+    pub rows_checked: u64,
+    /// Reads none of whose rows could be compared (not identifiable from what the query
+    /// returns, or a row not yet known to be written).
+    pub reads_unchecked: u64,
+    /// Reads that returned a row other than written, or no row where one is known written.
+    pub mismatches: u64,
+    /// The first few mismatches.
+    pub first: Vec<ReadMismatch>,
+}
+
+impl ReadsVerified {
+    /// Adds another shard's figures (the first mismatches up to `keep` in all).
+    pub fn add(&mut self, other: &ReadsVerified, keep: usize) {
+        self.reads_checked += other.reads_checked;
+        self.rows_checked += other.rows_checked;
+        self.reads_unchecked += other.reads_unchecked;
+        self.mismatches += other.mismatches;
+        for m in &other.first {
+            if self.first.len() < keep {
+                self.first.push(m.clone());
+            }
+        }
+    }
+
+    /// One line: "reads verified: 12,034 of 12,040 reads compared (120,340 rows), 0 mismatches".
+    pub fn line(&self) -> String {
+        format!(
+            "reads verified: {} of {} reads compared ({} rows), {} mismatch{}",
+            crate::cost::units::thousands(self.reads_checked as f64),
+            crate::cost::units::thousands((self.reads_checked + self.reads_unchecked) as f64),
+            crate::cost::units::thousands(self.rows_checked as f64),
+            crate::cost::units::thousands(self.mismatches as f64),
+            if self.mismatches == 1 { "" } else { "es" }
+        )
+    }
+}
+
+/// One read whose rows differ from the generator's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadMismatch {
+    /// The operation that read it.
+    pub op: String,
+    /// The row, as the generator numbers it (`k`, or `partition/row` for a profile).
+    pub row: String,
+    /// The column that differs ("(row)" when the row is missing).
+    pub column: String,
+    pub expected: String,
+    pub found: String,
+}
+
+impl std::fmt::Display for ReadMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} row {} column {}: expected {}, found {}",
+            self.op, self.row, self.column, self.expected, self.found
+        )
+    }
+}

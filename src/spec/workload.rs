@@ -307,6 +307,9 @@ pub struct WorkloadSpec {
     /// The user profile a `profile` workload runs, as read (the result carries it whole).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileSource>,
+    /// `--verify`: the main phase's reads compare what they got with the generator.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_reads: bool,
 }
 
 /// A user profile as the run read it.
@@ -366,6 +369,7 @@ impl WorkloadSpec {
             read_cl: Cl::LocalQuorum,
             table_options: None,
             profile: None,
+            verify_reads: false,
         }
     }
 }

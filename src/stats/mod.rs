@@ -137,6 +137,9 @@ pub enum ErrorKind {
     Overloaded,
     /// The connection broke or no connection was available.
     ConnectionLost,
+    /// `--verify`: a read returned a row that differs from what the generator wrote, or no
+    /// row where one is known to be written.
+    Mismatch,
     Other,
 }
 
@@ -151,6 +154,7 @@ impl ErrorKind {
             ErrorKind::Unavailable => "unavailable",
             ErrorKind::Overloaded => "overloaded",
             ErrorKind::ConnectionLost => "connection_lost",
+            ErrorKind::Mismatch => "mismatch",
             ErrorKind::Other => "other",
         }
     }

@@ -2,17 +2,22 @@
 //! its values. Row `k`'s content depends on `k` alone, so rampup writes exactly what reads
 //! ask for and what a later verification expects.
 
+pub mod check;
 pub mod data;
 pub mod keys;
 pub mod profile;
 pub mod shapes;
 
+use std::sync::Arc;
+
 use scylla::client::session::Session;
 use scylla::errors::ExecutionError;
+use scylla::response::query_result::QueryResult;
 use scylla::statement::prepared::PreparedStatement;
+use scylla::value::Row;
 
 use crate::spec::{OpKind, WorkloadKind, WorkloadSpec};
-use data::{below, fill, mix, mix2};
+use data::{below, fill, mix, mix2, mix3};
 use keys::Keys;
 
 /// Rows returned by one range/slice read.
@@ -29,6 +34,40 @@ pub struct Workload {
     parts: Keys,
     /// A user profile's statements (the `profile` workload).
     pub profile: Option<profile::run::ProfileOps>,
+    /// `--verify`: what reads compare against, and their counts.
+    pub verify: Option<Arc<check::ReadVerifier>>,
+}
+
+/// Why an operation failed: the driver said so, or (`--verify`) a read returned other rows
+/// than the generator wrote.
+// Unboxed: as large as the driver's error, which the operation's result already was.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum OpError {
+    Driver(ExecutionError),
+    Mismatch,
+}
+
+impl From<ExecutionError> for OpError {
+    fn from(e: ExecutionError) -> OpError {
+        OpError::Driver(e)
+    }
+}
+
+/// A read's rows and the names of their columns (`--verify`).
+pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), String> {
+    let rows = r.into_rows_result().map_err(|e| e.to_string())?;
+    let names = rows
+        .column_specs()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let rows = rows
+        .rows::<Row>()
+        .map_err(|e| e.to_string())?
+        .collect::<Result<Vec<Row>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((names, rows))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -368,6 +407,9 @@ impl Workload {
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, partitions(spec)),
             profile,
+            verify: spec
+                .verify_reads
+                .then(|| Arc::new(check::ReadVerifier::default())),
         })
     }
 
@@ -387,10 +429,17 @@ impl Workload {
         op: OpKind,
         cycle: u64,
         rampup: bool,
-    ) -> Result<(), ExecutionError> {
+    ) -> Result<(), OpError> {
+        if let Some(v) = &self.verify
+            && !rampup
+            && !op.writes()
+        {
+            // Boxed, like profiles: the checked read's state stays out of the plain path's.
+            return Box::pin(self.read_verified(session, v, op, cycle)).await;
+        }
         if let Some(p) = &self.profile {
             // Boxed: the profile's larger future stays out of the built-ins' state.
-            return Box::pin(p.execute(session, op, cycle, rampup)).await;
+            return Ok(Box::pin(p.execute(session, op, cycle, rampup)).await?);
         }
         let stmt = self.stmts[slot(op)]
             .as_ref()
@@ -419,9 +468,10 @@ impl Workload {
                     .await?;
             }
             (WorkloadKind::Tabular, _) => {
-                let partsize = self.spec.partsize.max(1);
-                let part = self.parts.pick(cycle, false) as i64;
-                let start = below(mix2(cycle), partsize) as i64;
+                let (part, start) = match self.read_at(op, cycle) {
+                    check::ReadAt::Slice { part, start } => (part as i64, start as i64),
+                    other => unreachable!("a tabular read is a slice: {other:?}"),
+                };
                 session.execute_unpaged(stmt, (part, start)).await?;
             }
             (WorkloadKind::Iot, OpKind::Write) => {
@@ -434,10 +484,10 @@ impl Workload {
                     .await?;
             }
             (WorkloadKind::Iot, _) => {
-                let device = self.parts.pick(cycle, false) as i64;
-                session
-                    .execute_unpaged(stmt, (device, self.spec.partsize.max(1) as i32))
-                    .await?;
+                let check::ReadAt::Partition { part, limit, .. } = self.read_at(op, cycle) else {
+                    unreachable!("an iot read is a partition's");
+                };
+                session.execute_unpaged(stmt, (part as i64, limit)).await?;
             }
             (WorkloadKind::Stress, OpKind::Write) => {
                 let key = stress_key(k);
@@ -453,7 +503,10 @@ impl Workload {
                 session.execute_unpaged(stmt, (&key[..],)).await?;
             }
             (WorkloadKind::Stress, _) => {
-                session.execute_unpaged(stmt, (mix2(cycle) as i64,)).await?;
+                let check::ReadAt::Token(t) = self.read_at(op, cycle) else {
+                    unreachable!("a stress range reads from a token");
+                };
+                session.execute_unpaged(stmt, (t,)).await?;
             }
             (WorkloadKind::NbTabular2, OpKind::Write) => {
                 let [d0, d1, d2, d3, d4, d5, d6, d7] = shapes::tabular2_fields(k);
@@ -463,10 +516,12 @@ impl Workload {
                     .await?;
             }
             (WorkloadKind::NbTabular2, _) => {
-                // cql-tabular2 reads 1 to 10 rows of a partition.
-                let part = self.parts.pick(cycle, false).to_string();
-                let limit = 1 + below(mix2(cycle), SLICE_ROWS as u64) as i32;
-                session.execute_unpaged(stmt, (part, limit)).await?;
+                let check::ReadAt::Partition { part, limit, .. } = self.read_at(op, cycle) else {
+                    unreachable!("a tabular2 read is a partition's");
+                };
+                session
+                    .execute_unpaged(stmt, (part.to_string(), limit))
+                    .await?;
             }
             (WorkloadKind::NbIot, OpKind::Write) => {
                 let machines = self.parts.n();
@@ -477,9 +532,10 @@ impl Workload {
                     .await?;
             }
             (WorkloadKind::NbIot, _) => {
-                let machine = self.parts.pick(cycle, false);
-                let (machine, sensor) = shapes::iot_partition(machine, mix2(cycle));
-                let limit = self.spec.partsize.max(1) as i32;
+                let check::ReadAt::Partition { part, limit, h } = self.read_at(op, cycle) else {
+                    unreachable!("an nb-iot read is a partition's");
+                };
+                let (machine, sensor) = shapes::iot_partition(part, h);
                 session
                     .execute_unpaged(stmt, (machine, sensor, limit))
                     .await?;
@@ -487,6 +543,103 @@ impl Workload {
             (WorkloadKind::Profile, _) => unreachable!("profile operations returned above"),
         }
         Ok(())
+    }
+}
+
+impl Workload {
+    /// What a built-in read of `cycle` asks for (keys drawn by the spec's distribution).
+    #[inline]
+    fn read_at(&self, op: OpKind, cycle: u64) -> check::ReadAt {
+        use check::ReadAt;
+        let partsize = self.spec.partsize.max(1);
+        match (self.spec.kind, op) {
+            (WorkloadKind::Tabular, _) => ReadAt::Slice {
+                part: self.parts.pick(cycle, false),
+                start: below(mix3(cycle), partsize),
+            },
+            (WorkloadKind::Iot | WorkloadKind::NbIot, _) => ReadAt::Partition {
+                part: self.parts.pick(cycle, false),
+                limit: partsize as i32,
+                h: mix3(cycle),
+            },
+            // cql-tabular2 reads 1 to 10 rows of a partition.
+            (WorkloadKind::NbTabular2, _) => ReadAt::Partition {
+                part: self.parts.pick(cycle, false),
+                limit: 1 + below(mix3(cycle), SLICE_ROWS as u64) as i32,
+                h: 0,
+            },
+            (WorkloadKind::Stress, OpKind::Range) => ReadAt::Token(mix3(cycle) as i64),
+            _ => ReadAt::Row(self.rows.pick(cycle, false)),
+        }
+    }
+
+    /// The row ids a write of `op` at `cycle` wrote (`--verify` learns them once
+    /// acknowledged): a built-in's row number, a profile's `partition << 32 | row`.
+    pub fn written_rows(&self, op: OpKind, cycle: u64, rampup: bool) -> Vec<u64> {
+        match &self.profile {
+            Some(p) => p.written_rows(op, cycle, rampup),
+            None if op == OpKind::Write => vec![self.rows.write_row(cycle, rampup)],
+            None => Vec::new(),
+        }
+    }
+
+    /// A read whose rows are compared with the generator's (`--verify`).
+    async fn read_verified(
+        &self,
+        session: &Session,
+        v: &check::ReadVerifier,
+        op: OpKind,
+        cycle: u64,
+    ) -> Result<(), OpError> {
+        if let Some(p) = &self.profile {
+            let verdict = p.read_checked(session, op, cycle, v).await?;
+            return if v.count(verdict) {
+                Err(OpError::Mismatch)
+            } else {
+                Ok(())
+            };
+        }
+        let stmt = self.stmts[slot(op)]
+            .as_ref()
+            .expect("statement prepared for every op in the ratio");
+        let at = self.read_at(op, cycle);
+        let r = match (self.spec.kind, at) {
+            (WorkloadKind::Stress, check::ReadAt::Row(k)) => {
+                session.execute_unpaged(stmt, (&stress_key(k)[..],)).await?
+            }
+            (_, check::ReadAt::Row(k)) => session.execute_unpaged(stmt, (k as i64,)).await?,
+            (_, check::ReadAt::Slice { part, start }) => {
+                session
+                    .execute_unpaged(stmt, (part as i64, start as i64))
+                    .await?
+            }
+            (WorkloadKind::NbTabular2, check::ReadAt::Partition { part, limit, .. }) => {
+                session
+                    .execute_unpaged(stmt, (part.to_string(), limit))
+                    .await?
+            }
+            (WorkloadKind::NbIot, check::ReadAt::Partition { part, limit, h }) => {
+                let (machine, sensor) = shapes::iot_partition(part, h);
+                session
+                    .execute_unpaged(stmt, (machine, sensor, limit))
+                    .await?
+            }
+            (_, check::ReadAt::Partition { part, limit, .. }) => {
+                session.execute_unpaged(stmt, (part as i64, limit)).await?
+            }
+            (_, check::ReadAt::Token(t)) => session.execute_unpaged(stmt, (t,)).await?,
+        };
+        let verdict = match returned(r) {
+            Ok((names, rows)) => {
+                check::check_builtin(&self.spec, op.name(), at, &names, &rows, &|k| v.knows(k))
+            }
+            Err(e) => check::mismatch(op.name(), "?".into(), "(result)", "rows".into(), e),
+        };
+        if v.count(verdict) {
+            Err(OpError::Mismatch)
+        } else {
+            Ok(())
+        }
     }
 }
 

@@ -43,8 +43,8 @@ pub const IOT_SENSORS: [&str; 8] = [
     "flow",
 ];
 /// The first reading's time (2026-01-01T00:00:00Z, ms) and readings' spacing per machine.
-const IOT_EPOCH_MS: i64 = 1_767_225_600_000;
-const IOT_STEP_MS: i64 = 100;
+pub const IOT_EPOCH_MS: i64 = 1_767_225_600_000;
+pub const IOT_STEP_MS: i64 = 100;
 
 /// Lower-case words and spaces: text like the reference workloads' extracts of lorem ipsum.
 const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz  eaio";

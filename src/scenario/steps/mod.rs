@@ -191,6 +191,15 @@ impl Step {
             if let Some(p) = &r.profile {
                 line.push_str(&format!(" --profile {}", p.display()));
             }
+            if let Some(o) = &r.profile_ops {
+                line.push_str(&format!(" --profile-ops '{o}'"));
+            }
+            if let Some(d) = &r.key_dist {
+                line.push_str(&format!(" --key-dist {d}"));
+            }
+            if r.verify {
+                line.push_str(" --verify");
+            }
             if let Some(c) = &r.cluster {
                 line.push_str(&format!(" --cluster {c}"));
             }

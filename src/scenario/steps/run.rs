@@ -171,6 +171,12 @@ pub struct RunStep {
     #[arg(long, value_name = "DIST")]
     #[serde(default, deserialize_with = "de::opt_parsed")]
     pub key_dist: Option<KeyDist>,
+    /// Every read of the main phase compares the rows it got with what the generator wrote
+    /// (a row absent counts only once its write was acknowledged); a difference fails the
+    /// read as a `mismatch` error and the first ones are printed and kept in the result.
+    #[arg(long)]
+    #[serde(default)]
+    pub verify: bool,
     /// Consistency level of every operation (overridden by --write-cl / --read-cl).
     #[arg(long, value_enum, ignore_case = true)]
     #[serde(default, deserialize_with = "de::opt_value_enum")]
@@ -456,6 +462,9 @@ impl RunStep {
         let ops = parse_ops(self.profile_ops.as_deref().unwrap_or("insert=1"))
             .map_err(|e| anyhow::anyhow!("--profile-ops {e}"))?;
         profile.check_ops(&ops)?;
+        if self.verify {
+            profile.check_verifiable(&ops)?;
+        }
         let ratio = ops
             .iter()
             .filter(|(_, w)| **w > 0)
@@ -524,6 +533,7 @@ impl RunStep {
         if let Some(d) = self.key_dist {
             w.key_dist = d;
         }
+        w.verify_reads = self.verify;
         w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
         w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
         w.table_options = self.table_options.clone();
@@ -952,9 +962,18 @@ pub fn print_final(r: &RunResult) {
         let missing: Vec<String> = m
             .missing_by_node()
             .into_iter()
+            .filter(|(_, n, _)| *n > 0)
             .map(|(node, n, of)| format!("{node} {n}/{of}"))
             .collect();
-        println!("samples without server metrics: {}", missing.join(", "));
+        if !missing.is_empty() {
+            println!("samples without server metrics: {}", missing.join(", "));
+        }
+    }
+    if let Some(v) = &r.reads_verified {
+        println!("{}", v.line());
+        for m in &v.first {
+            println!("  mismatch: {m}");
+        }
     }
     for w in &r.warnings {
         println!("warning: {w}");

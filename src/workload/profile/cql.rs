@@ -266,6 +266,12 @@ pub struct Query {
     pub binds: Vec<String>,
     /// A lightweight transaction (`IF NOT EXISTS`, `IF EXISTS`, `IF col = …`).
     pub lwt: bool,
+    /// Columns its WHERE clause binds with `=`.
+    pub equal: Vec<String>,
+    /// Every marker of its WHERE clause is bound with `=`.
+    pub only_equalities: bool,
+    /// Its `LIMIT n`.
+    pub limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,6 +388,10 @@ impl Query {
         }
         // Everything else: `column OP ?` (=, <, >, <=, >=, IN, CONTAINS), after SET or WHERE.
         let start = if verb == Verb::Insert { toks.len() } else { 0 };
+        let where_at = upper.iter().position(|t| t == "WHERE");
+        let if_at = upper.iter().rposition(|t| t == "IF");
+        let in_where = |i: usize| where_at.is_some_and(|w| i > w) && if_at.is_none_or(|f| i < f);
+        let (mut equal, mut only_equalities) = (Vec::new(), true);
         for i in start..toks.len() {
             if toks[i] != "?" {
                 continue;
@@ -398,10 +408,18 @@ impl Query {
                 continue;
             }
             match (op, col) {
-                (Some("=" | "<" | ">" | "<=" | ">=" | "IN" | "CONTAINS"), Some(c))
+                (Some(o @ ("=" | "<" | ">" | "<=" | ">=" | "IN" | "CONTAINS")), Some(c))
                     if c.starts_with(|ch: char| ch.is_alphabetic() || ch == '"' || ch == '_') =>
                 {
-                    binds.push(known(c)?)
+                    let c = known(c)?;
+                    if in_where(i) {
+                        if o == "=" {
+                            equal.push(c.clone());
+                        } else {
+                            only_equalities = false;
+                        }
+                    }
+                    binds.push(c)
                 }
                 _ => {
                     return Err(format!(
@@ -412,7 +430,19 @@ impl Query {
             }
         }
         let lwt = upper.iter().any(|t| t == "IF");
-        Ok(Query { verb, binds, lwt })
+        let limit = upper
+            .iter()
+            .position(|t| t == "LIMIT")
+            .and_then(|i| toks.get(i + 1))
+            .and_then(|n| n.parse().ok());
+        Ok(Query {
+            verb,
+            binds,
+            lwt,
+            equal,
+            only_equalities,
+            limit,
+        })
     }
 }
 

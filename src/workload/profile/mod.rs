@@ -10,6 +10,7 @@
 //! radix, and every other value is drawn from its column's population by hashing
 //! (partition, row, column). So any process, and a later verification, computes the same row.
 
+pub mod check;
 pub mod cql;
 pub mod dist;
 pub mod run;
@@ -23,7 +24,7 @@ use scylla::value::CqlValue;
 use serde::Deserialize;
 
 use crate::workload::data::mix;
-use cql::{CqlType, Query, Table};
+use cql::{CqlType, Query, Table, Verb};
 use dist::{Dist, Ratio};
 
 /// cassandra-stress's defaults for a column without a `columnspec` entry.
@@ -308,6 +309,32 @@ impl Profile {
                     ),
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// `--verify` compares what reads return with the generator's rows: refused when the mix
+    /// has a query that moves rows away from them (a DELETE, or a write binding values from
+    /// several rows).
+    pub fn check_verifiable(&self, ops: &BTreeMap<String, u32>) -> Result<(), ProfileError> {
+        for name in ops.keys() {
+            let Some(q) = self.queries.get(name) else {
+                continue;
+            };
+            let multirow = self.file.queries[name].fields == Some(Fields::Multirow);
+            let why = match q.verb {
+                Verb::Delete => "deletes rows",
+                Verb::Select => continue,
+                _ if multirow => "writes values taken from several rows (fields: multirow)",
+                _ => continue,
+            };
+            return Err(ProfileError {
+                file: self.path.clone(),
+                key: format!("queries.{name}"),
+                what: format!(
+                    "--verify: '{name}' {why}, so reads could not be compared with the generator's rows; leave it out of the mix or run without --verify"
+                ),
+            });
         }
         Ok(())
     }

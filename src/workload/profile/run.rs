@@ -15,11 +15,12 @@ use scylla::statement::batch::{Batch, BatchType as DriverBatch};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::CqlValue;
 
+use super::check::{RowIndex, check_rows, row_id};
 use super::cql::{CqlType, Verb};
 use super::dist::{Dist, Ratio};
 use super::{BatchType, DEFAULT_PARTITIONS, DEFAULT_SELECT, Fields, Profile, values};
 use crate::spec::{OpKind, WorkloadSpec};
-use crate::workload::data::{below, mix, mix2};
+use crate::workload::data::{below, mix, mix2, mix3};
 use crate::workload::keys::Keys;
 
 /// A batch holds rows up to about this many bytes of values (Cassandra warns above 5 KiB).
@@ -69,6 +70,8 @@ pub struct ProfileOps {
     insert_columns: Vec<usize>,
     /// Each query's statement and its markers as column indices.
     queries: Vec<(OpKind, PreparedStatement, Vec<usize>, Fields)>,
+    /// `--verify`: the generator's rows by key, for reads to look theirs up.
+    index: Option<RowIndex>,
 }
 
 impl ProfileOps {
@@ -143,7 +146,11 @@ impl ProfileOps {
             (0..profile.columns.len()).collect()
         };
         let f = &profile.file.insert;
+        let index = spec
+            .verify_reads
+            .then(|| RowIndex::new(&profile, spec.rows.max(1)));
         Ok(ProfileOps {
+            index,
             insert_columns,
             partitions_keys: Keys::new(spec.key_dist, spec.rows),
             insert,
@@ -177,7 +184,7 @@ impl ProfileOps {
             return rows.map(|r| (p, r)).collect();
         }
         let n = self.partitions.sample(cycle, cycle).max(1) as u64;
-        let share = self.select.sample(mix2(cycle));
+        let share = self.select.sample(mix3(cycle));
         let mut out = Vec::new();
         for j in 0..n {
             let p = self
@@ -207,26 +214,83 @@ impl ProfileOps {
         if op.name() == INSERT || rampup {
             return self.insert(session, cycle, rampup).await;
         }
-        let (_, stmt, binds, fields) = self
+        let (i, _, _, bound) = self.query_binds(op, cycle);
+        session.execute_unpaged(&self.queries[i].1, bound).await?;
+        Ok(())
+    }
+
+    /// Query `op` at `cycle`: its index in `queries`, its partition, the row it binds
+    /// (samerow; None for multirow) and the values bound.
+    fn query_binds(&self, op: OpKind, cycle: u64) -> (usize, u64, Option<u64>, Vec<CqlValue>) {
+        let i = self
             .queries
             .iter()
-            .find(|(k, ..)| *k == op)
+            .position(|(k, ..)| *k == op)
             .expect("a prepared statement for every operation in the mix");
+        let (_, _, binds, fields) = &self.queries[i];
         let p = self.partitions_keys.pick(cycle, false);
         let total = self.profile.rows_in(p).iter().product::<u64>().max(1);
-        let bound = match fields {
-            Fields::Samerow => self.profile.values(p, below(mix2(cycle), total), binds),
-            Fields::Multirow => binds
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &c)| {
-                    let r = below(mix(cycle ^ (i as u64 + 1)), total);
-                    self.profile.values(p, r, &[c])
-                })
-                .collect(),
+        match fields {
+            Fields::Samerow => {
+                let r = below(mix3(cycle), total);
+                (i, p, Some(r), self.profile.values(p, r, binds))
+            }
+            Fields::Multirow => {
+                let bound = binds
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, &c)| {
+                        let r = below(mix(cycle ^ (i as u64 + 1)), total);
+                        self.profile.values(p, r, &[c])
+                    })
+                    .collect();
+                (i, p, None, bound)
+            }
+        }
+    }
+
+    /// The row ids (`check::row_id`) an insert of `cycle` writes; none for queries.
+    pub fn written_rows(&self, op: OpKind, cycle: u64, rampup: bool) -> Vec<u64> {
+        if !rampup && op.name() != INSERT {
+            return Vec::new();
+        }
+        self.insert_rows(cycle, rampup)
+            .into_iter()
+            .map(|(p, r)| row_id(p, r))
+            .collect()
+    }
+
+    /// Runs read `op` of `cycle` and compares what it returned with the generator
+    /// (`--verify`; `known` tells the rows known written).
+    pub async fn read_checked(
+        &self,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+        known: &crate::workload::check::ReadVerifier,
+    ) -> Result<crate::workload::check::Verdict, ExecutionError> {
+        use crate::workload::check;
+        let (i, p, r, bound) = self.query_binds(op, cycle);
+        let (_, stmt, _, fields) = &self.queries[i];
+        let result = session.execute_unpaged(stmt, bound).await?;
+        let (Some(index), Some(q)) = (&self.index, self.profile.queries.get(op.name())) else {
+            return Ok(check::Verdict::Unchecked);
         };
-        session.execute_unpaged(stmt, bound).await?;
-        Ok(())
+        Ok(match crate::workload::returned(result) {
+            Ok((names, rows)) => check_rows(
+                &self.profile,
+                index,
+                op.name(),
+                q,
+                *fields,
+                p,
+                r,
+                &names,
+                &rows,
+                &|id| known.knows(id),
+            ),
+            Err(e) => check::mismatch(op.name(), format!("{p}/?"), "(result)", "rows".into(), e),
+        })
     }
 
     async fn insert(
