@@ -3,6 +3,12 @@
 //! with what the generator wrote (row content is a pure function of the row number). Rows
 //! written only by writes of unknown outcome (failed or timed out) are read too, to say how
 //! many of them landed.
+//!
+//! A user-profile run's rows are (partition, row) pairs: its inserts' cycles map to them
+//! through [`RowPlan`], as do `INSERT` queries binding one row, and on a counter table the
+//! increments of its `UPDATE … c = c + ?` queries. A counter row must then hold its
+//! increment times the writes acknowledged, plus at most one more per write of unknown
+//! outcome.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,6 +26,10 @@ use crate::result::verify::{Difference, VERIFY_VERSION, VerifyResult};
 use crate::spec::{Cl, WorkloadSpec};
 use crate::workload::image;
 use crate::workload::keys::Keys;
+use crate::workload::profile::check::{RowIndex, check_rows, row_id};
+use crate::workload::profile::cql::{CqlType, Query, Verb};
+use crate::workload::profile::run::{INSERT, RowPlan};
+use crate::workload::profile::{Fields, Profile};
 
 /// How many differences and missing rows the result lists.
 const FIRST: usize = 10;
@@ -41,10 +51,8 @@ pub struct VerifySpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    #[error(
-        "{0}: a user-profile run: verify reads back built-in workloads only (profile rows are not mapped from the ledger yet)"
-    )]
-    Profile(PathBuf),
+    #[error("{0}")]
+    Profile(String),
     #[error(transparent)]
     Result(#[from] crate::result::ResultError),
     #[error(transparent)]
@@ -77,6 +85,203 @@ pub fn rows(ledger: &Ledger, workload: &WorkloadSpec) -> (RoaringTreemap, Roarin
     (acked, unknown)
 }
 
+/// A profile run's rows (`row_id`s): acknowledged, of unknown outcome only, and on a
+/// counter table each row's increments (acknowledged, unknown).
+#[derive(Debug, Default)]
+pub struct ProfileRows {
+    pub acked: RoaringTreemap,
+    pub unknown: RoaringTreemap,
+    pub increments: std::collections::HashMap<u64, (u64, u64)>,
+}
+
+/// Maps a profile run's ledger to rows.
+pub fn profile_rows(ledger: &Ledger, profile: &Profile, workload: &WorkloadSpec) -> ProfileRows {
+    let plan = RowPlan::new(profile, workload);
+    let counter = profile.columns.iter().any(|c| c.ty == CqlType::Counter);
+    let mut out = ProfileRows::default();
+    for outcome in [Outcome::Acked, Outcome::Unknown] {
+        let mut rows = RoaringTreemap::new();
+        for (tag, cycles) in ledger.of(outcome) {
+            let sequential = tag.mapping == Mapping::Sequential;
+            let name = tag.op.name();
+            let query = profile.queries.get(name).map(|q| {
+                let fields = profile.file.queries[name].fields.unwrap_or(Fields::Samerow);
+                (q.verb, fields)
+            });
+            for c in cycles.iter() {
+                let written = if sequential || name == INSERT {
+                    plan.insert_rows(profile, c, sequential)
+                } else {
+                    match query {
+                        // One row's INSERT (an LWT's too: applied or not, the row is there).
+                        Some((Verb::Insert, Fields::Samerow)) => {
+                            let (p, r) = plan.query_row(profile, Fields::Samerow, c);
+                            vec![(p, r.expect("samerow"))]
+                        }
+                        // A counter increment of one row.
+                        Some((Verb::Update, Fields::Samerow)) if counter => {
+                            let (p, r) = plan.query_row(profile, Fields::Samerow, c);
+                            vec![(p, r.expect("samerow"))]
+                        }
+                        _ => Vec::new(),
+                    }
+                };
+                for (p, r) in written {
+                    let id = row_id(p, r);
+                    rows.insert(id);
+                    if counter {
+                        let e = out.increments.entry(id).or_default();
+                        match outcome {
+                            Outcome::Acked => e.0 += 1,
+                            Outcome::Unknown => e.1 += 1,
+                        }
+                    }
+                }
+            }
+        }
+        match outcome {
+            Outcome::Acked => out.acked = rows,
+            Outcome::Unknown => out.unknown = rows,
+        }
+    }
+    out.unknown -= &out.acked;
+    out
+}
+
+/// What a profile verification reads rows with.
+pub struct ProfileCheck {
+    pub profile: Profile,
+    pub index: RowIndex,
+    /// The primary key's columns (indices, in the read's marker order).
+    pub keys: Vec<usize>,
+    /// The read: every primary-key column bound with `=`.
+    pub query: Query,
+    pub increments: std::collections::HashMap<u64, (u64, u64)>,
+}
+
+impl ProfileCheck {
+    pub fn new(profile: Profile, partitions: u64, rows: &ProfileRows) -> ProfileCheck {
+        let t = &profile.table;
+        let key_names: Vec<String> = t
+            .partition_key
+            .iter()
+            .chain(&t.clustering)
+            .cloned()
+            .collect();
+        let keys = key_names.iter().map(|k| profile.index_of(k)).collect();
+        let query = Query {
+            verb: Verb::Select,
+            binds: key_names.clone(),
+            lwt: false,
+            equal: key_names,
+            only_equalities: true,
+            limit: None,
+        };
+        ProfileCheck {
+            index: RowIndex::new(&profile, partitions),
+            profile,
+            keys,
+            query,
+            increments: rows.increments.clone(),
+        }
+    }
+
+    /// `SELECT * FROM <table> WHERE <every key column> = ?`.
+    pub fn select(&self, keyspace: &str) -> String {
+        let cond: Vec<String> = self
+            .query
+            .binds
+            .iter()
+            .map(|k| format!("\"{k}\" = ?"))
+            .collect();
+        format!(
+            "SELECT * FROM {keyspace}.{} WHERE {}",
+            self.profile.table.name,
+            cond.join(" AND ")
+        )
+    }
+
+    /// Row `id`'s key values.
+    pub fn key(&self, id: u64) -> Vec<CqlValue> {
+        self.profile.values(id >> 32, id & 0xFFFF_FFFF, &self.keys)
+    }
+
+    /// Compares what the read of row `id` returned with the generator.
+    pub fn compare(&self, id: u64, names: &[String], rows: &[Row]) -> Check {
+        let (p, r) = (id >> 32, id & 0xFFFF_FFFF);
+        let verdict = check_rows(
+            &self.profile,
+            &self.index,
+            "verify",
+            &self.query,
+            Fields::Samerow,
+            p,
+            Some(r),
+            names,
+            rows,
+            &|_| true,
+        );
+        let difference = |column: String, expected: String, found: String| {
+            Check::Different(Difference {
+                row: id,
+                column,
+                expected,
+                found,
+            })
+        };
+        match verdict {
+            crate::workload::check::Verdict::Matched(_) => {}
+            crate::workload::check::Verdict::Unchecked => {
+                return Check::Unreadable("the row read back could not be identified".into());
+            }
+            crate::workload::check::Verdict::Mismatch(m) if m.column == "(row)" => {
+                return Check::Missing;
+            }
+            crate::workload::check::Verdict::Mismatch(m) => {
+                return difference(m.column, m.expected, m.found);
+            }
+        }
+        // Counters: the increment times the writes, when no other row shares the key.
+        let Some(&(acked, unknown)) = self.increments.get(&id) else {
+            return Check::Present;
+        };
+        if self
+            .index
+            .sharing_key(&self.profile, p, r)
+            .is_none_or(|rows| rows != [(p, r)])
+        {
+            return Check::Present;
+        }
+        for (i, c) in self.profile.columns.iter().enumerate() {
+            if c.ty != CqlType::Counter {
+                continue;
+            }
+            let (Some(CqlValue::Counter(d)), Some(Some(CqlValue::Counter(n)))) = (
+                self.profile.values(p, r, &[i]).pop(),
+                names
+                    .iter()
+                    .position(|x| *x == c.name)
+                    .and_then(|j| rows.first().map(|row| row.columns[j].clone())),
+            ) else {
+                continue;
+            };
+            let (lo, hi) = (d.0 * acked as i64, d.0 * (acked + unknown) as i64);
+            if n.0 < lo || n.0 > hi {
+                let expected = if lo == hi {
+                    format!("{lo} ({acked} × {})", d.0)
+                } else {
+                    format!(
+                        "{lo}..{hi} ({acked} acknowledged + up to {unknown} unknown × {})",
+                        d.0
+                    )
+                };
+                return difference(c.name.clone(), expected, n.0.to_string());
+            }
+        }
+        Check::Present
+    }
+}
+
 /// What one row read back shows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
@@ -105,22 +310,7 @@ pub fn compare(columns: &[String], k: u64, expected: &[CqlValue], found: Option<
     Check::Present
 }
 
-/// A value for a difference line: blobs as a hex prefix and their length.
-fn show(v: Option<&CqlValue>) -> String {
-    match v {
-        None => "null".into(),
-        Some(CqlValue::Blob(b)) => {
-            let hex: String = b.iter().take(8).map(|x| format!("{x:02x}")).collect();
-            format!(
-                "0x{hex}{} ({} byte{})",
-                if b.len() > 8 { "…" } else { "" },
-                b.len(),
-                if b.len() == 1 { "" } else { "s" }
-            )
-        }
-        Some(other) => format!("{other:?}"),
-    }
-}
+use crate::workload::check::show;
 
 /// Verifies the run; `progress` sees (rows checked, rows to check) now and then.
 pub fn verify(
@@ -128,15 +318,21 @@ pub fn verify(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyResult, VerifyError> {
     let run = crate::result::read_run(&spec.run)?;
-    if run.workload.kind == crate::spec::WorkloadKind::Profile {
-        return Err(VerifyError::Profile(spec.run.clone()));
-    }
     let ledger_path = spec.run.with_extension("ledger");
     if !ledger_path.exists() {
         return Err(VerifyError::NoLedger(spec.run.clone()));
     }
     let ledger = Ledger::read(&ledger_path)?;
-    let (acked, unknown) = rows(&ledger, &run.workload);
+    let (acked, unknown, profile) = if run.workload.kind == crate::spec::WorkloadKind::Profile {
+        let p = crate::workload::profile_of(&run.workload)
+            .map_err(|e| VerifyError::Profile(format!("{}: {e}", spec.run.display())))?;
+        let rows = profile_rows(&ledger, &p, &run.workload);
+        let check = ProfileCheck::new(p, run.workload.rows.max(1), &rows);
+        (rows.acked, rows.unknown, Some(check))
+    } else {
+        let (a, u) = rows(&ledger, &run.workload);
+        (a, u, None)
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -158,14 +354,24 @@ pub fn verify(
         let session = crate::load::session::connect(&connect)
             .await
             .map_err(|e| VerifyError::Connect(e.to_string()))?;
+        let select = match &profile {
+            Some(p) => p.select(&run.workload.keyspace),
+            None => image::select(&run.workload),
+        };
         let mut stmt = session
-            .prepare(image::select(&run.workload))
+            .prepare(select)
             .await
             .map_err(|e| VerifyError::Prepare(e.to_string()))?;
         stmt.set_consistency(spec.consistency.to_driver());
         stmt.set_is_idempotent(true);
         let total = acked.len() + unknown.len();
-        let ctx = Arc::new((session, stmt, run.workload.clone(), spec.attempts.max(1)));
+        let ctx = Arc::new(Ctx {
+            session,
+            stmt,
+            workload: run.workload.clone(),
+            attempts: spec.attempts.max(1),
+            profile,
+        });
         let mut done = 0u64;
         let mut last = Instant::now();
         let mut tick = |n: u64| {
@@ -199,6 +405,7 @@ pub fn verify(
         first_differences: Vec::new(),
         first_missing: Vec::new(),
         elapsed_s: 0.0,
+        profile_rows: run.workload.kind == crate::spec::WorkloadKind::Profile,
     };
     // Reads complete out of order: the first rows listed are the lowest-numbered ones.
     let mut acked_checks = acked_checks;
@@ -229,7 +436,14 @@ pub fn verify(
     Ok(r)
 }
 
-type Ctx = (Arc<Session>, PreparedStatement, WorkloadSpec, u32);
+/// What every read of a verification shares.
+struct Ctx {
+    session: Arc<Session>,
+    stmt: PreparedStatement,
+    workload: WorkloadSpec,
+    attempts: u32,
+    profile: Option<ProfileCheck>,
+}
 
 /// Reads every row of `rows` with `concurrency` in flight.
 async fn check_all(
@@ -238,7 +452,7 @@ async fn check_all(
     concurrency: usize,
     tick: &mut dyn FnMut(u64),
 ) -> Vec<(u64, Check)> {
-    let columns = image::columns(&ctx.2);
+    let columns = image::columns(&ctx.workload);
     let mut out = Vec::with_capacity(rows.len() as usize);
     let mut stream = futures::stream::iter(rows.iter())
         .map(|k| {
@@ -255,8 +469,17 @@ async fn check_all(
 }
 
 async fn check_one(ctx: &Ctx, columns: &[String], k: u64) -> Check {
-    let (session, stmt, workload, attempts) = ctx;
-    let key = image::key(workload, k);
+    let Ctx {
+        session,
+        stmt,
+        workload,
+        attempts,
+        profile,
+    } = ctx;
+    let key = match profile {
+        Some(p) => p.key(k),
+        None => image::key(workload, k),
+    };
     let mut last_error = String::new();
     for attempt in 0..*attempts {
         if attempt > 0 {
@@ -269,6 +492,15 @@ async fn check_one(ctx: &Ctx, columns: &[String], k: u64) -> Check {
                 continue;
             }
         };
+        if let Some(p) = profile {
+            match crate::workload::returned(rows) {
+                Ok((names, rows)) => return p.compare(k, &names, &rows),
+                Err(e) => {
+                    last_error = e;
+                    continue;
+                }
+            }
+        }
         let first = rows
             .into_rows_result()
             .map_err(|e| e.to_string())
@@ -293,6 +525,7 @@ mod tests {
     use super::*;
     use crate::load::ledger::{LedgerWriter, Writes};
     use crate::spec::{OpKind, WorkloadKind};
+    use crate::workload::profile::run::RowPlan;
 
     /// Acknowledged writes of `cycles`.
     fn acked(cycles: std::ops::Range<u64>) -> Writes {
@@ -387,5 +620,45 @@ mod tests {
             compare(&cols, 7, &want, Some(&row(other))),
             Check::Different(_)
         ));
+    }
+
+    #[test]
+    fn profile_cycles_map_to_rows_and_counter_increments() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/counters.yaml");
+        let profile = Profile::load(&path).unwrap();
+        let mut spec = WorkloadSpec::defaults(WorkloadKind::Profile);
+        spec.rows = 10;
+        let (_, chunks) = profile.rampup_chunks();
+        let dir = tempfile::tempdir().unwrap();
+        let lp = dir.path().join("c.ledger");
+        let mut l = LedgerWriter::create(&lp).unwrap();
+        l.append("rampup", Mapping::Sequential, &acked(0..10 * chunks))
+            .unwrap();
+        let view = OpKind::profile_op("view", true);
+        let mut w = Writes::default();
+        for c in 0..50 {
+            w.record(view, c, Outcome::Acked);
+        }
+        w.record(view, 50, Outcome::Unknown);
+        l.append("main", Mapping::Hashed, &w).unwrap();
+        let ledger = Ledger::read(&lp).unwrap();
+        let rows = profile_rows(&ledger, &profile, &spec);
+        // Rampup wrote every row of the 10 partitions once.
+        let all: u64 = (0..10)
+            .map(|p| profile.rows_in(p).iter().product::<u64>())
+            .sum();
+        assert_eq!(rows.acked.len(), all);
+        let plan = RowPlan::new(&profile, &spec);
+        let (p, r) = plan.query_row(&profile, Fields::Samerow, 7);
+        let id = row_id(p, r.unwrap());
+        let views = (0..50)
+            .filter(|&c| plan.query_row(&profile, Fields::Samerow, c) == (p, r))
+            .count() as u64;
+        assert_eq!(rows.increments[&id].0, 1 + views);
+        let (p50, r50) = plan.query_row(&profile, Fields::Samerow, 50);
+        assert_eq!(rows.increments[&row_id(p50, r50.unwrap())].1, 1);
+        // A row only an unknown write touched is not in the acknowledged set: none here, as
+        // rampup wrote them all.
+        assert!(rows.unknown.is_empty());
     }
 }

@@ -1053,9 +1053,7 @@ fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::p
         let reads: u64 = main
             .by_op
             .iter()
-            .filter(|(k, _)| {
-                !cqlbench::workload::profile::run::op_kind(&loaded, k.name()).writes()
-            })
+            .filter(|(k, _)| !cqlbench::workload::profile::run::op_kind(&loaded, k.name()).writes())
             .map(|(_, o)| o.ok)
             .sum();
         assert!(
@@ -1265,6 +1263,76 @@ fn verify_reports_rows_changed_behind_the_tools_back(tc: &TestCluster, dir: &std
     eprintln!(
         "--verify: keyvalue run {} mismatch errors on row 7, profile run {} on partition 3; first: {}",
         main.errors, v.mismatches, v.first[0]
+    );
+
+    // `cqlbench verify` of the profile's fill reads all 20 rows back and finds the changed one.
+    let o = cqlbench()
+        .env("CQLBENCH_HOME", &home)
+        .args(["verify", fill.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("19 of 20 acknowledged rows present, 0 missing, 1 different"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("row 3/0: name expected"), "{stdout}");
+
+    // Counters: every row holds its increment times the acknowledged writes; one row
+    // incremented behind the tool's back is reported with both figures.
+    let counters = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/counters.yaml");
+    let c = Profile::load(&counters).unwrap();
+    let run_out = dir.join("changed-counters.json");
+    let o = run(
+        "profile",
+        &[
+            "--profile",
+            counters.to_str().unwrap(),
+            "--keyspace",
+            "changed_c",
+            "--rows",
+            "10",
+            "--drop",
+            "--profile-ops",
+            "view=3,read=1",
+            "--ops",
+            "400",
+            "-q",
+        ],
+        &run_out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let verify = || {
+        cqlbench()
+            .env("CQLBENCH_HOME", &home)
+            .args(["verify", run_out.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let o = verify();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{stdout}");
+    assert!(stdout.contains(" 0 missing, 0 different"), "{stdout}");
+    let key: Vec<scylla::value::CqlValue> =
+        c.values(2, 0, &[c.index_of("site"), c.index_of("page")]);
+    runtime().block_on(async {
+        let s = session(tc.c()).await;
+        s.query_unpaged(
+            "UPDATE changed_c.page_views SET views = views + 1000 WHERE site = ? AND page = ?",
+            key,
+        )
+        .await
+        .unwrap();
+    });
+    let o = verify();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(o.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("row 2/0: views expected"), "{stdout}");
+    assert!(stdout.contains(" 1 different"), "{stdout}");
+    eprintln!(
+        "verify of counters: {}",
+        stdout.lines().find(|l| l.contains("row 2/0")).unwrap()
     );
 }
 

@@ -74,11 +74,14 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
     for d in &r.first_differences {
         println!(
             "  row {}: {} expected {}, found {}",
-            d.row, d.column, d.expected, d.found
+            r.row_label(d.row),
+            d.column,
+            d.expected,
+            d.found
         );
     }
     if !r.first_missing.is_empty() {
-        let rows: Vec<String> = r.first_missing.iter().map(u64::to_string).collect();
+        let rows: Vec<String> = r.first_missing.iter().map(|&k| r.row_label(k)).collect();
         println!("  first missing rows: {}", rows.join(", "));
     }
     let path = write(&r, &a.result)?;

@@ -505,6 +505,7 @@ fn faulted_run() -> (Input, Input) {
         unknown_landed: 120,
         first_differences: vec![],
         first_missing: vec![],
+        profile_rows: false,
         elapsed_s: 12.0,
     };
     (

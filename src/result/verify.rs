@@ -58,9 +58,21 @@ pub struct VerifyResult {
     /// The first few missing rows.
     pub first_missing: Vec<u64>,
     pub elapsed_s: f64,
+    /// A profile run: row numbers are `partition << 32 | row` (shown as `partition/row`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub profile_rows: bool,
 }
 
 impl VerifyResult {
+    /// A row number as the generator knows it: `k`, or a profile's `partition/row`.
+    pub fn row_label(&self, id: u64) -> String {
+        if self.profile_rows {
+            format!("{}/{}", id >> 32, id & 0xFFFF_FFFF)
+        } else {
+            id.to_string()
+        }
+    }
+
     /// Every acknowledged row was read back with its content.
     pub fn passed(&self) -> bool {
         self.missing == 0 && self.different == 0 && self.unreadable == 0

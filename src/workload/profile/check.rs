@@ -114,6 +114,22 @@ impl RowIndex {
         }
     }
 
+    /// The generator's rows stored under row `r` of partition `p`'s key: itself, and others
+    /// whose keys collide with it (None: the partition is too wide to index).
+    pub fn sharing_key(&self, profile: &Profile, p: u64, r: u64) -> Option<Vec<(u64, u64)>> {
+        if self.clustering.is_empty() {
+            return Some(
+                self.partitions_like(profile, p)
+                    .into_iter()
+                    .map(|q| (q, 0))
+                    .collect(),
+            );
+        }
+        let key = key_text(&profile.values(p, r, &self.clustering));
+        self.rows(profile, p)
+            .map(|rows| rows.get(&key).cloned().unwrap_or_default())
+    }
+
     /// The rows of `p`'s partition key by clustering key (None: too many to index).
     fn rows(&self, profile: &Profile, p: u64) -> Option<Arc<Rows>> {
         if let Some(r) = self.cache.lock().expect("index cache").get(&p) {

@@ -59,12 +59,11 @@ pub fn if_not_exists(stmt: &str) -> String {
 #[derive(Debug)]
 pub struct ProfileOps {
     pub profile: Profile,
-    partitions_keys: Keys,
+    /// Which rows a cycle writes or reads.
+    pub plan: RowPlan,
     insert: PreparedStatement,
     counter: bool,
     batch: BatchType,
-    partitions: Dist,
-    select: Ratio,
     /// The insert's markers as column indices (table order; a counter update's deltas,
     /// then its key).
     insert_columns: Vec<usize>,
@@ -152,18 +151,10 @@ impl ProfileOps {
         Ok(ProfileOps {
             index,
             insert_columns,
-            partitions_keys: Keys::new(spec.key_dist, spec.rows),
+            plan: RowPlan::new(&profile, spec),
             insert,
             counter,
             batch: f.batchtype.unwrap_or(BatchType::Logged),
-            partitions: f
-                .partitions
-                .clone()
-                .unwrap_or_else(|| DEFAULT_PARTITIONS.parse().expect("valid")),
-            select: f
-                .select
-                .clone()
-                .unwrap_or_else(|| DEFAULT_SELECT.parse().expect("valid")),
             queries,
             profile,
         })
@@ -178,30 +169,7 @@ impl ProfileOps {
 
     /// The rows an insert of `cycle` writes, as (partition, row) pairs.
     pub fn insert_rows(&self, cycle: u64, rampup: bool) -> Vec<(u64, u64)> {
-        let rows_of = |p: u64| self.profile.rows_in(p).iter().product::<u64>().max(1);
-        if rampup {
-            let (p, rows) = self.profile.rampup_rows(cycle, self.partitions_keys.n());
-            return rows.map(|r| (p, r)).collect();
-        }
-        let n = self.partitions.sample(cycle, cycle).max(1) as u64;
-        let share = self.select.sample(mix3(cycle));
-        let mut out = Vec::new();
-        for j in 0..n {
-            let p = self
-                .partitions_keys
-                .pick(if j == 0 { cycle } else { mix(cycle ^ j) }, true);
-            let total = rows_of(p);
-            let before = out.len();
-            for r in 0..total {
-                if (below(mix(cycle ^ mix(p ^ r)), 1 << 20) as f64) < share * (1 << 20) as f64 {
-                    out.push((p, r));
-                }
-            }
-            if out.len() == before {
-                out.push((p, below(mix2(cycle ^ p), total)));
-            }
-        }
-        out
+        self.plan.insert_rows(&self.profile, cycle, rampup)
     }
 
     pub async fn execute(
@@ -228,14 +196,11 @@ impl ProfileOps {
             .position(|(k, ..)| *k == op)
             .expect("a prepared statement for every operation in the mix");
         let (_, _, binds, fields) = &self.queries[i];
-        let p = self.partitions_keys.pick(cycle, false);
+        let (p, r) = self.plan.query_row(&self.profile, *fields, cycle);
         let total = self.profile.rows_in(p).iter().product::<u64>().max(1);
-        match fields {
-            Fields::Samerow => {
-                let r = below(mix3(cycle), total);
-                (i, p, Some(r), self.profile.values(p, r, binds))
-            }
-            Fields::Multirow => {
+        match (fields, r) {
+            (Fields::Samerow, Some(r)) => (i, p, Some(r), self.profile.values(p, r, binds)),
+            _ => {
                 let bound = binds
                     .iter()
                     .enumerate()
@@ -348,6 +313,71 @@ impl ProfileOps {
         batch.set_is_idempotent(!self.counter);
         session.batch(&batch, values).await?;
         Ok(())
+    }
+}
+
+/// Which rows a cycle of a profile run writes or reads: a pure function of the profile, the
+/// run's key space and distribution, and the cycle (so `verify` maps a ledger's cycles to
+/// rows without a session).
+#[derive(Debug)]
+pub struct RowPlan {
+    partitions_keys: Keys,
+    partitions: Dist,
+    select: Ratio,
+}
+
+impl RowPlan {
+    pub fn new(profile: &Profile, spec: &WorkloadSpec) -> RowPlan {
+        let f = &profile.file.insert;
+        RowPlan {
+            partitions_keys: Keys::new(spec.key_dist, spec.rows),
+            partitions: f
+                .partitions
+                .clone()
+                .unwrap_or_else(|| DEFAULT_PARTITIONS.parse().expect("valid")),
+            select: f
+                .select
+                .clone()
+                .unwrap_or_else(|| DEFAULT_SELECT.parse().expect("valid")),
+        }
+    }
+
+    /// The rows an insert of `cycle` writes, as (partition, row) pairs.
+    pub fn insert_rows(&self, profile: &Profile, cycle: u64, rampup: bool) -> Vec<(u64, u64)> {
+        let rows_of = |p: u64| profile.rows_in(p).iter().product::<u64>().max(1);
+        if rampup {
+            let (p, rows) = profile.rampup_rows(cycle, self.partitions_keys.n());
+            return rows.map(|r| (p, r)).collect();
+        }
+        let n = self.partitions.sample(cycle, cycle).max(1) as u64;
+        let share = self.select.sample(mix3(cycle));
+        let mut out = Vec::new();
+        for j in 0..n {
+            let p = self
+                .partitions_keys
+                .pick(if j == 0 { cycle } else { mix(cycle ^ j) }, true);
+            let total = rows_of(p);
+            let before = out.len();
+            for r in 0..total {
+                if (below(mix(cycle ^ mix(p ^ r)), 1 << 20) as f64) < share * (1 << 20) as f64 {
+                    out.push((p, r));
+                }
+            }
+            if out.len() == before {
+                out.push((p, below(mix2(cycle ^ p), total)));
+            }
+        }
+        out
+    }
+
+    /// A query's partition at `cycle`, and its row when every marker binds from one row.
+    pub fn query_row(&self, profile: &Profile, fields: Fields, cycle: u64) -> (u64, Option<u64>) {
+        let p = self.partitions_keys.pick(cycle, false);
+        let total = profile.rows_in(p).iter().product::<u64>().max(1);
+        match fields {
+            Fields::Samerow => (p, Some(below(mix3(cycle), total))),
+            Fields::Multirow => (p, None),
+        }
     }
 }
 
