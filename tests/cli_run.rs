@@ -586,6 +586,60 @@ fn verify_reads_is_a_flag_of_every_command_that_runs_a_workload() {
         refused(&args, HOST);
     }
     refused(&["run", "keyvalue", "--verify=yes"], "--verify");
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--ratio",
+            "read=1,delete=1",
+            "--verify",
+            "--hosts",
+            HOST,
+        ],
+        "--verify with delete in the mix",
+    );
+}
+
+#[test]
+fn keyvalue_offers_deletes_lwts_batches_and_counters() {
+    // Each gets as far as connecting, alone and together.
+    for ratio in [
+        "delete=1",
+        "lwt=1",
+        "batch=1",
+        "counter=1",
+        "write=4,read=4,delete=1,lwt=1,batch=1,counter=1",
+    ] {
+        refused(
+            &[
+                "run",
+                "keyvalue",
+                "--ratio",
+                ratio,
+                "--hosts",
+                HOST,
+                "--timeout",
+                "1s",
+            ],
+            HOST,
+        );
+    }
+    // Other workloads do not have them; unknown names list what there is.
+    refused(
+        &[
+            "run",
+            "tabular",
+            "--ratio",
+            "write=1,lwt=1",
+            "--hosts",
+            HOST,
+        ],
+        "workload tabular has no lwt operation",
+    );
+    refused(
+        &["run", "keyvalue", "--ratio", "upsert=1", "--hosts", HOST],
+        "use write, read, range, delete, lwt, batch or counter",
+    );
 }
 
 #[test]

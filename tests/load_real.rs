@@ -104,6 +104,7 @@ fn load_engine_against_a_real_node() {
     profile_rows_round_trip_through_a_real_node(&tc);
     profiles_run_through_the_binary_without_errors(&tc, dir.path());
     verify_reports_rows_changed_behind_the_tools_back(&tc, dir.path());
+    keyvalue_deletes_lwts_batches_and_counters(&tc, dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -1334,6 +1335,77 @@ fn verify_reports_rows_changed_behind_the_tools_back(tc: &TestCluster, dir: &std
         "verify of counters: {}",
         stdout.lines().find(|l| l.contains("row 2/0")).unwrap()
     );
+}
+
+/// keyvalue's delete, lwt, batch and counter operations against the node: no errors, each
+/// in the result, and the counter table holds exactly one increment per acknowledged counter
+/// operation.
+fn keyvalue_deletes_lwts_batches_and_counters(tc: &TestCluster, dir: &std::path::Path) {
+    let out = dir.join("more-ops.json");
+    let o = run_on_the_node(&dir.join("home-more"), "keyvalue")
+        .args(["--keyspace", "more_ops", "--drop", "--rows", "300"])
+        .args(["--ratio", "write=1,read=1,delete=1,lwt=1,batch=1,counter=1"])
+        .args([
+            "--ops", "1800", "--rate", "600", "--warmup", "0s", "-q", "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = RunResult::read(&out).unwrap();
+    let main = r.main_summary().unwrap();
+    assert_eq!(main.errors, 0, "{:?}", main.errors_by_kind);
+    for op in ["write", "read", "delete", "lwt", "batch", "counter"] {
+        let k: OpKind = op.parse().unwrap();
+        assert!(
+            main.by_op.get(&k).is_some_and(|o| o.ok > 150),
+            "{op}: {:?}",
+            main.by_op.keys()
+        );
+    }
+    let counters = main.by_op[&"counter".parse::<OpKind>().unwrap()].ok;
+    let (sum, rows) = runtime().block_on(async {
+        let s = session(tc.c()).await;
+        let rows = |q: &'static str| {
+            let s = &s;
+            async move {
+                s.query_unpaged(q, ())
+                    .await
+                    .unwrap()
+                    .into_rows_result()
+                    .unwrap()
+            }
+        };
+        let sum = rows("SELECT SUM(n) FROM more_ops.kv_counts")
+            .await
+            .first_row::<(scylla::value::Counter,)>()
+            .unwrap()
+            .0
+            .0;
+        let count = rows("SELECT COUNT(*) FROM more_ops.kv")
+            .await
+            .first_row::<(i64,)>()
+            .unwrap()
+            .0;
+        (sum, count)
+    });
+    assert_eq!(
+        sum as u64, counters,
+        "one increment per acknowledged counter operation"
+    );
+    // Deletes took rows out that rampup wrote (writes and batches put some back).
+    assert!(rows < 300, "{rows} rows left of 300");
+    let o = cqlbench()
+        .env("CQLBENCH_HOME", dir.join("home-more"))
+        .args(["verify", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("the run deleted rows"),
+        "{err}"
+    );
+    eprintln!("keyvalue more ops: {counters} counter ops, SUM(n) {sum}; {rows} of 300 rows left");
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

@@ -101,8 +101,33 @@ impl std::hash::Hash for OpName {
 /// Names seen so far and whether they write: each name is leaked once.
 static NAMES: std::sync::Mutex<BTreeMap<String, OpName>> = std::sync::Mutex::new(BTreeMap::new());
 
+/// Built-in operations beyond write, read and range (the keyvalue workload's): kept as named
+/// kinds, like a profile's, so they take no place in the statistics of runs without them.
+pub const MORE_OPS: [&str; 4] = ["delete", "lwt", "batch", "counter"];
+
 impl OpKind {
     pub const ALL: [OpKind; 3] = [OpKind::Write, OpKind::Read, OpKind::Range];
+
+    /// write, read or range by name (or their short forms).
+    fn core(s: &str) -> Option<OpKind> {
+        match s {
+            "write" | "w" => Some(OpKind::Write),
+            "read" | "r" => Some(OpKind::Read),
+            "range" | "scan" => Some(OpKind::Range),
+            _ => None,
+        }
+    }
+
+    /// A name interned once, with whether it writes.
+    fn intern(name: &str, writes: bool) -> OpKind {
+        let mut names = NAMES.lock().expect("op names");
+        let e = names.entry(name.to_string()).or_insert_with(|| OpName {
+            name: Box::leak(name.to_string().into_boxed_str()),
+            writes,
+        });
+        e.writes |= writes;
+        OpKind::Named(*e)
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -125,16 +150,10 @@ impl OpKind {
     /// A profile operation (a built-in's name gives the built-in). `writes` is remembered
     /// for the name: a later lookup of it by name alone ([`OpKind::named`]) keeps it.
     pub fn profile_op(name: &str, writes: bool) -> OpKind {
-        if let Ok(k) = name.parse::<OpKind>() {
+        if let Some(k) = OpKind::core(name) {
             return k;
         }
-        let mut names = NAMES.lock().expect("op names");
-        let e = names.entry(name.to_string()).or_insert_with(|| OpName {
-            name: Box::leak(name.to_string().into_boxed_str()),
-            writes,
-        });
-        e.writes |= writes;
-        OpKind::Named(*e)
+        OpKind::intern(name, writes || MORE_OPS.contains(&name))
     }
 
     /// Any kind by its persisted name: a built-in, or a profile operation.
@@ -142,7 +161,7 @@ impl OpKind {
         let known = NAMES.lock().expect("op names").get(name).copied();
         match known {
             Some(n) => OpKind::Named(n),
-            None => OpKind::profile_op(name, false),
+            None => OpKind::profile_op(name, MORE_OPS.contains(&name)),
         }
     }
 }
@@ -164,14 +183,17 @@ impl FromStr for OpKind {
     type Err = crate::error::Invalid;
     /// The built-in kinds (a ratio or a criterion names one of them).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "write" | "w" => Ok(OpKind::Write),
-            "read" | "r" => Ok(OpKind::Read),
-            "range" | "scan" => Ok(OpKind::Range),
-            o => Err(crate::invalid!(
-                "unknown operation '{o}': use write, read or range"
-            )),
+        let s = s.trim();
+        if let Some(k) = OpKind::core(s) {
+            return Ok(k);
         }
+        if MORE_OPS.contains(&s) {
+            // Every one of them changes data.
+            return Ok(OpKind::intern(s, true));
+        }
+        Err(crate::invalid!(
+            "unknown operation '{s}': use write, read, range, delete, lwt, batch or counter"
+        ))
     }
 }
 

@@ -28,6 +28,8 @@ pub const SLICE_ROWS: i32 = 10;
 pub struct Workload {
     pub spec: WorkloadSpec,
     stmts: [Option<PreparedStatement>; 3],
+    /// keyvalue's `delete`, `lwt`, `batch` and `counter`, those in the mix.
+    more: Vec<(OpKind, PreparedStatement)>,
     /// The main phase's rows, drawn by the spec's key distribution.
     rows: Keys,
     /// The partitions (tabular) or devices (iot) reads choose, by the same distribution.
@@ -121,18 +123,42 @@ pub fn table(kind: WorkloadKind) -> &'static str {
     }
 }
 
+/// Rows a keyvalue `batch` writes (a logged batch of single-row partitions).
+pub const BATCH_ROWS: u64 = 5;
+
+/// The table of keyvalue's `counter` operation.
+pub const COUNTER_TABLE: &str = "kv_counts";
+
 /// Operations a workload offers.
-pub fn offers(kind: WorkloadKind) -> &'static [OpKind] {
+pub fn offers(kind: WorkloadKind) -> Vec<OpKind> {
     match kind {
-        WorkloadKind::Keyvalue => &[OpKind::Write, OpKind::Read],
+        WorkloadKind::Keyvalue => {
+            let mut v = vec![OpKind::Write, OpKind::Read];
+            v.extend(
+                crate::spec::workload::MORE_OPS
+                    .iter()
+                    .map(|n| n.parse::<OpKind>().expect("built-in")),
+            );
+            v
+        }
         WorkloadKind::Tabular
         | WorkloadKind::Iot
         | WorkloadKind::NbTabular2
-        | WorkloadKind::NbIot => &[OpKind::Write, OpKind::Range],
-        WorkloadKind::Stress => &[OpKind::Write, OpKind::Read, OpKind::Range],
+        | WorkloadKind::NbIot => vec![OpKind::Write, OpKind::Range],
+        WorkloadKind::Stress => vec![OpKind::Write, OpKind::Read, OpKind::Range],
         // A profile offers `insert` and its queries (checked against the profile).
-        WorkloadKind::Profile => &[],
+        WorkloadKind::Profile => Vec::new(),
     }
+}
+
+/// The rows a keyvalue `batch` of `cycle` writes (the first drawn like a write's).
+pub fn batch_rows(rows: &Keys, cycle: u64) -> impl Iterator<Item = u64> + '_ {
+    (0..BATCH_ROWS).map(move |j| rows.pick(if j == 0 { cycle } else { mix(cycle ^ j) }, true))
+}
+
+/// Whether the run's mix has keyvalue's `op` (`delete`, `lwt`, `batch`, `counter`).
+pub fn mixes(spec: &WorkloadSpec, op: &str) -> bool {
+    spec.ratio.0.keys().any(|k| k.name() == op)
 }
 
 /// CQL that creates the keyspace and table (idempotent).
@@ -216,6 +242,11 @@ pub fn schema(spec: &WorkloadSpec) -> Vec<String> {
     out.push(format!(
         "CREATE TABLE IF NOT EXISTS {ks}.{t} ({body}){with}"
     ));
+    if spec.kind == WorkloadKind::Keyvalue && mixes(spec, "counter") {
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {ks}.{COUNTER_TABLE} (key bigint PRIMARY KEY, n counter)"
+        ));
+    }
     out
 }
 
@@ -229,6 +260,14 @@ fn statement(spec: &WorkloadSpec, op: OpKind) -> Option<String> {
         (WorkloadKind::Keyvalue, OpKind::Read) => {
             format!("SELECT value FROM {ks}.{t} WHERE key = ?")
         }
+        (WorkloadKind::Keyvalue, OpKind::Named(_)) => match op.name() {
+            "delete" => format!("DELETE FROM {ks}.{t} WHERE key = ?"),
+            // A conditional update that keeps the row as written: Paxos on a live row.
+            "lwt" => format!("UPDATE {ks}.{t} SET value = ? WHERE key = ? IF value = ?"),
+            "batch" => format!("INSERT INTO {ks}.{t} (key, value) VALUES (?, ?)"),
+            "counter" => format!("UPDATE {ks}.{COUNTER_TABLE} SET n = n + 1 WHERE key = ?"),
+            _ => return None,
+        },
         (WorkloadKind::Tabular, OpKind::Write) => {
             format!("INSERT INTO {ks}.{t} (part, row, value) VALUES (?, ?, ?)")
         }
@@ -374,6 +413,7 @@ impl Workload {
             _ => None,
         };
         let offered = offers(spec.kind);
+        let mut more = Vec::new();
         for op in spec.ratio.0.keys().copied().chain([OpKind::Write]) {
             if profile.is_some() {
                 break;
@@ -398,12 +438,19 @@ impl Workload {
                     op,
                     detail: e.to_string(),
                 })?;
-            configure(&mut p, op == OpKind::Write);
-            stmts[slot(op)] = Some(p);
+            configure(&mut p, op.writes());
+            if let OpKind::Named(_) = op {
+                // Not retried as if idempotent: an increment, or a Paxos round.
+                p.set_is_idempotent(!matches!(op.name(), "counter" | "lwt"));
+                more.push((op, p));
+            } else {
+                stmts[slot(op)] = Some(p);
+            }
         }
         Ok(Workload {
             spec: spec.clone(),
             stmts,
+            more,
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, partitions(spec)),
             profile,
@@ -440,6 +487,11 @@ impl Workload {
         if let Some(p) = &self.profile {
             // Boxed: the profile's larger future stays out of the built-ins' state.
             return Ok(Box::pin(p.execute(session, op, cycle, rampup)).await?);
+        }
+        if let OpKind::Named(_) = op
+            && !rampup
+        {
+            return Ok(Box::pin(self.more(session, op, cycle)).await?);
         }
         let stmt = self.stmts[slot(op)]
             .as_ref()
@@ -547,6 +599,51 @@ impl Workload {
 }
 
 impl Workload {
+    pub fn batch_rows(&self, cycle: u64) -> impl Iterator<Item = u64> + '_ {
+        batch_rows(&self.rows, cycle)
+    }
+
+    /// keyvalue's `delete`, `lwt`, `batch` and `counter` of `cycle`.
+    async fn more(&self, session: &Session, op: OpKind, cycle: u64) -> Result<(), ExecutionError> {
+        let stmt = &self
+            .more
+            .iter()
+            .find(|(k, _)| *k == op)
+            .expect("a statement for every operation in the mix")
+            .1;
+        let k = self.rows.pick(cycle, true);
+        let value = |k: u64| {
+            let mut v = vec![0u8; self.spec.value_size];
+            fill(k, &mut v);
+            v
+        };
+        match op.name() {
+            "delete" | "counter" => {
+                session.execute_unpaged(stmt, (k as i64,)).await?;
+            }
+            "lwt" => {
+                let v = value(k);
+                session.execute_unpaged(stmt, (&v, k as i64, &v)).await?;
+            }
+            "batch" => {
+                let mut batch = scylla::statement::batch::Batch::new(
+                    scylla::statement::batch::BatchType::Logged,
+                );
+                let mut values = Vec::new();
+                for r in self.batch_rows(cycle) {
+                    batch.append_statement(stmt.clone());
+                    values.push((r as i64, value(r)));
+                }
+                batch.set_consistency(stmt.get_consistency().unwrap_or_default());
+                batch.set_execution_profile_handle(stmt.get_execution_profile_handle().cloned());
+                batch.set_is_idempotent(true);
+                session.batch(&batch, values).await?;
+            }
+            other => unreachable!("keyvalue has no operation {other}"),
+        }
+        Ok(())
+    }
+
     /// What a built-in read of `cycle` asks for (keys drawn by the spec's distribution).
     #[inline]
     fn read_at(&self, op: OpKind, cycle: u64) -> check::ReadAt {
@@ -578,7 +675,9 @@ impl Workload {
     pub fn written_rows(&self, op: OpKind, cycle: u64, rampup: bool) -> Vec<u64> {
         match &self.profile {
             Some(p) => p.written_rows(op, cycle, rampup),
-            None if op == OpKind::Write => vec![self.rows.write_row(cycle, rampup)],
+            None if op == OpKind::Write || rampup => vec![self.rows.write_row(cycle, rampup)],
+            None if op.name() == "batch" => self.batch_rows(cycle).collect(),
+            // An lwt only rewrites a row as it is; a delete or a counter writes none of it.
             None => Vec::new(),
         }
     }
@@ -781,7 +880,8 @@ mod tests {
             WorkloadKind::NbIot,
         ] {
             let spec = WorkloadSpec::defaults(kind);
-            for op in OpKind::ALL {
+            let more = crate::spec::workload::MORE_OPS.map(|n| n.parse::<OpKind>().unwrap());
+            for op in OpKind::ALL.into_iter().chain(more) {
                 assert_eq!(
                     statement(&spec, op).is_some(),
                     offers(kind).contains(&op),

@@ -404,6 +404,16 @@ impl RunStep {
                 }
             }
         }
+        if self.verify
+            && self
+                .ratio
+                .as_ref()
+                .is_some_and(|r| r.0.keys().any(|k| k.name() == "delete"))
+        {
+            bail!(
+                "--verify with delete in the mix: a read finding no row could be a delete, not a lost write; leave delete out or run without --verify"
+            );
+        }
         if self.threads == Some(0) {
             bail!("--threads must be at least 1");
         }
