@@ -542,7 +542,14 @@ mod tests {
         assert_eq!(picks.iter().filter(|k| **k == OpKind::Read).count(), 10);
         assert_eq!(picks.iter().filter(|k| **k == OpKind::Range).count(), 1);
         assert!("write=0".parse::<Ratio>().is_err());
-        assert!("delete=1".parse::<Ratio>().is_err());
+        assert!("upsert=1".parse::<Ratio>().is_err());
+        // keyvalue's further operations are built-in kinds that write.
+        let more: Ratio = "delete=1,lwt=2,batch=3,counter=4".parse().unwrap();
+        assert_eq!(more.total(), 10);
+        assert!(more.0.keys().all(|k| k.writes()));
+        assert_eq!(more.to_string(), "batch=3,counter=4,delete=1,lwt=2");
+        assert_eq!(OpKind::named("lwt"), "lwt".parse().unwrap());
+        assert!(OpKind::named("lwt").writes());
         assert!("write".parse::<Ratio>().is_err());
         assert_eq!(r.to_string(), "write=10,read=10,range=1");
     }
