@@ -281,6 +281,11 @@ pub fn check_rows(
         && q.limit.is_none_or(|l| (rows.len() as u64) < l)
         && !seen_r
         && knows(row_id(p, r))
+        // A row whose key another generator row shares may hold that row's values, and a
+        // query on a value column would then not find it.
+        && index
+            .sharing_key(profile, p, r)
+            .is_some_and(|rows| rows == [(p, r)])
         && (in_partition || index.partition_key.iter().all(|&c| returns(c)))
         && (index.clustering.is_empty()
             || index.clustering.iter().all(|&c| returns(c))

@@ -397,6 +397,22 @@ mod verify_reads {
             Verdict::Matched(1),
             "partition {a} shares its key with {b}"
         );
+        // A lookup by a's email finds nothing when b's values overwrote a's: not a mismatch.
+        let by_email = &p.queries["by_email"];
+        let none: [Row; 0] = [];
+        let v = check_rows(
+            &p,
+            &index,
+            "by_email",
+            by_email,
+            Fields::Samerow,
+            a,
+            Some(0),
+            &names,
+            &none,
+            &|_| true,
+        );
+        assert_eq!(v, Verdict::Unchecked);
     }
 
     #[test]
