@@ -46,6 +46,49 @@ fn unknown_cluster_is_a_one_line_error() {
 }
 
 #[test]
+fn bad_storage_classes_are_refused_before_anything_is_created() {
+    let d = tempfile::tempdir().unwrap();
+    for (args, needle) in [
+        (&["--storage", "gp3"][..], "expected a disk type and a size"),
+        (
+            &["--storage", "gp3:500"][..],
+            "is not a whole number of Gi or Ti",
+        ),
+        (
+            &["--storage", "floppy:1Gi"][..],
+            "'floppy' is not a disk type of the catalogue",
+        ),
+        (
+            &["--storage", "local:8Gi:3000"][..],
+            "no limits to provision",
+        ),
+        (&["--storage", "dc9=gp3:500Gi"][..], "no data centre 'dc9'"),
+        (
+            &["--storage", "dc1=gp3:500Gi", "--storage", "dc1=gp2:100Gi"][..],
+            "'dc1' is given twice",
+        ),
+        (
+            &["--storage", "gp3:500Gi", "--storage", "gp2:100Gi"][..],
+            "more than one without DC=",
+        ),
+        (
+            &["--storage", "=gp3:500Gi"][..],
+            "no data centre before '='",
+        ),
+    ] {
+        let mut all = vec!["cluster", "create", "x"];
+        all.extend(args);
+        let r = run(d.path(), &all);
+        // One error line (clap adds a hint line after the malformed ones).
+        let errors: Vec<&str> = r.2.lines().filter(|l| l.starts_with("error:")).collect();
+        assert!(!r.0 && errors.len() == 1, "{args:?}: {}", r.2);
+        assert!(errors[0].contains(needle), "{args:?}: {}", errors[0]);
+        assert!(!r.2.contains("panicked"), "{}", r.2);
+    }
+    assert!(!d.path().join("x").exists(), "nothing created");
+}
+
+#[test]
 fn malformed_arguments_are_rejected_with_the_accepted_form() {
     let d = tempfile::tempdir().unwrap();
     let r = run(d.path(), &["cluster", "create", "x", "--dcs", "dc1:zero"]);

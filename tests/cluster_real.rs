@@ -470,3 +470,106 @@ fn two_clusters_in_one_directory_run_at_once() {
     second.destroy().unwrap();
     first.finish();
 }
+
+/// Emulated disks (`cluster create --storage`): each DC's node gets its own loop device with
+/// its class's limits, and `probe --dc` on it measures them; `destroy` takes the disks away.
+#[test]
+fn emulated_disks_deliver_their_class_limits_to_the_probe() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cqlbench"))
+            .args(args)
+            .env("CQLBENCH_CLUSTERS_DIR", root.path())
+            .env("CQLBENCH_HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cqlbench {args:?}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    cli(&[
+        "cluster",
+        "create",
+        "disks",
+        "--dcs",
+        "slow:1,fast:1,nvme:1",
+        "--heap",
+        "256M",
+        "--storage",
+        "slow=gp2:100Gi",
+        "--storage",
+        "fast=gp3:500Gi:4000:200",
+        "--storage",
+        "nvme=local:8Gi",
+    ]);
+    let c = cqlbench::cluster::Cluster::open(root.path(), "disks").unwrap();
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    let data: Vec<String> = c
+        .nodes()
+        .iter()
+        .map(|n| c.node_dirs(n).data.to_string_lossy().to_string())
+        .collect();
+    for d in &data {
+        assert!(mounts.contains(d.as_str()), "{d} is not a mount:\n{mounts}");
+    }
+    let probe = |dc: &str, profile: &str| -> (f64, f64) {
+        let out = home.path().join(format!("probe-{dc}-{profile}.json"));
+        cli(&[
+            "probe",
+            "--cluster",
+            "disks",
+            "--dc",
+            dc,
+            "--quick",
+            "--skip-cpu",
+            "--profiles",
+            profile,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let p = &r["profiles"][0];
+        (p["iops"].as_f64().unwrap(), p["mb_s"].as_f64().unwrap())
+    };
+    let within = |got: f64, want: f64| (got - want).abs() <= 0.15 * want;
+    // gp2 at 100 GiB: 300 IOPS (3 per GiB); gp3 provisioned at 4,000 IOPS and 200 MB/s.
+    let (slow_iops, _) = probe("slow", "rand_read_4k");
+    assert!(within(slow_iops, 300.0), "gp2 100 GiB: {slow_iops} IOPS");
+    let (fast_iops, _) = probe("fast", "rand_read_4k");
+    assert!(within(fast_iops, 4000.0), "gp3 4000 IOPS: {fast_iops}");
+    let (_, fast_mbps) = probe("fast", "seq_write_64k");
+    assert!(within(fast_mbps, 200.0), "gp3 200 MB/s: {fast_mbps} MB/s");
+    let (nvme_iops, _) = probe("nvme", "rand_read_4k");
+    assert!(nvme_iops > 3.0 * fast_iops, "local: {nvme_iops} IOPS");
+    eprintln!(
+        "emulated disks: gp2 100Gi {slow_iops:.0} IOPS, gp3 {fast_iops:.0} IOPS / {fast_mbps:.1} MB/s, local {nvme_iops:.0} IOPS"
+    );
+    // The disks' device numbers, to check their limits are lifted with them.
+    let devices: Vec<String> = c
+        .nodes()
+        .iter()
+        .filter_map(|n| c.disk(n))
+        .map(|(d, _)| cqlbench::cluster::storage::dev_numbers(&d.device().unwrap()).unwrap())
+        .collect();
+    assert_eq!(devices.len(), 3);
+    cli(&["cluster", "destroy", "disks"]);
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    for d in &data {
+        assert!(!mounts.contains(d.as_str()), "{d} still mounted");
+    }
+    for f in ["read_iops_device", "write_bps_device"] {
+        let rules =
+            std::fs::read_to_string(format!("/sys/fs/cgroup/blkio/blkio.throttle.{f}")).unwrap();
+        for dev in &devices {
+            assert!(
+                !rules.lines().any(|l| l.starts_with(&format!("{dev} "))),
+                "{dev} keeps a limit: {rules}"
+            );
+        }
+    }
+}

@@ -21,7 +21,7 @@ pub struct DirArg {
 #[derive(Debug, Subcommand)]
 pub enum ClusterCommand {
     /// Create a cluster directory (and fetch Cassandra if needed); `--start` also starts it.
-    Create(CreateArgs),
+    Create(Box<CreateArgs>),
     /// Start every stopped node (or `--node N`) and wait until all are ready.
     Start(StartArgs),
     /// Stop every node (or `--node N`); no JVM is left behind.
@@ -132,7 +132,7 @@ pub struct NodetoolArgs {
 /// Runs one cluster subcommand.
 pub fn run(cmd: ClusterCommand) -> anyhow::Result<()> {
     match cmd {
-        ClusterCommand::Create(a) => create(a),
+        ClusterCommand::Create(a) => create(*a),
         ClusterCommand::Start(a) => {
             let c = open(&a.dir, &a.name)?;
             start(

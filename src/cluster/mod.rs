@@ -11,6 +11,7 @@ pub mod render;
 pub mod smoke;
 pub mod state;
 pub mod status;
+pub mod storage;
 pub mod supervise;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,8 @@ use crate::spec::ClusterSpec;
 /// Errors of the cluster manager; each names the cluster, node, port or path concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
+    #[error(transparent)]
+    Storage(#[from] storage::StorageError),
     #[error("no cluster named '{name}' in {root}")]
     NotFound { name: String, root: PathBuf },
     #[error("a cluster named '{name}' already exists in {root}")]
@@ -133,9 +136,34 @@ impl Cluster {
             dist,
             created_unix_s: crate::host::unix_now_s(),
         };
+        if !state.spec.storage.is_empty() {
+            storage::check_supported()?;
+        }
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
         state::write_json(&dir.join("cluster.json"), &state)?;
-        Ok(Cluster { dir, state })
+        let cluster = Cluster { dir, state };
+        cluster.attach_disks(cluster.nodes())?;
+        Ok(cluster)
+    }
+
+    /// The emulated disk of `node` and its class, if its data centre has one.
+    pub fn disk(&self, node: &plan::NodePlan) -> Option<(storage::NodeDisk, &storage::DiskClass)> {
+        let class = self.state.spec.storage.get(&node.dc)?;
+        let dirs = self.node_dirs(node);
+        Some((storage::NodeDisk::new(&dirs.node, &dirs.data), class))
+    }
+
+    /// Attaches and mounts the emulated disks of `nodes` (those whose DC has a class) and
+    /// applies their limits; disks already mounted only get their limits again.
+    pub fn attach_disks(&self, nodes: &[plan::NodePlan]) -> Result<(), ClusterError> {
+        for n in nodes {
+            if let Some((disk, class)) = self.disk(n) {
+                std::fs::create_dir_all(&self.node_dirs(n).node)
+                    .map_err(|e| ClusterError::io(&self.node_dirs(n).node, e))?;
+                disk.attach(class)?;
+            }
+        }
+        Ok(())
     }
 
     /// The address prefixes of the clusters in `root`.
@@ -223,6 +251,11 @@ impl Cluster {
             kill: true,
             ..StopOptions::default()
         })?;
+        for n in self.nodes() {
+            if let Some((disk, _)) = self.disk(n) {
+                disk.detach()?;
+            }
+        }
         std::fs::remove_dir_all(&self.dir).map_err(|e| ClusterError::io(&self.dir, e))
     }
 

@@ -251,6 +251,7 @@ pub(crate) mod tests {
             vnodes: 1,
             address_prefix: "127.0.0.".into(),
             yaml_overrides: Default::default(),
+            storage: Default::default(),
         }
     }
 

@@ -80,6 +80,8 @@ impl Cluster {
         for n in &targets {
             check_ports(n)?;
         }
+        // Emulated disks: mounted again after a host restart, their limits applied again.
+        self.attach_disks(&targets)?;
         // Offsets of the already-running nodes' logs: they must log the new nodes UP.
         let running: Vec<(NodePlan, u64)> = self
             .nodes()

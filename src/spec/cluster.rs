@@ -38,6 +38,9 @@ pub struct ClusterSpec {
     /// Extra top-level cassandra.yaml settings, applied over the rendered defaults.
     #[serde(default)]
     pub yaml_overrides: BTreeMap<String, serde_yaml::Value>,
+    /// Emulated disks by data centre (`--storage`): each node of the DC gets its own.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub storage: BTreeMap<String, crate::cluster::storage::DiskClass>,
 }
 
 fn one_token() -> usize {

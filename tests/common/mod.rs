@@ -37,6 +37,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         vnodes: 1,
         address_prefix: "127.0.0.".into(),
         yaml_overrides: Default::default(),
+        storage: Default::default(),
     }
 }
 

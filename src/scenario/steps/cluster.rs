@@ -105,6 +105,43 @@ pub struct ClusterOptions {
     #[arg(long = "set", value_parser = parse_yaml_setting)]
     #[serde(rename = "set", default, deserialize_with = "settings")]
     pub yaml: Vec<(String, serde_yaml::Value)>,
+    /// An emulated disk per node of a data centre, repeatable: `[DC=]DISK:SIZE[:IOPS[:MBPS]]`
+    /// with a disk type of the price catalogue (its IOPS and MB/s limits for that size and
+    /// provisioning are applied to the node's own loop device) or `local` (no limits), e.g.
+    /// `dc1=gp3:500Gi`, `dc2=io2:500Gi:16000`, `dc3=local:16Gi`. Without `DC=`: every DC not
+    /// named in another. Needs root and cgroup v1 blkio.
+    #[arg(long, value_name = "[DC=]DISK:SIZE[:IOPS[:MBPS]]", value_parser = parse_storage)]
+    #[serde(default, deserialize_with = "storage_list")]
+    pub storage: Vec<crate::k8s::storage::StorageArg>,
+}
+
+fn parse_storage(s: &str) -> Result<crate::k8s::storage::StorageArg, crate::error::Invalid> {
+    s.parse()
+}
+
+/// `storage: [dc1=gp3:500Gi, …]` or one such text.
+fn storage_list<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<crate::k8s::storage::StorageArg>, D::Error> {
+    use serde::de::Error;
+    let items = match serde_yaml::Value::deserialize(d)? {
+        serde_yaml::Value::Sequence(items) => items,
+        one @ serde_yaml::Value::String(_) => vec![one],
+        _ => {
+            return Err(D::Error::custom(
+                "expected [DC=]DISK:SIZE texts, e.g. [dc1=gp3:500Gi]",
+            ));
+        }
+    };
+    items
+        .iter()
+        .map(|i| {
+            i.as_str()
+                .ok_or_else(|| D::Error::custom("expected [DC=]DISK:SIZE text"))?
+                .parse()
+                .map_err(D::Error::custom)
+        })
+        .collect()
 }
 
 fn one_token() -> usize {
@@ -193,7 +230,7 @@ impl ClusterOptions {
     /// unless they give one).
     pub fn to_spec(&self, name: &str) -> anyhow::Result<ClusterSpec> {
         validate_name(name).map_err(anyhow::Error::msg)?;
-        let dcs = match &self.dcs {
+        let dcs: Vec<DcSpec> = match &self.dcs {
             Some(d) => d.clone(),
             None => {
                 if self.nodes == 0 {
@@ -222,6 +259,7 @@ impl ClusterOptions {
                 version: self.cassandra_version.clone(),
             },
         };
+        let storage = self.storage_by_dc(&dcs)?;
         Ok(ClusterSpec {
             schema_version: CLUSTER_SPEC_VERSION,
             name: name.to_string(),
@@ -241,7 +279,51 @@ impl ClusterOptions {
                 .clone()
                 .unwrap_or_else(|| crate::cluster::FIRST_ADDRESS_PREFIX.into()),
             yaml_overrides: self.yaml.iter().cloned().collect(),
+            storage,
         })
+    }
+
+    /// `--storage` per data centre, resolved against the price catalogue.
+    fn storage_by_dc(
+        &self,
+        dcs: &[DcSpec],
+    ) -> anyhow::Result<std::collections::BTreeMap<String, crate::cluster::storage::DiskClass>>
+    {
+        let mut out = std::collections::BTreeMap::new();
+        if self.storage.is_empty() {
+            return Ok(out);
+        }
+        let catalog = crate::cost::load::default_catalog()?;
+        let mut default = None;
+        for arg in &self.storage {
+            let class = crate::cluster::storage::resolve(arg, &catalog)?;
+            match &arg.dc {
+                Some(dc) => {
+                    if !dcs.iter().any(|d| &d.name == dc) {
+                        let names: Vec<&str> = dcs.iter().map(|d| d.name.as_str()).collect();
+                        bail!(
+                            "--storage '{}': the cluster has no data centre '{dc}' (it has {})",
+                            arg.text,
+                            names.join(", ")
+                        );
+                    }
+                    if out.insert(dc.clone(), class).is_some() {
+                        bail!("--storage: data centre '{dc}' is given twice");
+                    }
+                }
+                None => {
+                    if default.replace(class).is_some() {
+                        bail!("--storage: more than one without DC=: name the data centres");
+                    }
+                }
+            }
+        }
+        if let Some(class) = default {
+            for d in dcs {
+                out.entry(d.name.clone()).or_insert_with(|| class.clone());
+            }
+        }
+        Ok(out)
     }
 
     /// Checks the options as `cluster create` would, without creating anything: the spec, and

@@ -41,6 +41,13 @@ pub struct ProbeStep {
     #[serde(default)]
     pub cluster: Option<String>,
 
+    /// With --cluster: measure the data directory of this data centre's first node — its
+    /// emulated disk when the DC has a storage class (`cluster create --storage`); the
+    /// environment label defaults to CLUSTER-DC.
+    #[arg(long, value_name = "DC", requires = "cluster")]
+    #[serde(default)]
+    pub dc: Option<String>,
+
     /// Label of this environment in the result and the table. Default: the hostname.
     #[arg(long, value_name = "NAME")]
     #[serde(default, deserialize_with = "de::opt_env")]
@@ -105,6 +112,9 @@ impl ProbeStep {
         if self.dir.is_some() && self.cluster.is_some() {
             anyhow::bail!("give --dir or --cluster, not both");
         }
+        if self.dc.is_some() && self.cluster.is_none() {
+            anyhow::bail!("--dc names a data centre of --cluster: give --cluster too");
+        }
         if let Some(s) = self.runtime_s
             && !(1..=3600).contains(&s)
         {
@@ -135,7 +145,38 @@ pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::Pr
         Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?),
         None => None,
     };
-    let spec = spec_from_args(args.clone(), cluster.as_ref().map(|c| c.dir.clone()))?;
+    // The directory measured: a DC's first node's data directory, or the cluster's.
+    let dir = match (&cluster, &args.dc) {
+        (Some(c), Some(dc)) => {
+            let node = c.nodes().iter().find(|n| &n.dc == dc).ok_or_else(|| {
+                let mut dcs: Vec<&str> = c.nodes().iter().map(|n| n.dc.as_str()).collect();
+                dcs.dedup();
+                anyhow::anyhow!(
+                    "--dc {dc}: cluster {} has no such data centre (it has {})",
+                    c.name(),
+                    dcs.join(", ")
+                )
+            })?;
+            if let Some((disk, class)) = c.disk(node) {
+                // Mounted with its limits, whether or not the node is running.
+                disk.attach(class)?;
+                eprintln!(
+                    "probe: {} on {}'s emulated disk ({})",
+                    dc,
+                    node.name,
+                    class.describe()
+                );
+            }
+            Some(c.node_dirs(node).data)
+        }
+        (Some(c), None) => Some(c.dir.clone()),
+        _ => None,
+    };
+    let mut named = args.clone();
+    if let (None, Some(c), Some(dc)) = (&args.env, &args.cluster, &args.dc) {
+        named.env = Some(format!("{c}-{dc}"));
+    }
+    let spec = spec_from_args(named, dir)?;
     // A local cluster whose nodes are pinned (an emulated smaller host): the probe runs on
     // their CPUs, so its CPU score is that host's.
     let cpus: std::collections::BTreeSet<usize> = cluster
