@@ -114,6 +114,7 @@ impl Target {
                 node_cpus: vec![0.0; n],
                 host: self.cluster().is_some(),
                 interval_s,
+                node_devices: Vec::new(),
             };
         }
         match self.cluster() {

@@ -66,6 +66,8 @@ pub struct MetricsPlan {
     /// Sample host CPU and disks from /proc (local clusters).
     pub host: bool,
     pub interval_s: f64,
+    /// Nodes with a disk of their own (emulated), sampled beside the host's devices.
+    pub node_devices: Vec<crate::metrics::series::NodeDevice>,
 }
 
 impl MetricsPlan {
@@ -103,6 +105,21 @@ pub fn local_plan(c: &crate::cluster::Cluster, interval_s: f64) -> MetricsPlan {
             .collect(),
         host: true,
         interval_s,
+        node_devices: c
+            .nodes()
+            .iter()
+            .filter_map(|n| {
+                let (disk, class) = c.disk(n)?;
+                let device = disk.device()?.trim_start_matches("/dev/").to_string();
+                Some(crate::metrics::series::NodeDevice {
+                    node: n.name.clone(),
+                    dc: n.dc.clone(),
+                    device,
+                    class: class.describe(),
+                    monthly_usd: class.monthly_usd,
+                })
+            })
+            .collect(),
     }
 }
 
@@ -381,7 +398,9 @@ impl Sampler {
     /// Starts sampling; `t0_unix` is the run's start (the origin of `t_s`).
     pub fn start(plan: MetricsPlan, t0_unix: f64) -> Sampler {
         let devices = if plan.host {
-            procfs::block_devices()
+            let mut d = procfs::block_devices();
+            d.extend(plan.node_devices.iter().map(|n| n.device.clone()));
+            d
         } else {
             Vec::new()
         };
@@ -392,6 +411,7 @@ impl Sampler {
                 devices: devices.clone(),
                 samples: Vec::new(),
                 errors: Vec::new(),
+                node_devices: plan.node_devices.clone(),
             },
         }));
         let stop = Arc::new(AtomicBool::new(false));

@@ -17,6 +17,24 @@ pub struct MetricSeries {
     /// First error per source (a node's endpoint, /proc), e.g. "node2: connection refused".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// Nodes with a disk of their own (a local cluster's emulated disks): which of
+    /// [`Self::devices`] holds each node's data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_devices: Vec<NodeDevice>,
+}
+
+/// A node's own disk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeDevice {
+    pub node: String,
+    pub dc: String,
+    /// The block device, as in [`MetricSeries::devices`] (`loop3`).
+    pub device: String,
+    /// Its storage class (`gp3 500 GiB: 3000 IOPS, 125 MB/s`).
+    pub class: String,
+    /// The class's monthly price per volume (the catalogue's), USD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monthly_usd: Option<f64>,
 }
 
 /// One sampling instant. Rates are over the period since the previous sample.
@@ -98,6 +116,31 @@ pub struct DeviceSample {
 }
 
 impl MetricSeries {
+    /// Device `device`'s figures averaged over the samples from `from_s` on (None: no sample).
+    pub fn device_mean(&self, device: &str, from_s: f64) -> Option<DeviceSample> {
+        let d = self.devices.iter().position(|x| x == device)?;
+        let picked: Vec<&DeviceSample> = self
+            .samples
+            .iter()
+            .filter(|s| s.t_s >= from_s)
+            .filter_map(|s| s.host.as_ref().and_then(|h| h.devices.get(d)))
+            .collect();
+        if picked.is_empty() {
+            return None;
+        }
+        let n = picked.len() as f64;
+        let mean = |f: fn(&DeviceSample) -> f64| picked.iter().map(|x| f(x)).sum::<f64>() / n;
+        Some(DeviceSample {
+            read_iops: mean(|x| x.read_iops),
+            write_iops: mean(|x| x.write_iops),
+            read_mb_s: mean(|x| x.read_mb_s),
+            write_mb_s: mean(|x| x.write_mb_s),
+            read_latency_ms: mean(|x| x.read_latency_ms),
+            write_latency_ms: mean(|x| x.write_latency_ms),
+            avg_queue: mean(|x| x.avg_queue),
+        })
+    }
+
     /// Per node: how many samples have no reading of its server metrics, of how many.
     pub fn missing_by_node(&self) -> Vec<(String, usize, usize)> {
         self.nodes
@@ -155,6 +198,7 @@ mod tests {
             ..Default::default()
         };
         let m = MetricSeries {
+            node_devices: vec![],
             interval_s: 1.0,
             nodes: vec!["node1".into(), "node2".into()],
             devices: vec![],

@@ -262,6 +262,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
         devices: devices.iter().map(|d| d.to_string()).collect(),
         samples,
         errors: vec!["node2: connection refused".into()],
+        node_devices: Vec::new(),
     }
 }
 

@@ -223,11 +223,65 @@ fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
         r.offset_s,
         escape(&metrics)
     );
+    if let Some(m) = &r.metrics {
+        out.push_str(&node_disks_table(m, r.offset_s));
+    }
     for svg in charts.run_stack(r) {
         out.push_str(&svg);
     }
     out.push_str("</div>");
     out
+}
+
+/// Each node's own disk over the main phase (a local cluster's emulated disks): its class and
+/// price, and what the device did. iowait is the host's (all CPUs), not the device's.
+fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> String {
+    if m.node_devices.is_empty() {
+        return String::new();
+    }
+    let mut t = String::from(
+        r#"<table class="disks"><thead><tr><th>node</th><th>DC</th><th>disk</th><th>$/month</th><th>read IOPS</th><th>write IOPS</th><th>read MB/s</th><th>write MB/s</th><th>read ms</th><th>write ms</th><th>queue</th></tr></thead><tbody>"#,
+    );
+    for d in &m.node_devices {
+        let Some(x) = m.device_mean(&d.device, from_s) else {
+            continue;
+        };
+        let _ = write!(
+            t,
+            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            escape(&d.node),
+            escape(&d.dc),
+            escape(&d.class),
+            escape(&d.device),
+            d.monthly_usd.map_or("–".to_string(), |u| format!("{u:.2}")),
+            x.read_iops,
+            x.write_iops,
+            x.read_mb_s,
+            x.write_mb_s,
+            x.read_latency_ms,
+            x.write_latency_ms,
+            x.avg_queue
+        );
+    }
+    let iowait: Vec<f64> = m
+        .samples
+        .iter()
+        .filter(|s| s.t_s >= from_s)
+        .filter_map(|s| s.host.as_ref().map(|h| h.cpu_iowait))
+        .collect();
+    let iowait = if iowait.is_empty() {
+        "–".to_string()
+    } else {
+        format!(
+            "{:.1} %",
+            100.0 * iowait.iter().sum::<f64>() / iowait.len() as f64
+        )
+    };
+    let _ = write!(
+        t,
+        "</tbody></table><p class=\"meta\">Disks by node over the main phase (means of the samples); host iowait {iowait} (all CPUs, not per device).</p>"
+    );
+    t
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -404,6 +458,41 @@ mod tests {
         assert!(html.contains("Capacity verdicts"));
         assert!(html.contains(r#"<td class="text fail">failing</td>"#));
         assert!(html.ends_with("</html>\n"));
+    }
+
+    #[test]
+    fn nodes_with_their_own_disk_get_a_row_each_with_the_devices_figures() {
+        let mut r = run_with_metrics("mixed", &RunShape::default(), 2, &["loop3", "loop4"]);
+        let m = r.metrics.as_mut().unwrap();
+        m.node_devices = vec![
+            crate::metrics::series::NodeDevice {
+                node: "node1".into(),
+                dc: "slow".into(),
+                device: "loop3".into(),
+                class: "gp2 100 GiB: 300 IOPS, 128 MB/s".into(),
+                monthly_usd: Some(10.0),
+            },
+            crate::metrics::series::NodeDevice {
+                node: "node2".into(),
+                dc: "nvme".into(),
+                device: "loop4".into(),
+                class: "local 16 GiB: no limits".into(),
+                monthly_usd: None,
+            },
+        ];
+        let slow = m.device_mean("loop3", 4.0).unwrap();
+        let html = page(vec![Input::Run {
+            path: "a.json".into(),
+            result: r,
+        }]);
+        assert!(html.contains("<td>node1</td><td>slow</td><td>gp2 100 GiB: 300 IOPS, 128 MB/s (loop3)</td><td>10.00</td>"), "{html}");
+        assert!(html.contains(&format!("<td>{:.0}</td>", slow.read_iops)));
+        assert!(html.contains(
+            "<td>node2</td><td>nvme</td><td>local 16 GiB: no limits (loop4)</td><td>–</td>"
+        ));
+        assert!(html.contains("host iowait"));
+        // The charts name a node's disk by its node.
+        assert!(html.contains("node1 slow (loop3) write"));
     }
 
     #[test]

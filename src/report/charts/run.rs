@@ -257,6 +257,11 @@ fn host_panels(m: &MetricSeries) -> Vec<Panel> {
     type DevGet = fn(&crate::metrics::series::DeviceSample) -> f64;
     for (d, device) in m.devices.iter().enumerate() {
         let colour = series_colour(d);
+        // A node's own disk is named by its node.
+        let device = match m.node_devices.iter().find(|n| &n.device == device) {
+            Some(n) => format!("{} {} ({device})", n.node, n.dc),
+            None => device.clone(),
+        };
         let dev = |get: DevGet| {
             over_samples(m, move |s| {
                 s.host.as_ref().and_then(|h| h.devices.get(d)).map(get)
