@@ -125,7 +125,8 @@ impl Step {
                 if p.cluster.is_none() && p.dir.is_none() {
                     p.cluster = at.cluster.clone();
                 }
-                if p.env.is_none() {
+                // A data centre's probe is labelled CLUSTER-DC (its storage class's).
+                if p.env.is_none() && p.dc.is_none() {
                     p.env = at.env.clone();
                 }
                 p.out = Some(out);
@@ -185,6 +186,11 @@ impl Step {
             && let Some(c) = &p.cluster
         {
             line.push_str(&format!(" --cluster {c}"));
+        }
+        if let Step::Probe(p) = self
+            && let Some(dc) = &p.dc
+        {
+            line.push_str(&format!(" --dc {dc}"));
         }
         if let Some(r) = self.run_spec() {
             line.push_str(&format!(" {}", r.workload));

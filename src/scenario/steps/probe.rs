@@ -112,9 +112,6 @@ impl ProbeStep {
         if self.dir.is_some() && self.cluster.is_some() {
             anyhow::bail!("give --dir or --cluster, not both");
         }
-        if self.dc.is_some() && self.cluster.is_none() {
-            anyhow::bail!("--dc names a data centre of --cluster: give --cluster too");
-        }
         if let Some(s) = self.runtime_s
             && !(1..=3600).contains(&s)
         {
@@ -170,7 +167,10 @@ pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::Pr
             Some(c.node_dirs(node).data)
         }
         (Some(c), None) => Some(c.dir.clone()),
-        _ => None,
+        (None, Some(dc)) => {
+            anyhow::bail!("--dc {dc} names a data centre of a local cluster: give --cluster too")
+        }
+        (None, None) => None,
     };
     let mut named = args.clone();
     if let (None, Some(c), Some(dc)) = (&args.env, &args.cluster, &args.dc) {
