@@ -556,7 +556,21 @@ fn verify_reads_is_a_flag_of_every_command_that_runs_a_workload() {
             HOST,
             "--verify",
         ],
-        "queries.forget: --verify: 'forget' deletes rows",
+        "--verify: ",
+    );
+    refused(
+        &[
+            "run",
+            "profile",
+            "--profile",
+            p,
+            "--profile-ops",
+            "insert=1,forget=1",
+            "--hosts",
+            HOST,
+            "--verify",
+        ],
+        "queries.forget: 'forget' deletes rows",
     );
     // Without --verify the same mix gets as far as connecting; so does every command with it.
     refused(

@@ -506,6 +506,16 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
         "--storage",
         "nvme=local:8Gi",
     ]);
+    // Whatever fails below, the disks do not outlive the test.
+    struct Destroy(std::path::PathBuf);
+    impl Drop for Destroy {
+        fn drop(&mut self) {
+            if let Ok(c) = cqlbench::cluster::Cluster::open(&self.0, "disks") {
+                let _ = c.destroy();
+            }
+        }
+    }
+    let _guard = Destroy(root.path().to_path_buf());
     let c = cqlbench::cluster::Cluster::open(root.path(), "disks").unwrap();
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
     let data: Vec<String> = c

@@ -142,7 +142,16 @@ impl Cluster {
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
         state::write_json(&dir.join("cluster.json"), &state)?;
         let cluster = Cluster { dir, state };
-        cluster.attach_disks(cluster.nodes())?;
+        if let Err(e) = cluster.attach_disks(cluster.nodes()) {
+            // Nothing left behind: the disks attached so far, and the directory.
+            for n in cluster.nodes() {
+                if let Some((disk, _)) = cluster.disk(n) {
+                    let _ = disk.detach();
+                }
+            }
+            let _ = std::fs::remove_dir_all(&cluster.dir);
+            return Err(e);
+        }
         Ok(cluster)
     }
 

@@ -151,7 +151,7 @@ pub fn check_supported() -> Result<(), StorageError> {
             "{BLKIO}/blkio.throttle.read_iops_device does not exist"
         )));
     }
-    for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
+    for tool in ["losetup", "mkfs.ext4", "mount", "umount", "mountpoint"] {
         if Command::new(tool).arg("--version").output().is_err() {
             return Err(StorageError::Unsupported(format!("{tool} not found")));
         }
@@ -199,18 +199,19 @@ impl NodeDisk {
             .filter(|d| d.starts_with("/dev/loop"))
     }
 
-    /// Whether a file system is mounted on the data directory.
+    /// Whether a file system is mounted on the data directory (`mountpoint`, which resolves
+    /// relative paths and symbolic links itself).
     pub fn mounted(&self) -> bool {
-        let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
-            return false;
-        };
-        let want = self.mount.to_string_lossy();
-        info.lines()
-            .any(|l| l.split(' ').nth(4).is_some_and(|m| m == want))
+        Command::new("mountpoint")
+            .arg("-q")
+            .arg(&self.mount)
+            .status()
+            .is_ok_and(|s| s.success())
     }
 
     /// Attaches, formats (the first time) and mounts the disk, and applies the class's limits.
-    /// Idempotent: a disk already mounted only gets its limits (again).
+    /// Idempotent: a disk already mounted only gets its limits (again). On failure what this
+    /// call attached is detached again, and an image it created is removed.
     pub fn attach(&self, class: &DiskClass) -> Result<String, StorageError> {
         let io = |path: &Path| {
             let path = path.to_path_buf();
@@ -219,25 +220,49 @@ impl NodeDisk {
         let fresh = !self.image.exists();
         if fresh {
             let f = std::fs::File::create(&self.image).map_err(io(&self.image))?;
-            f.set_len(class.image_gib << 30).map_err(io(&self.image))?;
+            if let Err(e) = f.set_len(class.image_gib << 30) {
+                let _ = std::fs::remove_file(&self.image);
+                return Err(io(&self.image)(e));
+            }
         }
-        let dev = match self.device() {
-            Some(d) => d,
-            None => run(Command::new("losetup")
+        let (dev, attached_here) = match self.device() {
+            Some(d) => (d, false),
+            None => match run(Command::new("losetup")
                 .args(["--find", "--show", "--direct-io=on"])
-                .arg(&self.image))?,
+                .arg(&self.image))
+            {
+                Ok(d) => (d, true),
+                Err(e) => {
+                    if fresh {
+                        let _ = std::fs::remove_file(&self.image);
+                    }
+                    return Err(e);
+                }
+            },
         };
-        if fresh {
-            run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev))?;
+        let rest = || -> Result<(), StorageError> {
+            if fresh {
+                run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev))?;
+            }
+            if !self.mounted() {
+                std::fs::create_dir_all(&self.mount).map_err(io(&self.mount))?;
+                run(Command::new("mount")
+                    .args(["-o", "noatime"])
+                    .arg(&dev)
+                    .arg(&self.mount))?;
+            }
+            set_limits(&dev, class.iops, class.mbps)
+        };
+        if let Err(e) = rest() {
+            if attached_here {
+                let _ = set_limits(&dev, None, None);
+                let _ = run(Command::new("losetup").arg("-d").arg(&dev));
+            }
+            if fresh {
+                let _ = std::fs::remove_file(&self.image);
+            }
+            return Err(e);
         }
-        if !self.mounted() {
-            std::fs::create_dir_all(&self.mount).map_err(io(&self.mount))?;
-            run(Command::new("mount")
-                .args(["-o", "noatime"])
-                .arg(&dev)
-                .arg(&self.mount))?;
-        }
-        set_limits(&dev, class.iops, class.mbps)?;
         Ok(dev)
     }
 

@@ -153,7 +153,7 @@ impl OpKind {
         if let Some(k) = OpKind::core(name) {
             return k;
         }
-        OpKind::intern(name, writes || MORE_OPS.contains(&name))
+        OpKind::intern(name, writes)
     }
 
     /// Any kind by its persisted name: a built-in, or a profile operation.

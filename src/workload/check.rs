@@ -46,7 +46,9 @@ pub struct ReadVerifier {
 impl ReadVerifier {
     /// Rows (by the workload's row ids) whose writes were acknowledged.
     pub fn learn(&self, ids: impl IntoIterator<Item = u64>) {
-        self.known.write().expect("known rows lock").extend(ids);
+        // Collected first: checked reads wait for the lock only for the union.
+        let new: RoaringTreemap = ids.into_iter().collect();
+        *self.known.write().expect("known rows lock") |= new;
     }
 
     pub fn knows(&self, id: u64) -> bool {
@@ -218,16 +220,10 @@ pub fn check_builtin(
         }
         compared += 1;
     }
-    // The row the read must return, where one is: a key's row, a slice's first row, a
-    // partition's first row (its row number is the partition's).
-    let must = match (spec.kind, at) {
-        (_, ReadAt::Row(k)) => Some(k),
-        (WorkloadKind::Tabular, ReadAt::Slice { part, start }) => Some(part + start * parts),
-        (WorkloadKind::Iot | WorkloadKind::NbTabular2, ReadAt::Partition { part, .. }) => {
-            rows.is_empty().then_some(part)
-        }
-        _ => None,
-    };
+    let must = must_row(spec, at).filter(|_| {
+        // A partition's first row only when the read found none of its rows.
+        !matches!(at, ReadAt::Partition { .. }) || rows.is_empty()
+    });
     if let Some(k) = must
         && k < rows_n
         && !seen.contains(&k)
@@ -239,6 +235,22 @@ pub fn check_builtin(
         Verdict::Unchecked
     } else {
         Verdict::Matched(compared)
+    }
+}
+
+/// The row a read must return once it is known written: a key's row, a slice's first row,
+/// a partition's first row (its row number is the partition's). Its `knows` answer is taken
+/// before the read is sent: a write acknowledged while the read was in flight does not make
+/// the read's miss a mismatch.
+pub fn must_row(spec: &WorkloadSpec, at: ReadAt) -> Option<u64> {
+    let parts = partitions(spec);
+    match (spec.kind, at) {
+        (_, ReadAt::Row(k)) => Some(k),
+        (WorkloadKind::Tabular, ReadAt::Slice { part, start }) => Some(part + start * parts),
+        (WorkloadKind::Iot | WorkloadKind::NbTabular2, ReadAt::Partition { part, .. }) => {
+            Some(part)
+        }
+        _ => None,
     }
 }
 

@@ -702,6 +702,7 @@ impl Workload {
             .as_ref()
             .expect("statement prepared for every op in the ratio");
         let at = self.read_at(op, cycle);
+        let known_before = check::must_row(&self.spec, at).filter(|&k| v.knows(k));
         let r = match (self.spec.kind, at) {
             (WorkloadKind::Stress, check::ReadAt::Row(k)) => {
                 session.execute_unpaged(stmt, (&stress_key(k)[..],)).await?
@@ -730,7 +731,9 @@ impl Workload {
         };
         let verdict = match returned(r) {
             Ok((names, rows)) => {
-                check::check_builtin(&self.spec, op.name(), at, &names, &rows, &|k| v.knows(k))
+                check::check_builtin(&self.spec, op.name(), at, &names, &rows, &|k| {
+                    known_before == Some(k)
+                })
             }
             Err(e) => check::mismatch(op.name(), "?".into(), "(result)", "rows".into(), e),
         };

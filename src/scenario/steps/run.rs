@@ -473,7 +473,9 @@ impl RunStep {
             .map_err(|e| anyhow::anyhow!("--profile-ops {e}"))?;
         profile.check_ops(&ops)?;
         if self.verify {
-            profile.check_verifiable(&ops)?;
+            profile
+                .check_verifiable(&ops)
+                .map_err(|e| anyhow::anyhow!("--verify: {e}"))?;
         }
         let ratio = ops
             .iter()

@@ -230,7 +230,10 @@ pub fn check_rows(
                 }
             }
         } else if let Some(r) = one_row {
-            vec![(p, r)]
+            // Its key fixed by the query: the generator rows with that key.
+            index
+                .sharing_key(profile, p, r)
+                .unwrap_or_else(|| vec![(p, r)])
         } else {
             continue;
         };

@@ -332,7 +332,7 @@ impl Profile {
                 file: self.path.clone(),
                 key: format!("queries.{name}"),
                 what: format!(
-                    "--verify: '{name}' {why}, so reads could not be compared with the generator's rows; leave it out of the mix or run without --verify"
+                    "'{name}' {why}, so rows read back could not be compared with the generator's: leave it out of the mix to verify"
                 ),
             });
         }

@@ -237,6 +237,10 @@ impl ProfileOps {
         use crate::workload::check;
         let (i, p, r, bound) = self.query_binds(op, cycle);
         let (_, stmt, _, fields) = &self.queries[i];
+        // Whether the bound row is known written, as of sending the read.
+        let known_before = r
+            .filter(|&r| known.knows(row_id(p, r)))
+            .map(|r| row_id(p, r));
         let result = session.execute_unpaged(stmt, bound).await?;
         let (Some(index), Some(q)) = (&self.index, self.profile.queries.get(op.name())) else {
             return Ok(check::Verdict::Unchecked);
@@ -252,7 +256,7 @@ impl ProfileOps {
                 r,
                 &names,
                 &rows,
-                &|id| known.knows(id),
+                &|id| known_before == Some(id),
             ),
             Err(e) => check::mismatch(op.name(), format!("{p}/?"), "(result)", "rows".into(), e),
         })

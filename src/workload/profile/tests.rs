@@ -429,7 +429,7 @@ mod verify_reads {
                 .unwrap_err()
                 .to_string();
             assert!(
-                e.starts_with("c.yaml: ") && e.contains(key) && e.contains("--verify"),
+                e.starts_with("c.yaml: ") && e.contains(key) && e.contains("to verify"),
                 "{e}"
             );
             assert_eq!(e.lines().count(), 1);
