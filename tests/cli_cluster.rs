@@ -89,6 +89,31 @@ fn bad_storage_classes_are_refused_before_anything_is_created() {
 }
 
 #[test]
+fn probe_of_a_data_centre_names_what_is_wrong() {
+    let d = tempfile::tempdir().unwrap();
+    let r = run(d.path(), &["probe", "--dc", "dc1"]);
+    let errors: Vec<&str> = r.2.lines().filter(|l| l.starts_with("error:")).collect();
+    assert!(
+        !r.0 && errors.len() == 1 && r.2.contains("--cluster <NAME>"),
+        "{}",
+        r.2
+    );
+    let r = run(
+        d.path(),
+        &["cluster", "create", "p", "--dcs", "east:1,west:1"],
+    );
+    assert!(r.0, "{}", r.2);
+    let r = run(
+        d.path(),
+        &["probe", "--cluster", "p", "--dc", "north", "--quick"],
+    );
+    assert_one_line_error(
+        &r,
+        "--dc north: cluster p has no such data centre (it has east, west)",
+    );
+}
+
+#[test]
 fn malformed_arguments_are_rejected_with_the_accepted_form() {
     let d = tempfile::tempdir().unwrap();
     let r = run(d.path(), &["cluster", "create", "x", "--dcs", "dc1:zero"]);
