@@ -26,7 +26,6 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::cost::catalog::Catalog;
-use crate::cost::disk::DiskRequest;
 use crate::error::Invalid;
 use crate::k8s::storage::StorageArg;
 
@@ -101,15 +100,7 @@ pub fn resolve(arg: &StorageArg, catalog: &Catalog) -> Result<DiskClass, Invalid
             known.join(", ")
         )
     })?;
-    let request = DiskRequest {
-        size_gb: v.size_gib as f64,
-        iops: v.iops.map(|n| n as f64),
-        mbps: v.mbps.map(|n| n as f64),
-    };
-    let q = disk
-        .formula
-        .quote(&v.disk, &request, catalog.hours_per_month)
-        .map_err(|e| crate::invalid!("--storage '{}': {e}", arg.text))?;
+    let q = crate::k8s::storage::quote_volume(disk, arg, catalog.hours_per_month)?;
     Ok(DiskClass {
         disk: v.disk.clone(),
         size_gib: v.size_gib,
@@ -331,6 +322,9 @@ mod tests {
         for (bad, says) in [
             ("floppy:1Gi", "not a disk type of the catalogue"),
             ("local:8Gi:3000", "no limits to provision"),
+            // The catalogue's provisioning rules, as for Kubernetes StorageClasses.
+            ("gp2:100Gi:3000", "cannot be provisioned"),
+            ("io2:500Gi", "provisions its IOPS"),
         ] {
             let e = resolve(&bad.parse().unwrap(), &c).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");

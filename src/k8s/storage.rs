@@ -178,6 +178,20 @@ pub fn check(cloud: Cloud, catalog: &Catalog, arg: &StorageArg) -> Result<(), In
                 known.join(", ")
             )
         })?;
+    quote_volume(disk, arg, catalog.hours_per_month)?;
+    Ok(())
+}
+
+/// `arg`'s volume of catalogue disk `disk`, quoted: IOPS and MB/s given where (and only
+/// where) the type provisions them, and within its limits. Shared by the StorageClasses
+/// rendered here and the disks local clusters emulate (`cluster::storage`).
+pub fn quote_volume(
+    disk: &crate::cost::catalog::Disk,
+    arg: &StorageArg,
+    hours_per_month: f64,
+) -> Result<crate::cost::disk::DiskQuote, Invalid> {
+    let v = &arg.volume;
+    let s = &arg.text;
     let f = &disk.formula;
     let iops_required = f.provisions_iops() && !matches!(f, DiskFormula::Gp3(_));
     if iops_required && v.iops.is_none() {
@@ -207,9 +221,8 @@ pub fn check(cloud: Cloud, catalog: &Catalog, arg: &StorageArg) -> Result<(), In
         iops: v.iops.map(|n| n as f64),
         mbps: v.mbps.map(|n| n as f64),
     };
-    f.quote(&v.disk, &request, catalog.hours_per_month)
-        .map_err(|e| crate::invalid!("--storage '{s}': {e}"))?;
-    Ok(())
+    f.quote(&v.disk, &request, hours_per_month)
+        .map_err(|e| crate::invalid!("--storage '{s}': {e}"))
 }
 
 /// The CSI driver's name for a catalogue disk type (`type` on AWS and GCP, `skuName` on

@@ -208,6 +208,11 @@ impl fmt::Display for OpKind {
 pub struct Ratio(pub BTreeMap<OpKind, u32>);
 
 impl Ratio {
+    /// Whether the mix has the operation named `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.keys().any(|k| k.name() == name)
+    }
+
     pub fn total(&self) -> u32 {
         self.0.values().sum()
     }

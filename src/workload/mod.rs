@@ -158,7 +158,7 @@ pub fn batch_rows(rows: &Keys, cycle: u64) -> impl Iterator<Item = u64> + '_ {
 
 /// Whether the run's mix has keyvalue's `op` (`delete`, `lwt`, `batch`, `counter`).
 pub fn mixes(spec: &WorkloadSpec, op: &str) -> bool {
-    spec.ratio.0.keys().any(|k| k.name() == op)
+    spec.ratio.has(op)
 }
 
 /// CQL that creates the keyspace and table (idempotent).
@@ -599,10 +599,6 @@ impl Workload {
 }
 
 impl Workload {
-    pub fn batch_rows(&self, cycle: u64) -> impl Iterator<Item = u64> + '_ {
-        batch_rows(&self.rows, cycle)
-    }
-
     /// keyvalue's `delete`, `lwt`, `batch` and `counter` of `cycle`.
     async fn more(&self, session: &Session, op: OpKind, cycle: u64) -> Result<(), ExecutionError> {
         let stmt = &self
@@ -630,7 +626,7 @@ impl Workload {
                     scylla::statement::batch::BatchType::Logged,
                 );
                 let mut values = Vec::new();
-                for r in self.batch_rows(cycle) {
+                for r in batch_rows(&self.rows, cycle) {
                     batch.append_statement(stmt.clone());
                     values.push((r as i64, value(r)));
                 }
@@ -676,7 +672,7 @@ impl Workload {
         match &self.profile {
             Some(p) => p.written_rows(op, cycle, rampup),
             None if op == OpKind::Write || rampup => vec![self.rows.write_row(cycle, rampup)],
-            None if op.name() == "batch" => self.batch_rows(cycle).collect(),
+            None if op.name() == "batch" => batch_rows(&self.rows, cycle).collect(),
             // An lwt only rewrites a row as it is; a delete or a counter writes none of it.
             None => Vec::new(),
         }

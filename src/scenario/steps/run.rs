@@ -404,12 +404,7 @@ impl RunStep {
                 }
             }
         }
-        if self.verify
-            && self
-                .ratio
-                .as_ref()
-                .is_some_and(|r| r.0.keys().any(|k| k.name() == "delete"))
-        {
+        if self.verify && self.ratio.as_ref().is_some_and(|r| r.has("delete")) {
             bail!(
                 "--verify with delete in the mix: a read finding no row could be a delete, not a lost write; leave delete out or run without --verify"
             );
