@@ -46,7 +46,7 @@ fn unknown_cluster_is_a_one_line_error() {
 }
 
 #[test]
-fn bad_storage_classes_are_refused_before_anything_is_created() {
+fn bad_storage_classes_and_node_memory_are_refused_before_anything_is_created() {
     let d = tempfile::tempdir().unwrap();
     for (args, needle) in [
         (&["--storage", "gp3"][..], "expected a disk type and a size"),
@@ -74,6 +74,15 @@ fn bad_storage_classes_are_refused_before_anything_is_created() {
         (
             &["--storage", "=gp3:500Gi"][..],
             "no data centre before '='",
+        ),
+        (
+            &["--heap", "256M", "--node-memory", "600M"][..],
+            "give at least 640M",
+        ),
+        (&["--node-memory", "lots"][..], "'lots' is not a size"),
+        (
+            &["--nodes", "3", "--heap", "256M", "--node-memory", "1000G"][..],
+            "× 3 nodes is more than this host's",
         ),
     ] {
         let mut all = vec!["cluster", "create", "x"];

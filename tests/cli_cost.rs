@@ -338,7 +338,7 @@ fn plan_explains_every_number() {
         (
             format!("i3.2xlarge:3={}", run.display()),
             format!(
-                "{}: a run result, not a capacity-search result",
+                "{}: a run result, not a capacity-search or scaling result",
                 run.display()
             ),
         ),
@@ -357,6 +357,57 @@ fn plan_explains_every_number() {
         let first = stderr.lines().next().unwrap_or_default();
         assert!(first.contains(&says), "{arg}: {stderr}");
     }
+}
+
+/// A scaling result prices from its largest size's capacity per node and names every size's
+/// efficiency; a node count given with it is refused.
+#[test]
+fn plan_reads_a_scaling_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scaling.json");
+    let mut s = cqlbench::result::ScalingResult::new("lab", "stress", &[1, 2, 3]);
+    for (n, ops) in [(1, 10_000.0), (2, 18_000.0), (3, 24_000.0)] {
+        let search = cqlbench::report::fixture::capacity_at("lab", ops);
+        s.record(n, &format!("scaling.n{n}.json"), &search);
+    }
+    s.write(&path).unwrap();
+    let arg = format!("i3.2xlarge={}", path.display());
+    let out = cqlbench()
+        .args([
+            "plan",
+            "--ops",
+            "100000",
+            "--data",
+            "1TB",
+            "--provider",
+            "aws",
+            "--top",
+            "40",
+            "--capacity",
+            &arg,
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains(
+            "24,000 ops/s / 3 nodes (scaling efficiency 1 nodes 100%, 2 nodes 90%, 3 nodes 80%)"
+        ),
+        "{text}"
+    );
+    // 100,000 ops/s at 8,000 per node: 13 nodes of i3.2xlarge.
+    assert!(text.contains("ceil(100,000 / 8,000)"), "{text}");
+    let out = cqlbench()
+        .args(["plan", "--ops", "1000", "--data", "1TB", "--capacity"])
+        .arg(format!("i3.2xlarge:3={}", path.display()))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("a scaling result names its cluster sizes: give i3.2xlarge="),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
 
 #[test]

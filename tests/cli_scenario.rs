@@ -19,8 +19,8 @@ fn every_shipped_scenario_is_valid() {
     files.sort();
     assert_eq!(
         files.len(),
-        5,
-        "one scenario per reference article: {files:?}"
+        6,
+        "one scenario per reference article, and ref 004's scaling run: {files:?}"
     );
     let out = tempfile::tempdir().unwrap();
     for f in &files {
@@ -54,6 +54,17 @@ fn every_shipped_scenario_is_valid() {
             .args(["--scale", "full", "--hosts", "10.0.0.1"]);
         if let Some(first) = yaml["environments"][0]["name"].as_str() {
             full.args(["--env", first]);
+        }
+        if text.contains("- scaling:") {
+            // A scaling run makes its own local clusters: hosts are refused in one line.
+            let a = full.assert().failure();
+            let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+            assert!(
+                err.contains("makes its clusters from the scenario's local cluster"),
+                "{err}"
+            );
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+            continue;
         }
         let a = full.assert().success();
         let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
@@ -202,6 +213,51 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
         (
             "name: v\nsteps: [{latency: {workload: keyvalue, rate: 100, verify: often}}]",
             "verify",
+        ),
+        (
+            "name: nm\ncluster: {nodes: 1, heap: 256M, node-memory: 300M}\nsteps: [{probe: {}}]",
+            "give at least 640M",
+        ),
+        // Scaling steps: every key of theirs, each bad value refused.
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [2, 1], workload: stress, rf: 1}}]",
+            "ascending",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: 'one', workload: stress, rf: 1}}]",
+            "nodes: ",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [0], workload: stress, rf: 1}}]",
+            "at least 1 node",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [1, 2], workload: stress}}]",
+            "needs rf",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [1, 2], workload: stress, rf: 2}}]",
+            "smallest size is 1",
+        ),
+        (
+            "name: s\nhosts: [10.0.0.1]\nsteps: [{scaling: {nodes: [1], workload: stress, rf: 1}}]",
+            "scenario's local cluster",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [1], workload: stress, rf: 1, cluster: other}}]",
+            "its own clusters",
+        ),
+        (
+            "name: s\ncluster: {dcs: 'a:1,b:1', heap: 256M}\nsteps: [{scaling: {nodes: [1], workload: stress, rf: 1}}]",
+            "one data centre",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [1], workload: stress, rf: 1, start-rate: 0}}]",
+            "start-rate",
+        ),
+        (
+            "name: s\ncluster: {heap: 256M}\nsteps: [{scaling: {nodes: [1, 500], workload: stress, rf: 1}}]",
+            "the 500-node cluster",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();

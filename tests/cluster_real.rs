@@ -403,7 +403,8 @@ fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
 }
 
 /// Two clusters created in one directory get different address prefixes (and JMX ports), so
-/// both run at once and each answers CQL.
+/// both run at once and each answers CQL. The second's node runs under a memory limit
+/// (`--node-memory`): in a memory group of its own, which goes when the node stops.
 #[test]
 fn two_clusters_in_one_directory_run_at_once() {
     let first = TestCluster::create_via_cli("first", &["--nodes", "1", "--heap", "256M"]);
@@ -425,7 +426,15 @@ fn two_clusters_in_one_directory_run_at_once() {
         text
     };
     cli(&[
-        "cluster", "create", "second", "--nodes", "1", "--heap", "256M",
+        "cluster",
+        "create",
+        "second",
+        "--nodes",
+        "1",
+        "--heap",
+        "256M",
+        "--node-memory",
+        "700M",
     ]);
     let second = cqlbench::cluster::Cluster::open(&root, "second").unwrap();
     assert_eq!(first.c().state.spec.address_prefix, "127.0.0.");
@@ -445,6 +454,26 @@ fn two_clusters_in_one_directory_run_at_once() {
     }
     assert_eq!(first.c().running_addresses(), ["127.0.0.1"]);
     assert_eq!(second.running_addresses(), ["127.0.1.1"]);
+    let node = &second.nodes()[0];
+    let group = second.memory_group(node).unwrap();
+    let pid = second.pid(node).unwrap();
+    let procs = std::fs::read_to_string(group.join("cgroup.procs")).unwrap();
+    assert!(
+        procs.lines().any(|l| l == pid.to_string()),
+        "node pid {pid} not in {}: {procs}",
+        group.display()
+    );
+    let (limit, usage, _cache) = cqlbench::cluster::memory::usage(&group).unwrap();
+    assert_eq!(limit, 700 << 20);
+    assert!(usage > 256 << 20 && usage <= limit, "{usage} of {limit}");
+    // The first cluster has no limit: no group.
+    assert!(
+        !first
+            .c()
+            .memory_group(&first.c().nodes()[0])
+            .unwrap()
+            .exists()
+    );
     for name in ["first", "second"] {
         let out = home.path().join(format!("{name}.json"));
         cli(&[
@@ -467,6 +496,7 @@ fn two_clusters_in_one_directory_run_at_once() {
         assert_eq!((s.ok, s.errors), (400, 0), "{name}");
     }
     stop_second();
+    assert!(!group.exists(), "{} outlived its node", group.display());
     second.destroy().unwrap();
     first.finish();
 }

@@ -2,7 +2,8 @@
 //! compactions and disk writes rising; throughput then latency at 35% of it; a capacity search
 //! that ends with a verdict naming the failing criterion; Ctrl-C mid-step keeping every
 //! completed step, and --resume continuing the search; a matrix of two environments with
-//! repeats, an axis, values between steps and an override, in one report.
+//! repeats, an axis, values between steps and an override, in one report; a scaling run on
+//! clusters of 1 and 2 nodes, and a plan from it.
 
 mod common;
 
@@ -38,6 +39,87 @@ impl Env<'_> {
         );
         text
     }
+}
+
+/// A scaling step: the same capacity search on a 1-node and a 2-node cluster made from the
+/// scenario's cluster section, each destroyed after its search; the result's efficiency is its
+/// per-node capacities' ratio, the report tabulates it, and `plan` prices from it.
+#[test]
+fn a_scaling_run_searches_each_size_on_a_cluster_of_its_own() {
+    let _lock = cluster_lock();
+    let home = tempfile::tempdir().unwrap();
+    let clusters = home.path().join("clusters");
+    let env = Env {
+        clusters: &clusters,
+        home: home.path(),
+    };
+    let file = home.path().join("sc.yaml");
+    std::fs::write(
+        &file,
+        "name: sc\nenv: lab\ncluster: {name: sc, heap: 256M}\nsteps:\n  - scaling: {nodes: [1, 2], workload: keyvalue, rf: 1, consistency: ONE, rows: 2000, start-rate: 300, factor: 2, step: 6s, step-warmup: 2s, pending-after: 1s, max-steps: 2, max-latency: ['all:p99:2s'], quiet: true}\n",
+    )
+    .unwrap();
+    let dir = home.path().join("out");
+    let text = env.ok(&[
+        "scenario",
+        file.to_str().unwrap(),
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(text.contains("Scaling — keyvalue on lab"), "{text}");
+    let s = cqlbench::result::read_scaling(&dir.join("01-scaling.json")).unwrap();
+    assert_eq!(s.status, CapacityStatus::Completed);
+    assert_eq!(s.sizes, [1, 2]);
+    let nodes: Vec<u32> = s.points.iter().map(|p| p.nodes).collect();
+    assert_eq!(nodes, [1, 2]);
+    for p in &s.points {
+        let search = CapacityResult::read(&dir.join(&p.result)).unwrap();
+        assert_eq!(search.env, format!("lab-n{}", p.nodes));
+        assert_eq!(search.status, CapacityStatus::Completed);
+        let cap = search.verdict.as_ref().unwrap().highest_passing_ops_per_s;
+        assert_eq!(p.capacity_ops_per_s, cap, "{p:?}");
+        // The search ran on a cluster of that size.
+        let step = RunResult::read(&dir.join(&search.steps[0].result)).unwrap();
+        let spec = step.fingerprint.cluster.expect("a local cluster's spec");
+        assert_eq!(spec.node_count(), p.nodes as usize);
+        assert_eq!(spec.name, format!("sc-n{}", p.nodes));
+    }
+    let (one, two) = (&s.points[0], &s.points[1]);
+    let (c1, c2) = (
+        one.capacity_ops_per_s.unwrap(),
+        two.capacity_ops_per_s.unwrap(),
+    );
+    assert_eq!(one.efficiency, Some(1.0));
+    let e = two.efficiency.unwrap();
+    assert!((e - (c2 / 2.0) / c1).abs() < 1e-9, "{e} vs {c1}, {c2}");
+    // Each size's cluster is gone, and the scenario's own was never made.
+    let left: Vec<_> = std::fs::read_dir(&clusters)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    let report = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(report.contains("Scaling — keyvalue on lab"));
+    assert!(
+        report.contains("lab-n2"),
+        "each size's search is in the report"
+    );
+    let plan = env.ok(&[
+        "plan",
+        "--ops",
+        "100000",
+        "--data",
+        "1TB",
+        "--provider",
+        "aws",
+        "--top",
+        "40",
+        "--capacity",
+        &format!("i3.2xlarge={}", dir.join("01-scaling.json").display()),
+    ]);
+    assert!(
+        plan.contains("/ 2 nodes (scaling efficiency 1 nodes 100%, 2 nodes"),
+        "{plan}"
+    );
 }
 
 #[test]

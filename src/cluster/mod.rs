@@ -4,6 +4,7 @@
 
 pub mod cql;
 pub mod dist;
+pub mod memory;
 pub mod plan;
 pub mod process;
 pub mod readiness;
@@ -26,6 +27,8 @@ use crate::spec::ClusterSpec;
 pub enum ClusterError {
     #[error(transparent)]
     Storage(#[from] storage::StorageError),
+    #[error(transparent)]
+    Memory(#[from] memory::MemoryError),
     #[error("no cluster named '{name}' in {root}")]
     NotFound { name: String, root: PathBuf },
     #[error("a cluster named '{name}' already exists in {root}")]
@@ -139,6 +142,9 @@ impl Cluster {
         if !state.spec.storage.is_empty() {
             storage::check_supported()?;
         }
+        if state.spec.node_memory.is_some() {
+            memory::check_supported()?;
+        }
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
         state::write_json(&dir.join("cluster.json"), &state)?;
         let cluster = Cluster { dir, state };
@@ -153,6 +159,12 @@ impl Cluster {
             return Err(e);
         }
         Ok(cluster)
+    }
+
+    /// The memory group of `node` (`--node-memory`).
+    pub fn memory_group(&self, node: &plan::NodePlan) -> Result<PathBuf, ClusterError> {
+        let dirs = self.node_dirs(node);
+        Ok(memory::group(self.name(), &node.name, &dirs.node)?)
     }
 
     /// The emulated disk of `node` and its class, if its data centre has one.

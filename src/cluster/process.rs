@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Spawns `java args…` in its own session (it outlives cqlbench), with stdout and stderr to
-/// `out_file`, pinned to `cpus` when not empty. Returns the PID. A thread reaps the child if
+/// `out_file`, pinned to `cpus` when not empty, in the cgroup whose `cgroup.procs` file is
+/// `cgroup` when given (joined before exec, so all its memory is charged there). Returns the PID. A thread reaps the child if
 /// this process lives long enough to see it exit, so no zombie is left behind.
 pub fn spawn_detached(
     java: &Path,
@@ -15,7 +16,12 @@ pub fn spawn_detached(
     cwd: &Path,
     out_file: &Path,
     cpus: &[usize],
+    cgroup: Option<&Path>,
 ) -> std::io::Result<u32> {
+    let procs = cgroup
+        .map(|p| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()))
+        .transpose()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let out = File::options().create(true).append(true).open(out_file)?;
     let err = out.try_clone()?;
     let mut cmd = Command::new(java);
@@ -37,6 +43,19 @@ pub fn spawn_detached(
                     libc::CPU_SET(c, &mut set);
                 }
                 if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(procs) = &procs {
+                // Writing 0 to a cgroup v1 `cgroup.procs` moves the writer: open, write and
+                // close are async-signal-safe.
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if written != 1 {
                     return Err(std::io::Error::last_os_error());
                 }
             }
@@ -124,8 +143,15 @@ mod tests {
     fn spawned_child_is_pinned_and_reaped() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.log");
-        let pid =
-            spawn_detached(Path::new("sleep"), &["30".into()], dir.path(), &out, &[0]).unwrap();
+        let pid = spawn_detached(
+            Path::new("sleep"),
+            &["30".into()],
+            dir.path(),
+            &out,
+            &[0],
+            None,
+        )
+        .unwrap();
         assert!(is_alive(pid, "sleep"));
         assert_eq!(cpus_allowed(pid).as_deref(), Some("0"));
         signal(pid, libc::SIGKILL);

@@ -143,9 +143,19 @@ impl Cluster {
                 &self.state.dist.exporter_jar,
             );
             let out = dirs.logs.join("stdout.log");
-            let pid =
-                process::spawn_detached(&self.state.dist.java, &args, &dirs.node, &out, &n.cpus)
-                    .map_err(|e| ClusterError::io(&self.state.dist.java, e))?;
+            let cgroup = match self.state.spec.node_memory {
+                Some(limit) => Some(super::memory::prepare(&self.memory_group(n)?, limit.0)?),
+                None => None,
+            };
+            let pid = process::spawn_detached(
+                &self.state.dist.java,
+                &args,
+                &dirs.node,
+                &out,
+                &n.cpus,
+                cgroup.as_deref(),
+            )
+            .map_err(|e| ClusterError::io(&self.state.dist.java, e))?;
             spawned.push((n.name.clone(), pid));
             state::write_json(
                 &dirs.run_file(),
@@ -325,6 +335,11 @@ impl Cluster {
         for (n, _) in &targets {
             while busy_port(n).is_some() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(100));
+            }
+            if self.state.spec.node_memory.is_some()
+                && let Ok(g) = self.memory_group(n)
+            {
+                super::memory::remove(&g);
             }
         }
         Ok(targets.into_iter().map(|(n, _)| n.name).collect())

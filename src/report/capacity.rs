@@ -338,6 +338,52 @@ pub fn verdict_table(searches: &[CapacitySearch]) -> Option<Table> {
         .then(|| rows_table("Capacity verdict".into(), "env", &VERDICT_COLUMNS, &items))
 }
 
+/// A scaling run: per cluster size its capacity, per node, and the efficiency against the
+/// smallest size.
+pub fn scaling_table(r: &crate::result::ScalingResult) -> Table {
+    let base = r.base_nodes();
+    Table {
+        title: format!(
+            "Scaling — {} on {}: capacity by cluster size{}",
+            r.workload,
+            r.env,
+            match base {
+                Some(1) | None => String::new(),
+                Some(n) => format!(" (efficiency against {n} nodes)"),
+            }
+        ),
+        header: [
+            "nodes",
+            "capacity ops/s",
+            "ops/s per node",
+            "efficiency",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: r
+            .points
+            .iter()
+            .map(|p| {
+                vec![
+                    p.nodes.to_string(),
+                    format!(
+                        "{}{}",
+                        if p.lower_bound { "≥ " } else { "" },
+                        format_value(p.capacity_ops_per_s, 0)
+                    ),
+                    format_value(p.ops_per_s_per_node, 0),
+                    p.efficiency
+                        .map(|e| format!("{:.0}%", e * 100.0))
+                        .unwrap_or("-".into()),
+                    p.verdict.clone(),
+                ]
+            })
+            .collect(),
+        text_columns: vec![4],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

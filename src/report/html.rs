@@ -335,7 +335,16 @@ pub fn render(report: &Report) -> String {
         ("cost", "cost", "Cost", super::cost::table(&report.costs)),
     ]
     .map(|(a, l, h, t)| (a.to_string(), l.to_string(), h.to_string(), t));
-    let tables = by_rate.chain(fixed);
+    let scaling = report.scaling.iter().enumerate().map(|(i, r)| {
+        let t = super::capacity::scaling_table(r);
+        (
+            format!("scaling-{}", i + 1),
+            format!("scaling: {}", r.env),
+            t.title.clone(),
+            Some(t),
+        )
+    });
+    let tables = by_rate.chain(scaling).chain(fixed);
     for (anchor, label, heading, t) in tables {
         let Some(t) = t else { continue };
         nav.push((anchor.clone(), label));

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::result::{CapacityResult, ProbeResult, ResultFile, RunResult, VerifyResult};
+use crate::result::{
+    CapacityResult, ProbeResult, ResultFile, RunResult, ScalingResult, VerifyResult,
+};
 
 pub mod capacity;
 pub mod charts;
@@ -58,6 +60,12 @@ pub enum Input {
         path: PathBuf,
         result: VerifyResult,
     },
+    /// Capacity searches at several cluster sizes (a scenario's `scaling` step); its searches
+    /// come along as capacity results.
+    Scaling {
+        path: PathBuf,
+        result: ScalingResult,
+    },
 }
 
 impl Input {
@@ -66,7 +74,8 @@ impl Input {
             Input::Run { path, .. }
             | Input::Capacity { path, .. }
             | Input::Probe { path, .. }
-            | Input::Verify { path, .. } => path,
+            | Input::Verify { path, .. }
+            | Input::Scaling { path, .. } => path,
         }
     }
 }
@@ -91,6 +100,10 @@ pub fn load(path: &Path) -> Result<Input, ReportError> {
             path: path_buf,
             result,
         },
+        ResultFile::Scaling(result) => Input::Scaling {
+            path: path_buf,
+            result,
+        },
     })
 }
 
@@ -108,6 +121,26 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Input>, ReportError> {
             // Found beside the run, it verifies that run however its path was spelled.
             result.run = p.clone();
             out.push(Input::Verify { path: v, result });
+        }
+    }
+    // A scaling result's capacity searches, unless given too.
+    let searches: Vec<PathBuf> = out
+        .iter()
+        .filter_map(|i| match i {
+            Input::Scaling { path, result } => Some(
+                result
+                    .points
+                    .iter()
+                    .map(|p| path.parent().unwrap_or(Path::new(".")).join(&p.result))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    for s in searches {
+        if !out.iter().any(|i| crate::fsutil::same_file(i.path(), &s)) {
+            out.push(load(&s)?);
         }
     }
     Ok(out)
@@ -192,7 +225,7 @@ mod tests {
         std::fs::write(&bad, r#"{"schema_version": 1}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert!(e.contains("neither a run result"), "{e}");
-        assert!(e.contains("a capacity or verify result"), "{e}");
+        assert!(e.contains("a capacity, scaling or verify result"), "{e}");
         std::fs::write(&bad, r#"{"schema_version": 9, "phases": []}"#).unwrap();
         let e = load(&bad).unwrap_err().to_string();
         assert_eq!(

@@ -110,6 +110,8 @@ pub struct Report {
     /// Capacity searches, in file order.
     pub capacity: Vec<CapacitySearch>,
     pub probes: Vec<ProbeRow>,
+    /// Scaling runs (capacity at several cluster sizes), in file order.
+    pub scaling: Vec<crate::result::ScalingResult>,
     /// Environments priced with their deployment (`report --deployment`).
     pub costs: Vec<super::cost::CostRow>,
     /// Warnings carried by the results and choices the report made, one line each.
@@ -653,6 +655,18 @@ impl Report {
                     acc.0.push(summary.ops_per_s);
                 }
                 Input::Verify { .. } => {}
+                Input::Scaling { path, result } => {
+                    if result.status != crate::result::capacity::CapacityStatus::Completed {
+                        report.notes.push(format!(
+                            "{} ({}): scaling run not completed: {} of {} sizes searched",
+                            result.env,
+                            path.display(),
+                            result.points.len(),
+                            result.sizes.len()
+                        ));
+                    }
+                    report.scaling.push(result.clone());
+                }
                 Input::Capacity { path, result } => {
                     let search = CapacitySearch::of(path.clone(), result);
                     if let Some(status) = &search.status {
@@ -902,6 +916,7 @@ impl Report {
         out.extend(self.by_rate_tables());
         out.extend(self.capacity.iter().map(capacity::step_table));
         out.extend(capacity::verdict_table(&self.capacity));
+        out.extend(self.scaling.iter().map(capacity::scaling_table));
         out.extend(self.probe_table());
         out.extend(super::cost::table(&self.costs));
         out

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::capacity::{CAPACITY_VERSION, CapacityResult};
+use super::scaling::{SCALING_VERSION, ScalingResult};
 use super::verify::VerifyResult;
 use super::{RESULT_VERSION, RunResult};
 use crate::probe::result::ProbeResult;
@@ -16,6 +17,7 @@ pub enum Kind {
     Capacity,
     Probe,
     Verify,
+    Scaling,
 }
 
 impl Kind {
@@ -25,6 +27,7 @@ impl Kind {
             Kind::Capacity => "capacity-search",
             Kind::Probe => "probe",
             Kind::Verify => "verify",
+            Kind::Scaling => "scaling",
         }
     }
 
@@ -35,6 +38,7 @@ impl Kind {
             Kind::Capacity => CAPACITY_VERSION,
             Kind::Probe => crate::probe::result::SCHEMA_VERSION,
             Kind::Verify => super::verify::VERIFY_VERSION,
+            Kind::Scaling => SCALING_VERSION,
         }
     }
 
@@ -44,6 +48,8 @@ impl Kind {
             Some(Kind::Capacity)
         } else if v.get("kind").and_then(|k| k.as_str()) == Some("verify") {
             Some(Kind::Verify)
+        } else if v.get("kind").and_then(|k| k.as_str()) == Some("scaling") {
+            Some(Kind::Scaling)
         } else if v.get("phases").is_some() {
             Some(Kind::Run)
         } else if v.get("profiles").is_some() {
@@ -65,7 +71,7 @@ pub enum ResultError {
     #[error("{}: not JSON: {message}", path.display())]
     NotJson { path: PathBuf, message: String },
     #[error(
-        "{}: neither a run result (no \"phases\"), a capacity or verify result (no \"kind\": \"capacity\" or \"verify\") nor a probe result (no \"profiles\")",
+        "{}: neither a run result (no \"phases\"), a capacity, scaling or verify result (no \"kind\": \"capacity\", \"scaling\" or \"verify\") nor a probe result (no \"profiles\")",
         path.display()
     )]
     Unrecognised { path: PathBuf },
@@ -105,6 +111,7 @@ pub enum ResultFile {
     Capacity(CapacityResult),
     Probe(ProbeResult),
     Verify(VerifyResult),
+    Scaling(ScalingResult),
 }
 
 impl ResultFile {
@@ -114,6 +121,7 @@ impl ResultFile {
             ResultFile::Capacity(_) => Kind::Capacity,
             ResultFile::Probe(_) => Kind::Probe,
             ResultFile::Verify(_) => Kind::Verify,
+            ResultFile::Scaling(_) => Kind::Scaling,
         }
     }
 }
@@ -164,6 +172,7 @@ pub fn read(path: &Path) -> Result<ResultFile, ResultError> {
         Kind::Capacity => ResultFile::Capacity(decode(path, kind, v)?),
         Kind::Probe => ResultFile::Probe(decode(path, kind, v)?),
         Kind::Verify => ResultFile::Verify(decode(path, kind, v)?),
+        Kind::Scaling => ResultFile::Scaling(decode(path, kind, v)?),
     })
 }
 
@@ -194,6 +203,10 @@ pub fn read_probe(path: &Path) -> Result<ProbeResult, ResultError> {
 
 pub fn read_verify(path: &Path) -> Result<VerifyResult, ResultError> {
     read_kind(path, Kind::Verify)
+}
+
+pub fn read_scaling(path: &Path) -> Result<ScalingResult, ResultError> {
+    read_kind(path, Kind::Scaling)
 }
 
 /// Writes any result atomically, as pretty JSON.

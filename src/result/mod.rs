@@ -7,11 +7,15 @@
 pub mod capacity;
 pub mod file;
 pub mod merge;
+pub mod scaling;
 pub mod verify;
 
 pub use crate::probe::result::ProbeResult;
 pub use capacity::CapacityResult;
-pub use file::{ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_verify};
+pub use file::{
+    ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
+};
+pub use scaling::ScalingResult;
 pub use verify::VerifyResult;
 
 use std::collections::BTreeMap;

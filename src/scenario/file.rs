@@ -616,6 +616,7 @@ fn plan_env(
     };
     let placement = Placement {
         cluster: cluster.as_ref().map(|c| c.name.clone()),
+        options: cluster.as_ref().map(|c| c.options.clone()),
         hosts,
         env: env.map(|e| e.name.clone()).or_else(|| f.env.clone()),
     };

@@ -103,14 +103,29 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
             };
             Some(rampup(r) + main + 2.0)
         }
-        Step::Capacity(c) => {
-            // Half the steps at most is the usual case; each step, then the wait after it.
-            let per = c.search.step.as_secs_f64() + c.search.pending_after.as_secs_f64();
-            Some(rampup(&c.run) + per * (c.search.max_steps as f64 / 2.0).ceil())
-        }
+        Step::Capacity(c) => Some(search_estimate_s(c, &rampup)),
         Step::Fill(_) => None,
+        // Each size: its cluster's start (as for an environment's), then the search.
+        Step::Scaling(s) => Some(
+            s.nodes
+                .iter()
+                .map(|n| CLUSTER_START_S * *n as f64 + search_estimate_s(&s.capacity, &rampup))
+                .sum(),
+        ),
     }
 }
+
+/// Half a capacity search's steps at most is the usual case; each step, then the wait after it.
+fn search_estimate_s(
+    c: &super::steps::CapacityStep,
+    rampup: &dyn Fn(&super::steps::RunStep) -> f64,
+) -> f64 {
+    let per = c.search.step.as_secs_f64() + c.search.pending_after.as_secs_f64();
+    rampup(&c.run) + per * (c.search.max_steps as f64 / 2.0).ceil()
+}
+
+/// Seconds to start (25) and stop (5) a local node here.
+const CLUSTER_START_S: f64 = 30.0;
 
 /// The scenario's estimate: its steps, and starting each environment's local cluster (about
 /// 25 s a node here); how many steps have no estimate.
@@ -123,12 +138,14 @@ fn estimate_of(m: &Matrix, done: &dyn Fn(&PlannedStep) -> bool) -> (f64, usize) 
     let mut total = 0.0;
     let mut unknown = 0;
     for p in &m.envs {
-        if let Some(c) = &p.cluster {
+        if let Some(c) = &p.cluster
+            && needs_cluster(p)
+        {
             let nodes: usize = match &c.options.dcs {
                 Some(d) => d.iter().map(|d| d.nodes).sum(),
                 None => c.options.nodes,
             };
-            total += 25.0 * nodes as f64 + 5.0 * nodes as f64;
+            total += CLUSTER_START_S * nodes as f64;
         }
         for s in p.steps.iter().filter(|s| !done(s)) {
             match step_estimate_s(&s.step) {
@@ -246,18 +263,14 @@ pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
         {
             println!("━━ environment {label} ({}/{})", i + 1, m.envs.len());
         }
+        // A scenario of scaling steps alone needs no cluster of its own.
         let cluster = match &p.cluster {
-            Some(c) => {
-                let cluster = open_or_create(&env.clusters, &c.name, &c.options)?;
-                if cluster.running_addresses().len() < cluster.nodes().len() {
-                    start(&cluster, StartOptions::default())
-                        .with_context(|| format!("starting cluster {}", cluster.name()))?;
-                }
-                Some(cluster)
+            Some(c) if needs_cluster(p) => {
+                Some(open_or_create(&env.clusters, &c.name, &c.options)?)
             }
-            None => None,
+            _ => None,
         };
-        let outcome = run_steps(p, env, &stop);
+        let outcome = run_steps_on(p, env, &stop, cluster.as_ref());
         if let Some(c) = &cluster
             && !(last && env.keep)
         {
@@ -298,6 +311,9 @@ fn complete(s: &PlannedStep) -> bool {
         Ok(ResultFile::Capacity(r)) => {
             r.status == crate::result::capacity::CapacityStatus::Completed
         }
+        Ok(ResultFile::Scaling(r)) => {
+            r.status == crate::result::capacity::CapacityStatus::Completed
+        }
         Ok(ResultFile::Probe(p)) => p.complete,
         Ok(ResultFile::Verify(_)) | Err(_) => false,
     }
@@ -331,17 +347,36 @@ fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
     } else {
         s.step.clone()
     };
-    if env.resume
-        && s.out.exists()
-        && let Step::Capacity(c) = &mut step
-    {
-        c.search.resume = true;
+    if env.resume && s.out.exists() {
+        match &mut step {
+            Step::Capacity(c) => c.search.resume = true,
+            // Keeps the sizes searched and continues an interrupted one.
+            Step::Scaling(c) => c.capacity.search.resume = true,
+            _ => {}
+        }
     }
     Ok(step)
 }
 
-/// Runs one environment's steps; the caller has checked the plan ([`check`]).
+/// Whether any step runs on the environment's own cluster (a scaling step makes its own).
+fn needs_cluster(p: &Plan) -> bool {
+    p.steps.iter().any(|s| !matches!(s.step, Step::Scaling(_)))
+}
+
+/// Runs one environment's steps; the caller has checked the plan ([`check`]) and started
+/// what they run on.
 pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()> {
+    run_steps_on(plan, env, stop, None)
+}
+
+/// Runs one environment's steps with its local `cluster` running for each step, except for
+/// a scaling step, which has the host to itself: the cluster is stopped for it.
+fn run_steps_on(
+    plan: &Plan,
+    env: &Env,
+    stop: &AtomicBool,
+    cluster: Option<&Cluster>,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(&plan.dir)
         .with_context(|| format!("creating {}", plan.dir.display()))?;
     let n = plan.steps.len();
@@ -358,6 +393,21 @@ pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()
             continue;
         }
         let step = step_to_run(s, env).with_context(|| format!("step {} ({})", i + 1, s.name))?;
+        if let Some(c) = cluster {
+            let running = c.running_addresses().len();
+            match &step {
+                Step::Scaling(_) if running > 0 => {
+                    println!("━━ stopping cluster {} for the scaling step", c.name());
+                    c.stop(&StopOptions::default())
+                        .map_err(with_tail)
+                        .with_context(|| format!("stopping cluster {}", c.name()))?;
+                }
+                Step::Scaling(_) => {}
+                _ if running < c.nodes().len() => start(c, StartOptions::default())
+                    .with_context(|| format!("starting cluster {}", c.name()))?,
+                _ => {}
+            }
+        }
         println!("━━ step {}/{n} {}: {}", i + 1, s.name, step.describe());
         step.run(&env.clusters)
             .with_context(|| format!("step {} ({})", i + 1, s.name))?;

@@ -18,6 +18,13 @@ use scylla::client::session_builder::SessionBuilder;
 /// (cargo runs test binaries one after another).
 static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
 
+/// The lock a test holds while clusters it did not create through [`TestCluster`] run (a
+/// scenario's own clusters).
+#[allow(dead_code, reason = "not every test binary starts such clusters")]
+pub fn cluster_lock() -> MutexGuard<'static, ()> {
+    CLUSTER_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
     ClusterSpec {
         schema_version: CLUSTER_SPEC_VERSION,
@@ -38,6 +45,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         address_prefix: "127.0.0.".into(),
         yaml_overrides: Default::default(),
         storage: Default::default(),
+        node_memory: None,
     }
 }
 

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::cost::price::Origin;
 use crate::cost::units::thousands;
 use crate::cost::{Catalog, CostError};
+use crate::result::ScalingResult;
 use crate::result::capacity::CapacityResult;
 
 /// The throughput one node of an instance type sustains.
@@ -113,7 +114,52 @@ impl Capacity {
         })
     }
 
-    /// Reads the capacity-search result an argument names; the node count comes from the
+    /// The capacity per node of a scaling run's largest size that has one: the size nearest
+    /// the clusters planned, whose per-node capacity carries what scaling up to it cost.
+    pub fn from_scaling(
+        s: &ScalingResult,
+        instance: &str,
+        file: &str,
+    ) -> Result<Capacity, CostError> {
+        let bad = |problem: String| CostError::InputFile {
+            file: file.to_string(),
+            problem,
+        };
+        let p = s.largest_measured().ok_or_else(|| {
+            bad("no size of the scaling run passed a step: it measured no capacity".into())
+        })?;
+        let per = p
+            .ops_per_s_per_node
+            .ok_or_else(|| bad("the size has no capacity per node".into()))?;
+        let sizes: Vec<String> = s
+            .points
+            .iter()
+            .map(|q| match q.efficiency {
+                Some(e) => format!("{} nodes {:.0}%", q.nodes, e * 100.0),
+                None => format!("{} nodes -", q.nodes),
+            })
+            .collect();
+        let mut note = format!("{} on {}", s.workload, s.env);
+        if p.lower_bound {
+            note.push_str(", a lower bound: no step failed");
+        }
+        if s.status != crate::result::capacity::CapacityStatus::Completed {
+            note.push_str(", the run did not complete");
+        }
+        Ok(Capacity {
+            instance: instance.to_string(),
+            ops_per_s_per_node: per,
+            how: format!(
+                "{} ops/s / {} nodes (scaling efficiency {})",
+                thousands(p.capacity_ops_per_s.unwrap_or(per * f64::from(p.nodes))),
+                p.nodes,
+                sizes.join(", ")
+            ),
+            origin: Origin::Measured(format!("{file} ({note})")),
+        })
+    }
+
+    /// Reads the capacity-search (or scaling) result an argument names; the node count comes from the
     /// argument, else from the cluster the search's first step ran on.
     pub fn read(arg: &CapacityArg) -> Result<Capacity, CostError> {
         let file = arg.path.display().to_string();
@@ -121,7 +167,24 @@ impl Capacity {
             file: file.clone(),
             problem,
         };
-        let r = crate::result::read_capacity(&arg.path)?;
+        let r = match crate::result::read(&arg.path)? {
+            crate::result::ResultFile::Capacity(r) => r,
+            crate::result::ResultFile::Scaling(s) => {
+                if arg.nodes.is_some() {
+                    return Err(bad(format!(
+                        "a scaling result names its cluster sizes: give {}={file}",
+                        arg.instance
+                    )));
+                }
+                return Capacity::from_scaling(&s, &arg.instance, &file);
+            }
+            other => {
+                return Err(bad(format!(
+                    "a {} result, not a capacity-search or scaling result",
+                    other.kind().name()
+                )));
+            }
+        };
         let nodes = match arg.nodes {
             Some(n) => n,
             None => nodes_of(&r, &arg.path).ok_or_else(|| {
@@ -217,6 +280,26 @@ mod tests {
         for bad in ["cap.json", "i3:0=cap.json", "i3:x=c.json", "=c.json", "i3="] {
             assert!(bad.parse::<CapacityArg>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_scaling_run_gives_its_largest_sizes_capacity_per_node() {
+        let mut s = ScalingResult::new("lab", "stress", &[1, 2, 3]);
+        for (n, ops) in [(1, 1_000.0), (2, 1_800.0), (3, 2_400.0)] {
+            let r = crate::report::fixture::capacity_at("lab", ops);
+            s.record(n, &format!("n{n}.json"), &r);
+        }
+        let c = Capacity::from_scaling(&s, "i3.2xlarge", "sc.json").unwrap();
+        assert_eq!(c.ops_per_s_per_node, 800.0);
+        assert!(
+            c.how.contains("2,400 ops/s / 3 nodes")
+                && c.how.contains("1 nodes 100%, 2 nodes 90%, 3 nodes 80%"),
+            "{}",
+            c.how
+        );
+        s.points.clear();
+        let e = Capacity::from_scaling(&s, "i3.2xlarge", "sc.json").unwrap_err();
+        assert!(e.to_string().contains("measured no capacity"), "{e}");
     }
 
     #[test]

@@ -113,6 +113,13 @@ pub struct ClusterOptions {
     #[arg(long, value_name = "[DC=]DISK:SIZE[:IOPS[:MBPS]]", value_parser = parse_storage)]
     #[serde(default, deserialize_with = "storage_list")]
     pub storage: Vec<crate::k8s::storage::StorageArg>,
+    /// Each node's memory, as an instance's RAM: its heap, off-heap memory and page cache
+    /// together are held under this limit (a cgroup v1 memory group per node), so data that
+    /// does not fit is read from the node's disk, e.g. 1G. At least the heap + 384M. Needs
+    /// root and cgroup v1's memory controller.
+    #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_parsed")]
+    pub node_memory: Option<MiB>,
 }
 
 fn parse_storage(s: &str) -> Result<crate::k8s::storage::StorageArg, crate::error::Invalid> {
@@ -280,6 +287,7 @@ impl ClusterOptions {
                 .unwrap_or_else(|| crate::cluster::FIRST_ADDRESS_PREFIX.into()),
             yaml_overrides: self.yaml.iter().cloned().collect(),
             storage,
+            node_memory: self.node_memory,
         })
     }
 

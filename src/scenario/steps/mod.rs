@@ -10,6 +10,7 @@ pub mod fill;
 pub mod probe;
 pub mod report;
 pub mod run;
+pub mod scaling;
 pub mod throughput;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ pub use fill::FillStep;
 pub use probe::ProbeStep;
 pub use report::ReportStep;
 pub use run::RunStep;
+pub use scaling::ScalingStep;
 
 /// Where a scenario's step runs: a local cluster or hosts, and the environment label.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +29,8 @@ pub struct Placement {
     pub cluster: Option<String>,
     pub hosts: Vec<String>,
     pub env: Option<String>,
+    /// The local cluster's options (what a scaling step resizes).
+    pub options: Option<ClusterOptions>,
 }
 
 /// One step of a scenario.
@@ -40,11 +44,21 @@ pub enum Step {
     Latency(Box<RunStep>),
     Capacity(Box<CapacityStep>),
     Fill(Box<FillStep>),
+    /// The same capacity search at several cluster sizes (reference 004).
+    Scaling(Box<ScalingStep>),
 }
 
 impl Step {
     /// The commands a step may be.
-    pub const COMMANDS: &[&str] = &["probe", "run", "throughput", "latency", "capacity", "fill"];
+    pub const COMMANDS: &[&str] = &[
+        "probe",
+        "run",
+        "throughput",
+        "latency",
+        "capacity",
+        "fill",
+        "scaling",
+    ];
 
     pub fn command(&self) -> &'static str {
         match self {
@@ -54,6 +68,7 @@ impl Step {
             Step::Latency(_) => "latency",
             Step::Capacity(_) => "capacity",
             Step::Fill(_) => "fill",
+            Step::Scaling(_) => "scaling",
         }
     }
 
@@ -75,6 +90,7 @@ impl Step {
             "latency" => Step::Latency(Box::new(de::from_value(options)?)),
             "capacity" => Step::Capacity(Box::new(de::from_value(options)?)),
             "fill" => Step::Fill(Box::new(de::from_value(options)?)),
+            "scaling" => Step::Scaling(Box::new(de::from_value(options)?)),
             other => {
                 return Err(crate::invalid!(
                     "'{other}' is not a step command ({})",
@@ -93,6 +109,12 @@ impl Step {
             "run" | "throughput" | "latency" => run.to_vec(),
             "capacity" => [run, de::field_names::<capacity::CapacitySearch>()].concat(),
             "fill" => [run, de::field_names::<fill::FillOptions>()].concat(),
+            "scaling" => [
+                run,
+                de::field_names::<capacity::CapacitySearch>(),
+                scaling::KEYS,
+            ]
+            .concat(),
             _ => vec![],
         }
     }
@@ -104,6 +126,7 @@ impl Step {
             Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
             Step::Capacity(c) => Some(&c.run),
             Step::Fill(f) => Some(&f.run),
+            Step::Scaling(s) => Some(&s.capacity.run),
         }
     }
 
@@ -113,6 +136,7 @@ impl Step {
             Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
             Step::Capacity(c) => Some(&mut c.run),
             Step::Fill(f) => Some(&mut f.run),
+            Step::Scaling(s) => Some(&mut s.capacity.run),
         }
     }
 
@@ -132,6 +156,9 @@ impl Step {
                 p.out = Some(out);
             }
             _ => {
+                if let Step::Scaling(s) = self {
+                    s.base = at.cluster.clone().zip(at.options.clone());
+                }
                 let r = self.run_spec_mut().expect("a load step");
                 if r.cluster.is_none() && r.hosts.is_empty() {
                     match &at.cluster {
@@ -164,6 +191,7 @@ impl Step {
             Step::Latency(r) => throughput::validate_latency(r),
             Step::Capacity(c) => c.validate(),
             Step::Fill(f) => f.validate(),
+            Step::Scaling(s) => s.validate(),
         }
     }
 
@@ -176,6 +204,7 @@ impl Step {
             Step::Latency(r) => throughput::latency(r, clusters).map(drop),
             Step::Capacity(c) => capacity::run(c, clusters).map(drop),
             Step::Fill(f) => fill::run(f, clusters).map(drop),
+            Step::Scaling(s) => scaling::run(s, clusters).map(drop),
         }
     }
 
@@ -192,6 +221,18 @@ impl Step {
         {
             line.push_str(&format!(" --dc {dc}"));
         }
+        if let Step::Scaling(s) = self {
+            let sizes: Vec<String> = s.nodes.iter().map(|n| n.to_string()).collect();
+            line.push_str(&format!(" --nodes {}", sizes.join(",")));
+            if let Some((base, _)) = &s.base {
+                let names: Vec<String> = s
+                    .nodes
+                    .iter()
+                    .map(|n| scaling::ScalingStep::cluster_name(base, *n))
+                    .collect();
+                line.push_str(&format!(" (on clusters {})", names.join(", ")));
+            }
+        }
         if let Some(r) = self.run_spec() {
             line.push_str(&format!(" {}", r.workload));
             if let Some(p) = &r.profile {
@@ -206,7 +247,9 @@ impl Step {
             if r.verify {
                 line.push_str(" --verify");
             }
-            if let Some(c) = &r.cluster {
+            if let Some(c) = &r.cluster
+                && !matches!(self, Step::Scaling(_))
+            {
                 line.push_str(&format!(" --cluster {c}"));
             }
             if !r.hosts.is_empty() {

@@ -1,0 +1,369 @@
+//! The `scaling` step (scenario files, reference 004): the same capacity search on local
+//! clusters of 1, 2, 3… nodes, each made from the scenario's `cluster:` section with that many
+//! nodes, started, searched, stopped and (once its search completed) destroyed, one after the
+//! other so that a size never shares the host with another. The result names each size's
+//! capacity, the capacity per node and the scaling efficiency (see
+//! [`crate::result::scaling`]); `cqlbench plan --capacity INSTANCE=SCALING.json` plans from it.
+//!
+//! ```yaml
+//! - scaling: {nodes: [1, 2, 3], workload: stress, rf: 1, start-rate: 500, step: 30s}
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+use super::capacity::{self as capacity_step, CapacityStep};
+use super::cluster::ClusterOptions;
+use super::de;
+use crate::cluster::{Cluster, StartOptions, StopOptions};
+use crate::result::ScalingResult;
+use crate::result::capacity::CapacityStatus;
+
+/// The capacity search, the sizes, and the cluster they are made from.
+#[derive(Debug, Clone)]
+pub struct ScalingStep {
+    pub capacity: CapacityStep,
+    /// Cluster sizes, ascending.
+    pub nodes: Vec<usize>,
+    /// The scenario's local cluster (its name and options), which each size's cluster is made
+    /// from as `NAME-nN`; set by the scenario, not a key.
+    pub base: Option<(String, ClusterOptions)>,
+}
+
+/// The `nodes` key alone.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sizes {
+    #[serde(deserialize_with = "sizes")]
+    nodes: Vec<usize>,
+}
+
+fn sizes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<usize>, D::Error> {
+    use serde::de::Error;
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Form {
+        List(Vec<usize>),
+        Text(String),
+    }
+    let list = match Form::deserialize(d).map_err(|_| {
+        D::Error::custom("expected a list of node counts, e.g. [1, 2, 3] or \"1,2,3\"")
+    })? {
+        Form::List(l) => l,
+        Form::Text(t) => t
+            .split(',')
+            .map(|n| {
+                n.trim().parse::<usize>().map_err(|_| {
+                    D::Error::custom(format!(
+                        "'{t}': expected node counts separated by commas, e.g. 1,2,3"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if list.is_empty() {
+        return Err(D::Error::custom("give at least one cluster size"));
+    }
+    if list.contains(&0) {
+        return Err(D::Error::custom("a cluster size must be at least 1 node"));
+    }
+    if list.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(D::Error::custom(format!(
+            "{list:?}: give the sizes in ascending order, each once"
+        )));
+    }
+    Ok(list)
+}
+
+impl<'de> Deserialize<'de> for ScalingStep {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let (s, capacity): (Sizes, CapacityStep) = de::split(d)?;
+        if s.nodes.is_empty() {
+            return Err(D::Error::custom("nodes: give at least one cluster size"));
+        }
+        Ok(ScalingStep {
+            capacity,
+            nodes: s.nodes,
+            base: None,
+        })
+    }
+}
+
+/// The keys of a scaling step besides the capacity search's.
+pub const KEYS: &[&str] = &["nodes"];
+
+impl ScalingStep {
+    /// The options of the cluster of `nodes` nodes: the scenario's, resized (racks at most
+    /// one per node).
+    pub fn options_for(base: &ClusterOptions, nodes: usize) -> ClusterOptions {
+        let mut o = base.clone();
+        match &mut o.dcs {
+            Some(dcs) => {
+                for dc in dcs.iter_mut() {
+                    dc.nodes = nodes;
+                    dc.racks = dc.racks.min(nodes);
+                }
+            }
+            None => {
+                o.nodes = nodes;
+                o.racks = o.racks.min(nodes);
+            }
+        }
+        // Each size picks addresses no other cluster in the directory uses.
+        o.address_prefix = None;
+        o
+    }
+
+    /// Each size's cluster name.
+    pub fn cluster_name(base: &str, nodes: usize) -> String {
+        format!("{base}-n{nodes}")
+    }
+
+    /// Where size `nodes`'s capacity result goes: beside the scaling result.
+    pub fn search_out(out: &Path, nodes: usize) -> PathBuf {
+        let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+        out.with_file_name(format!("{stem}.n{nodes}.json"))
+    }
+
+    /// Checks every value that can be checked before any cluster starts.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.capacity.validate()?;
+        let Some((name, options)) = &self.base else {
+            bail!(
+                "a scaling step makes its clusters from the scenario's local cluster (`cluster:`); this one has none"
+            );
+        };
+        let run = &self.capacity.run;
+        if !run.hosts.is_empty() || run.cluster.as_deref() != Some(name.as_str()) {
+            bail!(
+                "a scaling step makes its own clusters ({}-n1, …): give no cluster or hosts",
+                name
+            );
+        }
+        if options.dcs.as_ref().is_some_and(|d| d.len() > 1) {
+            bail!(
+                "a scaling step grows a cluster of one data centre: the scenario's cluster has {}",
+                options.dcs.as_ref().map_or(0, |d| d.len())
+            );
+        }
+        let Some(rf) = &run.rf else {
+            bail!(
+                "a scaling step needs rf: the same replication at every size (the default follows the node count)"
+            );
+        };
+        let smallest = self.nodes[0];
+        let rf = crate::spec::workload::parse_replication(rf)?;
+        if let Some((dc, n)) = rf.iter().find(|(_, n)| **n as usize > smallest) {
+            bail!("rf {dc}:{n} needs at least {n} nodes; the smallest size is {smallest}");
+        }
+        for &n in &self.nodes {
+            let o = Self::options_for(options, n);
+            o.validate(&Self::cluster_name(name, n))
+                .with_context(|| format!("the {n}-node cluster"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the search at each size in turn. With `resume` (the scenario's `--resume`), sizes
+/// whose search completed are kept and an interrupted one continues on its kept cluster.
+pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
+    a.validate()?;
+    let (base_name, base) = a.base.as_ref().expect("validated");
+    let out = a
+        .capacity
+        .run
+        .out
+        .clone()
+        .unwrap_or_else(|| a.capacity.run.default_out("scaling"));
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let sizes: Vec<u32> = a.nodes.iter().map(|n| *n as u32).collect();
+    let resume = a.capacity.search.resume;
+    let mut result = match resume {
+        true => crate::result::read_scaling(&out).ok(),
+        false => None,
+    };
+    let stop = crate::interrupt::flag();
+    // Each size's search is labelled ENV-nN, so the report tells the sizes apart.
+    let env = a.capacity.run.env_label();
+    println!("scaling result: {}", out.display());
+    for &n in &a.nodes {
+        let search_out = ScalingStep::search_out(&out, n);
+        let file = search_out
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let earlier = match resume {
+            true => crate::result::read_capacity(&search_out).ok(),
+            false => None,
+        };
+        if let Some(done) = earlier
+            .as_ref()
+            .filter(|r| r.status == CapacityStatus::Completed)
+        {
+            println!("━━ {n} node(s): searched before, kept ({})", file);
+            result
+                .get_or_insert_with(|| ScalingResult::new(&env, &done.workload.label(), &sizes))
+                .record(n as u32, &file, done);
+            continue;
+        }
+        let name = ScalingStep::cluster_name(base_name, n);
+        println!("━━ {n} node(s): cluster {name}");
+        let cluster = crate::scenario::runner::open_or_create(
+            clusters,
+            &name,
+            &ScalingStep::options_for(base, n),
+        )?;
+        if cluster.nodes().len() != n {
+            bail!(
+                "cluster {name} exists with {} nodes, not {n}: destroy it (cqlbench cluster destroy {name}) or name the scenario's cluster otherwise",
+                cluster.nodes().len()
+            );
+        }
+        if cluster.running_addresses().len() < n {
+            crate::scenario::runner::start(&cluster, StartOptions::default())
+                .with_context(|| format!("starting cluster {name}"))?;
+        }
+        let mut search = a.capacity.clone();
+        search.run.cluster = Some(name.clone());
+        search.run.out = Some(search_out.clone());
+        search.run.env = Some(format!("{env}-n{n}"));
+        // Continues on the cluster kept from the interrupted run, else starts over.
+        search.search.resume = earlier.is_some();
+        let outcome = capacity_step::run(&search, clusters);
+        println!("━━ stopping cluster {name}");
+        if let Err(e) = cluster.stop(&StopOptions::default()) {
+            eprintln!("warning: stopping {name}: {e}");
+        }
+        let searched = match outcome {
+            Ok(r) => r,
+            Err(e) => {
+                if let Some(r) = &mut result {
+                    r.status = CapacityStatus::Interrupted;
+                    r.write(&out)
+                        .with_context(|| format!("writing {}", out.display()))?;
+                }
+                return Err(e.context(format!("the {n}-node search")));
+            }
+        };
+        let r = result
+            .get_or_insert_with(|| ScalingResult::new(&env, &searched.workload.label(), &sizes));
+        r.record(n as u32, &file, &searched);
+        let interrupted = searched.status != CapacityStatus::Completed;
+        if interrupted {
+            r.status = CapacityStatus::Interrupted;
+        }
+        r.write(&out)
+            .with_context(|| format!("writing {}", out.display()))?;
+        if interrupted || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            bail!(
+                "interrupted at {n} node(s); cluster {name} is kept and the sizes searched so far are in {} (--resume continues)",
+                out.display()
+            );
+        }
+        // Its data is of no further use; the disks (emulated ones too) are freed.
+        destroy(cluster);
+    }
+    let mut r = result.expect("at least one size");
+    r.status = CapacityStatus::Completed;
+    r.finished_unix_s = Some(crate::host::unix_now_s());
+    r.write(&out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    print_result(&r);
+    println!("scaling result: {}", out.display());
+    Ok(r)
+}
+
+fn destroy(cluster: Cluster) {
+    let name = cluster.name().to_string();
+    if let Err(e) = cluster.destroy() {
+        eprintln!("warning: destroying {name}: {e}");
+    }
+}
+
+/// The sizes table.
+pub fn print_result(r: &ScalingResult) {
+    println!();
+    print!(
+        "{}",
+        crate::report::text::table(&crate::report::capacity::scaling_table(r))
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(text: &str) -> Result<ScalingStep, crate::error::Invalid> {
+        de::from_value(serde_yaml::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn sizes_are_a_list_or_text_ascending_and_positive() {
+        let s = step("{nodes: [1, 2, 3], workload: stress, rf: 1}").unwrap();
+        assert_eq!(s.nodes, [1, 2, 3]);
+        let s = step("{nodes: '1, 3', workload: stress}").unwrap();
+        assert_eq!(s.nodes, [1, 3]);
+        for (bad, says) in [
+            ("{nodes: [], workload: stress}", "at least one"),
+            ("{nodes: [0, 1], workload: stress}", "at least 1 node"),
+            ("{nodes: [2, 1], workload: stress}", "ascending"),
+            ("{nodes: [1, 1], workload: stress}", "ascending"),
+            ("{nodes: 'a,b', workload: stress}", "separated by commas"),
+            ("{nodes: {x: 1}, workload: stress}", "list of node counts"),
+        ] {
+            let e = step(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        // The capacity keys are the capacity step's (unknown ones refused).
+        let e = step("{nodes: [1], workload: stress, strat-rate: 5}").unwrap_err();
+        assert!(e.contains("strat-rate"), "{e}");
+    }
+
+    #[test]
+    fn each_size_is_the_scenarios_cluster_resized() {
+        let base: ClusterOptions = de::from_value(
+            serde_yaml::from_str("{nodes: 3, racks: 3, heap: 256M, address-prefix: '127.0.9.'}")
+                .unwrap(),
+        )
+        .unwrap();
+        let o = ScalingStep::options_for(&base, 2);
+        assert_eq!((o.nodes, o.racks, o.address_prefix), (2, 2, None));
+        assert_eq!(o.heap, base.heap);
+        let base: ClusterOptions =
+            de::from_value(serde_yaml::from_str("{dcs: 'east:3:3'}").unwrap()).unwrap();
+        let dc = &ScalingStep::options_for(&base, 1).dcs.unwrap()[0];
+        assert_eq!((dc.name.as_str(), dc.nodes, dc.racks), ("east", 1, 1));
+        assert_eq!(
+            ScalingStep::search_out(Path::new("/r/03-scaling.json"), 2),
+            Path::new("/r/03-scaling.n2.json")
+        );
+    }
+
+    #[test]
+    fn a_step_without_its_scenarios_cluster_or_with_a_growing_rf_is_refused() {
+        let mut s = step("{nodes: [1, 2], workload: stress, rf: 1}").unwrap();
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("`cluster:`"), "{e}");
+        let base: ClusterOptions =
+            de::from_value(serde_yaml::from_str("{heap: 256M}").unwrap()).unwrap();
+        s.base = Some(("sc".into(), base));
+        s.capacity.run.cluster = Some("sc".into());
+        s.capacity.run.rf = Some("2".into());
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("smallest size is 1"), "{e}");
+        s.capacity.run.rf = None;
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("needs rf"), "{e}");
+        s.capacity.run.rf = Some("1".into());
+        s.capacity.run.cluster = Some("other".into());
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("its own clusters"), "{e}");
+    }
+}
