@@ -2,6 +2,7 @@
 //! options, pure) · `dist` (jars) · `state` (the cluster directory) · `process` and
 //! `supervise` (processes, readiness) · `status` (what nodetool and the processes say).
 
+pub mod cds;
 pub mod cql;
 pub mod dist;
 pub mod memory;

@@ -89,36 +89,17 @@ impl Cluster {
             .filter(|n| !targets.contains(n) && self.pid(n).is_some())
             .map(|n| (n.clone(), readiness::size(&self.node_dirs(n).system_log())))
             .collect();
-        // A non-seed that starts before its seed listens can give up its first gossip round
-        // ("Unable to gossip with any peers") on a loaded machine: such a start is retried once.
-        let mut retried = false;
-        loop {
-            let mut spawned = Vec::new();
-            let result = self
-                .spawn_all(&targets, &mut spawned)
-                .and_then(|_| self.wait_ready(&targets, &running, t0, opts.timeout));
-            let Err(e) = result else { break };
+        // Every node is a seed (see `plan`): none can lose a start-up gossip race to a seed
+        // that does not listen yet, so a failed start is not retried.
+        let mut spawned = Vec::new();
+        let result = self
+            .spawn_all(&targets, &mut spawned)
+            .and_then(|_| self.wait_ready(&targets, &running, t0, opts.timeout));
+        if let Err(e) = result {
             for (_, pid) in &spawned {
                 process::signal(*pid, libc::SIGKILL);
             }
-            let gossip_race = matches!(&e, ClusterError::NodeDied { tail, .. } if tail.contains("Unable to gossip with any peers"));
-            if retried || !gossip_race {
-                return Err(e);
-            }
-            retried = true;
-            eprintln!(
-                "{e}: a node lost the start-up gossip race; retrying once (first attempt's logs kept as system.log.failed-start)"
-            );
-            for n in &targets {
-                let log = self.node_dirs(n).system_log();
-                let _ = std::fs::rename(&log, log.with_extension("log.failed-start"));
-            }
-            let indices: Vec<usize> = targets.iter().map(|n| n.index).collect();
-            self.stop(&StopOptions {
-                nodes: indices,
-                kill: true,
-                ..StopOptions::default()
-            })?;
+            return Err(e);
         }
         Ok(StartReport {
             started: targets.iter().map(|n| n.name.clone()).collect(),
@@ -131,7 +112,13 @@ impl Cluster {
         targets: &[NodePlan],
         spawned: &mut Vec<(String, u32)>,
     ) -> Result<(), ClusterError> {
-        for n in targets {
+        let archive = super::cds::archive(&self.state.dist);
+        if let Some(dir) = archive.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
+        }
+        let names: Vec<String> = targets.iter().map(|n| n.name.clone()).collect();
+        let cds = super::cds::plan(&archive, self.name(), &names);
+        for (n, cds) in targets.iter().zip(&cds) {
             let dirs = self.node_dirs(n);
             self.write_node_files(n, &dirs)?;
             let log_offset = readiness::size(&dirs.system_log());
@@ -141,6 +128,7 @@ impl Cluster {
                 &dirs.as_paths(),
                 &self.state.dist.lib_dir,
                 &self.state.dist.exporter_jar,
+                cds.as_ref(),
             );
             let out = dirs.logs.join("stdout.log");
             let cgroup = match self.state.spec.node_memory {
@@ -341,6 +329,13 @@ impl Cluster {
             {
                 super::memory::remove(&g);
             }
+            // A node that wrote the class archive at exit: kept only from a clean stop.
+            super::cds::settle(
+                &super::cds::archive(&self.state.dist),
+                self.name(),
+                &n.name,
+                !escalated,
+            );
         }
         Ok(targets.into_iter().map(|(n, _)| n.name).collect())
     }

@@ -138,9 +138,154 @@ pub struct NodeReading {
     pub cpu_share: Option<f64>,
 }
 
-const C: &str = "org_apache_cassandra_metrics_";
+/// Where a figure is read: a metric name, and a label the sample must carry.
+type Source = (&'static str, Option<(&'static str, &'static str)>);
 
-/// The metric names [`reading`] uses.
+/// Each figure's sources, in the order they are tried (the first with a finite value wins):
+/// 1. the Prometheus JMX exporter's names, as configured for local nodes (see
+///    `cluster::render::exporter_yaml`);
+/// 2. the Management API's metrics endpoint (K8ssandra from operator v1.5 with Management API
+///    ≥ 0.1.67, port 9000, `/metrics`): Dropwizard names snake_cased, keyspace, table and
+///    message type as labels, all-tables aggregates suffixed `_all`, histograms as quantiles
+///    only (so SSTables per read is its median there, not its mean);
+/// 3. MCAC's collectd output as served on port 9103 (older K8ssandra), before Prometheus
+///    relabelling: the dotted, snake_cased name in the `mcac` label.
+///
+/// Names of 2 and 3 were read from those projects' sources (naming code, relabel rules,
+/// dashboards), not from a live scrape. MCAC has no dropped-message counter in seconds, GC
+/// seconds or process CPU seconds under these names: those figures stay empty from it.
+mod sources {
+    use super::Source;
+    pub const PENDING: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_compaction_value",
+            Some(("name", "PendingTasks")),
+        ),
+        (
+            "org_apache_cassandra_metrics_compaction_pending_tasks",
+            None,
+        ),
+        (
+            "collectd_mcac_gauge",
+            Some((
+                "mcac",
+                "org.apache.cassandra.metrics.compaction.pending_tasks",
+            )),
+        ),
+    ];
+    pub const COMPLETED: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_compaction_value",
+            Some(("name", "CompletedTasks")),
+        ),
+        (
+            "org_apache_cassandra_metrics_compaction_completed_tasks",
+            None,
+        ),
+        (
+            "collectd_mcac_gauge",
+            Some((
+                "mcac",
+                "org.apache.cassandra.metrics.compaction.completed_tasks",
+            )),
+        ),
+    ];
+    pub const COMPACTED_BYTES: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_compaction_count",
+            Some(("name", "BytesCompacted")),
+        ),
+        (
+            "org_apache_cassandra_metrics_compaction_bytes_compacted",
+            None,
+        ),
+        (
+            "collectd_mcac_counter_total",
+            Some((
+                "mcac",
+                "org.apache.cassandra.metrics.compaction.bytes_compacted",
+            )),
+        ),
+    ];
+    pub const SSTABLES_PER_READ: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_table_mean",
+            Some(("name", "SSTablesPerReadHistogram")),
+        ),
+        (
+            "org_apache_cassandra_metrics_table_ss_tables_per_read_histogram_all",
+            Some(("quantile", "0.5")),
+        ),
+        (
+            "collectd_mcac_histogram_mean",
+            Some((
+                "mcac",
+                "org.apache.cassandra.metrics.table.ss_tables_per_read_histogram.all",
+            )),
+        ),
+    ];
+    pub const LIVE_SSTABLES: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_table_value",
+            Some(("name", "LiveSSTableCount")),
+        ),
+        (
+            "org_apache_cassandra_metrics_table_live_ss_table_count_all",
+            None,
+        ),
+        (
+            "collectd_mcac_gauge",
+            Some((
+                "mcac",
+                "org.apache.cassandra.metrics.table.live_ss_table_count.all",
+            )),
+        ),
+    ];
+    pub const LOAD: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_storage_count",
+            Some(("name", "Load")),
+        ),
+        ("org_apache_cassandra_metrics_storage_load", None),
+        (
+            "collectd_mcac_counter_total",
+            Some(("mcac", "org.apache.cassandra.metrics.storage.load")),
+        ),
+    ];
+    /// Summed over message types.
+    pub const DROPPED: &[Source] = &[
+        (
+            "org_apache_cassandra_metrics_droppedmessage_count",
+            Some(("name", "Dropped")),
+        ),
+        (
+            "org_apache_cassandra_metrics_dropped_message_dropped_total",
+            None,
+        ),
+    ];
+    /// Summed over collectors; the Prometheus Java client's name, which both the JMX exporter
+    /// and the Management API serve.
+    pub const GC_SECONDS: &[Source] = &[("jvm_gc_collection_seconds_sum", None)];
+    pub const CPU_SECONDS: &[Source] = &[("process_cpu_seconds_total", None)];
+    pub const CPU_SHARE: &[Source] = &[("java_lang_operatingsystem_processcpuload", None)];
+
+    /// Every figure's sources.
+    #[cfg(test)]
+    pub const ALL: &[&[Source]] = &[
+        PENDING,
+        COMPLETED,
+        COMPACTED_BYTES,
+        SSTABLES_PER_READ,
+        LIVE_SSTABLES,
+        LOAD,
+        DROPPED,
+        GC_SECONDS,
+        CPU_SECONDS,
+        CPU_SHARE,
+    ];
+}
+
+/// The metric names [`reading`] uses (every source's).
 pub const NAMES: &[&str] = &[
     "org_apache_cassandra_metrics_compaction_value",
     "org_apache_cassandra_metrics_compaction_count",
@@ -148,66 +293,53 @@ pub const NAMES: &[&str] = &[
     "org_apache_cassandra_metrics_table_value",
     "org_apache_cassandra_metrics_storage_count",
     "org_apache_cassandra_metrics_droppedmessage_count",
+    "org_apache_cassandra_metrics_compaction_pending_tasks",
+    "org_apache_cassandra_metrics_compaction_completed_tasks",
+    "org_apache_cassandra_metrics_compaction_bytes_compacted",
+    "org_apache_cassandra_metrics_table_ss_tables_per_read_histogram_all",
+    "org_apache_cassandra_metrics_table_live_ss_table_count_all",
+    "org_apache_cassandra_metrics_storage_load",
+    "org_apache_cassandra_metrics_dropped_message_dropped_total",
+    "collectd_mcac_gauge",
+    "collectd_mcac_counter_total",
+    "collectd_mcac_histogram_mean",
     "jvm_gc_collection_seconds_sum",
     "process_cpu_seconds_total",
     "java_lang_operatingsystem_processcpuload",
 ];
 
-/// Reads the figures cqlbench uses from a scrape, by the names the Prometheus JMX exporter
-/// gives Cassandra's MBeans (lowercased, see `cluster::render::exporter_yaml`).
+/// Reads the figures cqlbench uses from a scrape, by the names of whichever exporter served
+/// it (see [`sources`]).
 pub fn reading(samples: &[PromSample]) -> NodeReading {
-    // Values of the samples named `name` (with the label, if given), in scrape order.
-    let values = |name: &str, label: Option<(&str, &str)>| -> Vec<f64> {
+    // The finite values of the samples a source names, in scrape order.
+    let values = |&(name, label): &Source| -> Vec<f64> {
         samples
             .iter()
             .filter(|s| s.name == name && label.is_none_or(|(k, v)| s.label(k) == Some(v)))
             .map(|s| s.value)
+            .filter(|v| v.is_finite())
             .collect()
     };
-    // The first such sample, if its value is finite.
-    let one = |name: &str, label| {
-        values(name, label)
-            .first()
-            .copied()
-            .filter(|v| v.is_finite())
-    };
-    // The sum of the finite ones.
-    let sum = |name: &str, label| {
-        let vals: Vec<f64> = values(name, label)
-            .into_iter()
-            .filter(|v| v.is_finite())
-            .collect();
-        (!vals.is_empty()).then(|| vals.iter().sum())
+    // The first source with a value: its first value …
+    let one = |sources: &[Source]| sources.iter().find_map(|s| values(s).first().copied());
+    // … or the sum of its values.
+    let sum = |sources: &[Source]| {
+        sources.iter().find_map(|s| {
+            let v = values(s);
+            (!v.is_empty()).then(|| v.iter().sum())
+        })
     };
     NodeReading {
-        pending_compactions: one(
-            &format!("{C}compaction_value"),
-            Some(("name", "PendingTasks")),
-        ),
-        completed_compactions: one(
-            &format!("{C}compaction_value"),
-            Some(("name", "CompletedTasks")),
-        ),
-        compacted_bytes: one(
-            &format!("{C}compaction_count"),
-            Some(("name", "BytesCompacted")),
-        ),
-        sstables_per_read: one(
-            &format!("{C}table_mean"),
-            Some(("name", "SSTablesPerReadHistogram")),
-        ),
-        live_sstables: one(
-            &format!("{C}table_value"),
-            Some(("name", "LiveSSTableCount")),
-        ),
-        load_bytes: one(&format!("{C}storage_count"), Some(("name", "Load"))),
-        dropped: sum(
-            &format!("{C}droppedmessage_count"),
-            Some(("name", "Dropped")),
-        ),
-        gc_seconds: sum("jvm_gc_collection_seconds_sum", None),
-        cpu_seconds: one("process_cpu_seconds_total", None),
-        cpu_share: one("java_lang_operatingsystem_processcpuload", None).filter(|v| *v >= 0.0),
+        pending_compactions: one(sources::PENDING),
+        completed_compactions: one(sources::COMPLETED),
+        compacted_bytes: one(sources::COMPACTED_BYTES),
+        sstables_per_read: one(sources::SSTABLES_PER_READ),
+        live_sstables: one(sources::LIVE_SSTABLES),
+        load_bytes: one(sources::LOAD),
+        dropped: sum(sources::DROPPED),
+        gc_seconds: sum(sources::GC_SECONDS),
+        cpu_seconds: one(sources::CPU_SECONDS),
+        cpu_share: one(sources::CPU_SHARE).filter(|v| *v >= 0.0),
     }
 }
 
@@ -635,6 +767,76 @@ mod tests {
         assert!(Endpoint::parse("h:x").unwrap_err().contains("bad port"));
     }
 
+    /// K8ssandra's endpoints give the same figures under their names: the Management API's
+    /// (with its labels and the `_by_table_name` map gauge that must not be taken for the
+    /// pending count) and MCAC's collectd output.
+    #[test]
+    fn k8ssandra_endpoints_map_to_the_same_figures() {
+        let labels =
+            "host=\"5d1c\",instance=\"10.0.0.5\",cluster=\"demo\",datacenter=\"dc1\",rack=\"r1\"";
+        let mgmt = format!(
+            "\
+# TYPE org_apache_cassandra_metrics_compaction_pending_tasks gauge
+org_apache_cassandra_metrics_compaction_pending_tasks_by_table_name{{{labels}}} 0.0
+org_apache_cassandra_metrics_compaction_pending_tasks{{{labels}}} 7.0
+org_apache_cassandra_metrics_compaction_completed_tasks{{{labels}}} 51.0
+org_apache_cassandra_metrics_compaction_bytes_compacted{{{labels}}} 1000.0
+org_apache_cassandra_metrics_table_ss_tables_per_read_histogram_all{{{labels},quantile=\"0.5\"}} 2.0
+org_apache_cassandra_metrics_table_ss_tables_per_read_histogram_all{{{labels},quantile=\"0.99\"}} 6.0
+org_apache_cassandra_metrics_table_live_ss_table_count_all{{{labels}}} 18.0
+org_apache_cassandra_metrics_storage_load{{{labels}}} 117116.0
+org_apache_cassandra_metrics_dropped_message_dropped_total{{{labels},message_type=\"MUTATION\"}} 3.0
+org_apache_cassandra_metrics_dropped_message_dropped_total{{{labels},message_type=\"READ\"}} 2.0
+jvm_gc_collection_seconds_sum{{{labels},gc=\"G1 Young Generation\"}} 0.3
+process_cpu_seconds_total{{{labels}}} 10.0
+"
+        );
+        let r = reading(&prometheus::parse_named(&mgmt, NAMES));
+        let want = NodeReading {
+            pending_compactions: Some(7.0),
+            completed_compactions: Some(51.0),
+            compacted_bytes: Some(1000.0),
+            sstables_per_read: Some(2.0),
+            live_sstables: Some(18.0),
+            load_bytes: Some(117116.0),
+            dropped: Some(5.0),
+            gc_seconds: Some(0.3),
+            cpu_seconds: Some(10.0),
+            cpu_share: None,
+        };
+        assert_eq!(r, want);
+        let m = "instance=\"10.0.0.5\",cluster=\"demo\",dc=\"dc1\",rack=\"r1\"";
+        let mcac = format!(
+            "\
+collectd_mcac_gauge{{{m},mcac=\"org.apache.cassandra.metrics.compaction.pending_tasks\"}} 7
+collectd_mcac_gauge{{{m},mcac=\"org.apache.cassandra.metrics.compaction.completed_tasks\"}} 51
+collectd_mcac_counter_total{{{m},mcac=\"org.apache.cassandra.metrics.compaction.bytes_compacted\"}} 1000
+collectd_mcac_histogram_mean{{{m},mcac=\"org.apache.cassandra.metrics.table.ss_tables_per_read_histogram.all\"}} 2
+collectd_mcac_gauge{{{m},mcac=\"org.apache.cassandra.metrics.table.live_ss_table_count.all\"}} 18
+collectd_mcac_counter_total{{{m},mcac=\"org.apache.cassandra.metrics.storage.load\"}} 117116
+"
+        );
+        let r = reading(&prometheus::parse_named(&mcac, NAMES));
+        assert_eq!(
+            r,
+            NodeReading {
+                dropped: None,
+                gc_seconds: None,
+                cpu_seconds: None,
+                ..want
+            }
+        );
+    }
+
+    #[test]
+    fn every_source_name_is_parsed() {
+        for figure in sources::ALL {
+            for (name, _) in *figure {
+                assert!(NAMES.contains(name), "{name} is not in NAMES");
+            }
+        }
+    }
+
     #[test]
     fn readings_come_from_exporter_names_and_rates_from_two_readings() {
         let text = "\
@@ -710,7 +912,12 @@ java_lang_operatingsystem_processcpuload 0.25
         ] {
             assert!(f.contains(n), "{n} in {f}");
         }
-        assert_eq!(f.matches("name[]=").count(), NAMES.len() + 2);
+        // Each name, and the family of each `_total` and `_sum` one.
+        let suffixed = NAMES
+            .iter()
+            .filter(|n| n.ends_with("_total") || n.ends_with("_sum"))
+            .count();
+        assert_eq!(f.matches("name[]=").count(), NAMES.len() + suffixed);
     }
 
     /// A metrics endpoint on loopback whose first answer takes `first_delay`.

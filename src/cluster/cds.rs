@@ -1,0 +1,150 @@
+//! Class-data sharing for node JVMs: one archive of the classes a Cassandra node loads, per
+//! jar set and JDK, in the cache. Each node maps it at start instead of loading and verifying
+//! those classes itself (measured here on one 256M-heap node: 5.7–7.1 CPU-seconds to
+//! "Startup complete" with the archive against 7.8–9.8 without), so co-located nodes start
+//! sooner on few cores; the JIT is untouched.
+//!
+//! No archive is built ahead of time: the first node started without one writes it when it
+//! exits (`-XX:ArchiveClassesAtExit` to a file of its own), and a clean stop publishes that
+//! file as the archive; a killed node's file is discarded. Nodes started while no archive
+//! exists run as before. The classpath is the same for every node (see `render::jvm_args`),
+//! which the archive requires; so is the exporter agent, which needs
+//! `-XX:+AllowArchivingWithJavaAgent` both when the archive is written and when it is used.
+//! A JVM that finds the archive does not match (another JDK build, other jars) ignores it
+//! and loads classes as usual.
+
+use std::path::{Path, PathBuf};
+
+use super::dist::Distribution;
+
+/// What a node's JVM does with the archive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cds {
+    /// Map this archive.
+    Use(PathBuf),
+    /// Write the classes it loaded to this file when it exits.
+    Dump(PathBuf),
+}
+
+impl Cds {
+    /// The JVM arguments.
+    pub fn args(&self) -> Vec<String> {
+        let mut a = vec![
+            "-XX:+UnlockDiagnosticVMOptions".to_string(),
+            "-XX:+AllowArchivingWithJavaAgent".to_string(),
+        ];
+        a.push(match self {
+            Cds::Use(p) => format!("-XX:SharedArchiveFile={}", p.display()),
+            Cds::Dump(p) => format!("-XX:ArchiveClassesAtExit={}", p.display()),
+        });
+        a
+    }
+}
+
+/// The archive of a distribution: in the cache, named by its jar directory and by the JDK's
+/// modification time (an updated JDK gets a new archive).
+pub fn archive(dist: &Distribution) -> PathBuf {
+    // `java` found on PATH is named without a directory.
+    let java = match dist.java.parent() {
+        Some(p) if !p.as_os_str().is_empty() => Some(dist.java.clone()),
+        _ => std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(&dist.java))
+                .find(|j| j.is_file())
+        }),
+    };
+    let jdk = java
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        .and_then(std::fs::canonicalize)
+        .and_then(std::fs::metadata)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let jars = dist
+        .lib_dir
+        .to_string_lossy()
+        .replace(['/', '\\', ':'], "_");
+    let jars = match jars.char_indices().rev().nth(150) {
+        Some((i, _)) => jars[i..].to_string(),
+        None => jars,
+    };
+    super::dist::cache_dir()
+        .join("cds")
+        .join(format!("{jars}-jdk{jdk}.jsa"))
+}
+
+/// What each of `nodes` (names) does: all map the archive when there is one; else the first
+/// writes it at exit.
+pub fn plan(archive: &Path, cluster: &str, nodes: &[String]) -> Vec<Option<Cds>> {
+    if archive.is_file() {
+        return nodes
+            .iter()
+            .map(|_| Some(Cds::Use(archive.into())))
+            .collect();
+    }
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i == 0).then(|| Cds::Dump(pending(archive, cluster, n))))
+        .collect()
+}
+
+/// The file node `node` of `cluster` writes the archive to.
+pub fn pending(archive: &Path, cluster: &str, node: &str) -> PathBuf {
+    let name = archive.file_name().unwrap_or_default().to_string_lossy();
+    archive.with_file_name(format!("{name}.{cluster}-{node}.pending"))
+}
+
+/// After `node` of `cluster` stopped: its archive, if it wrote one, becomes the archive when
+/// it stopped cleanly and none exists yet; otherwise it is removed.
+pub fn settle(archive: &Path, cluster: &str, node: &str, clean: bool) {
+    let p = pending(archive, cluster, node);
+    if !p.exists() {
+        return;
+    }
+    let publish = clean
+        && !archive.exists()
+        && std::fs::metadata(&p).is_ok_and(|m| m.len() > 0)
+        && std::fs::rename(&p, archive).is_ok();
+    if !publish {
+        let _ = std::fs::remove_file(&p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_node_writes_the_archive_until_one_exists_then_all_map_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let archive = dir.path().join("a.jsa");
+        let nodes = ["node1".to_string(), "node2".to_string()];
+        let p = plan(&archive, "c", &nodes);
+        let dump = dir.path().join("a.jsa.c-node1.pending");
+        assert_eq!(p, [Some(Cds::Dump(dump.clone())), None]);
+        // A killed node's file is discarded.
+        std::fs::write(&dump, b"classes").unwrap();
+        settle(&archive, "c", "node1", false);
+        assert!(!dump.exists() && !archive.exists());
+        // A clean stop publishes it.
+        std::fs::write(&dump, b"classes").unwrap();
+        settle(&archive, "c", "node1", true);
+        assert!(!dump.exists());
+        assert_eq!(std::fs::read(&archive).unwrap(), b"classes");
+        let p = plan(&archive, "c", &nodes);
+        assert_eq!(
+            p,
+            [Some(Cds::Use(archive.clone())), Some(Cds::Use(archive))]
+        );
+        assert_eq!(
+            Cds::Dump("/x.jsa".into()).args(),
+            [
+                "-XX:+UnlockDiagnosticVMOptions",
+                "-XX:+AllowArchivingWithJavaAgent",
+                "-XX:ArchiveClassesAtExit=/x.jsa"
+            ]
+        );
+    }
+}
