@@ -57,6 +57,8 @@ pub const EXPORTED_MBEANS: &[&str] = &[
     "org.apache.cassandra.metrics:type=Storage,name=Load",
     "org.apache.cassandra.metrics:type=Table,name=SSTablesPerReadHistogram",
     "org.apache.cassandra.metrics:type=Table,name=LiveSSTableCount",
+    "org.apache.cassandra.metrics:type=Table,name=ReadLatency",
+    "org.apache.cassandra.metrics:type=Table,name=ReadTotalLatency",
     "org.apache.cassandra.metrics:type=DroppedMessage,scope=MUTATION_REQ,name=Dropped",
     "org.apache.cassandra.metrics:type=DroppedMessage,scope=MUTATION_RSP,name=Dropped",
     "org.apache.cassandra.metrics:type=DroppedMessage,scope=READ_REQ,name=Dropped",

@@ -136,6 +136,9 @@ pub struct NodeReading {
     pub gc_seconds: Option<f64>,
     pub cpu_seconds: Option<f64>,
     pub cpu_share: Option<f64>,
+    /// Local reads served (all tables), and their total latency in microseconds.
+    pub local_reads: Option<f64>,
+    pub local_read_us: Option<f64>,
 }
 
 /// Where a figure is read: a metric name, and a label the sample must carry.
@@ -268,6 +271,15 @@ mod sources {
     pub const GC_SECONDS: &[Source] = &[("jvm_gc_collection_seconds_sum", None)];
     pub const CPU_SECONDS: &[Source] = &[("process_cpu_seconds_total", None)];
     pub const CPU_SHARE: &[Source] = &[("java_lang_operatingsystem_processcpuload", None)];
+    /// Local reads of all tables (the JMX exporter's names only).
+    pub const LOCAL_READS: &[Source] = &[(
+        "org_apache_cassandra_metrics_table_count",
+        Some(("name", "ReadLatency")),
+    )];
+    pub const LOCAL_READ_US: &[Source] = &[(
+        "org_apache_cassandra_metrics_table_count",
+        Some(("name", "ReadTotalLatency")),
+    )];
 
     /// Every figure's sources.
     #[cfg(test)]
@@ -282,6 +294,8 @@ mod sources {
         GC_SECONDS,
         CPU_SECONDS,
         CPU_SHARE,
+        LOCAL_READS,
+        LOCAL_READ_US,
     ];
 }
 
@@ -291,6 +305,7 @@ pub const NAMES: &[&str] = &[
     "org_apache_cassandra_metrics_compaction_count",
     "org_apache_cassandra_metrics_table_mean",
     "org_apache_cassandra_metrics_table_value",
+    "org_apache_cassandra_metrics_table_count",
     "org_apache_cassandra_metrics_storage_count",
     "org_apache_cassandra_metrics_droppedmessage_count",
     "org_apache_cassandra_metrics_compaction_pending_tasks",
@@ -340,6 +355,8 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
         gc_seconds: sum(sources::GC_SECONDS),
         cpu_seconds: one(sources::CPU_SECONDS),
         cpu_share: one(sources::CPU_SHARE).filter(|v| *v >= 0.0),
+        local_reads: one(sources::LOCAL_READS),
+        local_read_us: one(sources::LOCAL_READ_US),
     }
 }
 
@@ -483,6 +500,16 @@ pub fn node_sample(now: &NodeReading, prev: Option<&NodeReading>, secs: f64) -> 
         gc_pause_ms_per_s: rate(now.gc_seconds, p(|r| r.gc_seconds), secs).map(|v| v * 1000.0),
         cpu_cores: rate(now.cpu_seconds, p(|r| r.cpu_seconds), secs),
         cpu_share: now.cpu_share,
+        local_reads_per_s: rate(now.local_reads, p(|r| r.local_reads), secs),
+        local_read_ms: match (
+            now.local_reads.zip(p(|r| r.local_reads)),
+            now.local_read_us.zip(p(|r| r.local_read_us)),
+        ) {
+            (Some((n, pn)), Some((us, pus))) if n > pn && us >= pus => {
+                Some((us - pus) / (n - pn) / 1000.0)
+            }
+            _ => None,
+        },
     }
 }
 
@@ -803,6 +830,8 @@ process_cpu_seconds_total{{{labels}}} 10.0
             gc_seconds: Some(0.3),
             cpu_seconds: Some(10.0),
             cpu_share: None,
+            local_reads: None,
+            local_read_us: None,
         };
         assert_eq!(r, want);
         let m = "instance=\"10.0.0.5\",cluster=\"demo\",dc=\"dc1\",rack=\"r1\"";
@@ -853,6 +882,8 @@ jvm_gc_collection_seconds_sum{gc=\"G1 Young Generation\"} 0.2
 jvm_gc_collection_seconds_sum{gc=\"G1 Old Generation\"} 0.1
 process_cpu_seconds_total 10.0
 java_lang_operatingsystem_processcpuload 0.25
+org_apache_cassandra_metrics_table_count{name=\"ReadLatency\"} 1000.0
+org_apache_cassandra_metrics_table_count{name=\"ReadTotalLatency\"} 2000000.0
 ";
         let r = reading(&prometheus::parse(text));
         assert_eq!(r, reading(&prometheus::parse_named(text, NAMES)));
@@ -864,7 +895,13 @@ java_lang_operatingsystem_processcpuload 0.25
         later.gc_seconds = Some(0.35);
         later.cpu_seconds = Some(11.5);
         later.dropped = Some(5.0);
+        // 100 more local reads in 0.5 s, taking 450,000 µs: 4.5 ms each.
+        later.local_reads = Some(1100.0);
+        later.local_read_us = Some(2_450_000.0);
         let s = node_sample(&later, Some(&r), 0.5);
+        assert_eq!(s.local_reads_per_s, Some(200.0));
+        assert_eq!(s.local_read_ms, Some(4.5));
+        assert_eq!(node_sample(&r, Some(&r), 0.5).local_read_ms, None);
         assert_eq!(s.compactions_per_s, Some(4.0));
         assert!((s.gc_pause_ms_per_s.unwrap() - 100.0).abs() < 1e-6);
         assert_eq!(s.cpu_cores, Some(3.0));

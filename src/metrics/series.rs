@@ -83,6 +83,14 @@ pub struct NodeSample {
     /// remote node's CPU criterion uses).
     #[serde(default)]
     pub cpu_share: Option<f64>,
+    /// Reads the node served from its own tables per second (all tables) …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_reads_per_s: Option<f64>,
+    /// … and their mean latency over the period, ms: the node's time to read from its disk
+    /// (and caches), whatever held the I/O back — an emulated disk's throttle included, which
+    /// the device's own latency in /proc does not see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_read_ms: Option<f64>,
 }
 
 /// Host metrics from /proc.
@@ -141,6 +149,25 @@ impl MetricSeries {
         })
     }
 
+    /// Node `node`'s mean local read latency (ms) over the samples from `from_s` on, weighted
+    /// by its local reads (None: no reads sampled).
+    pub fn local_read_ms(&self, node: &str, from_s: f64) -> Option<f64> {
+        let i = self.nodes.iter().position(|n| n == node)?;
+        let (mut ms, mut reads) = (0.0, 0.0);
+        for s in self.samples.iter().filter(|s| s.t_s >= from_s) {
+            if let Some(NodeSample {
+                local_reads_per_s: Some(r),
+                local_read_ms: Some(l),
+                ..
+            }) = s.nodes.get(i)
+            {
+                ms += l * r;
+                reads += r;
+            }
+        }
+        (reads > 0.0).then(|| ms / reads)
+    }
+
     /// Per node: how many samples have no reading of its server metrics, of how many.
     pub fn missing_by_node(&self) -> Vec<(String, usize, usize)> {
         self.nodes
@@ -188,6 +215,28 @@ impl MetricSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_read_latency_is_weighted_by_reads() {
+        let mut m = crate::report::fixture::metrics(2, &["sda"], 10.0, 1);
+        for (k, s) in m.samples.iter_mut().enumerate() {
+            // node1: 100 reads/s at 2 ms, then 300 reads/s at 6 ms.
+            let (r, l) = if k % 2 == 0 {
+                (100.0, 2.0)
+            } else {
+                (300.0, 6.0)
+            };
+            s.nodes[0].local_reads_per_s = Some(r);
+            s.nodes[0].local_read_ms = Some(l);
+            s.nodes[1].local_reads_per_s = None;
+        }
+        let n = m.samples.len();
+        let (even, odd) = (n.div_ceil(2) as f64, (n / 2) as f64);
+        let want = (even * 100.0 * 2.0 + odd * 300.0 * 6.0) / (even * 100.0 + odd * 300.0);
+        assert!((m.local_read_ms("node1", 0.0).unwrap() - want).abs() < 1e-9);
+        assert_eq!(m.local_read_ms("node2", 0.0), None);
+        assert_eq!(m.local_read_ms("node9", 0.0), None);
+    }
 
     #[test]
     fn sums_and_maxima_over_nodes_skip_missing_values() {

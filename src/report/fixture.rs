@@ -225,6 +225,8 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                         gc_pause_ms_per_s: Some(4.0),
                         cpu_cores: Some(cpu),
                         cpu_share: Some(cpu / 2.0),
+                        local_reads_per_s: Some(150.0),
+                        local_read_ms: Some(2.0 + j as f64),
                     },
                 })
                 .collect();

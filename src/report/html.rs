@@ -240,7 +240,7 @@ fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> St
         return String::new();
     }
     let mut t = String::from(
-        r#"<table class="disks"><thead><tr><th>node</th><th>DC</th><th>disk</th><th>$/month</th><th>read IOPS</th><th>write IOPS</th><th>read MB/s</th><th>write MB/s</th><th>read ms</th><th>write ms</th><th>queue</th></tr></thead><tbody>"#,
+        r#"<table class="disks"><thead><tr><th>node</th><th>DC</th><th>disk</th><th>$/month</th><th>read IOPS</th><th>write IOPS</th><th>read MB/s</th><th>write MB/s</th><th>read ms</th><th>write ms</th><th>queue</th><th>node local read ms</th></tr></thead><tbody>"#,
     );
     for d in &m.node_devices {
         let Some(x) = m.device_mean(&d.device, from_s) else {
@@ -248,7 +248,7 @@ fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> St
         };
         let _ = write!(
             t,
-            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{:.0}</td><td>{:.0}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td></tr>",
             escape(&d.node),
             escape(&d.dc),
             escape(&d.class),
@@ -260,7 +260,9 @@ fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> St
             x.write_mb_s,
             x.read_latency_ms,
             x.write_latency_ms,
-            x.avg_queue
+            x.avg_queue,
+            m.local_read_ms(&d.node, from_s)
+                .map_or("–".to_string(), |v| format!("{v:.2}"))
         );
     }
     let iowait: Vec<f64> = m
@@ -279,7 +281,7 @@ fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> St
     };
     let _ = write!(
         t,
-        "</tbody></table><p class=\"meta\">Disks by node over the main phase (means of the samples); host iowait {iowait} (all CPUs, not per device).</p>"
+        "</tbody></table><p class=\"meta\">Disks by node over the main phase (means of the samples); host iowait {iowait} (all CPUs, not per device). The device's read and write ms are /proc's, taken once an I/O reaches the device: an emulated disk's throttle holds I/O back before that, so its wait shows in the node's local read latency (Cassandra's, all tables, weighted by reads), not there.</p>"
     );
     t
 }
