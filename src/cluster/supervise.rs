@@ -279,10 +279,10 @@ impl Cluster {
     /// Stops the selected nodes: SIGTERM (or SIGKILL with `kill`), wait until their JVMs are
     /// gone, SIGKILL whatever is left after the timeout. Nodes not running are skipped.
     pub fn stop(&self, opts: &StopOptions) -> Result<Vec<String>, ClusterError> {
-        let targets: Vec<(NodePlan, u32)> = self
-            .selected(&opts.nodes)?
-            .into_iter()
-            .filter_map(|n| self.pid(&n).map(|p| (n, p)))
+        let selected = self.selected(&opts.nodes)?;
+        let targets: Vec<(NodePlan, u32)> = selected
+            .iter()
+            .filter_map(|n| self.pid(n).map(|p| (n.clone(), p)))
             .collect();
         let sig = if opts.kill {
             libc::SIGKILL
@@ -324,11 +324,6 @@ impl Cluster {
             while busy_port(n).is_some() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(100));
             }
-            if self.state.spec.node_memory.is_some()
-                && let Ok(g) = self.memory_group(n)
-            {
-                super::memory::remove(&g);
-            }
             // A node that wrote the class archive at exit: kept only from a clean stop.
             super::cds::settle(
                 &super::cds::archive(&self.state.dist),
@@ -336,6 +331,14 @@ impl Cluster {
                 &n.name,
                 !escalated,
             );
+        }
+        // Memory groups of every selected node, a node that died on its own included.
+        if self.state.spec.node_memory.is_some() {
+            for n in &selected {
+                if let Ok(g) = self.memory_group(n) {
+                    super::memory::remove(&g);
+                }
+            }
         }
         Ok(targets.into_iter().map(|(n, _)| n.name).collect())
     }
