@@ -5,8 +5,10 @@
 //! sooner on few cores; the JIT is untouched.
 //!
 //! No archive is built ahead of time: the first node started without one writes it when it
-//! exits (`-XX:ArchiveClassesAtExit` to a file of its own), and a clean stop publishes that
-//! file as the archive; a killed node's file is discarded. Nodes started while no archive
+//! exits (`-XX:ArchiveClassesAtExit` to a file in its own directory), and a clean stop
+//! publishes that file as the archive (a hard link, which fails if another node published
+//! first); a killed node's file is discarded. Dynamic archives need JDK 13 or later: on JDK 11
+//! nodes run without one. Nodes started while no archive
 //! exists run as before. The classpath is the same for every node (see `render::jvm_args`),
 //! which the archive requires; so is the exporter agent, which needs
 //! `-XX:+AllowArchivingWithJavaAgent` both when the archive is written and when it is used.
@@ -74,41 +76,63 @@ pub fn archive(dist: &Distribution) -> PathBuf {
         .join(format!("{jars}-jdk{jdk}.jsa"))
 }
 
-/// What each of `nodes` (names) does: all map the archive when there is one; else the first
+/// Whether `java` can write and map dynamic archives (JDK 13 and later).
+pub fn supported(java: &Path) -> bool {
+    std::process::Command::new(java)
+        .arg("-version")
+        .output()
+        .ok()
+        .and_then(|o| super::dist::java_major(&String::from_utf8_lossy(&o.stderr)))
+        .is_some_and(|m| m >= 13)
+}
+
+/// What each node (by directory) does: all map the archive when there is one; else the first
 /// writes it at exit.
-pub fn plan(archive: &Path, cluster: &str, nodes: &[String]) -> Vec<Option<Cds>> {
+pub fn plan(archive: &Path, node_dirs: &[&Path]) -> Vec<Option<Cds>> {
     if archive.is_file() {
-        return nodes
+        return node_dirs
             .iter()
             .map(|_| Some(Cds::Use(archive.into())))
             .collect();
     }
-    nodes
+    node_dirs
         .iter()
         .enumerate()
-        .map(|(i, n)| (i == 0).then(|| Cds::Dump(pending(archive, cluster, n))))
+        .map(|(i, d)| (i == 0).then(|| Cds::Dump(pending(d))))
         .collect()
 }
 
-/// The file node `node` of `cluster` writes the archive to.
-pub fn pending(archive: &Path, cluster: &str, node: &str) -> PathBuf {
-    let name = archive.file_name().unwrap_or_default().to_string_lossy();
-    archive.with_file_name(format!("{name}.{cluster}-{node}.pending"))
+/// The file the node in `node_dir` writes the archive to.
+pub fn pending(node_dir: &Path) -> PathBuf {
+    node_dir.join("classes.jsa.pending")
 }
 
-/// After `node` of `cluster` stopped: its archive, if it wrote one, becomes the archive when
-/// it stopped cleanly and none exists yet; otherwise it is removed.
-pub fn settle(archive: &Path, cluster: &str, node: &str, clean: bool) {
-    let p = pending(archive, cluster, node);
+/// After the node in `node_dir` stopped: the archive it wrote, if any, becomes the archive
+/// when it stopped cleanly and none exists yet; it is removed either way.
+pub fn settle(archive: &Path, node_dir: &Path, clean: bool) {
+    let p = pending(node_dir);
     if !p.exists() {
         return;
     }
-    let publish = clean
-        && !archive.exists()
-        && std::fs::metadata(&p).is_ok_and(|m| m.len() > 0)
-        && std::fs::rename(&p, archive).is_ok();
-    if !publish {
-        let _ = std::fs::remove_file(&p);
+    if clean && std::fs::metadata(&p).is_ok_and(|m| m.len() > 0) {
+        publish(&p, archive);
+    }
+    let _ = std::fs::remove_file(&p);
+}
+
+/// Links `file` in as `archive` unless one is there; across file systems, through a copy
+/// beside the archive.
+fn publish(file: &Path, archive: &Path) {
+    match std::fs::hard_link(file, archive) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(_) => {
+            let tmp = archive.with_extension(format!("{}.tmp", std::process::id()));
+            if std::fs::copy(file, &tmp).is_ok() {
+                let _ = std::fs::hard_link(&tmp, archive);
+            }
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
 }
 
@@ -120,20 +144,28 @@ mod tests {
     fn the_first_node_writes_the_archive_until_one_exists_then_all_map_it() {
         let dir = tempfile::tempdir().unwrap();
         let archive = dir.path().join("a.jsa");
-        let nodes = ["node1".to_string(), "node2".to_string()];
-        let p = plan(&archive, "c", &nodes);
-        let dump = dir.path().join("a.jsa.c-node1.pending");
+        let (n1, n2) = (dir.path().join("node1"), dir.path().join("node2"));
+        for d in [&n1, &n2] {
+            std::fs::create_dir(d).unwrap();
+        }
+        let nodes = [n1.as_path(), n2.as_path()];
+        let p = plan(&archive, &nodes);
+        let dump = n1.join("classes.jsa.pending");
         assert_eq!(p, [Some(Cds::Dump(dump.clone())), None]);
         // A killed node's file is discarded.
         std::fs::write(&dump, b"classes").unwrap();
-        settle(&archive, "c", "node1", false);
+        settle(&archive, &n1, false);
         assert!(!dump.exists() && !archive.exists());
-        // A clean stop publishes it.
+        // A clean stop publishes it; a second one does not replace it.
         std::fs::write(&dump, b"classes").unwrap();
-        settle(&archive, "c", "node1", true);
+        settle(&archive, &n1, true);
         assert!(!dump.exists());
         assert_eq!(std::fs::read(&archive).unwrap(), b"classes");
-        let p = plan(&archive, "c", &nodes);
+        std::fs::write(n2.join("classes.jsa.pending"), b"other").unwrap();
+        settle(&archive, &n2, true);
+        assert_eq!(std::fs::read(&archive).unwrap(), b"classes");
+        assert!(!n2.join("classes.jsa.pending").exists());
+        let p = plan(&archive, &nodes);
         assert_eq!(
             p,
             [Some(Cds::Use(archive.clone())), Some(Cds::Use(archive))]

@@ -65,7 +65,10 @@ pub fn prepare(group: &Path, limit_mib: u64) -> Result<PathBuf, MemoryError> {
     check_supported()?;
     std::fs::create_dir_all(group).map_err(|e| io(group, e))?;
     let limit = group.join("memory.limit_in_bytes");
-    std::fs::write(&limit, (limit_mib * 1024 * 1024).to_string()).map_err(|e| io(&limit, e))?;
+    let bytes = limit_mib
+        .checked_mul(1024 * 1024)
+        .ok_or_else(|| MemoryError::Unsupported(format!("{limit_mib} MiB is too large a limit")))?;
+    std::fs::write(&limit, bytes.to_string()).map_err(|e| io(&limit, e))?;
     Ok(group.join("cgroup.procs"))
 }
 

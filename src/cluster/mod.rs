@@ -207,7 +207,15 @@ impl Cluster {
             root: root.to_path_buf(),
         })?;
         let dir = root.join(name);
-        let state = state::read_state(&dir, name)?;
+        let mut state = state::read_state(&dir, name)?;
+        // Clusters planned with one seed per DC start with every node a seed too, as new
+        // ones do (see `plan`).
+        state.plan.seeds = state
+            .plan
+            .nodes
+            .iter()
+            .map(|n| format!("{}:{}", n.address, plan::STORAGE_PORT))
+            .collect();
         Ok(Cluster { dir, state })
     }
 

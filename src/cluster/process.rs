@@ -54,9 +54,10 @@ pub fn spawn_detached(
                     return Err(std::io::Error::last_os_error());
                 }
                 let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                let error = std::io::Error::last_os_error();
                 libc::close(fd);
                 if written != 1 {
-                    return Err(std::io::Error::last_os_error());
+                    return Err(error);
                 }
             }
             Ok(())

@@ -99,6 +99,15 @@ impl Cluster {
             for (_, pid) in &spawned {
                 process::signal(*pid, libc::SIGKILL);
             }
+            // What the killed nodes leave behind: memory groups, a class archive half written.
+            let _ = self.stop(&StopOptions {
+                nodes: targets.iter().map(|n| n.index).collect(),
+                kill: true,
+                ..StopOptions::default()
+            });
+            for n in &targets {
+                let _ = std::fs::remove_file(super::cds::pending(&self.node_dirs(n).node));
+            }
             return Err(e);
         }
         Ok(StartReport {
@@ -116,8 +125,13 @@ impl Cluster {
         if let Some(dir) = archive.parent() {
             std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
         }
-        let names: Vec<String> = targets.iter().map(|n| n.name.clone()).collect();
-        let cds = super::cds::plan(&archive, self.name(), &names);
+        let dirs: Vec<std::path::PathBuf> =
+            targets.iter().map(|n| self.node_dirs(n).node).collect();
+        let dirs: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
+        let cds = match super::cds::supported(&self.state.dist.java) {
+            true => super::cds::plan(&archive, &dirs),
+            false => vec![None; targets.len()],
+        };
         for (n, cds) in targets.iter().zip(&cds) {
             let dirs = self.node_dirs(n);
             self.write_node_files(n, &dirs)?;
@@ -327,8 +341,7 @@ impl Cluster {
             // A node that wrote the class archive at exit: kept only from a clean stop.
             super::cds::settle(
                 &super::cds::archive(&self.state.dist),
-                self.name(),
-                &n.name,
+                &self.node_dirs(n).node,
                 !escalated,
             );
         }

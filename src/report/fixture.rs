@@ -283,9 +283,6 @@ pub fn run_with_metrics(env: &str, shape: &RunShape, nodes: usize, devices: &[&s
     r
 }
 
-/// A completed capacity search of `env`, one step per rate in `rates`; step `failing`
-/// (1-based; 0: none) is overloaded: its p99 passes the 20 ms bound, compactions pile up and
-/// the achieved rate falls short, and the search ends there.
 /// A search that passed at `ops` ops/s, achieving exactly that, and failed at twice it.
 pub fn capacity_at(env: &str, ops: f64) -> CapacityResult {
     let mut r = capacity(env, &[ops / 2.0, ops, ops * 2.0], 3);
@@ -294,6 +291,9 @@ pub fn capacity_at(env: &str, ops: f64) -> CapacityResult {
     r
 }
 
+/// A completed capacity search of `env`, one step per rate in `rates`; step `failing`
+/// (1-based; 0: none) is overloaded: its p99 passes the 20 ms bound, compactions pile up and
+/// the achieved rate falls short, and the search ends there.
 pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
     let criteria = Criteria {
         latency: vec![LatencyBound {

@@ -69,7 +69,8 @@ impl ScalingResult {
     /// Adds (or replaces) the point of `nodes` from its search, and recomputes every
     /// efficiency against the smallest size with a capacity.
     pub fn record(&mut self, nodes: u32, result_file: &str, search: &CapacityResult) {
-        let verdict = search.verdict.as_ref();
+        let verdict = Some(verdict_of(search));
+        let verdict = verdict.as_ref();
         let capacity = verdict
             .and_then(|v| v.highest_passing_ops_per_s)
             .filter(|c| c.is_finite() && *c > 0.0);
@@ -113,12 +114,17 @@ impl ScalingResult {
     }
 }
 
+/// A search's verdict; one that did not finish gets the verdict of its steps so far.
+fn verdict_of(r: &CapacityResult) -> super::capacity::Verdict {
+    r.verdict
+        .clone()
+        .unwrap_or_else(|| CapacityResult::verdict_of(&r.steps))
+}
+
 /// A capacity search's verdict in one line.
 pub fn verdict_words(r: &CapacityResult) -> String {
     let n = |v: f64| crate::cost::units::thousands(v);
-    let Some(v) = &r.verdict else {
-        return "no step completed".into();
-    };
+    let v = verdict_of(r);
     match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
         (Some(p), Some(f)) => format!(
             "{} ops/s passed; {} failed: {}",

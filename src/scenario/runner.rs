@@ -263,12 +263,14 @@ pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
         {
             println!("━━ environment {label} ({}/{})", i + 1, m.envs.len());
         }
-        // A scenario of scaling steps alone needs no cluster of its own.
+        // A scenario of scaling steps alone needs no cluster of its own (one left running is
+        // stopped: the steps need the host to themselves).
         let cluster = match &p.cluster {
             Some(c) if needs_cluster(p) => {
                 Some(open_or_create(&env.clusters, &c.name, &c.options)?)
             }
-            _ => None,
+            Some(c) => Cluster::open(&env.clusters, &c.name).ok(),
+            None => None,
         };
         let outcome = run_steps_on(p, env, &stop, cluster.as_ref());
         if let Some(c) = &cluster

@@ -128,9 +128,9 @@ impl Capacity {
         let p = s.largest_measured().ok_or_else(|| {
             bad("no size of the scaling run passed a step: it measured no capacity".into())
         })?;
-        let per = p
-            .ops_per_s_per_node
-            .ok_or_else(|| bad("the size has no capacity per node".into()))?;
+        let (Some(capacity), Some(per)) = (p.capacity_ops_per_s, p.ops_per_s_per_node) else {
+            return Err(bad("no size of the scaling run measured a capacity".into()));
+        };
         let sizes: Vec<String> = s
             .points
             .iter()
@@ -151,7 +151,7 @@ impl Capacity {
             ops_per_s_per_node: per,
             how: format!(
                 "{} ops/s / {} nodes (scaling efficiency {})",
-                thousands(p.capacity_ops_per_s.unwrap_or(per * f64::from(p.nodes))),
+                thousands(capacity),
                 p.nodes,
                 sizes.join(", ")
             ),

@@ -184,13 +184,19 @@ pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
     }
     let sizes: Vec<u32> = a.nodes.iter().map(|n| *n as u32).collect();
     let resume = a.capacity.search.resume;
-    let mut result = match resume {
-        true => crate::result::read_scaling(&out).ok(),
-        false => None,
-    };
-    let stop = crate::interrupt::flag();
     // Each size's search is labelled ENV-nN, so the report tells the sizes apart.
     let env = a.capacity.run.env_label();
+    // A resumed result is kept only for the same sizes; it is written before the first
+    // search, so an interrupted first size can be resumed too.
+    let mut result = resume
+        .then(|| crate::result::read_scaling(&out).ok())
+        .flatten()
+        .filter(|r| r.sizes == sizes)
+        .unwrap_or_else(|| ScalingResult::new(&env, &a.capacity.run.workload.to_string(), &sizes));
+    result
+        .write(&out)
+        .with_context(|| format!("writing {}", out.display()))?;
+    let stop = crate::interrupt::flag();
     println!("scaling result: {}", out.display());
     for &n in &a.nodes {
         let search_out = ScalingStep::search_out(&out, n);
@@ -208,13 +214,17 @@ pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
             .filter(|r| r.status == CapacityStatus::Completed)
         {
             println!("━━ {n} node(s): searched before, kept ({})", file);
-            result
-                .get_or_insert_with(|| ScalingResult::new(&env, &done.workload.label(), &sizes))
-                .record(n as u32, &file, done);
+            result.workload = done.workload.label();
+            result.record(n as u32, &file, done);
+            // Its cluster, if one was left behind (interrupted before it was destroyed).
+            if let Ok(c) = Cluster::open(clusters, &ScalingStep::cluster_name(base_name, n)) {
+                destroy(c);
+            }
             continue;
         }
         let name = ScalingStep::cluster_name(base_name, n);
         println!("━━ {n} node(s): cluster {name}");
+        let existed = Cluster::open(clusters, &name).is_ok();
         let cluster = crate::scenario::runner::open_or_create(
             clusters,
             &name,
@@ -234,8 +244,9 @@ pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
         search.run.cluster = Some(name.clone());
         search.run.out = Some(search_out.clone());
         search.run.env = Some(format!("{env}-n{n}"));
-        // Continues on the cluster kept from the interrupted run, else starts over.
-        search.search.resume = earlier.is_some();
+        // Continues on the cluster kept from the interrupted run, else starts over (a cluster
+        // made now holds none of the earlier search's data).
+        search.search.resume = earlier.is_some() && existed;
         let outcome = capacity_step::run(&search, clusters);
         println!("━━ stopping cluster {name}");
         if let Err(e) = cluster.stop(&StopOptions::default()) {
@@ -244,24 +255,23 @@ pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
         let searched = match outcome {
             Ok(r) => r,
             Err(e) => {
-                if let Some(r) = &mut result {
-                    r.status = CapacityStatus::Interrupted;
-                    r.write(&out)
-                        .with_context(|| format!("writing {}", out.display()))?;
-                }
+                result.status = CapacityStatus::Interrupted;
+                result
+                    .write(&out)
+                    .with_context(|| format!("writing {}", out.display()))?;
                 return Err(e.context(format!("the {n}-node search")));
             }
         };
-        let r = result
-            .get_or_insert_with(|| ScalingResult::new(&env, &searched.workload.label(), &sizes));
-        r.record(n as u32, &file, &searched);
+        result.workload = searched.workload.label();
+        result.record(n as u32, &file, &searched);
         let interrupted = searched.status != CapacityStatus::Completed;
         if interrupted {
-            r.status = CapacityStatus::Interrupted;
+            result.status = CapacityStatus::Interrupted;
         }
-        r.write(&out)
+        result
+            .write(&out)
             .with_context(|| format!("writing {}", out.display()))?;
-        if interrupted || stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if interrupted {
             bail!(
                 "interrupted at {n} node(s); cluster {name} is kept and the sizes searched so far are in {} (--resume continues)",
                 out.display()
@@ -269,8 +279,14 @@ pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
         }
         // Its data is of no further use; the disks (emulated ones too) are freed.
         destroy(cluster);
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            bail!(
+                "interrupted after {n} node(s); the sizes searched so far are in {} (--resume continues)",
+                out.display()
+            );
+        }
     }
-    let mut r = result.expect("at least one size");
+    let mut r = result;
     r.status = CapacityStatus::Completed;
     r.finished_unix_s = Some(crate::host::unix_now_s());
     r.write(&out)
