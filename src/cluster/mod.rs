@@ -207,15 +207,7 @@ impl Cluster {
             root: root.to_path_buf(),
         })?;
         let dir = root.join(name);
-        let mut state = state::read_state(&dir, name)?;
-        // Clusters planned with one seed per DC start with every node a seed too, as new
-        // ones do (see `plan`).
-        state.plan.seeds = state
-            .plan
-            .nodes
-            .iter()
-            .map(|n| format!("{}:{}", n.address, plan::STORAGE_PORT))
-            .collect();
+        let state = state::read_state(&dir, name)?;
         Ok(Cluster { dir, state })
     }
 

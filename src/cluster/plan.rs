@@ -44,8 +44,6 @@ pub struct NodePlan {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClusterPlan {
     pub nodes: Vec<NodePlan>,
-    /// Seed addresses with port, as written into every node's seed list.
-    pub seeds: Vec<String>,
     /// How the heap was chosen, for status output and result fingerprints.
     pub heap_reason: String,
 }
@@ -181,18 +179,10 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     }
 
     let mut nodes = Vec::with_capacity(n);
-    let mut seeds = Vec::new();
     for (dc_index, dc) in spec.dcs.iter().enumerate() {
         for i in 0..dc.nodes {
             let index = nodes.len() + 1;
             let address = format!("{}{}", spec.address_prefix, index);
-            // Every node is a seed. With one seed per DC, the seed spent ~5 s of a 3-node start
-            // in its gossip shadow round waiting for a non-seed to finish its own (measured on
-            // 2 cores: all-UN in 18.2–19.5 s with one seed, 13.8–15.3 s with three), and a
-            // non-seed started before its seed listened could give up ("Unable to gossip with
-            // any peers"). Nodes never bootstrap here (auto_bootstrap: false), which is what a
-            // seed may not do.
-            seeds.push(format!("{address}:{STORAGE_PORT}"));
             let cpus = match (spec.cpus_per_node, spec.host_cpus) {
                 (Some(k), _) => (0..k).map(|j| ((index - 1) * k + j) % pool).collect(),
                 (None, Some(h)) => (0..h).collect(),
@@ -224,11 +214,23 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
             });
         }
     }
-    Ok(ClusterPlan {
-        nodes,
-        seeds,
-        heap_reason,
-    })
+    Ok(ClusterPlan { nodes, heap_reason })
+}
+
+impl ClusterPlan {
+    /// Seed addresses with port, as written into every node's seed list: every node. With one
+    /// seed per DC, the seed spent ~5 s of a 3-node start in its gossip shadow round waiting
+    /// for a non-seed to finish its own (measured on 2 cores: all-UN in 18.2–19.5 s with one
+    /// seed, 13.8–15.3 s with three), and a non-seed started before its seed listened could
+    /// give up ("Unable to gossip with any peers"). Nodes never bootstrap here
+    /// (`auto_bootstrap: false`), which is what a seed may not do. Derived, not stored, so
+    /// clusters planned with one seed per DC start this way too.
+    pub fn seeds(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|n| format!("{}:{STORAGE_PORT}", n.address))
+            .collect()
+    }
 }
 
 /// Evenly spaced Murmur3 tokens per data centre, offset by the DC's index so that no two
@@ -341,7 +343,7 @@ pub(crate) mod tests {
         );
         // Every node is a seed.
         let seeds: Vec<String> = (1..=5).map(|i| format!("127.0.0.{i}:7000")).collect();
-        assert_eq!(p.seeds, seeds);
+        assert_eq!(p.seeds(), seeds);
         let tokens: Vec<i64> = p.nodes.iter().map(|n| n.token).collect();
         // dc1: thirds of the ring; dc2: halves, offset by 100.
         assert_eq!(tokens[0], i64::MIN);

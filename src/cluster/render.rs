@@ -128,7 +128,7 @@ pub fn cassandra_yaml(
     put("native_transport_port", Value::from(NATIVE_PORT));
     put("storage_port", Value::from(STORAGE_PORT));
     let mut seed_params = Mapping::new();
-    seed_params.insert(s("seeds"), s(&plan.seeds.join(",")));
+    seed_params.insert(s("seeds"), s(&plan.seeds().join(",")));
     let mut seed_provider = Mapping::new();
     seed_provider.insert(
         s("class_name"),
