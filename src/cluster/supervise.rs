@@ -128,7 +128,9 @@ impl Cluster {
         let dirs: Vec<std::path::PathBuf> =
             targets.iter().map(|n| self.node_dirs(n).node).collect();
         let dirs: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
-        let cds = match super::cds::supported(&self.state.dist.java) {
+        // An archive under this JDK's name was written by it, so it is a JDK that maps one:
+        // only a start that would write one asks `java -version`.
+        let cds = match archive.is_file() || super::cds::supported(&self.state.dist.java) {
             true => super::cds::plan(&archive, &dirs),
             false => vec![None; targets.len()],
         };
@@ -334,16 +336,13 @@ impl Cluster {
         // A JVM's listening sockets can outlive its last visible thread by a few seconds:
         // stopped means the ports can be bound again too (bounded wait).
         let deadline = Instant::now() + Duration::from_secs(30);
+        let archive = super::cds::archive(&self.state.dist);
         for (n, _) in &targets {
             while busy_port(n).is_some() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(100));
             }
             // A node that wrote the class archive at exit: kept only from a clean stop.
-            super::cds::settle(
-                &super::cds::archive(&self.state.dist),
-                &self.node_dirs(n).node,
-                !escalated,
-            );
+            super::cds::settle(&archive, &self.node_dirs(n).node, !escalated);
         }
         // Memory groups of every selected node, a node that died on its own included.
         if self.state.spec.node_memory.is_some() {
