@@ -3,7 +3,7 @@
 //! `cargo run --example synthetic_results -- DIR`. Besides the runs below it writes the
 //! report's showcase set: a run with server and host series and a capacity search.
 
-use cqlbench::report::fixture::{RunShape, run};
+use cqlbench::result::fixture::{RunShape, run};
 
 fn main() {
     let dir = std::env::args()
@@ -17,7 +17,7 @@ fn main() {
         seed,
         ..RunShape::default()
     };
-    for path in cqlbench::report::fixture::write_showcase(std::path::Path::new(&dir))
+    for path in cqlbench::result::fixture::write_showcase(std::path::Path::new(&dir))
         .expect("write the showcase results")
     {
         println!("{}", path.display());

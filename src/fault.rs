@@ -1,6 +1,6 @@
 //! Faults during a run: a schedule of [`Fault`]s applied at their offsets into the main phase by
 //! a thread of their own (a restart blocks for seconds; the load goes on meanwhile), each one an
-//! [`Event`] on the run's time axis with when it began, when it completed and how it ended.
+//! [`FaultEvent`] on the run's time axis with when it began, when it completed and how it ended.
 //!
 //! A local cluster's faults act on its node processes and nodetool ([`LocalInjector`]); for any
 //! other cluster the only action is a hook command ([`HookInjector`]).
@@ -9,58 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::cluster::Cluster;
 use crate::cluster::supervise::{StartOptions, StopOptions};
 pub use crate::spec::fault::{Action, Fault};
 
-/// A fault as it happened, on the run's time axis (seconds since the run's start, the axis of
-/// [`crate::result::PhaseResult::offset_s`] and of the server metrics).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    pub fault: Fault,
-    pub started_s: f64,
-    /// When the action returned (a restart: once the node was up again); None while running
-    /// or when it never ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finished_s: Option<f64>,
-    /// Why the action failed, or why it did not run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl Event {
-    /// Whether the action ran at all (a fault due after the main phase ended did not).
-    pub fn applied(&self) -> bool {
-        self.finished_s.is_some() || self.error.is_none()
-    }
-}
-
-/// The nodes the schedule has down at the moment `events` were taken: killed or stopped and
-/// not started again since, or in the middle of a restart (a failed start leaves the node down
-/// by the schedule's doing too). A node down but not in this set went down on its own.
-pub fn taken_down(events: &[Event]) -> std::collections::BTreeSet<String> {
-    let mut down = std::collections::BTreeSet::new();
-    for e in events.iter().filter(|e| e.applied()) {
-        let Some(n) = e.fault.node else { continue };
-        let name = format!("node{n}");
-        let up = e.finished_s.is_some() && e.error.is_none();
-        match e.fault.action {
-            Action::Kill | Action::Stop => {
-                down.insert(name);
-            }
-            Action::Start | Action::Restart if up => {
-                down.remove(&name);
-            }
-            Action::Start | Action::Restart => {
-                down.insert(name);
-            }
-            _ => {}
-        }
-    }
-    down
-}
+use crate::result::fault::FaultEvent;
 
 /// The nodes of a target as a run sees them: applies faults (blocking) and tells which nodes
 /// are down.
@@ -203,7 +156,7 @@ pub fn expand(faults: &[Fault]) -> Vec<Fault> {
 
 /// A schedule running beside a main phase.
 pub struct Running {
-    pub events: Arc<Mutex<Vec<Event>>>,
+    pub events: Arc<Mutex<Vec<FaultEvent>>>,
     done: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -234,7 +187,7 @@ impl Running {
                     }
                     let started_s = run_axis();
                     if dn.load(Ordering::Relaxed) {
-                        ev.lock().expect("events").push(Event {
+                        ev.lock().expect("events").push(FaultEvent {
                             fault: f,
                             started_s,
                             finished_s: None,
@@ -244,7 +197,7 @@ impl Running {
                     }
                     let index = {
                         let mut e = ev.lock().expect("events");
-                        e.push(Event {
+                        e.push(FaultEvent {
                             fault: f.clone(),
                             started_s,
                             finished_s: None,
@@ -266,13 +219,13 @@ impl Running {
         }
     }
 
-    pub fn snapshot(&self) -> Vec<Event> {
+    pub fn snapshot(&self) -> Vec<FaultEvent> {
         self.events.lock().expect("events").clone()
     }
 
     /// The main phase is over: faults not yet due are recorded as not applied; one in
     /// progress (a restart) is waited for. Returns every event.
-    pub fn finish(mut self) -> Vec<Event> {
+    pub fn finish(mut self) -> Vec<FaultEvent> {
         self.done.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -302,50 +255,6 @@ mod tests {
             }
             Ok(())
         }
-    }
-
-    fn event(spec: &str, finished: Option<f64>, error: Option<&str>) -> Event {
-        Event {
-            fault: spec.parse().unwrap(),
-            started_s: 0.0,
-            finished_s: finished,
-            error: error.map(String::from),
-        }
-    }
-
-    #[test]
-    fn only_a_kill_stop_or_unfinished_restart_explains_a_node_being_down() {
-        let set = |evs: &[Event]| taken_down(evs).into_iter().collect::<Vec<_>>();
-        // A flush or a pause naming node2 does not explain node2 being down.
-        assert!(set(&[event("1s:flush:node2", Some(2.0), None)]).is_empty());
-        assert!(set(&[event("1s:pause:node2", Some(1.1), None)]).is_empty());
-        // Killed: down, and still down while the start runs; up once it finished.
-        let kill = event("1s:kill:node2", Some(1.2), None);
-        assert_eq!(set(std::slice::from_ref(&kill)), ["node2"]);
-        assert_eq!(
-            set(&[kill.clone(), event("5s:start:node2", None, None)]),
-            ["node2"]
-        );
-        assert!(set(&[kill.clone(), event("5s:start:node2", Some(40.0), None)]).is_empty());
-        // A start that failed leaves it down by the schedule's doing.
-        assert_eq!(
-            set(&[
-                kill.clone(),
-                event("5s:start:node2", Some(9.0), Some("boom"))
-            ]),
-            ["node2"]
-        );
-        // A restart in progress has node3 down; a finished one does not.
-        assert_eq!(set(&[event("1s:restart:node3", None, None)]), ["node3"]);
-        assert!(set(&[event("1s:restart:node3", Some(30.0), None)]).is_empty());
-        // A kill that was never applied (the phase ended first) explains nothing.
-        let late = event(
-            "99s:kill:node1",
-            None,
-            Some("not applied: the main phase ended first"),
-        );
-        assert!(!late.applied());
-        assert!(set(&[late]).is_empty());
     }
 
     #[test]

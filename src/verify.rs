@@ -20,19 +20,17 @@ use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, Row};
 
-use crate::load::ledger::{Ledger, Mapping, Outcome};
 use crate::load::session::{ConnectSpec, Credentials};
-use crate::result::verify::{Difference, VERIFY_VERSION, VerifyResult};
+use crate::result::ledger::{Ledger, Mapping};
+use crate::result::verify::{Difference, FIRST_KEPT as FIRST, VERIFY_VERSION, VerifyResult};
 use crate::spec::{Cl, OpKind, WorkloadSpec};
+use crate::stats::writes::Outcome;
 use crate::workload::image;
 use crate::workload::keys::Keys;
 use crate::workload::profile::check::{RowIndex, check_rows, row_id};
 use crate::workload::profile::cql::{CqlType, Query, Verb};
 use crate::workload::profile::run::{INSERT, RowPlan};
 use crate::workload::profile::{Fields, Profile};
-
-/// How many differences and missing rows the result lists.
-const FIRST: usize = 10;
 
 /// What to verify and how.
 #[derive(Debug, Clone)]
@@ -60,7 +58,7 @@ pub enum VerifyError {
     #[error(transparent)]
     Result(#[from] crate::result::ResultError),
     #[error(transparent)]
-    Ledger(#[from] crate::load::ledger::LedgerError),
+    Ledger(#[from] crate::result::ledger::LedgerError),
     #[error(
         "{0}: no write ledger next to the run result (runs before the ledger existed cannot be verified)"
     )]
@@ -552,8 +550,9 @@ pub fn write(r: &VerifyResult, run: &Path) -> Result<PathBuf, crate::result::Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::ledger::{LedgerWriter, Writes};
+    use crate::result::ledger::LedgerWriter;
     use crate::spec::{OpKind, WorkloadKind};
+    use crate::stats::writes::Writes;
     use crate::workload::profile::run::RowPlan;
 
     /// Acknowledged writes of `cycles`.

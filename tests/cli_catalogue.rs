@@ -399,7 +399,7 @@ fn probe_report_compare_cost_and_plan_flags() {
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
     let run = dir.path().join("run.json");
-    cqlbench::report::fixture::run("lab", &cqlbench::report::fixture::RunShape::default())
+    cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default())
         .write(&run)
         .unwrap();
     let run = run.to_str().unwrap();

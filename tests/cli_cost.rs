@@ -266,7 +266,7 @@ fn a_throughput_must_be_a_positive_number_and_disks_must_exist() {
 fn plan_explains_every_number() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("cap.json");
-    let search = cqlbench::report::fixture::capacity("lab", &[10_000.0, 20_000.0, 30_000.0], 2);
+    let search = cqlbench::result::fixture::capacity("lab", &[10_000.0, 20_000.0, 30_000.0], 2);
     search.write(&cap).unwrap();
     let achieved = search.verdict.unwrap().highest_passing_ops_per_s.unwrap();
     let capacity = format!("i3.2xlarge:3={}", cap.display());
@@ -327,7 +327,7 @@ fn plan_explains_every_number() {
     // Without NODES, the node count comes from the search's cluster, which this one (no step
     // results beside it) cannot tell; another kind of result is refused by kind.
     let run = dir.path().join("run.json");
-    cqlbench::report::fixture::run("lab", &cqlbench::report::fixture::RunShape::default())
+    cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default())
         .write(&run)
         .unwrap();
     for (arg, says) in [
@@ -367,7 +367,7 @@ fn plan_reads_a_scaling_result() {
     let path = dir.path().join("scaling.json");
     let mut s = cqlbench::result::ScalingResult::new("lab", "stress", &[1, 2, 3]);
     for (n, ops) in [(1, 10_000.0), (2, 18_000.0), (3, 24_000.0)] {
-        let search = cqlbench::report::fixture::capacity_at("lab", ops);
+        let search = cqlbench::result::fixture::capacity_at("lab", ops);
         s.record(n, &format!("scaling.n{n}.json"), &search);
     }
     s.write(&path).unwrap();

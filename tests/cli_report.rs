@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use cqlbench::report::fixture::{RunShape, run};
+use cqlbench::result::fixture::{RunShape, run};
 use predicates::prelude::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
@@ -146,7 +146,7 @@ fn compare_tells_same_from_handicapped() {
 #[test]
 fn report_reads_capacity_results_and_writes_html_next_to_the_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let inputs = cqlbench::report::fixture::write_showcase(dir.path()).unwrap();
+    let inputs = cqlbench::result::fixture::write_showcase(dir.path()).unwrap();
     let html = dir.path().join("report.html");
     let out = cmd()
         .arg("report")

@@ -262,7 +262,7 @@ fn verify_refuses_what_it_cannot_verify_in_one_line() {
     );
     // A run result without a ledger next to it.
     let run = dir.path().join("run.json");
-    cqlbench::report::fixture::run("laptop", &Default::default())
+    cqlbench::result::fixture::run("laptop", &Default::default())
         .write(&run)
         .unwrap();
     refused(
@@ -466,7 +466,7 @@ fn merge_refuses_what_is_not_a_whole_run_in_one_line() {
     );
     refused(&["merge", "--out", "x.json"], "required");
     let plain = home.path().join("plain.json");
-    cqlbench::report::fixture::run("lab", &cqlbench::report::fixture::RunShape::default())
+    cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default())
         .write(&plain)
         .unwrap();
     std::fs::write(plain.with_extension("hlog"), "").unwrap();

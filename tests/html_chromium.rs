@@ -1,5 +1,5 @@
 //! The HTML report in a real browser: `cqlbench report --html` on synthetic results
-//! (`report::fixture::write_showcase` and the probe test data), opened in headless Chromium.
+//! (`result::fixture::write_showcase` and the probe test data), opened in headless Chromium.
 //! Every chart must have drawn something inside its box, no script may fail, the console must
 //! stay silent, and a screenshot must come out. Chromium is required — `scripts/setup.sh`
 //! installs it — and the test fails without it. `REPORT_SCREENSHOT=PATH` keeps a copy of the
@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use cqlbench::report::fixture::write_showcase;
+use cqlbench::result::fixture::write_showcase;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
 const TIMEOUT: Duration = Duration::from_secs(60);

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 
-use crate::report::model::format_value;
 use crate::report::series;
 use crate::result::RunResult;
 use crate::stats::compare::{ALPHA, MetricComparison, compare};
@@ -23,8 +22,8 @@ pub struct CompareArgs {
 fn row(c: &MetricComparison) -> Vec<String> {
     vec![
         c.metric.clone(),
-        format_value(Some(c.a.mean), 2),
-        format_value(Some(c.b.mean), 2),
+        crate::format::cell(Some(c.a.mean), 2),
+        crate::format::cell(Some(c.b.mean), 2),
         format!("{:+.1}%", 100.0 * c.relative_diff),
         format!("{:+.2}", c.cohen_d),
         format!("{:.1}/{:.1}", c.a.n_eff, c.b.n_eff),

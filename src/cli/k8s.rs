@@ -13,9 +13,10 @@ use crate::k8s::cluster::K8sClusterSpec;
 use crate::k8s::loaders::{
     CredentialsSource, LoadersSpec, Rendered, Resources, ResultsClaim, default_run_id, render,
 };
-use crate::k8s::storage::{Cloud, StorageArg};
+use crate::k8s::storage::Cloud;
 use crate::load::session::Credentials;
 use crate::spec::cluster::{Gc, parse_dcs};
+use crate::spec::storage::StorageArg;
 use crate::spec::{MiB, parse_duration};
 
 #[derive(Debug, Subcommand)]

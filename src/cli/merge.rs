@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use anyhow::bail;
 use clap::Args;
 
-use crate::result::merge::{ShardInput, merge, write};
-
 #[derive(Debug, Args)]
 pub struct MergeArgs {
     /// Every shard's result of one run (each with its HDR log, NAME.hlog, beside it).
@@ -24,7 +22,7 @@ pub fn run(a: MergeArgs) -> anyhow::Result<()> {
             a.out.display()
         );
     }
-    let merged = merge_files(&a.shards, &a.out)?;
+    let merged = crate::shards::merge_files(&a.shards, &a.out)?;
     crate::scenario::steps::run::print_final(&merged);
     if let Some(m) = &merged.merged {
         for s in &m.shards {
@@ -50,18 +48,4 @@ pub fn run(a: MergeArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Reads, merges and writes; returns the merged result.
-pub fn merge_files(
-    shards: &[PathBuf],
-    out: &std::path::Path,
-) -> anyhow::Result<crate::result::RunResult> {
-    let mut inputs = shards
-        .iter()
-        .map(|p| ShardInput::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (merged, log) = merge(&mut inputs)?;
-    write(&merged, &log, &inputs, out)?;
-    Ok(merged)
 }

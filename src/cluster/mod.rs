@@ -169,7 +169,10 @@ impl Cluster {
     }
 
     /// The emulated disk of `node` and its class, if its data centre has one.
-    pub fn disk(&self, node: &plan::NodePlan) -> Option<(storage::NodeDisk, &storage::DiskClass)> {
+    pub fn disk(
+        &self,
+        node: &plan::NodePlan,
+    ) -> Option<(storage::NodeDisk, &crate::spec::storage::DiskClass)> {
         let class = self.state.spec.storage.get(&node.dc)?;
         let dirs = self.node_dirs(node);
         Some((storage::NodeDisk::new(&dirs.node, &dirs.data), class))

@@ -23,51 +23,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::{Deserialize, Serialize};
-
 use crate::cost::catalog::Catalog;
 use crate::error::Invalid;
-use crate::k8s::storage::StorageArg;
+use crate::spec::storage::StorageArg;
+use crate::spec::storage::{DiskClass, LOCAL};
 
-/// The disk type without limits (instance storage).
-pub const LOCAL: &str = "local";
 /// The image file is at most this large (sparse; the priced size can be terabytes).
 pub const IMAGE_MAX_GIB: u64 = 16;
 /// Where cgroup v1's blkio controller is mounted.
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
-
-/// A data centre's emulated disk, resolved from the catalogue when the cluster is created.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DiskClass {
-    /// The catalogue's disk type (`gp3`, `pd-ssd`, …) or `local`.
-    pub disk: String,
-    /// The size it is priced at and its limits follow from, GiB.
-    pub size_gib: u64,
-    /// IOPS and MB/s as provisioned (`gp3:500Gi:6000:250`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_iops: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provisioned_mbps: Option<u64>,
-    /// The limits applied (None: unthrottled).
-    pub iops: Option<u64>,
-    pub mbps: Option<u64>,
-    /// One volume's monthly price in the catalogue, USD (None for `local`).
-    pub monthly_usd: Option<f64>,
-    /// The emulated file system's size, GiB.
-    pub image_gib: u64,
-}
-
-impl DiskClass {
-    /// `gp3 500 GiB: 3000 IOPS, 125 MB/s`.
-    pub fn describe(&self) -> String {
-        match (self.iops, self.mbps) {
-            (Some(i), Some(m)) => {
-                format!("{} {} GiB: {i} IOPS, {m} MB/s", self.disk, self.size_gib)
-            }
-            _ => format!("{} {} GiB: no limits", self.disk, self.size_gib),
-        }
-    }
-}
 
 /// Resolves `--storage` against the catalogue: its limits and price.
 pub fn resolve(arg: &StorageArg, catalog: &Catalog) -> Result<DiskClass, Invalid> {
@@ -100,7 +64,7 @@ pub fn resolve(arg: &StorageArg, catalog: &Catalog) -> Result<DiskClass, Invalid
             known.join(", ")
         )
     })?;
-    let q = crate::k8s::storage::quote_volume(disk, arg, catalog.hours_per_month)?;
+    let q = crate::cost::disk::quote_volume(disk, arg, catalog.hours_per_month)?;
     Ok(DiskClass {
         disk: v.disk.clone(),
         size_gib: v.size_gib,

@@ -8,7 +8,8 @@ use serde::Serialize;
 use super::CostError;
 use super::catalog::{Catalog, Instance, Source};
 use super::disk::{DiskQuote, DiskRequest};
-use super::units::{DiskSpec, Pricing, rate, thousands, usd};
+use super::units::{DiskSpec, Pricing};
+use crate::format::{rate, thousands, usd};
 
 /// Where a number printed by `cost` or `plan` came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]

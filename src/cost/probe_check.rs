@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::disk::DiskQuote;
-use super::units::thousands;
-use crate::probe::ProbeResult;
+use crate::format::thousands;
+use crate::result::probe::ProbeResult;
 
 /// What a measured figure counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

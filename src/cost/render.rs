@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::price::{CostBreakdown, Origin};
 use super::probe_check::ProbeFlag;
-use super::units::{thousands, usd};
+use crate::format::{thousands, usd};
 
 /// A throughput to express the cost against, with where it came from.
 #[derive(Debug, Clone)]

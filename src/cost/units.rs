@@ -10,6 +10,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use super::CostError;
+use crate::format::thousands;
 
 /// A size in (billing) gigabytes.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
@@ -232,43 +233,6 @@ impl FromStr for Headroom {
     }
 }
 
-/// `1234567.8` → `1,234,568` (rounded to a whole number, thousands separated).
-pub fn thousands(v: f64) -> String {
-    let rounded = v.round();
-    let digits = format!("{}", rounded.abs() as u64);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if rounded < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// A unit price without its `$`: at least two decimals, more when the price has them
-/// (`0.1` → `0.10`, `0.000164` → `0.000164`).
-pub fn rate(v: f64) -> String {
-    let cents = v * 100.0;
-    if (cents - cents.round()).abs() < 1e-9 {
-        format!("{v:.2}")
-    } else {
-        format!("{v}")
-    }
-}
-
-/// `1234.5` → `$1,234.50`.
-pub fn usd(v: f64) -> String {
-    let cents = (v * 100.0).round();
-    let whole = (cents / 100.0).trunc();
-    let frac = (cents - whole * 100.0).abs() as u64;
-    format!("${}.{frac:02}", thousands(whole))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,18 +277,5 @@ mod tests {
         assert_eq!("LCS".parse::<Headroom>().unwrap().factor, 1.2);
         assert_eq!("1.5".parse::<Headroom>().unwrap().factor, 1.5);
         assert!("0.5".parse::<Headroom>().is_err());
-    }
-
-    #[test]
-    fn numbers_format_for_people() {
-        assert_eq!(thousands(1234567.4), "1,234,567");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(usd(777.52), "$777.52");
-        assert_eq!(usd(354404.4), "$354,404.40");
-        assert_eq!(usd(0.5), "$0.50");
-        assert_eq!(
-            (rate(0.1), rate(0.000164), rate(3.0)),
-            ("0.10".into(), "0.000164".into(), "3.00".into())
-        );
     }
 }

@@ -14,12 +14,13 @@ use super::k8ssandra::{
     GcName, JvmOptions, K8ssandraCluster, KIND, OPERATOR_COMMIT, Rack, Resources, Spec,
     StorageConfig, VolumeClaimSpec, VolumeResources, ZONE_LABEL,
 };
-use super::storage::{Cloud, StorageArg, Volume, check, storage_class};
+use super::storage::{Cloud, check, storage_class};
 use super::{COMPONENT_LABEL, KUBERNETES_VERSION, NAME_LABEL, dns_label, label_value, quantity};
 use crate::cost::catalog::Catalog;
 use crate::error::Invalid;
 use crate::spec::MiB;
 use crate::spec::cluster::{DcSpec, Gc};
+use crate::spec::storage::{StorageArg, Volume};
 
 /// The label naming the cluster an object belongs to.
 pub const CLUSTER_LABEL: &str = "cqlbench.io/cluster";

@@ -181,7 +181,7 @@ pub fn secret_name(spec: &LoadersSpec) -> Option<String> {
 
 /// `run-YYYYMMDD-HHMMSS` (UTC) for a Unix time: a run id that is also a DNS-1123 label.
 pub fn default_run_id(unix_s: u64) -> String {
-    let t = crate::probe::result::rfc3339_utc(unix_s); // 2026-11-22T02:30:05Z
+    let t = crate::format::rfc3339_utc(unix_s); // 2026-11-22T02:30:05Z
     let date = t[..10].replace('-', "");
     let time = t[11..19].replace(':', "");
     format!("run-{date}-{time}")

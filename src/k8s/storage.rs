@@ -5,14 +5,14 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::str::FromStr;
 
 use k8s_openapi::api::storage::v1::StorageClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::cost::catalog::Catalog;
-use crate::cost::disk::{DiskFormula, DiskRequest};
+use crate::cost::disk::quote_volume;
 use crate::error::Invalid;
+use crate::spec::storage::{StorageArg, Volume};
 
 /// The cloud whose managed Kubernetes the cluster runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,110 +51,6 @@ impl fmt::Display for Cloud {
     }
 }
 
-/// One volume per Cassandra pod: a catalogue disk type, a size, and what is provisioned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Volume {
-    pub disk: String,
-    /// Whole GiB.
-    pub size_gib: u64,
-    pub iops: Option<u64>,
-    pub mbps: Option<u64>,
-}
-
-impl Volume {
-    /// The claim's size as a Kubernetes quantity (`Ti` when whole, else `Gi`).
-    pub fn quantity(&self) -> String {
-        if self.size_gib.is_multiple_of(1024) {
-            format!("{}Ti", self.size_gib / 1024)
-        } else {
-            format!("{}Gi", self.size_gib)
-        }
-    }
-
-    /// What distinguishes its StorageClass: `gp3`, `io2-16000iops`, `gp3-6000iops-250mbps`.
-    pub fn class_suffix(&self) -> String {
-        let mut s = self.disk.clone();
-        if let Some(iops) = self.iops {
-            s.push_str(&format!("-{iops}iops"));
-        }
-        if let Some(mbps) = self.mbps {
-            s.push_str(&format!("-{mbps}mbps"));
-        }
-        s
-    }
-}
-
-/// `--storage [DC=]DISK:SIZE[:IOPS[:MBPS]]`: the volume of one data centre, or (without `DC=`)
-/// of every data centre not named in another `--storage`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StorageArg {
-    /// As given, for error messages.
-    pub text: String,
-    pub dc: Option<String>,
-    pub volume: Volume,
-}
-
-const STORAGE_SYNTAX: &str = "[DC=]DISK:SIZE[:IOPS[:MBPS]], e.g. gp3:500Gi, dc3=io2:2Ti:16000";
-
-impl FromStr for StorageArg {
-    type Err = Invalid;
-
-    fn from_str(s: &str) -> Result<Self, Invalid> {
-        let bad = |why: &str| crate::invalid!("--storage '{s}': {why}: give {STORAGE_SYNTAX}");
-        let (dc, rest) = match s.split_once('=') {
-            Some((dc, rest)) if !dc.is_empty() => (Some(dc.to_string()), rest),
-            Some(_) => return Err(bad("no data centre before '='")),
-            None => (None, s),
-        };
-        let parts: Vec<&str> = rest.split(':').collect();
-        if !(2..=4).contains(&parts.len()) || parts[0].is_empty() {
-            return Err(bad("expected a disk type and a size"));
-        }
-        let size_gib = size_gib(parts[1]).ok_or_else(|| {
-            crate::invalid!(
-                "--storage '{s}': size '{}' is not a whole number of Gi or Ti above 0: give e.g. \
-                 500Gi or 2Ti",
-                parts[1]
-            )
-        })?;
-        let number = |what: &str, v: &str| -> Result<u64, Invalid> {
-            v.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                crate::invalid!("--storage '{s}': {what} '{v}' is not a whole number above 0")
-            })
-        };
-        let iops = parts.get(2).map(|v| number("IOPS", v)).transpose()?;
-        let mbps = parts.get(3).map(|v| number("MB/s", v)).transpose()?;
-        Ok(StorageArg {
-            text: s.to_string(),
-            dc,
-            volume: Volume {
-                disk: parts[0].to_string(),
-                size_gib,
-                iops,
-                mbps,
-            },
-        })
-    }
-}
-
-/// `500Gi` → 500, `2Ti` → 2048.
-fn size_gib(s: &str) -> Option<u64> {
-    let (n, factor) = if let Some(n) = s.strip_suffix("Gi") {
-        (n, 1)
-    } else if let Some(n) = s.strip_suffix("Ti") {
-        (n, 1024)
-    } else {
-        return None;
-    };
-    if n.is_empty() || !n.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    n.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(factor))
-        .filter(|n| *n > 0)
-}
-
 /// Checks `arg`'s volume on `cloud` against the catalogue: a disk type of that cloud, IOPS and
 /// MB/s given where (and only where) the type provisions them, and within its limits.
 pub fn check(cloud: Cloud, catalog: &Catalog, arg: &StorageArg) -> Result<(), Invalid> {
@@ -180,49 +76,6 @@ pub fn check(cloud: Cloud, catalog: &Catalog, arg: &StorageArg) -> Result<(), In
         })?;
     quote_volume(disk, arg, catalog.hours_per_month)?;
     Ok(())
-}
-
-/// `arg`'s volume of catalogue disk `disk`, quoted: IOPS and MB/s given where (and only
-/// where) the type provisions them, and within its limits. Shared by the StorageClasses
-/// rendered here and the disks local clusters emulate (`cluster::storage`).
-pub fn quote_volume(
-    disk: &crate::cost::catalog::Disk,
-    arg: &StorageArg,
-    hours_per_month: f64,
-) -> Result<crate::cost::disk::DiskQuote, Invalid> {
-    let v = &arg.volume;
-    let s = &arg.text;
-    let f = &disk.formula;
-    let iops_required = f.provisions_iops() && !matches!(f, DiskFormula::Gp3(_));
-    if iops_required && v.iops.is_none() {
-        return Err(crate::invalid!(
-            "--storage '{s}': {} provisions its IOPS: give {}:SIZE:IOPS",
-            v.disk,
-            v.disk
-        ));
-    }
-    if !f.provisions_iops() && v.iops.is_some() {
-        return Err(crate::invalid!(
-            "--storage '{s}': {} IOPS follow from its size and cannot be provisioned: give {}:SIZE",
-            v.disk,
-            v.disk
-        ));
-    }
-    if !f.provisions_mbps() && v.mbps.is_some() {
-        return Err(crate::invalid!(
-            "--storage '{s}': {} MB/s cannot be provisioned: give {}:SIZE{}",
-            v.disk,
-            v.disk,
-            if f.provisions_iops() { "[:IOPS]" } else { "" }
-        ));
-    }
-    let request = DiskRequest {
-        size_gb: v.size_gib as f64,
-        iops: v.iops.map(|n| n as f64),
-        mbps: v.mbps.map(|n| n as f64),
-    };
-    f.quote(&v.disk, &request, hours_per_month)
-        .map_err(|e| crate::invalid!("--storage '{s}': {e}"))
 }
 
 /// The CSI driver's name for a catalogue disk type (`type` on AWS and GCP, `skuName` on

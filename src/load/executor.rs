@@ -35,10 +35,10 @@ use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
 
-use super::ledger::Outcome;
 use super::window::{self, Window};
 use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
+use crate::stats::writes::Outcome;
 use crate::stats::{ErrorKind, Snapshot};
 use crate::workload::Workload;
 

@@ -4,8 +4,6 @@
 
 pub mod barrier;
 pub mod executor;
-pub mod hlog;
-pub mod ledger;
 pub mod session;
 pub mod window;
 
@@ -179,9 +177,11 @@ async fn run_async(
     // Created (truncated) before the result is first written: a ledger left by an earlier run
     // at the same path never stands beside this run's result.
     let ledger_path = plan.out.with_extension("ledger");
-    let ledger = ledger::LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
-        path: ledger_path.clone(),
-        source,
+    let ledger = crate::result::ledger::LedgerWriter::create(&ledger_path).map_err(|source| {
+        LoadError::Io {
+            path: ledger_path.clone(),
+            source,
+        }
     })?;
     // Once an append fails the ledger stops growing (a warning says so); the run goes on.
     let mut ledger = Some(ledger);
@@ -222,9 +222,11 @@ async fn run_async(
     });
     let hlog_path = plan.out.with_extension("hlog");
     let mut hlog =
-        hlog::IntervalLog::create(&hlog_path, started).map_err(|source| LoadError::Io {
-            path: hlog_path.clone(),
-            source,
+        crate::result::hlog::IntervalLog::create(&hlog_path, started).map_err(|source| {
+            LoadError::Io {
+                path: hlog_path.clone(),
+                source,
+            }
         })?;
 
     let phases: Vec<(&str, &LoadSpec, bool)> = plan
@@ -350,14 +352,14 @@ async fn run_async(
             }
             let _ = hlog.flush();
             let mapping = if rampup {
-                ledger::Mapping::Sequential
+                crate::result::ledger::Mapping::Sequential
             } else {
-                ledger::Mapping::Hashed
+                crate::result::ledger::Mapping::Hashed
             };
             // `--verify`: rows acknowledged in this interval are known written from now on.
             if let Some(v) = &ops.workload.verify {
                 for ((op, outcome), cycles) in &rep.snapshot.writes.by {
-                    if *outcome == ledger::Outcome::Acked {
+                    if *outcome == crate::stats::writes::Outcome::Acked {
                         v.learn(
                             cycles
                                 .iter()
@@ -390,7 +392,7 @@ async fn run_async(
             }
             // A node that went down without a fault naming it.
             if let Some(down) = plan.nodes.as_ref().and_then(|n| n.down()) {
-                let scheduled = crate::fault::taken_down(&result.events);
+                let scheduled = crate::result::fault::taken_down(&result.events);
                 for node in down {
                     let scheduled = scheduled.contains(&node);
                     if down_at_start.contains(&node) || reported.contains(&node) || scheduled {

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::sampler::{NodeReading, ScrapeError, node_sample};
-use super::series::{HostSample, NodeSample, Sample};
+use crate::result::series::{HostSample, NodeSample, Sample};
 
 /// Scrapes of one node that may run at once.
 pub const MAX_OUTSTANDING: usize = 3;

@@ -6,4 +6,3 @@ pub mod assemble;
 pub mod procfs;
 pub mod prometheus;
 pub mod sampler;
-pub mod series;

@@ -1,7 +1,7 @@
 //! Host counters from /proc: CPU times (/proc/stat), block-device counters (/proc/diskstats)
 //! and a process's CPU time (/proc/PID/stat).
 
-use super::series::DeviceSample;
+use crate::result::series::DeviceSample;
 
 /// Aggregate CPU times, in clock ticks.
 #[derive(Debug, Clone, Default, PartialEq)]

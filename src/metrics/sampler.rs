@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::procfs::{self, CpuTimes, DiskCounters};
 use super::prometheus::{self, Sample as PromSample};
-use super::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
+use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 
 /// A node's metrics endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,7 +67,7 @@ pub struct MetricsPlan {
     pub host: bool,
     pub interval_s: f64,
     /// Nodes with a disk of their own (emulated), sampled beside the host's devices.
-    pub node_devices: Vec<crate::metrics::series::NodeDevice>,
+    pub node_devices: Vec<crate::result::series::NodeDevice>,
 }
 
 impl MetricsPlan {
@@ -111,7 +111,7 @@ pub fn local_plan(c: &crate::cluster::Cluster, interval_s: f64) -> MetricsPlan {
             .filter_map(|n| {
                 let (disk, class) = c.disk(n)?;
                 let device = disk.device()?.trim_start_matches("/dev/").to_string();
-                Some(crate::metrics::series::NodeDevice {
+                Some(crate::result::series::NodeDevice {
                     node: n.name.clone(),
                     dc: n.dc.clone(),
                     device,

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use super::ProbeError;
 use super::interrupt::interrupted;
 use super::process::{self, Stopped};
-use super::result::{CpuFigures, CpuSource};
 use super::scratch::Scratch;
+use crate::result::probe::{CpuFigures, CpuSource};
 
 /// Measures the CPU. Falls back to the built-in loop, with a note, when sysbench is missing
 /// or fails; only an interruption is an error.

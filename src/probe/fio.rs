@@ -9,7 +9,7 @@ use super::ProbeError;
 use super::fio_json::{self, FioReport};
 use super::process::{self, Stopped};
 use super::scratch::Scratch;
-use super::spec::Profile;
+use crate::spec::probe::Profile;
 
 /// `fio --version`, e.g. `fio-3.33`. A missing binary is [`ProbeError::FioMissing`].
 pub fn version(fio: &Path) -> Result<String, ProbeError> {

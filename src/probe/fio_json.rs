@@ -4,6 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::jobs;
+use crate::result::probe::ProfileFigures;
+use crate::spec::probe::Profile;
+
 /// The figures of one fio job (or one group, with `group_reporting`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobFigures {
@@ -132,6 +136,50 @@ fn percentile_us(lat: &RawLat, pct: f64) -> Option<f64> {
     })
 }
 
+/// Folds a parsed fio report into a profile's figures.
+pub fn figures(
+    profile: Profile,
+    runtime_s: u64,
+    job_file: &str,
+    report: &FioReport,
+) -> Result<ProfileFigures, crate::error::Invalid> {
+    let info = jobs::info(profile);
+    let lat = report
+        .job(info.latency_job)
+        .ok_or_else(|| crate::invalid!("fio reported no job named {}", info.latency_job))?;
+    let sum = |f: fn(&DirFigures) -> f64| -> f64 {
+        report.jobs.iter().map(|j| f(&j.read) + f(&j.write)).sum()
+    };
+    let sum_dir = |read: bool, f: fn(&DirFigures) -> f64| -> f64 {
+        report
+            .jobs
+            .iter()
+            .map(|j| f(if read { &j.read } else { &j.write }))
+            .sum()
+    };
+    Ok(ProfileFigures {
+        name: profile,
+        description: info.description.to_string(),
+        runtime_s,
+        iops: sum(|d| d.iops),
+        read_iops: sum_dir(true, |d| d.iops),
+        write_iops: sum_dir(false, |d| d.iops),
+        mb_s: sum(|d| d.bytes_per_s) / 1e6,
+        read_mb_s: sum_dir(true, |d| d.bytes_per_s) / 1e6,
+        write_mb_s: sum_dir(false, |d| d.bytes_per_s) / 1e6,
+        latency_job: info.latency_job.to_string(),
+        read_lat_mean_us: lat.read.lat_mean_us,
+        read_p50_us: lat.read.lat_p50_us,
+        read_p99_us: lat.read.lat_p99_us,
+        write_lat_mean_us: lat.write.lat_mean_us,
+        write_p50_us: lat.write.lat_p50_us,
+        write_p99_us: lat.write.lat_p99_us,
+        sync_p50_us: lat.sync_p50_us,
+        sync_p99_us: lat.sync_p99_us,
+        job_file: job_file.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +219,21 @@ mod tests {
         assert!(parse(&failed).unwrap_err().contains("error 5"));
         assert!(parse("fio: engine libaio not loadable").is_err());
         assert!(parse("{\"fio version\": \"x\", \"jobs\": []}").is_err());
+    }
+
+    #[test]
+    fn profile_totals_add_jobs_and_latency_comes_from_the_query_job() {
+        let report = parse(include_str!("testdata/fio-lcs.json")).unwrap();
+        let f = figures(Profile::Lcs, 4, "job", &report).unwrap();
+        let reads = report.job("reads").unwrap();
+        let compaction = report.job("compaction").unwrap();
+        let want_read_iops = reads.read.iops + compaction.read.iops;
+        assert!((f.read_iops - want_read_iops).abs() < 1e-9);
+        assert!((f.iops - (want_read_iops + compaction.write.iops)).abs() < 1e-9);
+        assert!((f.write_mb_s - compaction.write.bytes_per_s / 1e6).abs() < 1e-9);
+        assert_eq!(f.read_p99_us, reads.read.lat_p99_us);
+        assert_eq!(f.write_p99_us, None, "the query job does not write");
+        let err = figures(Profile::RandRead4k, 4, "", &report).unwrap_err();
+        assert!(err.contains("rand_read_4k"), "{err}");
     }
 }

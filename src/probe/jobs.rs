@@ -5,7 +5,7 @@
 //! its working directory, so a job file does not depend on where it is run. The read profiles
 //! share `data.0`, laid out once; each writing profile has its own file, removed after it ran.
 
-use super::spec::Profile;
+use crate::spec::probe::Profile;
 
 /// The data file the read profiles share.
 pub const DATA_FILE: &str = "data.0";

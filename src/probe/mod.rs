@@ -9,8 +9,8 @@
 //!   commit log, 64 KiB sequential writes, 4 KiB random reads, memory-mapped random reads —
 //!   parsed from fio's JSON output.
 //!
-//! Layout: [`spec`] (what to run) → [`jobs`] (pure fio job rendering) → [`fio`] (running fio in
-//! a [`scratch`] directory) → [`fio_json`] (pure parsing) → [`result`] (the persisted model) →
+//! Layout: [`crate::spec::probe`] (what to run) → [`jobs`] (pure fio job rendering) → [`fio`] (running fio in
+//! a [`scratch`] directory) → [`fio_json`] (pure parsing) → [`crate::result::probe`] (the persisted model) →
 //! [`table`] (terminal rendering). [`run::run`] drives the steps and writes the result after
 //! each one.
 
@@ -20,18 +20,15 @@ pub mod fio_json;
 pub mod interrupt;
 pub mod jobs;
 pub mod process;
-pub mod result;
 pub mod run;
 pub mod scratch;
-pub mod spec;
 pub mod store;
 pub mod table;
 
 use std::path::PathBuf;
 
-pub use result::{CpuFigures, CpuSource, ProbeResult, ProfileFigures, Summary};
+use crate::spec::probe::Profile;
 pub use run::run;
-pub use spec::{ProbeSpec, Profile};
 
 /// Everything that can stop a probe. Each variant names the path, profile or tool involved so
 /// the one-line message is actionable.

@@ -7,12 +7,12 @@ use std::time::Duration;
 use super::fio;
 use super::interrupt::interrupted;
 use super::jobs::{self, JobParams};
-use super::result::{self, ProbeResult, ProfileFigures, SCHEMA_VERSION, Summary};
 use super::scratch::{self, Scratch};
-use super::spec::{ProbeSpec, Profile};
 use super::{ProbeError, cpu};
 use crate::fsutil::write_atomic;
 use crate::host::HostFacts;
+use crate::result::probe::{ProbeResult, SCHEMA_VERSION, Summary};
+use crate::spec::probe::{ProbeSpec, Profile};
 
 /// Runs the probe described by `spec`; `progress` receives one line per step.
 pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResult, ProbeError> {
@@ -58,7 +58,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
         schema_version: SCHEMA_VERSION,
         env: spec.env.clone(),
         complete: false,
-        started_at: result::rfc3339_utc(started),
+        started_at: crate::format::rfc3339_utc(started),
         started_unix_s: started,
         finished_at: None,
         host: host.clone(),
@@ -124,10 +124,12 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
         for f in jobs::info(profile).written_files {
             scratch.remove_file(f);
         }
-        let figures = ProfileFigures::from_report(profile, params.runtime_s, &job, &report)
-            .map_err(|e| ProbeError::FioOutput {
-                profile,
-                message: e.0,
+        let figures =
+            super::fio_json::figures(profile, params.runtime_s, &job, &report).map_err(|e| {
+                ProbeError::FioOutput {
+                    profile,
+                    message: e.0,
+                }
             })?;
         result.profiles.push(figures);
         result.summarise();
@@ -135,7 +137,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
     }
 
     result.complete = true;
-    result.finished_at = Some(result::rfc3339_utc(crate::host::unix_now_s()));
+    result.finished_at = Some(crate::format::rfc3339_utc(crate::host::unix_now_s()));
     save(spec, &result)?;
     drop(scratch);
     Ok(result)

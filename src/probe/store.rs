@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::result::{ProbeResult, compact_utc};
+use crate::format::compact_utc;
+use crate::result::probe::ProbeResult;
 
 /// `<home>/probes`.
 pub fn probes_dir(home: &Path) -> PathBuf {

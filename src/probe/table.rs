@@ -1,7 +1,7 @@
 //! Terminal rendering of a probe result: the infrastructure table of reference 000 (one row per
 //! environment) followed by one row per fio profile.
 
-use super::result::{CpuSource, ProbeResult};
+use crate::result::probe::{CpuSource, ProbeResult};
 
 /// Renders the headline table and the per-profile table.
 pub fn render(r: &ProbeResult) -> String {
@@ -147,8 +147,8 @@ fn grid(headers: &[&str], rows: &[Vec<String>]) -> String {
 mod tests {
     use super::*;
     use crate::host::HostFacts;
-    use crate::probe::result::{CpuFigures, ProfileFigures, Summary};
-    use crate::probe::spec::{ProbeSpec, Profile, Timing};
+    use crate::result::probe::{CpuFigures, ProfileFigures, Summary};
+    use crate::spec::probe::{ProbeSpec, Profile, Timing};
 
     fn sample() -> ProbeResult {
         let profile = |name, read_iops: f64, write_mb_s: f64, p99: Option<f64>| ProfileFigures {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::model::{Table, format_value};
+use super::model::Table;
 use crate::result::capacity::{
     CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
 };
@@ -69,7 +69,7 @@ impl Cell {
     /// As shown in a table.
     pub fn display(&self, decimals: usize) -> String {
         match self {
-            Cell::Num(v) => format_value(*v, decimals),
+            Cell::Num(v) => crate::format::cell(*v, decimals),
             Cell::Text(s) => s.clone(),
         }
     }
@@ -370,9 +370,9 @@ pub fn scaling_table(r: &crate::result::ScalingResult) -> Table {
                     format!(
                         "{}{}",
                         if p.lower_bound { "≥ " } else { "" },
-                        format_value(p.capacity_ops_per_s, 0)
+                        crate::format::cell(p.capacity_ops_per_s, 0)
                     ),
-                    format_value(p.ops_per_s_per_node, 0),
+                    crate::format::cell(p.ops_per_s_per_node, 0),
                     p.efficiency
                         .map(|e| format!("{:.0}%", e * 100.0))
                         .unwrap_or("-".into()),
@@ -387,7 +387,7 @@ pub fn scaling_table(r: &crate::result::ScalingResult) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
+    use crate::result::fixture;
 
     #[test]
     fn refined_searches_mark_the_verdicts_steps_not_the_first_failure() {

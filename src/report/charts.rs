@@ -3,7 +3,7 @@
 //! on the run's time axis; per capacity search, its steps. Each environment keeps one colour
 //! in every chart. A chart whose data is absent is left out (`None`, or not in the list).
 
-use super::model::{Report, RunTimeline, ScenarioGroup, format_value};
+use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::{Axis, Chart, LegendItem, Size, Stroke, Tick};
 
 mod capacity;
@@ -188,7 +188,7 @@ impl Charts {
                         e.env,
                         e.runs(),
                         if e.runs() == 1 { "" } else { "s" },
-                        format_value(Some(e.response.count as f64), 0)
+                        crate::format::cell(Some(e.response.count as f64), 0)
                     ),
                     &Stroke {
                         width: 2.2,
@@ -227,7 +227,7 @@ impl Charts {
                 ("p99.99", 99.99, r.p9999_ms),
             ] {
                 if spectrum_x(p) <= r.count as f64 {
-                    let tip = format!("{} {label}: {} ms", e.env, format_value(Some(ms), 2));
+                    let tip = format!("{} {label}: {} ms", e.env, crate::format::cell(Some(ms), 2));
                     chart.dot(spectrum_x(p), ms, &stroke.colour, &tip);
                 }
             }
@@ -240,7 +240,7 @@ impl Charts {
 mod tests {
     use super::*;
     use crate::report::Input;
-    use crate::report::fixture::{RunShape, capacity, run};
+    use crate::result::fixture::{RunShape, capacity, run};
 
     fn report(inputs: Vec<Input>) -> Report {
         Report::build(&inputs).unwrap()

@@ -6,7 +6,7 @@
 
 use std::str::FromStr;
 
-use super::model::{Report, Table, format_value};
+use super::model::{Report, Table};
 use crate::cost::{Catalog, ClusterSpec, CostError, DiskSpec, Pricing};
 use crate::cost::{cost_per_1k_ops_usd, price_cluster};
 
@@ -31,7 +31,7 @@ impl FromStr for Deployment {
             )
         };
         let (env, rest) = s.split_once('=').ok_or_else(|| bad("no '='"))?;
-        crate::probe::spec::validate_env(env.trim()).map_err(|e| bad(&e))?;
+        crate::spec::probe::validate_env(env.trim()).map_err(|e| bad(&e))?;
         let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
         let (instance, nodes) = match parts.as_slice() {
             [i, n, ..] if !i.is_empty() => (i.to_string(), n),
@@ -147,10 +147,14 @@ pub fn table(rows: &[CostRow]) -> Option<Table> {
             .collect(),
         rows: vec![
             line("deployment", &|r| r.deployment.clone()),
-            line("$/month", &|r| format_value(Some(r.monthly_usd), 2)),
-            line("throughput (ops/s)", &|r| format_value(r.ops_per_s, 0)),
+            line("$/month", &|r| crate::format::cell(Some(r.monthly_usd), 2)),
+            line("throughput (ops/s)", &|r| {
+                crate::format::cell(r.ops_per_s, 0)
+            }),
             line("throughput from", &|r| r.basis.clone()),
-            line("$ per 1,000 ops/s", &|r| format_value(r.per_1k_ops_usd, 2)),
+            line("$ per 1,000 ops/s", &|r| {
+                crate::format::cell(r.per_1k_ops_usd, 2)
+            }),
         ],
         text_columns: (1..=rows.len()).collect(),
     })

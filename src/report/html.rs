@@ -235,7 +235,7 @@ fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
 
 /// Each node's own disk over the main phase (a local cluster's emulated disks): its class and
 /// price, and what the device did. iowait is the host's (all CPUs), not the device's.
-fn node_disks_table(m: &crate::metrics::series::MetricSeries, from_s: f64) -> String {
+fn node_disks_table(m: &crate::result::series::MetricSeries, from_s: f64) -> String {
     if m.node_devices.is_empty() {
         return String::new();
     }
@@ -434,7 +434,7 @@ pub fn render(report: &Report) -> String {
 mod tests {
     use super::*;
     use crate::report::Input;
-    use crate::report::fixture::{RunShape, capacity, run, run_with_metrics};
+    use crate::result::fixture::{RunShape, capacity, run, run_with_metrics};
 
     fn page(inputs: Vec<Input>) -> String {
         render(&Report::build(&inputs).unwrap())
@@ -476,14 +476,14 @@ mod tests {
         let mut r = run_with_metrics("mixed", &RunShape::default(), 2, &["loop3", "loop4"]);
         let m = r.metrics.as_mut().unwrap();
         m.node_devices = vec![
-            crate::metrics::series::NodeDevice {
+            crate::result::series::NodeDevice {
                 node: "node1".into(),
                 dc: "slow".into(),
                 device: "loop3".into(),
                 class: "gp2 100 GiB: 300 IOPS, 128 MB/s".into(),
                 monthly_usd: Some(10.0),
             },
-            crate::metrics::series::NodeDevice {
+            crate::result::series::NodeDevice {
                 node: "node2".into(),
                 dc: "nvme".into(),
                 device: "loop4".into(),

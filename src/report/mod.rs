@@ -14,7 +14,6 @@ pub mod capacity;
 pub mod charts;
 pub mod cost;
 pub mod csv;
-pub mod fixture;
 pub mod html;
 pub mod markdown;
 pub mod model;
@@ -168,13 +167,13 @@ fn merge_shards(inputs: Vec<Input>) -> Result<Vec<Input>, ReportError> {
             .iter()
             .filter_map(|i| match i {
                 Input::Run { path, result } if run_of(i).as_ref() == Some(&run_id) => Some(
-                    crate::result::merge::ShardInput::with_result(path, result.clone()),
+                    crate::shards::merge::ShardInput::with_result(path, result.clone()),
                 ),
                 _ => None,
             })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ReportError::Shards(e.to_string()))?;
-        let (result, _) = crate::result::merge::merge(&mut shards).map_err(|e| {
+        let (result, _) = crate::shards::merge::merge(&mut shards).map_err(|e| {
             ReportError::Shards(format!(
                 "{e}: give every shard of a run, or its merged result (cqlbench merge)"
             ))
@@ -190,6 +189,7 @@ fn merge_shards(inputs: Vec<Input>) -> Result<Vec<Input>, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::fixture;
 
     #[test]
     fn loads_runs_and_probes_and_names_the_file_in_errors() {

@@ -11,8 +11,8 @@ use hdrhistogram::Histogram;
 
 use super::capacity::{self, CapacitySearch};
 use super::{Input, ReportError};
-use crate::metrics::series::MetricSeries;
-use crate::probe::result::{ProbeResult, Summary};
+use crate::result::probe::{ProbeResult, Summary};
+use crate::result::series::MetricSeries;
 use crate::result::{IntervalRecord, RunResult, VerifyResult};
 use crate::spec::LoadMode;
 use crate::stats::{Percentiles, decode, new_histogram};
@@ -76,7 +76,7 @@ pub struct RunTimeline {
     /// Open loop: the target rate (the level throughput recovers to after a fault).
     pub target_rate_per_s: Option<f64>,
     /// Faults applied during the main phase, on the run's axis.
-    pub events: Vec<crate::fault::Event>,
+    pub events: Vec<crate::result::fault::FaultEvent>,
     /// The run's verification (`cqlbench verify`), when there is one.
     pub verify: Option<VerifyResult>,
     /// The shards it was merged from, when it was.
@@ -300,7 +300,7 @@ fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), R
 /// What a run did around one fault.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaultImpact {
-    pub event: crate::fault::Event,
+    pub event: crate::result::fault::FaultEvent,
     /// Seconds into the main phase.
     pub at_s: f64,
     /// Mean throughput over the (up to) 10 s before the fault; in open loop at most the
@@ -325,7 +325,7 @@ impl RunTimeline {
     pub fn fault_impacts(&self) -> Vec<FaultImpact> {
         let rel = |run_s: f64| run_s - self.offset_s;
         let end = self.intervals.last().map_or(0.0, |i| i.end_s);
-        let events: Vec<&crate::fault::Event> =
+        let events: Vec<&crate::result::fault::FaultEvent> =
             self.events.iter().filter(|e| e.applied()).collect();
         let mut out = Vec::new();
         for (i, e) in events.iter().enumerate() {
@@ -406,16 +406,16 @@ impl RunTimeline {
         let rows = m
             .shards
             .iter()
-            .zip(crate::result::merge::behind_all(&m.shards))
+            .zip(crate::shards::merge::behind_all(&m.shards))
             .map(|(s, behind)| {
                 vec![
                     format!("{}/{}", s.index, m.shards.len()),
-                    format_value(Some(s.ops_per_s), 0),
-                    format_value(s.target_rate_per_s, 0),
-                    format_value(s.achieved_ratio.map(|r| r * 100.0), 2),
-                    format_value(Some(s.client_cpu_util * 100.0), 0),
+                    crate::format::cell(Some(s.ops_per_s), 0),
+                    crate::format::cell(s.target_rate_per_s, 0),
+                    crate::format::cell(s.achieved_ratio.map(|r| r * 100.0), 2),
+                    crate::format::cell(Some(s.client_cpu_util * 100.0), 0),
                     s.max_backlog.to_string(),
-                    format_value(s.main_started_unix_s.map(|t| (t - first) * 1000.0), 1),
+                    crate::format::cell(s.main_started_unix_s.map(|t| (t - first) * 1000.0), 1),
                     if behind.is_empty() {
                         "kept up".into()
                     } else {
@@ -471,8 +471,8 @@ impl RunTimeline {
                     format!("{:.1}", f.at_s),
                     f.event.fault.label(),
                     took.unwrap_or_else(|| "-".into()),
-                    format_value(f.before_ops_per_s, 0),
-                    format_value(f.min_availability.map(|a| a * 100.0), 2),
+                    crate::format::cell(f.before_ops_per_s, 0),
+                    crate::format::cell(f.min_availability.map(|a| a * 100.0), 2),
                     match (f.recovery_s, f.before_ops_per_s) {
                         (Some(s), _) => format!("{s:.0}"),
                         (None, Some(_)) if f.intervals_after > 0 => "not recovered".into(),
@@ -500,7 +500,7 @@ impl RunTimeline {
                 "Faults — {} ({}), availability over the main phase {}%",
                 self.env,
                 self.path.display(),
-                format_value(self.availability().map(|a| a * 100.0), 2)
+                crate::format::cell(self.availability().map(|a| a * 100.0), 2)
             ),
             header: [
                 "at (s)",
@@ -535,16 +535,24 @@ fn verify_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table> {
             v.write_consistency.to_string()
         }),
         ("acknowledged write cycles", |v| {
-            format_value(Some(v.acked_writes as f64), 0)
+            crate::format::cell(Some(v.acked_writes as f64), 0)
         }),
         ("rows read back at", |v| v.consistency.to_string()),
         ("acknowledged rows", |v| {
-            format_value(Some(v.acked_rows as f64), 0)
+            crate::format::cell(Some(v.acked_rows as f64), 0)
         }),
-        ("present", |v| format_value(Some(v.present as f64), 0)),
-        ("missing", |v| format_value(Some(v.missing as f64), 0)),
-        ("different", |v| format_value(Some(v.different as f64), 0)),
-        ("unreadable", |v| format_value(Some(v.unreadable as f64), 0)),
+        ("present", |v| {
+            crate::format::cell(Some(v.present as f64), 0)
+        }),
+        ("missing", |v| {
+            crate::format::cell(Some(v.missing as f64), 0)
+        }),
+        ("different", |v| {
+            crate::format::cell(Some(v.different as f64), 0)
+        }),
+        ("unreadable", |v| {
+            crate::format::cell(Some(v.unreadable as f64), 0)
+        }),
         ("unknown-outcome writes: rows landed", |v| {
             format!("{} of {}", v.unknown_landed, v.unknown_rows)
         }),
@@ -762,29 +770,6 @@ pub struct Table {
     pub text_columns: Vec<usize>,
 }
 
-/// `22864.4` → `22,864` with 0 decimals; `2.204` → `2.20` with 2.
-pub fn format_value(v: Option<f64>, decimals: usize) -> String {
-    let Some(v) = v else {
-        return "-".into();
-    };
-    let s = format!("{v:.decimals$}");
-    let (int, frac) = s
-        .split_once('.')
-        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
-    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
 fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -> Option<Table> {
     let rows: Vec<Vec<String>> = section
         .fields
@@ -794,7 +779,7 @@ fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -
                 .chain(
                     items
                         .iter()
-                        .map(|(_, t)| format_value((f.get)(t), f.decimals)),
+                        .map(|(_, t)| crate::format::cell((f.get)(t), f.decimals)),
                 )
                 .collect()
         })
@@ -885,9 +870,9 @@ impl Report {
             let rows = groups
                 .iter()
                 .map(|g| {
-                    std::iter::once(format_value(g.open_rate_per_s, 0))
+                    std::iter::once(crate::format::cell(g.open_rate_per_s, 0))
                         .chain(envs.iter().map(|env| {
-                            format_value(
+                            crate::format::cell(
                                 g.envs
                                     .iter()
                                     .find(|e| e.env == *env)

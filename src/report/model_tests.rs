@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use super::fixture::{RunShape, capacity, run};
-use super::model::{EnvRuns, RUN_SECTIONS, format_value};
+use super::model::{EnvRuns, RUN_SECTIONS};
 use super::{Input, Report, csv, markdown, series, text};
-use crate::probe::result::ProbeResult;
+use crate::result::fixture::{RunShape, capacity, run};
+use crate::result::probe::ProbeResult;
 use crate::stats::{Percentiles, decode};
 
 fn golden(name: &str, actual: &str) {
@@ -189,12 +189,12 @@ fn spread_and_best_of_n() {
 
 #[test]
 fn numbers_are_grouped_and_rounded() {
-    assert_eq!(format_value(Some(22_864.4), 0), "22,864");
-    assert_eq!(format_value(Some(1_234_567.891), 2), "1,234,567.89");
-    assert_eq!(format_value(Some(-1_500.0), 0), "-1,500");
-    assert_eq!(format_value(Some(2.204), 2), "2.20");
-    assert_eq!(format_value(Some(999.0), 0), "999");
-    assert_eq!(format_value(None, 2), "-");
+    assert_eq!(crate::format::cell(Some(22_864.4), 0), "22,864");
+    assert_eq!(crate::format::cell(Some(1_234_567.891), 2), "1,234,567.89");
+    assert_eq!(crate::format::cell(Some(-1_500.0), 0), "-1,500");
+    assert_eq!(crate::format::cell(Some(2.204), 2), "2.20");
+    assert_eq!(crate::format::cell(Some(999.0), 0), "999");
+    assert_eq!(crate::format::cell(None, 2), "-");
 }
 
 #[test]
@@ -407,7 +407,7 @@ fn fixed_rate_runs_make_one_table_of_p99_by_rate() {
         .unwrap();
     assert_eq!(
         t.rows[1][1],
-        format_value(Some(g500.envs[0].response.p99_ms), 2)
+        crate::format::cell(Some(g500.envs[0].response.p99_ms), 2)
     );
     assert!(text::render(&report).contains("Response time p99 (ms) by rate"));
     assert!(super::html::render(&report).contains("id=\"by-rate-0\""));
@@ -476,7 +476,7 @@ fn faulted_run() -> (Input, Input) {
         iv.errors = 50;
         iv.errors_by_kind = [(crate::stats::ErrorKind::Unavailable, 50)].into();
     }
-    let event = |s: &str, at: f64, took: f64| crate::fault::Event {
+    let event = |s: &str, at: f64, took: f64| crate::result::fault::FaultEvent {
         fault: s.parse().unwrap(),
         started_s: offset + at,
         finished_s: Some(offset + at + took),
@@ -612,13 +612,14 @@ fn faults_show_their_recovery_availability_and_errors_and_the_verification_its_c
     // A fault in the last interval has no whole interval after it: no recovery figure, and
     // not "not recovered". One never applied has no impact row figures and no marker.
     let mut late = timeline.clone();
-    let at =
-        |s: &str, started: f64, finished: Option<f64>, error: Option<&str>| crate::fault::Event {
+    let at = |s: &str, started: f64, finished: Option<f64>, error: Option<&str>| {
+        crate::result::fault::FaultEvent {
             fault: s.parse().unwrap(),
             started_s: 3.0 + started,
             finished_s: finished.map(|f| 3.0 + f),
             error: error.map(String::from),
-        };
+        }
+    };
     late.events = vec![
         at("29.5s:kill:node3", 29.5, Some(29.6), None),
         at(

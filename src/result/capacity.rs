@@ -288,7 +288,7 @@ mod tests {
     use super::*;
 
     fn step(rate: f64, passed: bool) -> CapacityStep {
-        let r = crate::report::fixture::run("a", &crate::report::fixture::RunShape::default());
+        let r = crate::result::fixture::run("a", &crate::result::fixture::RunShape::default());
         CapacityStep {
             index: 0,
             target_rate_per_s: rate,

@@ -8,7 +8,7 @@ use super::capacity::{CAPACITY_VERSION, CapacityResult};
 use super::scaling::{SCALING_VERSION, ScalingResult};
 use super::verify::VerifyResult;
 use super::{RESULT_VERSION, RunResult};
-use crate::probe::result::ProbeResult;
+use crate::result::probe::ProbeResult;
 
 /// What a result file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Kind {
         match self {
             Kind::Run => RESULT_VERSION,
             Kind::Capacity => CAPACITY_VERSION,
-            Kind::Probe => crate::probe::result::SCHEMA_VERSION,
+            Kind::Probe => crate::result::probe::SCHEMA_VERSION,
             Kind::Verify => super::verify::VERIFY_VERSION,
             Kind::Scaling => SCALING_VERSION,
         }
@@ -220,7 +220,7 @@ pub fn write<T: serde::Serialize>(path: &Path, result: &T) -> Result<(), ResultE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
+    use crate::result::fixture;
 
     #[test]
     fn reads_each_kind_and_names_the_file_and_the_fault() {

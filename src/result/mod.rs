@@ -5,16 +5,23 @@
 //! capacity-search result; the probe result is [`ProbeResult`] (built by [`crate::probe`]).
 
 pub mod capacity;
+pub mod fault;
 pub mod file;
-pub mod merge;
+/// Synthetic results for tests (unit and CLI) and the report showcase; not in a release build.
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixture;
+pub mod hlog;
+pub mod ledger;
+pub mod probe;
 pub mod scaling;
+pub mod series;
 pub mod verify;
 
-pub use crate::probe::result::ProbeResult;
 pub use capacity::CapacityResult;
 pub use file::{
     ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
 };
+pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
 pub use verify::VerifyResult;
 
@@ -72,7 +79,7 @@ pub struct Fingerprint {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeRef {
     pub path: std::path::PathBuf,
-    pub summary: crate::probe::result::Summary,
+    pub summary: crate::result::probe::Summary,
 }
 
 /// One operation kind in one interval.
@@ -248,7 +255,7 @@ pub struct PhaseSummary {
 pub struct PhaseResult {
     pub name: String,
     /// Seconds from the run's start to the phase's start: an interval's time on the run's
-    /// axis (the one [`crate::metrics::series::Sample::t_s`] uses) is `offset_s + start_s`.
+    /// axis (the one [`crate::result::series::Sample::t_s`] uses) is `offset_s + start_s`.
     #[serde(default)]
     pub offset_s: f64,
     pub load: LoadSpec,
@@ -414,13 +421,13 @@ pub struct RunResult {
     pub warnings: Vec<Warning>,
     /// Server and host metrics sampled during the run, if sampling was on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<Box<crate::metrics::series::MetricSeries>>,
+    pub metrics: Option<Box<crate::result::series::MetricSeries>>,
     /// The rate was given as a share of a throughput result (`--rate 35% --of …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_share: Option<RateShare>,
     /// Faults applied during the main phase, on the run's time axis.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<crate::fault::Event>,
+    pub events: Vec<crate::result::fault::FaultEvent>,
     /// This result is one shard of a run split across processes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardOf>,
@@ -514,7 +521,7 @@ impl RunResult {
 /// the run's server metrics, when sampled).
 pub fn compaction_warning(
     phase: &PhaseResult,
-    metrics: &crate::metrics::series::MetricSeries,
+    metrics: &crate::result::series::MetricSeries,
 ) -> Option<Warning> {
     let measured: Vec<&IntervalRecord> = phase
         .intervals
@@ -645,8 +652,8 @@ mod tests {
 
     #[test]
     fn compactions_pending_at_the_window_start_are_a_warning() {
-        use crate::metrics::series::{MetricSeries, NodeSample, Sample};
-        let r = crate::report::fixture::run("lab", &crate::report::fixture::RunShape::default());
+        use crate::result::series::{MetricSeries, NodeSample, Sample};
+        let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
         let main = r
             .phases
             .iter()

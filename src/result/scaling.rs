@@ -123,7 +123,7 @@ fn verdict_of(r: &CapacityResult) -> super::capacity::Verdict {
 
 /// A capacity search's verdict in one line.
 pub fn verdict_words(r: &CapacityResult) -> String {
-    let n = |v: f64| crate::cost::units::thousands(v);
+    let n = |v: f64| crate::format::thousands(v);
     let v = verdict_of(r);
     match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
         (Some(p), Some(f)) => format!(
@@ -141,7 +141,7 @@ pub fn verdict_words(r: &CapacityResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
+    use crate::result::fixture;
 
     /// A search whose highest passing step achieved `ops` (and whose next step failed).
     fn search(ops: f64) -> CapacityResult {

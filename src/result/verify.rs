@@ -10,6 +10,9 @@ use crate::spec::Cl;
 
 pub const VERIFY_VERSION: u32 = 1;
 
+/// How many mismatches, differences and missing rows a result lists (the first ones found).
+pub const FIRST_KEPT: usize = 10;
+
 /// One row whose content differs from what was written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Difference {
@@ -144,10 +147,10 @@ impl ReadsVerified {
     pub fn line(&self) -> String {
         format!(
             "reads verified: {} of {} reads compared ({} rows), {} mismatch{}",
-            crate::cost::units::thousands(self.reads_checked as f64),
-            crate::cost::units::thousands((self.reads_checked + self.reads_unchecked) as f64),
-            crate::cost::units::thousands(self.rows_checked as f64),
-            crate::cost::units::thousands(self.mismatches as f64),
+            crate::format::thousands(self.reads_checked as f64),
+            crate::format::thousands((self.reads_checked + self.reads_unchecked) as f64),
+            crate::format::thousands(self.rows_checked as f64),
+            crate::format::thousands(self.mismatches as f64),
             if self.mismatches == 1 { "" } else { "es" }
         )
     }

@@ -418,7 +418,7 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{RunShape, run};
+    use crate::result::fixture::{RunShape, run};
     use crate::spec::OpKind;
 
     fn criteria() -> Criteria {

@@ -1103,13 +1103,13 @@ steps:
         let lat = &p.steps[3];
         assert!(lat.deferred, "the best run is known once they ran");
         for (i, ops) in [900.0, 1200.0, 1000.0].into_iter().enumerate() {
-            let shape = crate::report::fixture::RunShape {
+            let shape = crate::result::fixture::RunShape {
                 ops_per_s: ops,
                 ops_per_s_sd: 1.0,
                 seed: i as u64 + 1,
                 ..Default::default()
             };
-            crate::report::fixture::run("x", &shape)
+            crate::result::fixture::run("x", &shape)
                 .write(&p.steps[i].out)
                 .unwrap();
         }

@@ -456,7 +456,7 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
+    use crate::result::fixture;
     use crate::result::{RunStatus, Warning};
 
     #[test]

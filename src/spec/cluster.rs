@@ -40,7 +40,7 @@ pub struct ClusterSpec {
     pub yaml_overrides: BTreeMap<String, serde_yaml::Value>,
     /// Emulated disks by data centre (`--storage`): each node of the DC gets its own.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub storage: BTreeMap<String, crate::cluster::storage::DiskClass>,
+    pub storage: BTreeMap<String, crate::spec::storage::DiskClass>,
     /// Each node's memory limit (`--node-memory`): heap, off-heap and page cache together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_memory: Option<MiB>,

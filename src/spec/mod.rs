@@ -4,6 +4,8 @@ pub mod cluster;
 pub mod fault;
 pub mod keys;
 pub mod load;
+pub mod probe;
+pub mod storage;
 pub mod units;
 pub mod workload;
 

@@ -12,6 +12,7 @@ use crate::spec::OpKind;
 
 pub mod compare;
 pub mod tdist;
+pub mod writes;
 
 /// Latencies are recorded in nanoseconds from 1 µs to 1 hour with 3 significant digits.
 pub fn new_histogram() -> Histogram<u64> {
@@ -218,7 +219,7 @@ pub struct Snapshot {
     /// Largest delay between an operation's intended start and its actual send.
     pub max_send_lag_ns: u64,
     /// Write cycles by outcome (the acknowledged-write ledger's share of this snapshot).
-    pub writes: crate::load::ledger::Writes,
+    pub writes: crate::stats::writes::Writes,
 }
 
 /// The statistics of a kind no operation of which was seen.

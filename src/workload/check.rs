@@ -16,11 +16,8 @@ use roaring::RoaringTreemap;
 use scylla::value::{CqlValue, Row};
 
 use super::{image, iot_devices, partitions, shapes};
-use crate::result::verify::{ReadMismatch, ReadsVerified};
+use crate::result::verify::{FIRST_KEPT as FIRST, ReadMismatch, ReadsVerified};
 use crate::spec::{WorkloadKind, WorkloadSpec};
-
-/// How many mismatches the result lists.
-pub const FIRST: usize = 10;
 
 /// What one read showed.
 #[derive(Debug, Clone, PartialEq)]

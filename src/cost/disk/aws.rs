@@ -6,7 +6,7 @@ use super::{
     DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
 };
 use crate::cost::CostError;
-use crate::cost::units::{rate, thousands};
+use crate::format::{rate, thousands};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Gp2 {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed};
 use crate::cost::CostError;
-use crate::cost::units::{rate, thousands};
+use crate::format::{rate, thousands};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AzureTier {

@@ -4,7 +4,7 @@
 
 use super::{DiskFormula, DiskQuote, DiskRequest};
 use crate::cost::CostError;
-use crate::cost::units::thousands;
+use crate::format::thousands;
 
 /// What one node's volume must hold and sustain.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::CostError;
-use super::units::{rate, thousands};
+use crate::format::{rate, thousands};
 
 mod aws;
 mod azure;
@@ -196,3 +196,46 @@ pub(super) fn over(disk: &str, what: &str, asked: f64, limit: f64, why: &str) ->
 
 #[cfg(test)]
 mod tests;
+
+/// `arg`'s volume of catalogue disk `disk`, quoted: IOPS and MB/s given where (and only
+/// where) the type provisions them, and within its limits. Shared by the StorageClasses
+/// `k8s` renders and the disks local clusters emulate (`cluster::storage`).
+pub fn quote_volume(
+    disk: &crate::cost::catalog::Disk,
+    arg: &crate::spec::storage::StorageArg,
+    hours_per_month: f64,
+) -> Result<DiskQuote, crate::error::Invalid> {
+    let v = &arg.volume;
+    let s = &arg.text;
+    let f = &disk.formula;
+    let iops_required = f.provisions_iops() && !matches!(f, DiskFormula::Gp3(_));
+    if iops_required && v.iops.is_none() {
+        return Err(crate::invalid!(
+            "--storage '{s}': {} provisions its IOPS: give {}:SIZE:IOPS",
+            v.disk,
+            v.disk
+        ));
+    }
+    if !f.provisions_iops() && v.iops.is_some() {
+        return Err(crate::invalid!(
+            "--storage '{s}': {} IOPS follow from its size and cannot be provisioned: give {}:SIZE",
+            v.disk,
+            v.disk
+        ));
+    }
+    if !f.provisions_mbps() && v.mbps.is_some() {
+        return Err(crate::invalid!(
+            "--storage '{s}': {} MB/s cannot be provisioned: give {}:SIZE{}",
+            v.disk,
+            v.disk,
+            if f.provisions_iops() { "[:IOPS]" } else { "" }
+        ));
+    }
+    let request = DiskRequest {
+        size_gb: v.size_gib as f64,
+        iops: v.iops.map(|n| n as f64),
+        mbps: v.mbps.map(|n| n as f64),
+    };
+    f.quote(&v.disk, &request, hours_per_month)
+        .map_err(|e| crate::invalid!("--storage '{s}': {e}"))
+}

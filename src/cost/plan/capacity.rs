@@ -13,8 +13,8 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::cost::price::Origin;
-use crate::cost::units::thousands;
 use crate::cost::{Catalog, CostError};
+use crate::format::thousands;
 use crate::result::ScalingResult;
 use crate::result::capacity::CapacityResult;
 
@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn a_capacity_result_gives_ops_per_node() {
-        let mut r = crate::report::fixture::capacity("lab", &[1_000.0, 2_000.0, 3_000.0], 2);
+        let mut r = crate::result::fixture::capacity("lab", &[1_000.0, 2_000.0, 3_000.0], 2);
         let achieved = r
             .verdict
             .as_ref()
@@ -286,7 +286,7 @@ mod tests {
     fn a_scaling_run_gives_its_largest_sizes_capacity_per_node() {
         let mut s = ScalingResult::new("lab", "stress", &[1, 2, 3]);
         for (n, ops) in [(1, 1_000.0), (2, 1_800.0), (3, 2_400.0)] {
-            let r = crate::report::fixture::capacity_at("lab", ops);
+            let r = crate::result::fixture::capacity_at("lab", ops);
             s.record(n, &format!("n{n}.json"), &r);
         }
         let c = Capacity::from_scaling(&s, "i3.2xlarge", "sc.json").unwrap();
@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn measured_replaces_assumed() {
         let cat = default_catalog().unwrap();
-        let r = crate::report::fixture::capacity("lab", &[1_000.0, 2_000.0], 2);
+        let r = crate::result::fixture::capacity("lab", &[1_000.0, 2_000.0], 2);
         let measured = |instance: &str| Capacity::from_result(&r, instance, 3, "cap.json").unwrap();
         let caps = capacities(&cat, &[measured("i3.2xlarge")]).unwrap();
         let i3: Vec<&Capacity> = caps.iter().filter(|c| c.instance == "i3.2xlarge").collect();

@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use super::disk::DiskNeed;
 use super::price::{ClusterSpec, CostBreakdown, Origin, cost_per_1k_ops_usd, price_cluster};
-use super::units::{DataSize, DiskSpec, Headroom, Pricing, thousands};
+use super::units::{DataSize, DiskSpec, Headroom, Pricing};
 use super::{Catalog, CostError};
+use crate::format::thousands;
 
 mod capacity;
 mod text;

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{Candidate, Plan};
 use crate::cost::price::CostBreakdown;
-use crate::cost::units::{thousands, usd};
+use crate::format::{thousands, usd};
 
 /// Months in the totals compared à la ref 004 (its 3-year heavy-use reservations).
 const TOTAL_MONTHS: f64 = 36.0;

@@ -3,7 +3,6 @@
 
 use super::{Charts, FAIL_COLOUR, PASS_COLOUR, WIDE};
 use crate::report::capacity::{CapacitySearch, Role};
-use crate::report::model::format_value;
 use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke, Tick};
 
 impl Charts {
@@ -37,7 +36,7 @@ impl Charts {
                 &format!(
                     "step {}: target {} ops/s",
                     s.index,
-                    format_value(Some(s.target_rate_per_s), 0)
+                    crate::format::cell(Some(s.target_rate_per_s), 0)
                 ),
             );
             chart.bar(
@@ -48,7 +47,7 @@ impl Charts {
                 &format!(
                     "step {}: achieved {} ops/s",
                     s.index,
-                    format_value(Some(s.ops_per_s), 0)
+                    crate::format::cell(Some(s.ops_per_s), 0)
                 ),
             );
         }
@@ -87,7 +86,11 @@ impl Charts {
                 (x - 0.34, x - 0.02, s.p50_ms, &p50, "p50"),
                 (x + 0.02, x + 0.34, s.p99_ms, &p99, "p99"),
             ] {
-                let tip = format!("step {}: {name} {} ms", s.index, format_value(Some(v), 2));
+                let tip = format!(
+                    "step {}: {name} {} ms",
+                    s.index,
+                    crate::format::cell(Some(v), 2)
+                );
                 chart.bar(x0, x1, v, fill, &tip);
             }
         }
@@ -130,7 +133,7 @@ impl Charts {
                     label: format!(
                         "step {}\n{} ops/s",
                         s.index,
-                        format_value(Some(s.target_rate_per_s), 0)
+                        crate::format::cell(Some(s.target_rate_per_s), 0)
                     ),
                 })
                 .collect(),

@@ -1,9 +1,9 @@
 //! A run's charts: client, server and host series stacked on the run's time axis.
 
 use super::{Charts, FAIL_COLOUR, GREY, SMALL, TIME_AXIS_TITLE, series_colour};
-use crate::metrics::series::{MetricSeries, Sample};
 use crate::report::model::RunTimeline;
 use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke};
+use crate::result::series::{MetricSeries, Sample};
 use crate::spec::OpKind;
 
 /// (x, y) points of a line; `None` leaves a gap.
@@ -234,7 +234,7 @@ fn server_panels(m: &MetricSeries) -> Vec<Panel> {
 /// Host CPU, disk throughput and disk latency.
 fn host_panels(m: &MetricSeries) -> Vec<Panel> {
     let mut cpu = Panel::new("host-cpu", "Host CPU (% of all CPUs)");
-    type Get = fn(&crate::metrics::series::HostSample) -> f64;
+    type Get = fn(&crate::result::series::HostSample) -> f64;
     for (i, (name, get)) in [
         ("user", (|h| h.cpu_user) as Get),
         ("system", |h| h.cpu_system),
@@ -254,7 +254,7 @@ fn host_panels(m: &MetricSeries) -> Vec<Panel> {
         "disk-latency",
         "Disk latency (ms per request, per device): write solid, read dashed",
     );
-    type DevGet = fn(&crate::metrics::series::DeviceSample) -> f64;
+    type DevGet = fn(&crate::result::series::DeviceSample) -> f64;
     for (d, device) in m.devices.iter().enumerate() {
         let colour = series_colour(d);
         // A node's own disk is named by its node.
@@ -294,8 +294,8 @@ fn host_panels(m: &MetricSeries) -> Vec<Panel> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{RunShape, capacity, run, run_with_metrics};
     use crate::report::{Input, Report};
+    use crate::result::fixture::{RunShape, capacity, run, run_with_metrics};
 
     fn report(inputs: Vec<Input>) -> Report {
         Report::build(&inputs).unwrap()

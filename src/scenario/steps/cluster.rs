@@ -112,7 +112,7 @@ pub struct ClusterOptions {
     /// named in another. Needs root and cgroup v1 blkio.
     #[arg(long, value_name = "[DC=]DISK:SIZE[:IOPS[:MBPS]]", value_parser = parse_storage)]
     #[serde(default, deserialize_with = "storage_list")]
-    pub storage: Vec<crate::k8s::storage::StorageArg>,
+    pub storage: Vec<crate::spec::storage::StorageArg>,
     /// Each node's memory, as an instance's RAM: its heap, off-heap memory and page cache
     /// together are held under this limit (a cgroup v1 memory group per node), so data that
     /// does not fit is read from the node's disk, e.g. 1G. At least the heap + 384M. Needs
@@ -122,14 +122,14 @@ pub struct ClusterOptions {
     pub node_memory: Option<MiB>,
 }
 
-fn parse_storage(s: &str) -> Result<crate::k8s::storage::StorageArg, crate::error::Invalid> {
+fn parse_storage(s: &str) -> Result<crate::spec::storage::StorageArg, crate::error::Invalid> {
     s.parse()
 }
 
 /// `storage: [dc1=gp3:500Gi, …]` or one such text.
 fn storage_list<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Vec<crate::k8s::storage::StorageArg>, D::Error> {
+) -> Result<Vec<crate::spec::storage::StorageArg>, D::Error> {
     use serde::de::Error;
     let items = match serde_yaml::Value::deserialize(d)? {
         serde_yaml::Value::Sequence(items) => items,
@@ -295,8 +295,7 @@ impl ClusterOptions {
     fn storage_by_dc(
         &self,
         dcs: &[DcSpec],
-    ) -> anyhow::Result<std::collections::BTreeMap<String, crate::cluster::storage::DiskClass>>
-    {
+    ) -> anyhow::Result<std::collections::BTreeMap<String, crate::spec::storage::DiskClass>> {
         let mut out = std::collections::BTreeMap::new();
         if self.storage.is_empty() {
             return Ok(out);

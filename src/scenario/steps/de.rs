@@ -173,7 +173,7 @@ one!(rate, f64, crate::spec::load::parse_rate);
 opt!(opt_rate, rate, f64);
 list!(hosts, String, crate::spec::workload::parse_host);
 one!(keyspace, String, crate::spec::workload::parse_keyspace);
-one!(env, String, crate::probe::spec::parse_env);
+one!(env, String, crate::spec::probe::parse_env);
 opt!(opt_env, env, String);
 list!(
     latency_bounds,

@@ -11,8 +11,9 @@ use anyhow::Context;
 
 use crate::fsutil::cqlbench_home;
 use crate::host::HostFacts;
-use crate::probe::spec::{Timing, validate_env};
-use crate::probe::{self, ProbeSpec, Profile};
+use crate::probe;
+use crate::spec::probe::{ProbeSpec, Profile};
+use crate::spec::probe::{Timing, validate_env};
 
 fn default_fio() -> PathBuf {
     std::env::var_os("CQLBENCH_FIO")
@@ -136,7 +137,7 @@ impl ProbeStep {
     }
 }
 
-pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::probe::ProbeResult> {
+pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::result::probe::ProbeResult> {
     args.validate()?;
     let cluster = match &args.cluster {
         Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?),

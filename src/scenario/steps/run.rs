@@ -307,7 +307,7 @@ pub struct RunStep {
 
     /// Environment label for reports and result file names [default: the cluster name, else
     /// "hosts"]: 1-64 of A-Z a-z 0-9 . _ -.
-    #[arg(long, value_parser = crate::probe::spec::parse_env)]
+    #[arg(long, value_parser = crate::spec::probe::parse_env)]
     #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
     /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json].
@@ -874,7 +874,7 @@ fn run_loaders(a: &RunStep, n: u64, out: &Path) -> anyhow::Result<RunResult> {
         bail!("{f}; the other loaders were stopped");
     }
     let shards: Vec<PathBuf> = children.iter().map(|c| c.2.clone()).collect();
-    let merged = crate::cli::merge::merge_files(&shards, out)?;
+    let merged = crate::shards::merge_files(&shards, out)?;
     print_final(&merged);
     if let Some(m) = &merged.merged {
         println!(

@@ -100,7 +100,7 @@ fn print_interval_throughput(r: &RunResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{RunShape, run};
+    use crate::result::fixture::{RunShape, run};
 
     #[test]
     fn interval_throughput_summarises_full_measured_intervals() {

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
-use super::{
+use crate::error::Invalid;
+use crate::result::hlog::LogEntry;
+use crate::result::{
     IntervalOp, IntervalRecord, Merged, OpSummary, PhaseResult, PhaseSummary, RunResult, RunStatus,
     ShardFigures, Warning, phase_warnings,
 };
-use crate::error::Invalid;
-use crate::load::hlog::LogEntry;
 use crate::spec::LoadMode;
 use crate::spec::load::Share;
 use crate::stats::{Percentiles, decode, encode, new_histogram};
@@ -38,7 +38,7 @@ impl ShardInput {
     /// A shard whose result is already read: only its HDR log is read.
     pub fn with_result(path: &Path, result: RunResult) -> Result<ShardInput, Invalid> {
         let hlog_path = path.with_extension("hlog");
-        let hlog = crate::load::hlog::read(&hlog_path).map_err(|e| {
+        let hlog = crate::result::hlog::read(&hlog_path).map_err(|e| {
             crate::invalid!(
                 "{}: {e} (merging needs each shard's HDR log beside its result)",
                 hlog_path.display()
@@ -419,7 +419,7 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
                 None,
                 |acc: Option<crate::result::verify::ReadsVerified>, r| {
                     let mut a = acc.unwrap_or_default();
-                    a.add(r, crate::workload::check::FIRST);
+                    a.add(r, crate::result::verify::FIRST_KEPT);
                     Some(a)
                 },
             ),
@@ -595,8 +595,9 @@ pub fn write(
 ) -> Result<(), Invalid> {
     let hlog_path = out.with_extension("hlog");
     let io = |p: &Path, e: std::io::Error| crate::invalid!("writing {}: {e}", p.display());
-    let mut hlog = crate::load::hlog::IntervalLog::create(&hlog_path, merged.started_unix_s as f64)
-        .map_err(|e| io(&hlog_path, e))?;
+    let mut hlog =
+        crate::result::hlog::IntervalLog::create(&hlog_path, merged.started_unix_s as f64)
+            .map_err(|e| io(&hlog_path, e))?;
     for (tag, start, len, h) in log {
         hlog.append(tag, *start, *len, h)
             .map_err(|e| io(&hlog_path, e))?;
@@ -615,8 +616,9 @@ pub fn write(
 
 /// The union of shards' ledgers, one frame per phase, mapping and outcome.
 pub fn merge_ledgers(paths: &[PathBuf], out: &Path) -> Result<(), Invalid> {
-    use crate::load::ledger::{Ledger, LedgerWriter, Writes};
-    let mut union: BTreeMap<(String, crate::load::ledger::Mapping), Writes> = BTreeMap::new();
+    use crate::result::ledger::{Ledger, LedgerWriter};
+    use crate::stats::writes::Writes;
+    let mut union: BTreeMap<(String, crate::result::ledger::Mapping), Writes> = BTreeMap::new();
     for p in paths {
         let l = Ledger::read(p).map_err(|e| crate::invalid!("{}: {e}", p.display()))?;
         for (tag, bitmap) in &l.bitmaps {
@@ -635,8 +637,8 @@ pub fn merge_ledgers(paths: &[PathBuf], out: &Path) -> Result<(), Invalid> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
     use crate::result::ShardOf;
+    use crate::result::fixture;
     use crate::spec::OpKind;
     use crate::stats::Snapshot;
 

@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn local_read_latency_is_weighted_by_reads() {
-        let mut m = crate::report::fixture::metrics(2, &["sda"], 10.0, 1);
+        let mut m = crate::result::fixture::metrics(2, &["sda"], 10.0, 1);
         for (k, s) in m.samples.iter_mut().enumerate() {
             // node1: 100 reads/s at 2 ms, then 300 reads/s at 6 ms.
             let (r, l) = if k % 2 == 0 {

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::host::HostFacts;
-use crate::metrics::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
     Growth, LatencyBound, Settle,
 };
+use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
     RunStatus, Target,

@@ -21,26 +21,9 @@ use std::path::Path;
 use roaring::RoaringTreemap;
 
 use crate::spec::OpKind;
+use crate::stats::writes::{Outcome, Writes};
 
 const MAGIC: &[u8; 8] = b"CQLBLDG1";
-
-/// What became of a write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Outcome {
-    /// The cluster acknowledged it at the write consistency level.
-    Acked,
-    /// It failed or timed out: it may or may not have been applied.
-    Unknown,
-}
-
-impl Outcome {
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Acked => "acked",
-            Outcome::Unknown => "unknown",
-        }
-    }
-}
 
 /// How a phase maps cycles to rows: rampup and fills write row `cycle mod rows` in order,
 /// the main phase's mix draws the row by hashing the cycle.
@@ -99,35 +82,6 @@ impl Tag {
                 _ => return None,
             },
         })
-    }
-}
-
-/// Write cycles by operation kind and outcome: what one worker saw in one interval, or the
-/// merge of several. Part of [`crate::stats::Snapshot`].
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Writes {
-    pub by: BTreeMap<(OpKind, Outcome), RoaringTreemap>,
-}
-
-impl Writes {
-    /// Notes that write `cycle` of kind `op` ended with `outcome`.
-    #[inline]
-    pub fn record(&mut self, op: OpKind, cycle: u64, outcome: Outcome) {
-        self.by.entry((op, outcome)).or_default().insert(cycle);
-    }
-
-    pub fn add(&mut self, other: &Writes) {
-        for (k, b) in &other.by {
-            *self.by.entry(*k).or_default() |= b;
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by.values().all(RoaringTreemap::is_empty)
-    }
-
-    pub fn clear(&mut self) {
-        self.by.clear();
     }
 }
 

@@ -1,0 +1,102 @@
+//! Numbers, money and times written for people: one place for every stage that formats them
+//! (a leaf: it imports nothing of the crate).
+
+use std::time::{Duration, UNIX_EPOCH};
+
+/// `v` with `decimals` decimals and its whole part grouped by thousands (`1234567.891`, 2 →
+/// `1,234,567.89`).
+pub fn grouped(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let mut out = String::with_capacity(s.len() + digits.len() / 3);
+    out.push_str(sign);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    // "-0" is not a number a person writes.
+    if out
+        .strip_prefix('-')
+        .is_some_and(|d| d.chars().all(|c| matches!(c, '0' | '.' | ',')))
+    {
+        out.remove(0);
+    }
+    out
+}
+
+/// `1234567.8` → `1,234,568` (rounded to a whole number, thousands separated).
+pub fn thousands(v: f64) -> String {
+    grouped(v, 0)
+}
+
+/// A table cell: [`grouped`], or `-` for no value.
+pub fn cell(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| "-".into(), |v| grouped(v, decimals))
+}
+
+/// A unit price without its `$`: at least two decimals, more when the price has them
+/// (`0.1` → `0.10`, `0.000164` → `0.000164`).
+pub fn rate(v: f64) -> String {
+    let cents = v * 100.0;
+    if (cents - cents.round()).abs() < 1e-9 {
+        format!("{v:.2}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// `1234.5` → `$1,234.50`.
+pub fn usd(v: f64) -> String {
+    format!("${}", grouped((v * 100.0).round() / 100.0, 2))
+}
+
+/// `2026-11-22T02:30:05Z` for a Unix time in seconds (UTC).
+pub fn rfc3339_utc(unix_s: u64) -> String {
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(unix_s)).to_string()
+}
+
+/// Compact form for file names: `20261122T023005Z`.
+pub fn compact_utc(unix_s: u64) -> String {
+    rfc3339_utc(unix_s).replace(['-', ':'], "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_format_for_people() {
+        assert_eq!(thousands(1234567.4), "1,234,567");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(-1234.0), "-1,234");
+        assert_eq!(thousands(-0.2), "0");
+        assert_eq!(grouped(1234567.891, 2), "1,234,567.89");
+        assert_eq!(grouped(-1234.5, 1), "-1,234.5");
+        assert_eq!(cell(None, 2), "-");
+        assert_eq!(cell(Some(12.345), 1), "12.3");
+        assert_eq!(usd(777.52), "$777.52");
+        assert_eq!(usd(354404.4), "$354,404.40");
+        assert_eq!(usd(0.5), "$0.50");
+        assert_eq!(
+            (rate(0.1), rate(0.000164), rate(3.0)),
+            ("0.10".into(), "0.000164".into(), "3.00".into())
+        );
+    }
+
+    #[test]
+    fn formats_utc_timestamps() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_795_314_605), "2026-11-22T02:30:05Z");
+        assert_eq!(compact_utc(1_795_314_605), "20261122T023005Z");
+    }
+}
