@@ -160,7 +160,7 @@ fn data_is_a_function_of_the_cycle_and_results_are_complete(
     let h = cqlbench::stats::decode(&main.all.response_histogram_ns).unwrap();
     assert_eq!(h.len(), main.ok);
     // The HDR interval log has the main phase's histograms, tagged, adding up to the ops.
-    let log = cqlbench::load::hlog::read(&out.with_extension("hlog")).unwrap();
+    let log = cqlbench::result::hlog::read(&out.with_extension("hlog")).unwrap();
     let logged: u64 = log
         .iter()
         .filter(|e| e.0 == "main/read/response" || e.0 == "main/write/response")
@@ -456,9 +456,9 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
         RunStatus::Running,
         "nothing could mark it finished"
     );
-    let ledger = cqlbench::load::ledger::Ledger::read(&out.with_extension("ledger"))
+    let ledger = cqlbench::result::ledger::Ledger::read(&out.with_extension("ledger"))
         .expect("the ledger of a killed client is readable");
-    let acked = ledger.count(cqlbench::load::ledger::Outcome::Acked);
+    let acked = ledger.count(cqlbench::stats::writes::Outcome::Acked);
     // Rampup's 2,000 rows and at least the 4 main-phase intervals seen (about 200 writes each).
     assert!(
         acked >= 2_000 + 600,
