@@ -1,8 +1,37 @@
 //! cqlbench: benchmarking and capacity planning for Apache Cassandra deployments.
 //!
 //! The library holds every capability; the binary in `main.rs` is a thin shell over [`cli`].
-//! Data flows one way, as described in DESIGN.md: specs → cluster → load → stats/metrics →
+//! Data flows one way (DESIGN.md's pipeline): specs → cluster → load → stats/metrics →
 //! results → report/cost.
+//!
+//! # Layers
+//!
+//! Each module may import (`crate::…`) only the modules on the lines above its own; modules on
+//! one line are peers and do not import each other. `tests/layers.rs` reads this block and
+//! fails on any import against it, naming the file and line: change the order here and in the
+//! code together, deliberately. (DESIGN.md's list is the first draft of this one: here the
+//! price catalogue sits below the clusters that price their emulated disks, fault schedules
+//! below the load engine that runs them, and the shard barrier inside the load engine.)
+//!
+//! ```text
+//! error, format, fsutil, host, interrupt, testutil  leaves: one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; the signal flag; golden files in tests
+//! spec  persisted, versioned specs that validate themselves
+//! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
+//! result  every persisted output and its one versioned reader/writer (the narrow waist)
+//! cost  price catalogue, pricing, planner: pure, over specs and results
+//! metrics  sources (local /proc, JMX exporter, K8ssandra, Prometheus) into one series model
+//! cluster  local clusters: plan, render, dist (jars, JDKs), process, state
+//! target  where a run goes and what can be observed there
+//! fault  fault schedules applied to a target during a run
+//! workload  the workloads: schema, statements, operations, row images
+//! load  the load engine: scheduler, executor, session, barrier
+//! verify  reading acknowledged writes back
+//! shards  one run over several loader processes: merging their results
+//! probe, k8s  host characterisation; Kubernetes manifests
+//! report  results into tables, Markdown, CSV and HTML
+//! scenario  the methodologies and scenario files: steps run on a target
+//! cli, main  flags into specs, one command each; errors into one line and an exit code
+//! ```
 
 pub mod cli;
 pub mod cluster;

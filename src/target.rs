@@ -118,7 +118,7 @@ impl Target {
             };
         }
         match self.cluster() {
-            Some(c) => crate::metrics::sampler::local_plan(c, interval_s),
+            Some(c) => local_plan(c, interval_s),
             None => MetricsPlan::default(),
         }
     }
@@ -148,6 +148,53 @@ impl Target {
             local_dc: self.local_dc(),
             cluster: self.cluster().map(|c| c.name().to_string()),
         }
+    }
+}
+
+/// A local cluster's plan: every node's exporter and process, and the host's /proc.
+fn local_plan(c: &Cluster, interval_s: f64) -> MetricsPlan {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1) as f64;
+    MetricsPlan {
+        endpoints: c
+            .nodes()
+            .iter()
+            .map(|n| Endpoint {
+                node: n.name.clone(),
+                host: n.address.clone(),
+                port: n.metrics_port,
+            })
+            .collect(),
+        pids: c.nodes().iter().map(|n| c.pid(n)).collect(),
+        node_cpus: c
+            .nodes()
+            .iter()
+            .map(|n| {
+                if n.cpus.is_empty() {
+                    cores
+                } else {
+                    n.cpus.len() as f64
+                }
+            })
+            .collect(),
+        host: true,
+        interval_s,
+        node_devices: c
+            .nodes()
+            .iter()
+            .filter_map(|n| {
+                let (disk, class) = c.disk(n)?;
+                let device = disk.device()?.trim_start_matches("/dev/").to_string();
+                Some(crate::result::series::NodeDevice {
+                    node: n.name.clone(),
+                    dc: n.dc.clone(),
+                    device,
+                    class: class.describe(),
+                    monthly_usd: class.monthly_usd,
+                })
+            })
+            .collect(),
     }
 }
 

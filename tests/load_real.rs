@@ -55,6 +55,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         nodes: None,
         end_on_node_death: false,
         shard: None,
+        probe: None,
     }
 }
 

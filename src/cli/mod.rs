@@ -104,9 +104,99 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
+    use super::{Cli, Command};
+    use crate::scenario::steps::{CapacityStep, ClusterOptions, FillStep, ProbeStep, RunStep, de};
+
     #[test]
     fn command_line_definition_is_consistent() {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
+    }
+
+    fn cli(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("cqlbench").chain(args.iter().copied()))
+            .unwrap()
+            .command
+    }
+
+    fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> T {
+        de::from_value(serde_yaml::from_str(text).unwrap()).unwrap()
+    }
+
+    /// A key left out of a scenario step means what the flag left out means.
+    #[test]
+    fn file_defaults_are_the_command_line_defaults() {
+        let Command::Run(flags) = cli(&["run", "keyvalue"]) else {
+            panic!()
+        };
+        let keys: RunStep = yaml("workload: keyvalue");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Capacity(flags) = cli(&["capacity", "stress"]) else {
+            panic!()
+        };
+        let keys: CapacityStep = yaml("workload: stress");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Fill(flags) = cli(&["fill", "stress", "--bytes", "10M"]) else {
+            panic!()
+        };
+        let keys: FillStep = yaml("{workload: stress, bytes: 10M}");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Probe(flags) = cli(&["probe"]) else {
+            panic!()
+        };
+        let keys: ProbeStep = yaml("{}");
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+
+        let Command::Cluster(c) = cli(&["cluster", "create", "x"]) else {
+            panic!()
+        };
+        let crate::cli::cluster::ClusterCommand::Create(flags) = *c else {
+            panic!()
+        };
+        let keys: ClusterOptions = yaml("{}");
+        assert_eq!(format!("{:?}", flags.options), format!("{keys:?}"));
+    }
+
+    /// The same values given as flags and as keys make the same spec.
+    #[test]
+    fn flags_and_keys_make_the_same_spec() {
+        let Command::Latency(flags) = cli(&[
+            "latency",
+            "tabular",
+            "--rate",
+            "35%",
+            "--of",
+            "t.json",
+            "--rf",
+            "dc1:3,dc2:1",
+            "--consistency",
+            "local_quorum",
+            "--hosts",
+            "10.0.0.1,10.0.0.2:9043",
+            "--duration",
+            "90s",
+            "--ratio",
+            "write=1,range=3",
+            "--prometheus",
+            "a:9500,b:9500",
+            "--fault",
+            "30s:hook:true",
+            "--fault",
+            "60s:hook:echo a b",
+        ]) else {
+            panic!()
+        };
+        let keys: RunStep = yaml(
+            "{workload: tabular, rate: 35%, of: t.json, rf: 'dc1:3,dc2:1', consistency: LOCAL_QUORUM,
+              hosts: [10.0.0.1, '10.0.0.2:9043'], duration: 90s, ratio: 'write=1,range=3',
+              prometheus: 'a:9500,b:9500', fault: ['30s:hook:true', '60s:hook:echo a b']}",
+        );
+        assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
+        flags.validate().unwrap();
     }
 }

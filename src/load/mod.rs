@@ -57,6 +57,8 @@ pub struct RunPlan {
     pub end_on_node_death: bool,
     /// This process is one shard of a run.
     pub shard: Option<ShardPlan>,
+    /// The host probe recorded in the result's fingerprint (the latest of this environment).
+    pub probe: Option<crate::result::ProbeRef>,
 }
 
 /// One shard of a run split across processes: its share, and how the shards agree on when
@@ -144,14 +146,7 @@ async fn run_async(
             cassandra_version: session::cassandra_version(&session).await,
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
-            probe: crate::probe::store::latest_for_env(
-                &crate::probe::store::probes_dir(&crate::fsutil::cqlbench_home()),
-                &plan.env,
-            )
-            .map(|(path, p)| crate::result::ProbeRef {
-                path,
-                summary: p.summary,
-            }),
+            probe: plan.probe.clone(),
         },
         phases: Vec::new(),
         warnings: Vec::new(),

@@ -636,6 +636,14 @@ impl RunStep {
             None => Credentials::from_env(),
         };
         let env = self.env_label();
+        let probe = crate::probe::store::latest_for_env(
+            &crate::probe::store::probes_dir(&crate::fsutil::cqlbench_home()),
+            &env,
+        )
+        .map(|(path, p)| crate::result::ProbeRef {
+            path,
+            summary: p.summary,
+        });
         let out = match &self.out {
             Some(p) => p.clone(),
             None => self.default_out(&self.workload.to_string()),
@@ -658,6 +666,7 @@ impl RunStep {
             },
             cluster: target.cluster_spec(),
             target: target.record(),
+            probe,
             drop_keyspace: self.drop,
             out,
             sequential_main: false,
