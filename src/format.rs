@@ -69,6 +69,59 @@ pub fn compact_utc(unix_s: u64) -> String {
     rfc3339_utc(unix_s).replace(['-', ':'], "")
 }
 
+/// A table for people, whichever way it is shown (terminal, Markdown, CSV, HTML): a title,
+/// column headers (the first column holds the row labels) and rows of cells already
+/// formatted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// Columns holding text rather than numbers, aligned left (the first column always is).
+    pub text_columns: Vec<usize>,
+}
+
+impl Table {
+    /// The terminal form: its title, then the rows aligned (labels and text left, numbers
+    /// right), then a blank line.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let cols = self.header.len();
+        let width: Vec<usize> = (0..cols)
+            .map(|c| {
+                std::iter::once(&self.header)
+                    .chain(&self.rows)
+                    .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        if !self.title.is_empty() {
+            out.push_str(&self.title);
+            out.push('\n');
+        }
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    let w = width.get(c).copied().unwrap_or(0);
+                    if c == 0 || self.text_columns.contains(&c) {
+                        format!("{v:<w$}")
+                    } else {
+                        format!("{v:>w$}")
+                    }
+                })
+                .collect();
+            out.push_str("  ");
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+        }
+        out.push('\n');
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

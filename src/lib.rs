@@ -33,6 +33,7 @@
 //! cli, main  flags into specs, one command each; errors into one line and an exit code
 //! ```
 
+pub mod cancel;
 pub mod cli;
 pub mod cluster;
 pub mod cost;

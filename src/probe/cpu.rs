@@ -8,9 +8,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::ProbeError;
-use super::interrupt::interrupted;
 use super::process::{self, Stopped};
 use super::scratch::Scratch;
+use crate::cancel::Cancel;
 use crate::result::probe::{CpuFigures, CpuSource};
 
 /// Measures the CPU. Falls back to the built-in loop, with a note, when sysbench is missing
@@ -21,17 +21,18 @@ pub fn measure(
     time: Duration,
     scratch: &Scratch,
     notes: &mut Vec<String>,
+    cancel: &Cancel,
 ) -> Result<CpuFigures, ProbeError> {
-    match sysbench_figures(sysbench, threads, time, scratch) {
+    match sysbench_figures(sysbench, threads, time, scratch, cancel) {
         Ok(figures) => return Ok(figures),
         Err(SysbenchError::Interrupted) => return Err(ProbeError::Interrupted),
         Err(SysbenchError::Unavailable(why)) => notes.push(format!(
             "sysbench unavailable ({why}); CPU measured with the built-in prime loop, not comparable with sysbench scores"
         )),
     }
-    let one = builtin_events_per_s(1, time);
-    let all = builtin_events_per_s(threads, time);
-    if interrupted() {
+    let one = builtin_events_per_s(1, time, cancel);
+    let all = builtin_events_per_s(threads, time, cancel);
+    if cancel.is_cancelled() {
         return Err(ProbeError::Interrupted);
     }
     Ok(CpuFigures {
@@ -54,6 +55,7 @@ fn sysbench_figures(
     threads: usize,
     time: Duration,
     scratch: &Scratch,
+    cancel: &Cancel,
 ) -> Result<CpuFigures, SysbenchError> {
     let unavailable = |e: &dyn std::fmt::Display| {
         SysbenchError::Unavailable(format!("'{}': {e}", sysbench.display()))
@@ -63,8 +65,8 @@ fn sysbench_figures(
         .output()
         .map_err(|e| unavailable(&e))?;
     let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
-    let one = sysbench_run(sysbench, 1, time, scratch)?;
-    let all = sysbench_run(sysbench, threads, time, scratch)?;
+    let one = sysbench_run(sysbench, 1, time, scratch, cancel)?;
+    let all = sysbench_run(sysbench, threads, time, scratch, cancel)?;
     Ok(CpuFigures {
         source: CpuSource::Sysbench,
         tool_version: version,
@@ -80,6 +82,7 @@ fn sysbench_run(
     threads: usize,
     time: Duration,
     scratch: &Scratch,
+    cancel: &Cancel,
 ) -> Result<f64, SysbenchError> {
     let unavailable = |e: &dyn std::fmt::Display| {
         SysbenchError::Unavailable(format!("'{}': {e}", sysbench.display()))
@@ -96,7 +99,7 @@ fn sysbench_run(
         .stdout(out)
         .stderr(err);
     let limit = time + Duration::from_secs(30);
-    let status = match process::run(&mut cmd, limit) {
+    let status = match process::run(&mut cmd, limit, cancel) {
         Ok(status) => status,
         Err(Stopped::Interrupted) => return Err(SysbenchError::Interrupted),
         Err(Stopped::TimedOut) => return Err(unavailable(&"timed out")),
@@ -156,7 +159,7 @@ fn prime_event() -> u64 {
 
 /// Runs the prime event on `threads` threads for `time`; total events per second. Stops early
 /// (returning what was measured) when the probe is interrupted.
-pub fn builtin_events_per_s(threads: usize, time: Duration) -> f64 {
+pub fn builtin_events_per_s(threads: usize, time: Duration, cancel: &Cancel) -> f64 {
     let start = Instant::now();
     let deadline = start + time;
     let total: u64 = std::thread::scope(|s| {
@@ -164,7 +167,7 @@ pub fn builtin_events_per_s(threads: usize, time: Duration) -> f64 {
             .map(|_| {
                 s.spawn(move || {
                     let mut events = 0u64;
-                    while Instant::now() < deadline && !interrupted() {
+                    while Instant::now() < deadline && !cancel.is_cancelled() {
                         prime_event();
                         events += 1;
                     }
@@ -214,7 +217,7 @@ mod tests {
 
     #[test]
     fn builtin_loop_measures_events() {
-        let rate = builtin_events_per_s(1, Duration::from_millis(300));
+        let rate = builtin_events_per_s(1, Duration::from_millis(300), &Cancel::new());
         assert!(rate > 0.0, "{rate}");
     }
 }

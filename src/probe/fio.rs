@@ -40,6 +40,7 @@ pub fn run_job(
     job: &str,
     scratch: &Scratch,
     limit: Duration,
+    cancel: &crate::cancel::Cancel,
 ) -> Result<FioReport, ProbeError> {
     let dir = scratch.path();
     let io_err = |what: &'static str, path: &Path| {
@@ -60,7 +61,7 @@ pub fn run_job(
         .stdin(std::process::Stdio::null())
         .stdout(stdout)
         .stderr(stderr);
-    let status = match process::run(&mut cmd, limit) {
+    let status = match process::run(&mut cmd, limit, cancel) {
         Ok(status) => status,
         Err(Stopped::Interrupted) => return Err(ProbeError::Interrupted),
         Err(Stopped::TimedOut) => {

@@ -17,7 +17,6 @@
 pub mod cpu;
 pub mod fio;
 pub mod fio_json;
-pub mod interrupt;
 pub mod jobs;
 pub mod process;
 pub mod run;
@@ -81,6 +80,6 @@ pub enum ProbeError {
         what: String,
         limit_s: u64,
     },
-    #[error("interrupted by a signal; scratch files removed")]
+    #[error("interrupted; scratch files removed")]
     Interrupted,
 }

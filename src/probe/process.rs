@@ -1,5 +1,5 @@
 //! Running fio and sysbench as child processes that can be stopped: each child gets its own
-//! process group; on SIGINT/SIGTERM (see [`super::interrupt`]) or a time limit the whole group
+//! process group; on cancellation ([`Cancel`]) or a time limit the whole group
 //! gets SIGTERM, then SIGKILL if it lingers, and is reaped before the caller goes on to remove
 //! the scratch directory.
 
@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use super::interrupt::interrupted;
+use crate::cancel::Cancel;
 
 /// Why a child did not finish on its own.
 #[derive(Debug)]
@@ -19,7 +19,7 @@ pub enum Stopped {
 
 /// Runs `cmd` to completion, polling for interruption; stdout/stderr must already be set up
 /// by the caller (to files, so a full pipe can never block the child).
-pub fn run(cmd: &mut Command, limit: Duration) -> Result<ExitStatus, Stopped> {
+pub fn run(cmd: &mut Command, limit: Duration, cancel: &Cancel) -> Result<ExitStatus, Stopped> {
     let mut child = cmd.process_group(0).spawn().map_err(Stopped::Spawn)?;
     let deadline = Instant::now() + limit;
     loop {
@@ -31,7 +31,7 @@ pub fn run(cmd: &mut Command, limit: Duration) -> Result<ExitStatus, Stopped> {
                 return Err(Stopped::Spawn(e));
             }
         }
-        if interrupted() {
+        if cancel.is_cancelled() {
             stop(&mut child);
             return Err(Stopped::Interrupted);
         }
@@ -70,17 +70,44 @@ mod tests {
 
     #[test]
     fn runs_to_completion_and_stops_at_the_time_limit() {
-        let status = run(Command::new("true").arg(""), Duration::from_secs(10)).unwrap();
+        let go = Cancel::new();
+        let status = run(Command::new("true").arg(""), Duration::from_secs(10), &go).unwrap();
         assert!(status.success());
         let started = Instant::now();
-        let err = run(Command::new("sleep").arg("30"), Duration::from_millis(200)).unwrap_err();
+        let err = run(
+            Command::new("sleep").arg("30"),
+            Duration::from_millis(200),
+            &go,
+        )
+        .unwrap_err();
         assert!(matches!(err, Stopped::TimedOut), "{err:?}");
         assert!(started.elapsed() < Duration::from_secs(5));
         let err = run(
             &mut Command::new("/nonexistent/tool"),
             Duration::from_secs(1),
+            &go,
         )
         .unwrap_err();
         assert!(matches!(err, Stopped::Spawn(_)), "{err:?}");
+    }
+
+    #[test]
+    fn a_cancel_stops_the_child_and_its_group() {
+        let cancel = Cancel::new();
+        let c = cancel.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            c.cancel();
+        });
+        let started = Instant::now();
+        let err = run(
+            Command::new("sleep").arg("30"),
+            Duration::from_secs(60),
+            &cancel,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Stopped::Interrupted), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        t.join().unwrap();
     }
 }

@@ -5,19 +5,22 @@
 use std::time::Duration;
 
 use super::fio;
-use super::interrupt::interrupted;
 use super::jobs::{self, JobParams};
 use super::scratch::{self, Scratch};
 use super::{ProbeError, cpu};
+use crate::cancel::Cancel;
 use crate::fsutil::write_atomic;
 use crate::host::HostFacts;
 use crate::result::probe::{ProbeResult, SCHEMA_VERSION, Summary};
 use crate::spec::probe::{ProbeSpec, Profile};
 
-/// Runs the probe described by `spec`; `progress` receives one line per step.
-pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResult, ProbeError> {
-    crate::interrupt::flag();
-
+/// Runs the probe described by `spec` until done or `cancel`led; `progress` receives one line
+/// per step.
+pub fn run(
+    spec: &ProbeSpec,
+    cancel: &Cancel,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ProbeResult, ProbeError> {
     // Checks first, before anything is written or measured.
     let fio_version = fio::version(&spec.fio_path)?;
     for name in Scratch::remove_stale(&spec.dir) {
@@ -85,6 +88,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
             time,
             &scratch,
             &mut result.notes,
+            cancel,
         )?;
         result.notes.extend(cpu::contention_note(&figures));
         result.cpu = Some(figures);
@@ -99,7 +103,7 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
         direct,
     };
     for &profile in &spec.profiles {
-        if interrupted() {
+        if cancel.is_cancelled() {
             return Err(ProbeError::Interrupted);
         }
         let job = jobs::render(profile, &params);
@@ -120,7 +124,14 @@ pub fn run(spec: &ProbeSpec, progress: &mut dyn FnMut(&str)) -> Result<ProbeResu
             "{profile}: {duration} — {}",
             jobs::info(profile).description
         ));
-        let report = fio::run_job(&spec.fio_path, profile, &job, &scratch, time_limit(&params))?;
+        let report = fio::run_job(
+            &spec.fio_path,
+            profile,
+            &job,
+            &scratch,
+            time_limit(&params),
+            cancel,
+        )?;
         for f in jobs::info(profile).written_files {
             scratch.remove_file(f);
         }

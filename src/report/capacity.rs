@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::model::Table;
+use crate::format::Table;
 use crate::result::capacity::{
     CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
 };

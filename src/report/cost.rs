@@ -6,9 +6,10 @@
 
 use std::str::FromStr;
 
-use super::model::{Report, Table};
+use super::model::Report;
 use crate::cost::{Catalog, ClusterSpec, CostError, DiskSpec, Pricing};
 use crate::cost::{cost_per_1k_ops_usd, price_cluster};
+use crate::format::Table;
 
 /// Where an environment's results would run.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,9 @@ use std::fmt::Write;
 
 use super::capacity::CapacitySearch;
 use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
-use super::model::{Report, RunTimeline, ScenarioGroup, Table};
+use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::escape;
+use crate::format::Table;
 
 const STYLE: &str = r#"
 :root { --fg: #1d232b; --muted: #5b6573; --line: #dde2e8; --panel: #f5f7f9; }

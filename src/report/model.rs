@@ -11,6 +11,7 @@ use hdrhistogram::Histogram;
 
 use super::capacity::{self, CapacitySearch};
 use super::{Input, ReportError};
+use crate::format::Table;
 use crate::result::probe::{ProbeResult, Summary};
 use crate::result::series::MetricSeries;
 use crate::result::{IntervalRecord, RunResult, VerifyResult};
@@ -758,16 +759,6 @@ impl Report {
         }
         Ok(report)
     }
-}
-
-/// A rendered table: title, column headers (first column holds the row labels), rows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// Columns holding text rather than numbers, aligned left (the first column always is).
-    pub text_columns: Vec<usize>,
 }
 
 fn section_table<T>(title: String, section: &Section<T>, items: &[(&str, &T)]) -> Option<Table> {

@@ -197,7 +197,8 @@ pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::result::p
         }
     };
     let mut progress = |line: &str| eprintln!("probe: {line}");
-    let result = probe::run(&spec, &mut progress).context("probe")?;
+    let result =
+        probe::run(&spec, &crate::cancel::Cancel::new(), &mut progress).context("probe")?;
     print!("{}", probe::table::render(&result));
     eprintln!("probe: result written to {}", spec.out.display());
     Ok(result)

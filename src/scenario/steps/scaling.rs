@@ -306,10 +306,7 @@ fn destroy(cluster: Cluster) {
 /// The sizes table.
 pub fn print_result(r: &ScalingResult) {
     println!();
-    print!(
-        "{}",
-        crate::report::text::table(&crate::report::capacity::scaling_table(r))
-    );
+    print!("{}", crate::report::capacity::scaling_table(r).text());
 }
 
 #[cfg(test)]
