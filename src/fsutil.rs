@@ -1,7 +1,7 @@
 //! Small file-system helpers shared by every stage that writes results or state.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory is written,
 /// synced and renamed over the target, so a reader never sees a half-written file and a crash
@@ -31,17 +31,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     write_atomic(path, &bytes)
-}
-
-/// The directory cqlbench keeps its state in: `$CQLBENCH_HOME` if set, else
-/// `<user data dir>/cqlbench` (e.g. `~/.local/share/cqlbench`).
-pub fn cqlbench_home() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CQLBENCH_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    dirs::data_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cqlbench")
 }
 
 /// The same file, however each path was spelled.

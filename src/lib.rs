@@ -14,7 +14,7 @@
 //! below the load engine that runs them, and the shard barrier inside the load engine.)
 //!
 //! ```text
-//! error, format, fsutil, host, interrupt, testutil  leaves: one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; the signal flag; golden files in tests
+//! error, format, fsutil, host, cancel, testutil  leaves: one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)
@@ -29,20 +29,21 @@
 //! shards  one run over several loader processes: merging their results
 //! probe, k8s  host characterisation; Kubernetes manifests
 //! report  results into tables, Markdown, CSV and HTML
-//! scenario  the methodologies and scenario files: steps run on a target
+//! scenario  the methodologies and scenario files: steps run on a target, events and typed outcomes
+//! console  renders events, progress and tables for a person (the only module below cli that prints)
 //! cli, main  flags into specs, one command each; errors into one line and an exit code
 //! ```
 
 pub mod cancel;
 pub mod cli;
 pub mod cluster;
+pub mod console;
 pub mod cost;
 pub mod error;
 pub mod fault;
 pub mod format;
 pub mod fsutil;
 pub mod host;
-pub mod interrupt;
 pub mod k8s;
 pub mod load;
 pub mod metrics;

@@ -126,7 +126,8 @@ fn verify_and_key_dist_are_step_keys() {
         .success();
     let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
     assert!(
-        stdout.contains("latency keyvalue --key-dist zipf:1.1 --verify --hosts 10.0.0.1"),
+        stdout
+            .contains("latency keyvalue --hosts 10.0.0.1 --key-dist zipf:1.1 --verify --rate 100"),
         "{stdout}"
     );
 }
@@ -426,15 +427,10 @@ fn a_missing_tool_stops_the_run_before_the_cluster_starts() {
 
 #[test]
 fn shard_keys_are_not_scenario_step_keys() {
-    // A scenario runs one client; --shard, --loaders and their companions are command-line
-    // only, and a step naming them is refused as an unknown key before anything starts.
-    for key in [
-        "shard: 0/2",
-        "loaders: 2",
-        "run-id: r1",
-        "start-at: 1795526000",
-        "barrier-timeout: 1m",
-    ] {
+    // A step's shard options are each process's own (--shard, --run-id, --start-at): a step
+    // naming them is refused as an unknown key before anything starts. `loaders: N` and
+    // `barrier-timeout` are keys: the step starts the shard processes itself.
+    for key in ["shard: 0/2", "run-id: r1", "start-at: 1795526000"] {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("bad.yaml");
         std::fs::write(

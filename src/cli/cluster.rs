@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
-use crate::cluster::{Cluster, StartOptions, StopOptions, clusters_root};
+use super::clusters_dir as clusters_root;
+use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions};
 pub use crate::scenario::steps::cluster::ClusterOptions;
 use crate::spec::parse_duration;
 
@@ -244,7 +245,7 @@ fn open(dir: &DirArg, name: &str) -> anyhow::Result<Cluster> {
 fn create(a: CreateArgs) -> anyhow::Result<()> {
     let root = clusters_root(a.dir.dir.as_deref());
     let spec = a.options.spec_in(&a.name, &root)?;
-    let c = Cluster::create(&root, spec)?;
+    let c = Cluster::create(&root, spec, &super::toolchain())?;
     println!(
         "created {}: {} nodes, Cassandra {}, heap {} in {}",
         c.name(),
@@ -259,43 +260,29 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub use crate::scenario::runner::{start, with_tail};
+/// Starts nodes and says how long they took; a start failure prints the node's log tail.
+pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
+    let r = c.start(&opts).map_err(with_tail)?;
+    println!(
+        "{}: {} up (UN) in {:.1}s",
+        c.name(),
+        r.started.join(", "),
+        r.elapsed.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A cluster error, after the failing node's log tail was printed.
+fn with_tail(e: ClusterError) -> anyhow::Error {
+    if let Some(tail) = e.log_tail() {
+        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+    }
+    e.into()
+}
 
 /// Prints the status table.
 pub fn print_status(c: &Cluster) -> anyhow::Result<()> {
     let rows = c.status()?;
-    println!(
-        "cluster {} — Cassandra {} — {}",
-        c.name(),
-        c.state.dist.version,
-        c.dir.display()
-    );
-    println!(
-        "node    address      dc     rack    state  pid      heap    heap used load         cpus"
-    );
-    for r in rows {
-        let used = r
-            .heap_used_bytes
-            .map(|b| format!("{}M", b / (1024 * 1024)))
-            .unwrap_or_else(|| "-".into());
-        let state = if r.paused {
-            format!("{} (paused)", r.state)
-        } else {
-            r.state
-        };
-        println!(
-            "{:<7} {:<12} {:<6} {:<7} {:<6} {:<8} {:<7} {:<9} {:<12} {}",
-            r.name,
-            r.address,
-            r.dc,
-            r.rack,
-            state,
-            r.pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-            r.heap.to_string(),
-            used,
-            r.load.unwrap_or_else(|| "-".into()),
-            r.cpus.unwrap_or_else(|| "-".into())
-        );
-    }
+    print!("{}", crate::console::cluster_status(c, &rows));
     Ok(())
 }

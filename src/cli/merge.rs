@@ -23,7 +23,7 @@ pub fn run(a: MergeArgs) -> anyhow::Result<()> {
         );
     }
     let merged = crate::shards::merge_files(&a.shards, &a.out)?;
-    crate::scenario::steps::run::print_final(&merged);
+    print!("{}", crate::console::final_text(&merged));
     if let Some(m) = &merged.merged {
         for s in &m.shards {
             println!(

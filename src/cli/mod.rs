@@ -11,9 +11,15 @@ pub mod merge;
 pub mod profile;
 pub mod quickstart;
 pub mod scenario;
+pub mod signals;
 pub mod verify;
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::console::Console;
 use crate::scenario::steps::{self, CapacityStep, FillStep, ProbeStep, ReportStep, RunStep};
+use crate::scenario::{Context, ScenarioError};
 
 /// Benchmarking and capacity planning for Apache Cassandra deployments.
 #[derive(Debug, Parser)]
@@ -74,9 +80,75 @@ pub enum Command {
     K8s(k8s::K8sCommand),
 }
 
-/// Where the commands look local clusters up: $CQLBENCH_CLUSTERS_DIR, else the home's.
-fn clusters() -> std::path::PathBuf {
-    crate::cluster::clusters_root(None)
+/// The directory cqlbench keeps its state in: `$CQLBENCH_HOME` if set, else
+/// `<user data dir>/cqlbench` (e.g. `~/.local/share/cqlbench`).
+pub fn home() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CQLBENCH_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    dirs::data_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cqlbench")
+}
+
+/// The directory holding local clusters: `dir` (a `--dir` flag), else
+/// `$CQLBENCH_CLUSTERS_DIR`, else `<cqlbench home>/clusters`.
+pub fn clusters_dir(dir: Option<&Path>) -> PathBuf {
+    if let Some(d) = dir {
+        return d.to_path_buf();
+    }
+    if let Some(d) = std::env::var_os("CQLBENCH_CLUSTERS_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    home().join("clusters")
+}
+
+/// Where local clusters' jars are cached (`<home>/cache`) and the `java` that runs them:
+/// `$JAVA_HOME/bin/java`, else the first `java` on `PATH`.
+pub fn toolchain() -> crate::cluster::dist::Toolchain {
+    let java = match std::env::var_os("JAVA_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => PathBuf::from(h).join("bin/java"),
+        None => std::env::var_os("PATH")
+            .and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|d| d.join("java"))
+                    .find(|j| j.is_file())
+            })
+            .unwrap_or_else(|| "java".into()),
+    };
+    crate::cluster::dist::Toolchain {
+        cache: home().join("cache"),
+        java,
+        on_fetch: Some(|what| eprintln!("{what}")),
+    }
+}
+
+/// A command's context: the home and clusters directories, the signal-driven cancellation
+/// token, the tools and credentials the environment names, and a console printing events
+/// (only final tables and verdicts with `quiet`).
+pub fn context(clusters: Option<&Path>, quiet: bool) -> Context {
+    let env_path = |name: &str, default: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| PathBuf::from(default), PathBuf::from)
+    };
+    let mut ctx = Context::new(&home(), &clusters_dir(clusters))
+        .with_cancel(signals::token())
+        .with_sink(Console::new(quiet).sink());
+    ctx.fio = env_path("CQLBENCH_FIO", "fio");
+    ctx.sysbench = env_path("CQLBENCH_SYSBENCH", "sysbench");
+    ctx.credentials = crate::load::session::Credentials::from_env_values(
+        std::env::var("CQLBENCH_USERNAME").ok(),
+        std::env::var("CQLBENCH_PASSWORD").ok(),
+    );
+    ctx.exe = std::env::current_exe().ok();
+    ctx.toolchain = toolchain();
+    ctx
+}
+
+/// A library step's outcome as the command's: interrupted runs exit 130 (SIGINT's code).
+fn step<T>(r: Result<T, ScenarioError>) -> anyhow::Result<()> {
+    r.map(drop).map_err(anyhow::Error::from)
 }
 
 /// Runs one parsed command.
@@ -84,22 +156,32 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
-        Command::Run(a) => steps::run::execute(&a, &clusters()).map(drop),
-        Command::Throughput(a) => steps::throughput::throughput(&a, &clusters()).map(drop),
-        Command::Latency(a) => steps::throughput::latency(&a, &clusters()).map(drop),
-        Command::Capacity(a) => steps::capacity::run(&a, &clusters()).map(drop),
-        Command::Fill(a) => steps::fill::run(&a, &clusters()).map(drop),
+        Command::Run(a) => step(steps::run::execute(&a, &context(None, a.quiet))),
+        Command::Throughput(a) => step(steps::throughput::throughput(&a, &context(None, a.quiet))),
+        Command::Latency(a) => step(steps::throughput::latency(&a, &context(None, a.quiet))),
+        Command::Capacity(a) => step(steps::capacity::run(&a, &context(None, a.run.quiet))),
+        Command::Fill(a) => step(steps::fill::run(&a, &context(None, a.run.quiet))),
         Command::Scenario(args) => scenario::run(args),
-        Command::Probe(a) => steps::probe::run(&a, &clusters()).map(drop),
+        Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
-        Command::Report(args) => steps::report::run(&args),
+        Command::Report(args) => {
+            if let Some(text) = steps::report::run(&args)? {
+                print!("{text}");
+            }
+            Ok(())
+        }
         Command::Compare(args) => compare::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Profile(args) => profile::run(args),
         Command::K8s(cmd) => k8s::run(cmd),
     }
+}
+
+/// A console of its own for commands that print a library event or two.
+pub fn console() -> Arc<Console> {
+    Console::new(false)
 }
 
 #[cfg(test)]

@@ -61,14 +61,17 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     };
     overrides::apply(&mut f, &overrides)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let ctx = super::context(a.clusters_dir.as_deref(), false);
     let dir = a.dir.clone().unwrap_or_else(|| {
-        crate::fsutil::cqlbench_home()
-            .join("scenarios")
-            .join(format!("{}-{}", f.name, crate::host::unix_now_s()))
+        ctx.home.join("scenarios").join(format!(
+            "{}-{}",
+            f.name,
+            crate::format::compact_utc(crate::host::unix_now_s())
+        ))
     });
     let matrix =
         file::plan_all(&f, &dir).map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
-    scenario::runner::print_matrix(&matrix);
+    ctx.emit(crate::scenario::Event::Planned { matrix: &matrix });
     scenario::runner::check_all(&matrix).with_context(|| a.file.display().to_string())?;
     if a.dry_run {
         println!("the scenario is valid (dry run: nothing started)");
@@ -87,10 +90,10 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
         crate::fsutil::write_json(&dir.join("overrides.json"), &record)
             .with_context(|| format!("writing {}", dir.display()))?;
     }
-    let env = scenario::Env {
-        clusters: crate::cluster::clusters_root(a.clusters_dir.as_deref()),
+    let opts = scenario::RunOptions {
         keep: a.keep,
         resume: a.resume,
     };
-    scenario::run(&matrix, &env)
+    scenario::run(&matrix, &ctx, opts)?;
+    Ok(())
 }

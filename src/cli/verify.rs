@@ -46,7 +46,10 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
     }
     let credentials = match &a.credentials_file {
         Some(f) => Some(Credentials::from_file(f)?),
-        None => Credentials::from_env(),
+        None => Credentials::from_env_values(
+            std::env::var("CQLBENCH_USERNAME").ok(),
+            std::env::var("CQLBENCH_PASSWORD").ok(),
+        ),
     };
     let spec = VerifySpec {
         // Stored absolute, so a report run from another directory still finds the run.

@@ -44,20 +44,13 @@ impl Cds {
 }
 
 /// The archive of a distribution: in the cache, named by its jar directory and by the JDK's
-/// modification time (an updated JDK gets a new archive).
-pub fn archive(dist: &Distribution) -> PathBuf {
-    // `java` found on PATH is named without a directory.
-    let java = match dist.java.parent() {
-        Some(p) if !p.as_os_str().is_empty() => Some(dist.java.clone()),
-        _ => std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|d| d.join(&dist.java))
-                .find(|j| j.is_file())
-        }),
-    };
-    let jdk = java
-        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
-        .and_then(std::fs::canonicalize)
+/// modification time (an updated JDK gets a new archive); none when the cache is not known
+/// (a cluster created before it was recorded).
+pub fn archive(dist: &Distribution) -> Option<PathBuf> {
+    if dist.cache.as_os_str().is_empty() {
+        return None;
+    }
+    let jdk = std::fs::canonicalize(&dist.java)
         .and_then(std::fs::metadata)
         .and_then(|m| m.modified())
         .ok()
@@ -71,9 +64,7 @@ pub fn archive(dist: &Distribution) -> PathBuf {
         Some((i, _)) => jars[i..].to_string(),
         None => jars,
     };
-    super::dist::cache_dir()
-        .join("cds")
-        .join(format!("{jars}-jdk{jdk}.jsa"))
+    Some(dist.cache.join("cds").join(format!("{jars}-jdk{jdk}.jsa")))
 }
 
 /// Whether `java` can write and map dynamic archives (JDK 13 and later).

@@ -21,6 +21,24 @@ pub struct Distribution {
     pub lib_dir: PathBuf,
     pub exporter_jar: PathBuf,
     pub java: PathBuf,
+    /// The cache the jars came from, where class-data archives are kept too (empty in the
+    /// state of a cluster created before it was recorded: such a cluster starts without one).
+    #[serde(default, skip_serializing_if = "crate::cluster::dist::is_empty_path")]
+    pub cache: PathBuf,
+}
+
+pub(crate) fn is_empty_path(p: &Path) -> bool {
+    p.as_os_str().is_empty()
+}
+
+/// Where a cluster's software comes from, as the caller found it: the jar cache (under the
+/// cqlbench home) and the JDK's `java`.
+#[derive(Debug, Clone)]
+pub struct Toolchain {
+    pub cache: PathBuf,
+    pub java: PathBuf,
+    /// Told what is being fetched before a download that takes a while (none: nobody).
+    pub on_fetch: Option<fn(&str)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,17 +74,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
     }
 }
 
-/// The jar cache: `<cqlbench home>/cache`.
-pub fn cache_dir() -> PathBuf {
-    crate::fsutil::cqlbench_home().join("cache")
-}
-
-/// Finds `java` (JAVA_HOME first, then PATH) and checks it is a JDK Cassandra 5.0 runs on.
-pub fn find_java() -> Result<PathBuf, DistError> {
-    let java = match std::env::var_os("JAVA_HOME").filter(|v| !v.is_empty()) {
-        Some(home) => PathBuf::from(home).join("bin/java"),
-        None => PathBuf::from("java"),
-    };
+/// Checks that `java` is a JDK Cassandra 5.0 runs on.
+pub fn check_java(java: &Path) -> Result<PathBuf, DistError> {
+    let java = java.to_path_buf();
     let out = Command::new(&java).arg("-version").output().map_err(|_| DistError::MissingTool {
         tool: "java",
         hint: "install a JDK 11 or 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
@@ -98,9 +108,10 @@ pub fn java_major(version_output: &str) -> Option<u32> {
 /// Resolves a source to jars on disk, fetching with Maven when they are not cached.
 /// A Maven version of `5.0` (or empty) means the newest cached 5.0.x, else the newest on
 /// Maven Central; `latest` always asks Maven Central.
-pub fn resolve(source: &CassandraSource) -> Result<Distribution, DistError> {
-    let java = find_java()?;
-    let exporter_jar = exporter_jar()?;
+pub fn resolve(source: &CassandraSource, tc: &Toolchain) -> Result<Distribution, DistError> {
+    let java = check_java(&tc.java)?;
+    let cache = tc.cache.as_path();
+    let exporter_jar = exporter_jar(tc)?;
     match source {
         CassandraSource::Home { path } => {
             let lib_dir = path.join("lib");
@@ -110,15 +121,17 @@ pub fn resolve(source: &CassandraSource) -> Result<Distribution, DistError> {
                 lib_dir,
                 exporter_jar,
                 java,
+                cache: cache.to_path_buf(),
             })
         }
         CassandraSource::Maven { version } => {
-            let (version, lib_dir) = maven_cassandra(version)?;
+            let (version, lib_dir) = maven_cassandra(tc, version)?;
             Ok(Distribution {
                 version,
                 lib_dir,
                 exporter_jar,
                 java,
+                cache: cache.to_path_buf(),
             })
         }
     }
@@ -144,8 +157,8 @@ fn installation_version(lib_dir: &Path) -> Result<String, DistError> {
 }
 
 /// Cached versions (directories `cassandra-<version>/lib` with the complete marker).
-pub fn cached_versions() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(cache_dir())
+pub fn cached_versions(cache: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(cache)
         .map(|rd| {
             rd.flatten()
                 .filter(|e| e.path().join(".complete").exists())
@@ -168,7 +181,8 @@ fn version_key(v: &str) -> Vec<u64> {
         .collect()
 }
 
-fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
+fn maven_cassandra(tc: &Toolchain, requested: &str) -> Result<(String, PathBuf), DistError> {
+    let cache = tc.cache.as_path();
     let line = requested.trim();
     let range_line = if line.is_empty() || line == "latest" {
         DEFAULT_LINE
@@ -178,17 +192,17 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
     let is_line = line.is_empty() || line == "latest" || line.matches('.').count() == 1;
     if is_line && line != "latest" {
         let prefix = format!("{range_line}.");
-        if let Some(v) = cached_versions()
+        if let Some(v) = cached_versions(cache)
             .into_iter()
             .rev()
             .find(|v| v.starts_with(&prefix))
         {
-            let dir = cache_dir().join(format!("cassandra-{v}"));
+            let dir = cache.join(format!("cassandra-{v}"));
             return Ok((v, dir.join("lib")));
         }
     }
     if !is_line {
-        let dir = cache_dir().join(format!("cassandra-{line}"));
+        let dir = cache.join(format!("cassandra-{line}"));
         if dir.join(".complete").exists() {
             return Ok((line.to_string(), dir.join("lib")));
         }
@@ -198,9 +212,10 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
     } else {
         line.to_string()
     };
-    let tmp = fetch_dir("cassandra");
+    let tmp = fetch_dir(cache, "cassandra");
     let result = mvn_copy(
         &tmp,
+        tc.on_fetch,
         "org.apache.cassandra",
         "cassandra-all",
         &maven_version,
@@ -224,17 +239,17 @@ fn maven_cassandra(requested: &str) -> Result<(String, PathBuf), DistError> {
     }
     let lib = tmp.join("lib");
     let version = installation_version(&lib)?;
-    let dest = cache_dir().join(format!("cassandra-{version}"));
+    let dest = cache.join(format!("cassandra-{version}"));
     std::fs::write(tmp.join(".complete"), version.as_bytes()).map_err(io(&tmp))?;
     publish(&tmp, &dest, |d| d.join(".complete").exists())?;
     Ok((version, dest.join("lib")))
 }
 
 /// A scratch directory for one fetch, unique to this process and call.
-fn fetch_dir(what: &str) -> PathBuf {
+fn fetch_dir(cache: &Path, what: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    cache_dir().join(format!(".fetch-{what}-{}-{n}", std::process::id()))
+    cache.join(format!(".fetch-{what}-{}-{n}", std::process::id()))
 }
 
 /// Moves the fully prepared directory `tmp` into place at `dest` with one rename, so the
@@ -262,17 +277,19 @@ fn publish(tmp: &Path, dest: &Path, complete: impl Fn(&Path) -> bool) -> Result<
 }
 
 /// The exporter agent jar, fetched once into the cache.
-fn exporter_jar() -> Result<PathBuf, DistError> {
-    let dir = cache_dir().join(format!("jmx_exporter-{EXPORTER_VERSION}"));
+fn exporter_jar(tc: &Toolchain) -> Result<PathBuf, DistError> {
+    let cache = tc.cache.as_path();
+    let dir = cache.join(format!("jmx_exporter-{EXPORTER_VERSION}"));
     let jar = dir
         .join("lib")
         .join(format!("jmx_prometheus_javaagent-{EXPORTER_VERSION}.jar"));
     if jar.exists() {
         return Ok(jar);
     }
-    let tmp = fetch_dir("exporter");
+    let tmp = fetch_dir(cache, "exporter");
     if let Err(e) = mvn_copy(
         &tmp,
+        tc.on_fetch,
         "io.prometheus.jmx",
         "jmx_prometheus_javaagent",
         EXPORTER_VERSION,
@@ -286,7 +303,13 @@ fn exporter_jar() -> Result<PathBuf, DistError> {
 }
 
 /// Runs `mvn dependency:copy-dependencies` for one artifact into `<work>/lib`.
-fn mvn_copy(work: &Path, group: &str, artifact: &str, version: &str) -> Result<(), DistError> {
+fn mvn_copy(
+    work: &Path,
+    on_fetch: Option<fn(&str)>,
+    group: &str,
+    artifact: &str,
+    version: &str,
+) -> Result<(), DistError> {
     std::fs::create_dir_all(work).map_err(io(work))?;
     let pom = format!(
         r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -300,7 +323,11 @@ fn mvn_copy(work: &Path, group: &str, artifact: &str, version: &str) -> Result<(
 "#
     );
     std::fs::write(work.join("pom.xml"), pom).map_err(io(work))?;
-    eprintln!("fetching {group}:{artifact}:{version} and its dependencies with Maven…");
+    if let Some(say) = on_fetch {
+        say(&format!(
+            "fetching {group}:{artifact}:{version} and its dependencies with Maven…"
+        ));
+    }
     let out = Command::new("mvn")
         .args([
             "-B",

@@ -5,6 +5,7 @@
 pub mod cds;
 pub mod cql;
 pub mod dist;
+pub mod lease;
 pub mod memory;
 pub mod plan;
 pub mod process;
@@ -18,7 +19,7 @@ pub mod supervise;
 
 use std::path::{Path, PathBuf};
 
-pub use state::{ClusterState, NodeDirs, clusters_root};
+pub use state::{ClusterState, NodeDirs};
 pub use supervise::{StartOptions, StartReport, StopOptions};
 
 use crate::spec::ClusterSpec;
@@ -122,7 +123,11 @@ impl Cluster {
     /// Creates the cluster directory from a spec: plans the topology for this host, resolves
     /// the Cassandra jars (fetching them if needed) and writes `cluster.json`. Nothing is
     /// started. An existing cluster of that name is an error and is left untouched.
-    pub fn create(root: &Path, spec: ClusterSpec) -> Result<Cluster, ClusterError> {
+    pub fn create(
+        root: &Path,
+        spec: ClusterSpec,
+        tc: &dist::Toolchain,
+    ) -> Result<Cluster, ClusterError> {
         let dir = root.join(&spec.name);
         if dir.join("cluster.json").exists() {
             return Err(ClusterError::AlreadyExists {
@@ -132,7 +137,7 @@ impl Cluster {
         }
         let host = crate::host::HostFacts::read();
         let plan = plan::plan(&spec, host.ram_bytes, host.cores)?;
-        let dist = dist::resolve(&spec.cassandra)?;
+        let dist = dist::resolve(&spec.cassandra, tc)?;
         let state = ClusterState {
             schema_version: state::STATE_VERSION,
             spec,

@@ -33,18 +33,6 @@ pub struct NodeRun {
     pub log_offset: u64,
 }
 
-/// The directory holding all clusters: `--dir`, else `$CQLBENCH_CLUSTERS_DIR`, else
-/// `<cqlbench home>/clusters`.
-pub fn clusters_root(dir: Option<&Path>) -> PathBuf {
-    if let Some(d) = dir {
-        return d.to_path_buf();
-    }
-    if let Some(d) = std::env::var_os("CQLBENCH_CLUSTERS_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d);
-    }
-    crate::fsutil::cqlbench_home().join("clusters")
-}
-
 /// Names of the clusters under `root`, sorted.
 pub fn list(root: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(root)

@@ -122,7 +122,7 @@ impl Cluster {
         spawned: &mut Vec<(String, u32)>,
     ) -> Result<(), ClusterError> {
         let archive = super::cds::archive(&self.state.dist);
-        if let Some(dir) = archive.parent() {
+        if let Some(dir) = archive.as_deref().and_then(|a| a.parent()) {
             std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
         }
         let dirs: Vec<std::path::PathBuf> =
@@ -130,9 +130,11 @@ impl Cluster {
         let dirs: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
         // An archive under this JDK's name was written by it, so it is a JDK that maps one:
         // only a start that would write one asks `java -version`.
-        let cds = match archive.is_file() || super::cds::supported(&self.state.dist.java) {
-            true => super::cds::plan(&archive, &dirs),
-            false => vec![None; targets.len()],
+        let cds = match &archive {
+            Some(a) if a.is_file() || super::cds::supported(&self.state.dist.java) => {
+                super::cds::plan(a, &dirs)
+            }
+            _ => vec![None; targets.len()],
         };
         for (n, cds) in targets.iter().zip(&cds) {
             let dirs = self.node_dirs(n);
@@ -342,7 +344,9 @@ impl Cluster {
                 std::thread::sleep(Duration::from_millis(100));
             }
             // A node that wrote the class archive at exit: kept only from a clean stop.
-            super::cds::settle(&archive, &self.node_dirs(n).node, !escalated);
+            if let Some(archive) = &archive {
+                super::cds::settle(archive, &self.node_dirs(n).node, !escalated);
+            }
         }
         // Memory groups of every selected node, a node that died on its own included.
         if self.state.spec.node_memory.is_some() {

@@ -26,13 +26,17 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    /// `CQLBENCH_USERNAME` / `CQLBENCH_PASSWORD`, if both are set.
-    pub fn from_env() -> Option<Credentials> {
-        let username = std::env::var("CQLBENCH_USERNAME")
-            .ok()
-            .filter(|s| !s.is_empty())?;
-        let password = std::env::var("CQLBENCH_PASSWORD").ok()?;
-        Some(Credentials { username, password })
+    /// A user name and password, as `CQLBENCH_USERNAME` / `CQLBENCH_PASSWORD` give them: both
+    /// set, the name not empty.
+    pub fn from_env_values(
+        username: Option<String>,
+        password: Option<String>,
+    ) -> Option<Credentials> {
+        let username = username.filter(|s| !s.is_empty())?;
+        Some(Credentials {
+            username,
+            password: password?,
+        })
     }
 
     /// A file of two lines: user name, then password.

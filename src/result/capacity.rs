@@ -41,6 +41,14 @@ pub struct LatencyBound {
     pub max_ms: f64,
 }
 
+impl std::fmt::Display for LatencyBound {
+    /// `read:p50:20ms`: what `--max-latency` reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = self.op.as_ref().map_or("all", |k| k.name());
+        write!(f, "{op}:p{}:{}ms", self.percentile, self.max_ms)
+    }
+}
+
 /// The overload criteria applied after each step. `None` disables one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Criteria {

@@ -3,12 +3,11 @@
 //! after every step, so an interrupted search keeps its completed steps and `--resume`
 //! continues it.
 
+use crate::cancel::Cancel;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::{sleep_unless, wait_for_pending};
+use super::wait_for_pending;
 use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
@@ -62,7 +61,7 @@ pub fn run(
     base: &RunPlan,
     spec: &CapacitySpec,
     resume: bool,
-    stop: Arc<AtomicBool>,
+    cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<CapacityResult, CapacityError> {
     let out = &base.out;
@@ -114,12 +113,12 @@ pub fn run(
             result.status = CapacityStatus::Completed;
             break;
         };
-        if stop.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() {
             result.status = CapacityStatus::Interrupted;
             break;
         }
-        let (settle_s, pending_before) = settle(endpoints, &spec, &stop, observer);
-        if stop.load(Ordering::Relaxed) {
+        let (settle_s, pending_before) = settle(endpoints, &spec, cancel, observer);
+        if cancel.is_cancelled() {
             result.status = CapacityStatus::Interrupted;
             break;
         }
@@ -138,7 +137,7 @@ pub fn run(
         };
         plan.main.stop = Stop::Duration { secs: spec.step_s };
         plan.main.warmup_s = spec.warmup_s;
-        let run = crate::load::run(&plan, stop.clone(), &mut |e| observer(Progress::Run(e)))?;
+        let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
         if run.status == RunStatus::Interrupted {
             result.status = CapacityStatus::Interrupted;
             break;
@@ -159,10 +158,7 @@ pub fn run(
                 observer(Progress::WaitingAfter {
                     secs: spec.criteria.pending_after_s,
                 });
-                if !sleep_unless(
-                    &stop,
-                    Duration::from_secs_f64(spec.criteria.pending_after_s),
-                ) {
+                if !cancel.sleep(Duration::from_secs_f64(spec.criteria.pending_after_s)) {
                     // Interrupted before the step's checks ran: it is not complete.
                     result.status = CapacityStatus::Interrupted;
                     break;
@@ -235,7 +231,7 @@ pub fn run(
 fn settle(
     endpoints: &[Endpoint],
     spec: &CapacitySpec,
-    stop: &AtomicBool,
+    cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> (f64, Option<f64>) {
     if endpoints.is_empty() {
@@ -246,7 +242,7 @@ fn settle(
         endpoints,
         spec.settle.max_pending,
         Duration::from_secs_f64(spec.settle.timeout_s),
-        stop,
+        cancel,
         |pending| {
             if !announced {
                 observer(Progress::Settling { pending });
@@ -255,7 +251,7 @@ fn settle(
         },
     );
     let secs = w.waited.as_secs_f64();
-    if announced && !stop.load(Ordering::Relaxed) {
+    if announced && !cancel.is_cancelled() {
         observer(Progress::Settled {
             secs,
             pending: w.last,

@@ -2,30 +2,27 @@
 //! latency, capacity search with overload criteria, fill — and scenario files chaining them.
 
 pub mod capacity;
+pub mod context;
+pub mod error;
+pub mod event;
 pub mod file;
 pub mod fill;
+pub mod outcome;
 pub mod overrides;
 pub mod runner;
 pub mod steps;
 
-pub use runner::{Env, check, run};
+pub use context::{Context, Sink};
+pub use error::ScenarioError;
+pub use event::Event;
+pub use outcome::{Outcome, StepOutcome};
+pub use runner::{RunOptions, ScenarioOutcome, check, run};
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+use crate::cancel::Cancel;
 
-/// Sleeps `d` unless `stop` is set first; true when the whole time passed.
-pub fn sleep_unless(stop: &AtomicBool, d: Duration) -> bool {
-    let end = Instant::now() + d;
-    while Instant::now() < end {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-    }
-    !stop.load(Ordering::Relaxed)
-}
+use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
 
 /// How a wait for compactions ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,14 +35,14 @@ pub struct PendingWait {
 }
 
 /// Reads the nodes' pending compactions once a second until every node has at most `max`,
-/// `timeout` passes or `stop` is set; `unsettled` sees each reading that is still above `max`.
+/// `timeout` passes or `cancel` is set; `unsettled` sees each reading that is still above `max`.
 /// A node that does not answer is not settled (it may be the busiest); endpoints that answer
 /// but export no pending compactions cannot be waited for and count as settled.
 pub fn wait_for_pending(
     endpoints: &[Endpoint],
     max: f64,
     timeout: Duration,
-    stop: &AtomicBool,
+    cancel: &Cancel,
     mut unsettled: impl FnMut(Option<f64>),
 ) -> PendingWait {
     let t0 = Instant::now();
@@ -56,7 +53,7 @@ pub fn wait_for_pending(
         let first_reading = *first.get_or_insert(pending);
         let all_answered = readings.iter().all(Result::is_ok);
         let settled = all_answered && pending.is_none_or(|p| p <= max);
-        if settled || t0.elapsed() >= timeout || stop.load(Ordering::Relaxed) {
+        if settled || t0.elapsed() >= timeout || cancel.is_cancelled() {
             return PendingWait {
                 waited: t0.elapsed(),
                 first: first_reading,
@@ -64,6 +61,6 @@ pub fn wait_for_pending(
             };
         }
         unsettled(pending);
-        sleep_unless(stop, Duration::from_secs(1));
+        cancel.sleep(Duration::from_secs(1));
     }
 }

@@ -1,23 +1,23 @@
 //! Runs a scenario: for each environment its local cluster (or hosts) and each typed step,
 //! then one report of all results; a local cluster is stopped when its environment is done
 //! (the last one is left running with `keep`). `cqlbench scenario` and `cqlbench quickstart`
-//! both come here.
+//! both come here. Nothing is printed: every step, cluster and report is an event sent to
+//! the context, and the outcome of every step is returned.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, bail};
-
+use super::error::Doing;
+use super::event::{ClusterEvent, Event, Warning};
 use super::file::{Matrix, Plan, PlannedStep, make_step, resolve};
-use super::steps::{ReportStep, Step};
-use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions};
+use super::steps::{ClusterOptions, ReportStep, Step};
+use super::{Context, Outcome, ScenarioError, StepOutcome};
+use crate::cluster::lease::{Lease, LeaseEvent};
+use crate::cluster::{Cluster, StopOptions};
 
-/// Where a scenario runs.
-#[derive(Debug, Clone)]
-pub struct Env {
-    /// The directory holding local clusters.
-    pub clusters: PathBuf,
+/// How a scenario runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
     /// Leave the last environment's local cluster running at the end.
     pub keep: bool,
     /// Skip steps whose result is already complete in the scenario's directory (and continue
@@ -25,33 +25,44 @@ pub struct Env {
     pub resume: bool,
 }
 
+/// What a scenario did.
+#[derive(Debug, Clone)]
+pub struct ScenarioOutcome {
+    pub dir: PathBuf,
+    /// Every step of every environment, in the order they ran (or were kept).
+    pub steps: Vec<StepOutcome>,
+    /// The text report, when one was written.
+    pub report: Option<PathBuf>,
+    pub took_s: f64,
+    pub estimate_s: f64,
+}
+
 /// Checks one environment's plan before anything starts: the cluster section as `cluster
 /// create` would (spec, and heap and CPUs per node on this host) and every step's values.
-pub fn check(plan: &Plan) -> anyhow::Result<()> {
+pub fn check(plan: &Plan) -> Result<(), ScenarioError> {
     if let Some(c) = &plan.cluster {
         c.options
             .validate(&c.name)
-            .with_context(|| format!("cluster {}", c.name))?;
+            .doing(|| format!("cluster {}", c.name))?;
     }
     for (i, s) in plan.steps.iter().enumerate() {
-        s.step
-            .validate()
-            .with_context(|| format!("step {} ({})", i + 1, s.name))?;
+        s.step.validate().map_err(|e| e.in_step(i + 1, &s.name))?;
     }
     Ok(())
 }
 
 /// The tools the steps run besides Cassandra (fio for a probe) are there: checked by a real
 /// run before any cluster starts (a dry run does not need them).
-pub fn check_tools(m: &Matrix) -> anyhow::Result<()> {
+pub fn check_tools(m: &Matrix, ctx: &Context) -> Result<(), ScenarioError> {
     let mut checked = std::collections::BTreeSet::new();
     for p in &m.envs {
         for (i, s) in p.steps.iter().enumerate() {
-            if let Step::Probe(probe) = &s.step
-                && checked.insert(probe.fio.clone())
-            {
-                crate::probe::fio::version(&probe.fio)
-                    .with_context(|| format!("step {} ({})", i + 1, s.name))?;
+            if let Step::Probe(probe) = &s.step {
+                let fio = super::steps::probe::fio(probe, ctx);
+                if checked.insert(fio.clone()) {
+                    crate::probe::fio::version(&fio)
+                        .map_err(|e| ScenarioError::from(e).in_step(i + 1, &s.name))?;
+                }
             }
         }
     }
@@ -59,11 +70,14 @@ pub fn check_tools(m: &Matrix) -> anyhow::Result<()> {
 }
 
 /// [`check`] for every environment.
-pub fn check_all(m: &Matrix) -> anyhow::Result<()> {
+pub fn check_all(m: &Matrix) -> Result<(), ScenarioError> {
     for p in &m.envs {
-        check(p).with_context(|| match &p.steps[0].placement.env {
-            Some(env) if m.envs.len() > 1 => format!("environment {env}"),
-            _ => "the scenario".into(),
+        check(p).map_err(|e| match &p.steps[0].placement.env {
+            Some(env) if m.envs.len() > 1 => ScenarioError::Environment {
+                label: env.clone(),
+                source: Box::new(e),
+            },
+            _ => e,
         })?;
     }
     Ok(())
@@ -105,6 +119,7 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
         }
         Step::Capacity(c) => Some(search_estimate_s(c, &rampup)),
         Step::Fill(_) => None,
+        Step::Smoke(_) => Some(5.0),
         // Each size: its cluster's start (as for an environment's), then the search.
         Step::Scaling(s) => Some(
             s.nodes
@@ -157,152 +172,170 @@ fn estimate_of(m: &Matrix, done: &dyn Fn(&PlannedStep) -> bool) -> (f64, usize) 
     (total, unknown)
 }
 
-/// Prints the plan: one line per step, per environment.
-pub fn print_matrix(m: &Matrix) {
-    let steps: usize = m.envs.iter().map(|p| p.steps.len()).sum();
-    println!(
-        "scenario {}: {} environment(s), {steps} steps",
-        m.name,
-        m.envs.len()
-    );
-    for p in &m.envs {
-        if m.envs.len() > 1 {
-            println!(
-                "environment {}:",
-                p.steps[0].placement.env.as_deref().unwrap_or("-")
-            );
-        }
-        print_plan(p);
-    }
-    let (est, unknown) = estimate_s(m);
-    println!(
-        "estimate: {:.1} min{}",
-        est / 60.0,
-        match unknown {
-            0 => String::new(),
-            n => format!(" plus {n} step(s) that end at a data size (fill)"),
-        }
-    );
+/// Opens cluster `name` in the context's clusters directory, or creates it with `options`,
+/// and starts the nodes that are not running; the context hears which, and a failing node's
+/// log tail.
+pub fn lease(ctx: &Context, name: &str, options: &ClusterOptions) -> Result<Lease, ScenarioError> {
+    let on = &mut |e: LeaseEvent| lease_event(ctx, &e);
+    Lease::acquire(
+        &ctx.clusters,
+        &ctx.toolchain,
+        name,
+        || options.spec_in(name, &ctx.clusters),
+        true,
+        on,
+    )
+    .map_err(|e| with_tail(ctx, e))
+    .doing(|| format!("cluster {name}"))
 }
 
-/// Prints one environment's steps.
-pub fn print_plan(p: &Plan) {
-    for (i, s) in p.steps.iter().enumerate() {
-        let options = serde_json::to_string(&s.options).unwrap_or_default();
-        println!("  {}. {}: {} {options}", i + 1, s.name, s.command);
-        println!("     → {}", s.step.describe());
-    }
+fn lease_event(ctx: &Context, e: &LeaseEvent) {
+    ctx.emit(Event::Cluster(match e {
+        LeaseEvent::Reused { cluster } => ClusterEvent::Reused {
+            name: cluster.name(),
+            dir: &cluster.dir,
+        },
+        LeaseEvent::Created { cluster } => ClusterEvent::Created {
+            name: cluster.name(),
+            nodes: cluster.nodes().len(),
+            version: &cluster.state.dist.version,
+            heap: &cluster.state.plan.heap_reason,
+        },
+        LeaseEvent::Started {
+            cluster,
+            nodes,
+            secs,
+        } => ClusterEvent::Started {
+            name: cluster.name(),
+            nodes,
+            secs: *secs,
+        },
+    }));
 }
 
-/// Opens cluster `name` in `clusters`, or creates it with `options`; says which.
-pub fn open_or_create(
-    clusters: &Path,
-    name: &str,
-    options: &super::steps::ClusterOptions,
-) -> anyhow::Result<Cluster> {
-    if let Ok(existing) = Cluster::open(clusters, name) {
-        println!(
-            "reusing cluster {name} in {} (its options stay as created)",
-            existing.dir.display()
-        );
-        return Ok(existing);
+/// A cluster error, after the context heard the failing node's log tail.
+fn with_tail(ctx: &Context, e: ScenarioError) -> ScenarioError {
+    if let ScenarioError::Cluster(c) = &e
+        && let Some(tail) = c.log_tail()
+    {
+        ctx.emit(Event::Cluster(ClusterEvent::LogTail { tail }));
     }
-    let created = Cluster::create(clusters, options.spec_in(name, clusters)?)?;
-    println!(
-        "created {name}: {} nodes, Cassandra {}, heap {}",
-        created.nodes().len(),
-        created.state.dist.version,
-        created.state.plan.heap_reason
-    );
-    Ok(created)
+    e
 }
 
-/// Starts nodes and says how long they took; a start failure prints the node's log tail.
-pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
-    let r = c.start(&opts).map_err(with_tail)?;
-    println!(
-        "{}: {} up (UN) in {:.1}s",
-        c.name(),
-        r.started.join(", "),
-        r.elapsed.as_secs_f64()
-    );
-    Ok(())
-}
-
-/// Turns a cluster error into an error for people, printing a failing node's log tail first.
-pub fn with_tail(e: ClusterError) -> anyhow::Error {
-    if let Some(tail) = e.log_tail() {
-        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+/// Stops the leased cluster unless `keep` (a failure is a warning); the cluster.
+pub fn release(ctx: &Context, lease: Lease, keep: bool) -> Cluster {
+    if !keep {
+        ctx.emit(Event::Cluster(ClusterEvent::Stopping {
+            name: lease.cluster.name(),
+            for_scaling: false,
+        }));
     }
-    e.into()
+    let cluster = lease.cluster.clone();
+    if let Err(e) = lease.release(keep) {
+        ctx.emit(Event::Warning(Warning::StopFailed {
+            cluster: cluster.name(),
+            error: e.to_string(),
+        }));
+    }
+    cluster
 }
 
 /// Runs a scenario: checks it all, then each environment (its cluster created or reused,
-/// started, its steps run, stopped unless it is the last and `env.keep`), then one report of
-/// every result; prints the actual time beside the estimate and records both.
-pub fn run(m: &Matrix, env: &Env) -> anyhow::Result<()> {
+/// started, its steps run, stopped unless it is the last and `opts.keep`), then one report
+/// of every result; records the actual time beside the estimate.
+pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcome, ScenarioError> {
     check_all(m)?;
-    check_tools(m)?;
-    let stop = crate::interrupt::flag();
+    check_tools(m, ctx)?;
     let started = Instant::now();
-    let (estimate, _) = match env.resume {
+    let (estimate_s, _) = match opts.resume {
         true => estimate_of(m, &complete),
         false => estimate_s(m),
     };
-    if env.resume {
-        println!("estimate of what is left: {:.1} min", estimate / 60.0);
+    if opts.resume {
+        ctx.emit(Event::Remaining { estimate_s });
     }
-    std::fs::create_dir_all(&m.dir).with_context(|| format!("creating {}", m.dir.display()))?;
+    std::fs::create_dir_all(&m.dir).map_err(|e| ScenarioError::io("creating", &m.dir, e))?;
+    let mut steps = Vec::new();
     for (i, p) in m.envs.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            bail!("interrupted; the results so far are kept (--resume continues)");
+        if ctx.cancel.is_cancelled() {
+            return Err(ScenarioError::Interrupted {
+                when: "between environments".into(),
+                kept: "the results so far are kept (--resume continues)".into(),
+            });
         }
-        let last = i + 1 == m.envs.len();
-        if let Some(label) = p.steps[0].placement.env.as_deref()
+        let label = p.steps[0].placement.env.as_deref();
+        if let Some(label) = label
             && m.envs.len() > 1
         {
-            println!("━━ environment {label} ({}/{})", i + 1, m.envs.len());
+            ctx.emit(Event::Environment {
+                label,
+                index: i + 1,
+                count: m.envs.len(),
+            });
         }
-        // A scenario of scaling steps alone needs no cluster of its own (one left running is
-        // stopped: the steps need the host to themselves).
-        let cluster = match &p.cluster {
-            Some(c) if needs_cluster(p) => {
-                Some(open_or_create(&env.clusters, &c.name, &c.options)?)
-            }
-            Some(c) => Cluster::open(&env.clusters, &c.name).ok(),
-            None => None,
-        };
-        let outcome = run_steps_on(p, env, &stop, cluster.as_ref());
-        if let Some(c) = &cluster
-            && !(last && env.keep)
-        {
-            println!("━━ stopping cluster {}", c.name());
-            if let Err(e) = c.stop(&StopOptions::default()) {
-                eprintln!("warning: stopping {}: {e}", c.name());
-            }
+        let keep = i + 1 == m.envs.len() && opts.keep;
+        let env_steps = run_env(p, ctx, opts, keep).map_err(|e| match label {
+            Some(label) if m.envs.len() > 1 => ScenarioError::Environment {
+                label: label.to_string(),
+                source: Box::new(e),
+            },
+            _ => e,
+        })?;
+        steps.extend(env_steps);
+    }
+    let report = match m.report {
+        true => {
+            let outs = m
+                .envs
+                .iter()
+                .flat_map(|p| p.steps.iter().map(|s| s.out.clone()))
+                .collect();
+            report(ctx, &m.dir, outs, &m.deployments)?
         }
-        outcome?;
-    }
-    if m.report {
-        let outs: Vec<PathBuf> = m
-            .envs
-            .iter()
-            .flat_map(|p| p.steps.iter().map(|s| s.out.clone()))
-            .collect();
-        report(&m.dir, outs, &m.deployments)?;
-    }
-    let took = started.elapsed().as_secs_f64();
-    println!(
-        "took {:.1} min (estimated {:.1} min); results: {}",
-        took / 60.0,
-        estimate / 60.0,
-        m.dir.display()
-    );
+        false => None,
+    };
+    let took_s = started.elapsed().as_secs_f64();
+    ctx.emit(Event::Finished {
+        took_s,
+        estimate_s,
+        dir: &m.dir,
+    });
     let timing =
-        serde_json::json!({"estimate_s": estimate, "actual_s": took, "resumed": env.resume});
-    crate::fsutil::write_json(&m.dir.join("timing.json"), &timing)
-        .with_context(|| format!("writing {}", m.dir.display()))?;
-    Ok(())
+        serde_json::json!({"estimate_s": estimate_s, "actual_s": took_s, "resumed": opts.resume});
+    let timing_path = m.dir.join("timing.json");
+    crate::fsutil::write_json(&timing_path, &timing)
+        .map_err(|e| ScenarioError::io("writing", &timing_path, e))?;
+    Ok(ScenarioOutcome {
+        dir: m.dir.clone(),
+        steps,
+        report,
+        took_s,
+        estimate_s,
+    })
+}
+
+/// One environment: its cluster leased (a scenario of scaling steps alone needs none of its
+/// own, and one left running is stopped: the steps need the host to themselves), its steps,
+/// its cluster released.
+fn run_env(
+    p: &Plan,
+    ctx: &Context,
+    opts: RunOptions,
+    keep: bool,
+) -> Result<Vec<StepOutcome>, ScenarioError> {
+    let lease = match &p.cluster {
+        Some(c) if needs_cluster(p) => Some(lease(ctx, &c.name, &c.options)?),
+        Some(c) => Cluster::open(&ctx.clusters, &c.name)
+            .ok()
+            .map(|cluster| Lease { cluster }),
+        None => None,
+    };
+    let outcome = run_steps_on(p, ctx, opts, lease.as_ref().map(|l| &l.cluster));
+    if let Some(l) = lease {
+        release(ctx, l, keep);
+    }
+    outcome
 }
 
 /// Whether a step's result is already complete (for `--resume`).
@@ -333,7 +366,7 @@ fn run_complete(command: &str, r: &crate::result::RunResult) -> bool {
 
 /// The step as it runs: values of earlier results filled in, and an interrupted capacity
 /// search continued when resuming.
-fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
+fn step_to_run(s: &PlannedStep, opts: RunOptions) -> Result<Step, ScenarioError> {
     let mut step = if s.deferred {
         // Checked with a stand-in when planned: check the real values.
         let step = make_step(
@@ -349,7 +382,7 @@ fn step_to_run(s: &PlannedStep, env: &Env) -> anyhow::Result<Step> {
     } else {
         s.step.clone()
     };
-    if env.resume && s.out.exists() {
+    if opts.resume && s.out.exists() {
         match &mut step {
             Step::Capacity(c) => c.search.resume = true,
             // Keeps the sizes searched and continues an interrupted one.
@@ -367,73 +400,114 @@ fn needs_cluster(p: &Plan) -> bool {
 
 /// Runs one environment's steps; the caller has checked the plan ([`check`]) and started
 /// what they run on.
-pub fn run_steps(plan: &Plan, env: &Env, stop: &AtomicBool) -> anyhow::Result<()> {
-    run_steps_on(plan, env, stop, None)
+pub fn run_steps(
+    plan: &Plan,
+    ctx: &Context,
+    opts: RunOptions,
+) -> Result<Vec<StepOutcome>, ScenarioError> {
+    run_steps_on(plan, ctx, opts, None)
 }
 
 /// Runs one environment's steps with its local `cluster` running for each step, except for
 /// a scaling step, which has the host to itself: the cluster is stopped for it.
 fn run_steps_on(
     plan: &Plan,
-    env: &Env,
-    stop: &AtomicBool,
+    ctx: &Context,
+    opts: RunOptions,
     cluster: Option<&Cluster>,
-) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&plan.dir)
-        .with_context(|| format!("creating {}", plan.dir.display()))?;
-    let n = plan.steps.len();
+) -> Result<Vec<StepOutcome>, ScenarioError> {
+    std::fs::create_dir_all(&plan.dir).map_err(|e| ScenarioError::io("creating", &plan.dir, e))?;
+    let count = plan.steps.len();
+    let mut outcomes = Vec::new();
     for (i, s) in plan.steps.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            bail!(
-                "interrupted before step {} ({}); earlier results are kept",
-                i + 1,
-                s.name
-            );
+        let index = i + 1;
+        if ctx.cancel.is_cancelled() {
+            return Err(ScenarioError::Interrupted {
+                when: format!("before step {index} ({})", s.name),
+                kept: "earlier results are kept".into(),
+            });
         }
-        if env.resume && complete(s) {
-            println!("━━ step {}/{n} {}: done before, kept", i + 1, s.name);
+        if opts.resume && complete(s) {
+            ctx.emit(Event::StepKept {
+                index,
+                count,
+                name: &s.name,
+            });
+            outcomes.push(StepOutcome {
+                name: s.name.clone(),
+                out: Some(s.out.clone()),
+                outcome: Outcome::read(&s.out)?,
+                kept: true,
+            });
             continue;
         }
-        let step = step_to_run(s, env).with_context(|| format!("step {} ({})", i + 1, s.name))?;
+        let step = step_to_run(s, opts).map_err(|e| e.in_step(index, &s.name))?;
         if let Some(c) = cluster {
-            let running = c.running_addresses().len();
-            match &step {
-                Step::Scaling(_) if running > 0 => {
-                    println!("━━ stopping cluster {} for the scaling step", c.name());
-                    c.stop(&StopOptions::default())
-                        .map_err(with_tail)
-                        .with_context(|| format!("stopping cluster {}", c.name()))?;
-                }
-                Step::Scaling(_) => {}
-                _ if running < c.nodes().len() => start(c, StartOptions::default())
-                    .with_context(|| format!("starting cluster {}", c.name()))?,
-                _ => {}
-            }
+            ready_for(&step, c, ctx).map_err(|e| e.in_step(index, &s.name))?;
         }
-        println!("━━ step {}/{n} {}: {}", i + 1, s.name, step.describe());
-        step.run(&env.clusters)
-            .with_context(|| format!("step {} ({})", i + 1, s.name))?;
-        if stop.load(Ordering::Relaxed) {
-            bail!(
-                "interrupted in step {} ({}); its result and earlier ones are kept",
-                i + 1,
-                s.name
-            );
+        let command_line = step.describe();
+        ctx.emit(Event::StepStarted {
+            index,
+            count,
+            name: &s.name,
+            command_line: &command_line,
+            quiet: step.run_spec().is_some_and(|r| r.quiet),
+        });
+        let outcome = step.run(ctx).map_err(|e| e.in_step(index, &s.name))?;
+        outcomes.push(StepOutcome {
+            name: s.name.clone(),
+            out: step.out().map(Path::to_path_buf),
+            outcome,
+            kept: false,
+        });
+        if ctx.cancel.is_cancelled() {
+            return Err(ScenarioError::Interrupted {
+                when: format!("in step {index} ({})", s.name),
+                kept: "its result and earlier ones are kept".into(),
+            });
         }
+    }
+    Ok(outcomes)
+}
+
+/// The environment's cluster as `step` needs it: stopped for a scaling step, every node up
+/// for the others.
+fn ready_for(step: &Step, c: &Cluster, ctx: &Context) -> Result<(), ScenarioError> {
+    let running = c.running_addresses().len();
+    match step {
+        Step::Scaling(_) if running > 0 => {
+            ctx.emit(Event::Cluster(ClusterEvent::Stopping {
+                name: c.name(),
+                for_scaling: true,
+            }));
+            c.stop(&StopOptions::default())
+                .map_err(|e| with_tail(ctx, e.into()))
+                .doing(|| format!("stopping cluster {}", c.name()))?;
+        }
+        Step::Scaling(_) => {}
+        _ if running < c.nodes().len() => {
+            let lease = Lease { cluster: c.clone() };
+            lease
+                .start(&mut |e| lease_event(ctx, &e))
+                .map_err(|e| with_tail(ctx, e.into()))
+                .doing(|| format!("starting cluster {}", c.name()))?;
+        }
+        _ => {}
     }
     Ok(())
 }
 
-/// Writes `report.txt` and `report.html` of the results that exist among `outs`, and prints
-/// the text.
+/// Writes `report.txt` and `report.html` of the results that exist among `outs`; the context
+/// hears the text. The text report's path, when there was anything to report.
 pub fn report(
+    ctx: &Context,
     dir: &Path,
     outs: Vec<PathBuf>,
     deployments: &[crate::report::cost::Deployment],
-) -> anyhow::Result<()> {
+) -> Result<Option<PathBuf>, ScenarioError> {
     let results: Vec<PathBuf> = outs.into_iter().filter(|p| p.exists()).collect();
     if results.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let (txt, html) = (dir.join("report.txt"), dir.join("report.html"));
     let r = ReportStep {
@@ -445,12 +519,14 @@ pub fn report(
         deployment: deployments.to_vec(),
         catalog: None,
     };
-    println!("━━ report: {} and {}", txt.display(), html.display());
-    super::steps::report::run(&r).context("writing the report")?;
-    if let Ok(t) = std::fs::read_to_string(&txt) {
-        print!("{t}");
-    }
-    Ok(())
+    super::steps::report::run(&r).doing(|| "writing the report".to_string())?;
+    let text = std::fs::read_to_string(&txt).unwrap_or_default();
+    ctx.emit(Event::Report {
+        txt: &txt,
+        html: &html,
+        text: &text,
+    });
+    Ok(Some(txt))
 }
 
 #[cfg(test)]

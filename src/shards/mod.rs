@@ -1,6 +1,7 @@
 //! One run split over several loader processes (shards): merging their results, HDR logs and
 //! ledgers into one run.
 
+pub mod launch;
 pub mod merge;
 
 use std::path::PathBuf;

@@ -239,6 +239,53 @@ impl LoadSpec {
     }
 }
 
+/// A run id: 1-63 of a-z 0-9 . _ -, beginning and ending with a letter or digit (it names
+/// files and table rows, and is a Kubernetes label value).
+pub fn parse_run_id(s: &str) -> Result<String, crate::error::Invalid> {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let ok = (1..=63).contains(&s.len())
+        && s.chars().all(|c| alnum(c) || matches!(c, '.' | '_' | '-'))
+        && s.starts_with(alnum)
+        && s.ends_with(alnum);
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(crate::invalid!(
+            "'{s}' is not a run id: 1-63 of a-z 0-9 . _ -, beginning and ending with a letter or digit (e.g. run-0412)"
+        ))
+    }
+}
+
+/// The latest start time accepted: 2100-01-01T00:00:00Z. A later one is a slip (Unix
+/// milliseconds given as seconds would be tens of thousands of years ahead).
+const LATEST_START_UNIX_S: f64 = 4_102_444_800.0;
+
+/// A wall-clock instant: RFC 3339 (`2026-11-24T13:00:00Z`) or Unix seconds, before 2100.
+pub fn parse_start_at(s: &str) -> Result<f64, crate::error::Invalid> {
+    let t = s.trim();
+    let at = if let Ok(v) = t.parse::<f64>() {
+        Some(v).filter(|v| v.is_finite() && *v > 0.0)
+    } else {
+        humantime::parse_rfc3339_weak(t)
+            .ok()
+            .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs_f64())
+    };
+    match at {
+        Some(v) if v < LATEST_START_UNIX_S => Ok(v),
+        Some(v) if v / 1000.0 < LATEST_START_UNIX_S => Err(crate::invalid!(
+            "'{s}' is not a start time: it is after 2100 as seconds; in Unix seconds it would be {:.0} (milliseconds are not taken)",
+            (v / 1000.0).floor()
+        )),
+        Some(_) => Err(crate::invalid!(
+            "'{s}' is not a start time: it is after 2100; give RFC 3339 (e.g. 2026-11-24T13:00:00Z) or Unix seconds"
+        )),
+        None => Err(crate::invalid!(
+            "'{s}' is not a start time: give RFC 3339 (e.g. 2026-11-24T13:00:00Z) or Unix seconds"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +348,23 @@ mod tests {
         assert!(parse_rate("-5").is_err());
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("inf").is_err());
+    }
+
+    #[test]
+    fn start_times_are_seconds_or_rfc3339_before_2100() {
+        assert_eq!(parse_start_at("1795314605").unwrap(), 1_795_314_605.0);
+        assert_eq!(
+            parse_start_at("2026-11-22T02:30:05Z").unwrap(),
+            1_795_314_605.0
+        );
+        let e = parse_start_at("1795314605000").unwrap_err();
+        assert!(e.contains("would be 1795314605"), "{e}");
+        assert!(parse_start_at("2e19").unwrap_err().contains("after 2100"));
+        assert!(parse_start_at("soon").is_err());
+        assert!(parse_start_at("-5").is_err());
+        assert!(parse_run_id("run-0412").is_ok());
+        for bad in ["", "Run", "-a", "a-", &"a".repeat(64), "a/b"] {
+            assert!(parse_run_id(bad).is_err(), "{bad:?}");
+        }
     }
 }

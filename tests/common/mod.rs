@@ -60,7 +60,8 @@ impl TestCluster {
     pub fn create(spec: ClusterSpec) -> TestCluster {
         let lock = CLUSTER_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let root = tempfile::tempdir().unwrap();
-        let cluster = Cluster::create(root.path(), spec).expect("create cluster");
+        let cluster = Cluster::create(root.path(), spec, &cqlbench::cli::toolchain())
+            .expect("create cluster");
         TestCluster {
             cluster: Some(cluster),
             _root: root,

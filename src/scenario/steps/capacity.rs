@@ -1,19 +1,20 @@
 //! The `capacity` step (`cqlbench capacity WORKLOAD`): the step-by-step capacity search of
 //! reference 001, with each overload criterion as a key (or flag).
 
-use std::path::Path;
 use std::time::Duration;
 
-use anyhow::bail;
 use clap::Args;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::de;
 use super::run::RunStep;
+use super::{argv, de};
+use crate::error::Invalid;
 use crate::result::capacity::{
     CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, Settle,
 };
-use crate::scenario::capacity::{self, Progress};
+use crate::scenario::capacity;
+use crate::scenario::event::Event;
+use crate::scenario::{Context, ScenarioError};
 use crate::spec::load::parse_rate;
 use crate::spec::{OpKind, parse_duration};
 
@@ -68,7 +69,7 @@ fn default_min_achieved() -> String {
 }
 
 /// How the capacity search steps, and when a step is overloaded.
-#[derive(Debug, Clone, Args, Deserialize)]
+#[derive(Debug, Clone, Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CapacitySearch {
     /// Rate of the first step (ops/s).
@@ -85,11 +86,19 @@ pub struct CapacitySearch {
     pub increment: Option<f64>,
     /// Length of each step, warmup included.
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
-    #[serde(default = "default_step", deserialize_with = "de::duration")]
+    #[serde(
+        default = "default_step",
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
+    )]
     pub step: Duration,
     /// Leading part of each step left out of its figures.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    #[serde(default = "default_step_warmup", deserialize_with = "de::duration")]
+    #[serde(
+        default = "default_step_warmup",
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
+    )]
     pub step_warmup: Duration,
     /// Give up after this many steps (the verdict then names no failing step).
     #[arg(long, default_value_t = 20)]
@@ -106,13 +115,21 @@ pub struct CapacitySearch {
     pub settle_pending: f64,
     /// … or this long, whichever comes first.
     #[arg(long, value_parser = parse_duration, default_value = "5m")]
-    #[serde(default = "default_settle_timeout", deserialize_with = "de::duration")]
+    #[serde(
+        default = "default_settle_timeout",
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
+    )]
     pub settle_timeout: Duration,
 
     /// Latency bound OP:PERCENTILE:LIMIT, repeatable; OP is read, write, range or all; e.g.
     /// read:p50:20ms (reference 001) [default: read:p50:20ms and all:p99:500ms].
     #[arg(long, value_parser = parse_latency_bound)]
-    #[serde(default, deserialize_with = "de::latency_bounds")]
+    #[serde(
+        default,
+        deserialize_with = "de::latency_bounds",
+        serialize_with = "argv::list_display"
+    )]
     pub max_latency: Vec<LatencyBound>,
     /// Overloaded when a node has more than this many pending compactions (off to disable) …
     #[arg(long, default_value = "20")]
@@ -120,7 +137,11 @@ pub struct CapacitySearch {
     pub max_pending: String,
     /// … this long after the step (reference 001: one minute).
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
-    #[serde(default = "default_pending_after", deserialize_with = "de::duration")]
+    #[serde(
+        default = "default_pending_after",
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
+    )]
     pub pending_after: Duration,
     /// Overloaded when a node's mean CPU over the step is above this share of its CPUs (off to disable).
     #[arg(long, default_value = "90%")]
@@ -178,7 +199,7 @@ pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, crate::error::Invali
 }
 
 /// `off`, a number, or a percentage (as a fraction when `percent`).
-fn parse_limit(flag: &str, s: &str, percent: bool) -> anyhow::Result<Option<f64>> {
+fn parse_limit(flag: &str, s: &str, percent: bool) -> Result<Option<f64>, Invalid> {
     let t = s.trim();
     if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("none") {
         return Ok(None);
@@ -190,34 +211,42 @@ fn parse_limit(flag: &str, s: &str, percent: bool) -> anyhow::Result<Option<f64>
     let v: f64 = num
         .trim()
         .parse()
-        .map_err(|_| anyhow::anyhow!("--{flag} '{s}': expected a number, a percentage or off"))?;
+        .map_err(|_| crate::invalid!("--{flag} '{s}': expected a number, a percentage or off"))?;
     if !v.is_finite() || v < 0.0 {
-        bail!("--{flag} '{s}': must not be negative");
+        return Err(crate::invalid!("--{flag} '{s}': must not be negative"));
     }
     Ok(Some(match (percent, share) {
         (true, true) => v / 100.0,
-        (true, false) if v > 1.0 => bail!("--{flag} '{s}': give a share as 0.9 or 90%"),
+        (true, false) if v > 1.0 => {
+            return Err(crate::invalid!(
+                "--{flag} '{s}': give a share as 0.9 or 90%"
+            ));
+        }
         _ => v,
     }))
 }
 
 impl CapacitySearch {
     /// The search spec (and the checks of every value).
-    pub fn spec(&self) -> anyhow::Result<CapacitySpec> {
+    pub fn spec(&self) -> Result<CapacitySpec, Invalid> {
         if self.increment.is_some() && self.factor != default_factor() {
-            bail!("give --factor or --increment, not both");
+            return Err(crate::invalid!("give --factor or --increment, not both"));
         }
         if !(self.factor > 1.0 && self.factor.is_finite()) && self.increment.is_none() {
-            bail!("--factor must be above 1 (or give --increment)");
+            return Err(crate::invalid!(
+                "--factor must be above 1 (or give --increment)"
+            ));
         }
         if !(self.settle_pending >= 0.0 && self.settle_pending.is_finite()) {
-            bail!("--settle-pending must be a number of compactions (0 or more)");
+            return Err(crate::invalid!(
+                "--settle-pending must be a number of compactions (0 or more)"
+            ));
         }
         if self.step_warmup >= self.step {
-            bail!("--step-warmup must be shorter than --step");
+            return Err(crate::invalid!("--step-warmup must be shorter than --step"));
         }
         if self.max_steps == 0 {
-            bail!("--max-steps must be at least 1");
+            return Err(crate::invalid!("--max-steps must be at least 1"));
         }
         let latency = if self.max_latency.is_empty() {
             vec![
@@ -254,28 +283,51 @@ impl CapacitySearch {
 }
 
 impl CapacityStep {
+    /// The step as the arguments of `capacity` that make it again (every option set).
+    pub fn args(&self) -> Vec<String> {
+        let mut a = self.run.args("capacity");
+        a.extend(argv::part_flags(&self.search, None));
+        a
+    }
+
+    /// [`Self::args`] without the options left at their defaults.
+    pub fn args_shown(&self, command: &str) -> Vec<String> {
+        let defaults: CapacitySearch =
+            de::from_value(serde_yaml::Value::Mapping(Default::default()))
+                .expect("the defaults are a valid search");
+        let mut a = self.run.args_shown(command);
+        a.extend(argv::part_flags(&self.search, Some(&defaults)));
+        a
+    }
+
     /// The run step each search step runs: the start rate (each step sets its own), `--step`
     /// long with `--step-warmup`.
-    fn step_run(&self) -> anyhow::Result<(RunStep, CapacitySpec)> {
+    fn step_run(&self) -> Result<(RunStep, CapacitySpec), Invalid> {
         let a = self;
         if a.run.rate.is_some() || a.run.concurrency.is_some() {
-            bail!("capacity sets each step's rate: give --start-rate and --factor or --increment");
+            return Err(crate::invalid!(
+                "capacity sets each step's rate: give --start-rate and --factor or --increment"
+            ));
         }
         if a.run.duration.is_some() || a.run.ops.is_some() {
-            bail!("capacity steps last --step each (not --duration / --ops)");
+            return Err(crate::invalid!(
+                "capacity steps last --step each (not --duration / --ops)"
+            ));
         }
         if !a.run.fault.is_empty() {
-            bail!(
+            return Err(crate::invalid!(
                 "--fault is for run, throughput and latency (a capacity search's steps are short)"
-            );
+            ));
         }
         if a.run.shard.is_some() || a.run.loaders.is_some() {
-            bail!(
+            return Err(crate::invalid!(
                 "--shard and --loaders are for run, throughput and latency (a capacity search runs one client)"
-            );
+            ));
         }
         if a.search.resume && a.run.out.is_none() {
-            bail!("--resume continues the search in --out: give --out");
+            return Err(crate::invalid!(
+                "--resume continues the search in --out: give --out"
+            ));
         }
         let spec = a.search.spec()?;
         let mut run = a.run.clone();
@@ -287,144 +339,45 @@ impl CapacityStep {
     }
 
     /// Checks every value that can be checked without the cluster.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         self.step_run().map(|_| ())
     }
 }
 
-pub fn run(a: &CapacityStep, clusters: &Path) -> anyhow::Result<CapacityResult> {
+pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioError> {
     let (mut run, spec) = a.step_run()?;
     if run.out.is_none() {
-        run.out = Some(run.default_out("capacity"));
+        run.out = Some(run.default_out(ctx, "capacity"));
     }
-    let mut plan = run.to_plan(clusters)?;
+    let mut plan = run.to_plan(ctx)?;
     if a.search.resume {
         plan.rampup = None;
         plan.drop_keyspace = false;
     }
     if let Some(dir) = plan.out.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
     }
     if plan.metrics.endpoints.is_empty() {
-        println!(
-            "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction and node-CPU criteria cannot be measured"
-        );
+        ctx.emit(Event::CapacityWithoutMetrics);
     }
-    println!("capacity result: {}", plan.out.display());
-    let stop = crate::interrupt::flag();
-    let quiet = a.run.quiet;
-    let result = capacity::run(&plan, &spec, a.search.resume, stop, &mut |p| {
-        print_progress(&p, quiet)
+    let at = Event::ResultAt {
+        what: "capacity result",
+        path: &plan.out,
+    };
+    ctx.emit(at);
+    let result = capacity::run(&plan, &spec, a.search.resume, &ctx.cancel, &mut |p| {
+        ctx.emit(Event::Capacity(p))
     })?;
-    print_result(&result);
-    println!("capacity result: {}", plan.out.display());
+    ctx.emit(Event::CapacityDone { result: &result });
+    ctx.emit(Event::ResultAt {
+        what: "capacity result",
+        path: &plan.out,
+    });
     match &result.status {
-        CapacityStatus::Failed { reason } => bail!("the search failed: {reason}"),
+        CapacityStatus::Failed { reason } => Err(ScenarioError::RunEnded(format!(
+            "the search failed: {reason}"
+        ))),
         _ => Ok(result),
-    }
-}
-
-fn print_progress(p: &Progress, quiet: bool) {
-    match p {
-        Progress::Settling { pending } => println!(
-            "waiting for compactions to settle (pending: {})",
-            pending.map(|v| format!("{v:.0}")).unwrap_or("?".into())
-        ),
-        Progress::Settled { secs, pending } => println!(
-            "settled after {secs:.0}s (pending: {})",
-            pending.map(|v| format!("{v:.0}")).unwrap_or("?".into())
-        ),
-        Progress::StepStarted { index, rate } => println!("━━ step {index}: {rate:.0} ops/s"),
-        Progress::WaitingAfter { secs } => {
-            println!("waiting {secs:.0}s to read pending compactions after the step")
-        }
-        Progress::StepDone { step } => {
-            println!(
-                "step {}: {:.0} ops/s achieved of {:.0}: {}",
-                step.index,
-                step.summary.ops_per_s,
-                step.target_rate_per_s,
-                if step.passed { "passed" } else { "OVERLOADED" }
-            );
-            for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
-                println!(
-                    "  {:<10} {}: {}",
-                    c.outcome(),
-                    c.criterion,
-                    match (c.value, &c.unverified) {
-                        (Some(v), _) => format!("{v:.2}"),
-                        (None, Some(why)) => why.clone(),
-                        (None, None) => "n/a".into(),
-                    }
-                );
-            }
-        }
-        Progress::Run(e) => {
-            if !quiet && let crate::load::Event::Interval { phase, record } = e {
-                println!(
-                    "  {phase:<6} {:>5.0}s {:>8.0} ops/s{}",
-                    record.end_s,
-                    record.ops_per_s,
-                    if record.warmup { " (warmup)" } else { "" }
-                );
-            }
-        }
-    }
-}
-
-/// The steps table and the verdict.
-pub fn print_result(r: &CapacityResult) {
-    println!();
-    println!(
-        "{:>4} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7}  verdict",
-        "step", "target/s", "ops/s", "p50 ms", "p99 ms", "pending", "cpu %"
-    );
-    for s in &r.steps {
-        let opt = |v: Option<f64>| v.map(|v| format!("{v:.0}")).unwrap_or("-".into());
-        println!(
-            "{:>4} {:>10.0} {:>10.0} {:>9.2} {:>9.2} {:>8} {:>7}  {}",
-            s.index,
-            s.target_rate_per_s,
-            s.summary.ops_per_s,
-            s.summary.all.response.p50_ms,
-            s.summary.all.response.p99_ms,
-            opt(s.pending_after),
-            opt(s.node_cpu.map(|c| c * 100.0)),
-            if s.passed { "ok" } else { "overloaded" }
-        );
-    }
-    let Some(v) = &r.verdict else { return };
-    match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
-        (Some(p), Some(f)) => println!(
-            "capacity: {p:.0} ops/s passed ({:.0} achieved); {f:.0} ops/s failed: {}",
-            v.highest_passing_ops_per_s.unwrap_or(0.0),
-            v.failed.join("; ")
-        ),
-        (None, Some(f)) => println!(
-            "capacity: every step failed, down to {f:.0} ops/s{}: {}",
-            match r.status {
-                CapacityStatus::Interrupted => " before the search was interrupted",
-                _ if f <= CapacityResult::lowest_rate(&r.spec) =>
-                    " (the lowest rate the search tries)",
-                _ => " (--max-steps ended the search)",
-            },
-            v.failed.join("; ")
-        ),
-        (Some(p), None) => println!(
-            "capacity: at least {p:.0} ops/s: no step failed{}",
-            match r.status {
-                CapacityStatus::Interrupted =>
-                    " before the search was interrupted (--resume continues it)",
-                _ => " within --max-steps",
-            }
-        ),
-        (None, None) => println!("capacity: no step completed"),
-    }
-    for u in &v.unverified {
-        println!("unverified: {u}");
-    }
-    if r.status == CapacityStatus::Interrupted {
-        println!("the search was interrupted; completed steps are kept");
     }
 }
 

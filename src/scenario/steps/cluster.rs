@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
 use clap::Args;
 use serde::Deserialize;
 
 use super::de;
 use crate::cluster::dist;
+use crate::scenario::ScenarioError;
+use crate::scenario::error::refuse;
 use crate::spec::cluster::{CLUSTER_SPEC_VERSION, parse_dcs, validate_name};
 use crate::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB};
 
@@ -225,7 +226,11 @@ fn settings<'de, D: serde::Deserializer<'de>>(
 impl ClusterOptions {
     /// The spec of cluster `name` these options describe, to be created in `root` (which
     /// chooses the address prefix when the options do not).
-    pub fn spec_in(&self, name: &str, root: &std::path::Path) -> anyhow::Result<ClusterSpec> {
+    pub fn spec_in(
+        &self,
+        name: &str,
+        root: &std::path::Path,
+    ) -> Result<ClusterSpec, ScenarioError> {
         let mut spec = self.to_spec(name)?;
         if self.address_prefix.is_none() {
             spec.address_prefix = crate::cluster::free_address_prefix(root);
@@ -235,16 +240,16 @@ impl ClusterOptions {
 
     /// The spec of cluster `name` these options describe (the first address prefix, 127.0.0.,
     /// unless they give one).
-    pub fn to_spec(&self, name: &str) -> anyhow::Result<ClusterSpec> {
-        validate_name(name).map_err(anyhow::Error::msg)?;
+    pub fn to_spec(&self, name: &str) -> Result<ClusterSpec, ScenarioError> {
+        validate_name(name)?;
         let dcs: Vec<DcSpec> = match &self.dcs {
             Some(d) => d.clone(),
             None => {
                 if self.nodes == 0 {
-                    bail!("--nodes must be at least 1");
+                    refuse!("--nodes must be at least 1");
                 }
                 if self.racks == 0 || self.racks > self.nodes {
-                    bail!("--racks must be between 1 and --nodes ({})", self.nodes);
+                    refuse!("--racks must be between 1 and --nodes ({})", self.nodes);
                 }
                 vec![DcSpec {
                     name: "dc1".into(),
@@ -254,13 +259,13 @@ impl ClusterOptions {
             }
         };
         if self.cassandra_home.is_some() && self.cassandra_version != default_version() {
-            bail!("give --version or --cassandra-home, not both");
+            refuse!("give --version or --cassandra-home, not both");
         }
         let cassandra = match &self.cassandra_home {
             Some(p) => CassandraSource::Home {
                 path: p
                     .canonicalize()
-                    .with_context(|| format!("--cassandra-home {}", p.display()))?,
+                    .map_err(|e| ScenarioError::io("--cassandra-home", p, e))?,
             },
             None => CassandraSource::Maven {
                 version: self.cassandra_version.clone(),
@@ -295,7 +300,8 @@ impl ClusterOptions {
     fn storage_by_dc(
         &self,
         dcs: &[DcSpec],
-    ) -> anyhow::Result<std::collections::BTreeMap<String, crate::spec::storage::DiskClass>> {
+    ) -> Result<std::collections::BTreeMap<String, crate::spec::storage::DiskClass>, ScenarioError>
+    {
         let mut out = std::collections::BTreeMap::new();
         if self.storage.is_empty() {
             return Ok(out);
@@ -308,19 +314,19 @@ impl ClusterOptions {
                 Some(dc) => {
                     if !dcs.iter().any(|d| &d.name == dc) {
                         let names: Vec<&str> = dcs.iter().map(|d| d.name.as_str()).collect();
-                        bail!(
+                        refuse!(
                             "--storage '{}': the cluster has no data centre '{dc}' (it has {})",
                             arg.text,
                             names.join(", ")
                         );
                     }
                     if out.insert(dc.clone(), class).is_some() {
-                        bail!("--storage: data centre '{dc}' is given twice");
+                        refuse!("--storage: data centre '{dc}' is given twice");
                     }
                 }
                 None => {
                     if default.replace(class).is_some() {
-                        bail!("--storage: more than one without DC=: name the data centres");
+                        refuse!("--storage: more than one without DC=: name the data centres");
                     }
                 }
             }
@@ -335,10 +341,11 @@ impl ClusterOptions {
 
     /// Checks the options as `cluster create` would, without creating anything: the spec, and
     /// the topology plan on this host (heap and CPUs per node against the host's).
-    pub fn validate(&self, name: &str) -> anyhow::Result<()> {
+    pub fn validate(&self, name: &str) -> Result<(), ScenarioError> {
         let spec = self.to_spec(name)?;
         let host = crate::host::HostFacts::read();
-        crate::cluster::plan::plan(&spec, host.ram_bytes, host.cores)?;
+        crate::cluster::plan::plan(&spec, host.ram_bytes, host.cores)
+            .map_err(crate::cluster::ClusterError::from)?;
         Ok(())
     }
 }

@@ -2,19 +2,20 @@
 //! `--times-ram N` × their RAM or `--bytes SIZE` each, then wait for compactions (reference
 //! 001's first two steps).
 
-use std::path::Path;
 use std::time::Duration;
 
-use anyhow::bail;
 use clap::Args;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::de;
-use super::run::{RunStep, print_final};
-use crate::load::Event;
+use super::run::RunStep;
+use super::{argv, de};
+use crate::error::Invalid;
 use crate::result::{RunResult, Warning};
+use crate::scenario::error::refuse;
+use crate::scenario::event::{Event, FillEvent};
 use crate::scenario::fill::Watcher;
 use crate::scenario::wait_for_pending;
+use crate::scenario::{Context, ScenarioError};
 use crate::spec::{MiB, Ratio, Stop, parse_duration};
 
 /// A fill step: the run (workload, target) and how full to make the nodes.
@@ -37,7 +38,7 @@ fn default_compaction_timeout() -> Duration {
     Duration::from_secs(30 * 60)
 }
 
-#[derive(Debug, Clone, Args, Deserialize)]
+#[derive(Debug, Clone, Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FillOptions {
     /// Fill until each node holds this many times its RAM (reference 001: 5).
@@ -46,17 +47,26 @@ pub struct FillOptions {
     pub times_ram: Option<f64>,
     /// A node's RAM for --times-ram [default: local nodes share the host's RAM equally].
     #[arg(long)]
-    #[serde(default, deserialize_with = "de::opt_parsed")]
+    #[serde(
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "argv::opt_display"
+    )]
     pub node_ram: Option<MiB>,
     /// Fill until each node holds this much data, e.g. 200M or 10G.
     #[arg(long)]
-    #[serde(default, deserialize_with = "de::opt_parsed")]
+    #[serde(
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "argv::opt_display"
+    )]
     pub bytes: Option<MiB>,
     /// Then wait at most this long for pending compactions to reach zero.
     #[arg(long, value_parser = parse_duration, default_value = "30m")]
     #[serde(
         default = "default_compaction_timeout",
-        deserialize_with = "de::duration"
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
     )]
     pub compaction_timeout: Duration,
 }
@@ -67,31 +77,45 @@ const FILL_ROWS: u64 = 1 << 40;
 impl FillStep {
     /// The run the fill is: writes only, new rows, until the target (a day at most unless
     /// --duration says).
-    fn fill_run(&self) -> anyhow::Result<RunStep> {
+    fn fill_run(&self) -> Result<RunStep, Invalid> {
         let a = self;
         if a.run.ratio.is_some() {
-            bail!("fill writes only: drop --ratio");
+            return Err(crate::invalid!("fill writes only: drop --ratio"));
         }
         if !a.run.fault.is_empty() {
-            bail!("--fault is for run, throughput and latency, not a fill");
+            return Err(crate::invalid!(
+                "--fault is for run, throughput and latency, not a fill"
+            ));
         }
         if a.run.shard.is_some() || a.run.loaders.is_some() {
-            bail!("--shard and --loaders are for run, throughput and latency, not a fill");
+            return Err(crate::invalid!(
+                "--shard and --loaders are for run, throughput and latency, not a fill"
+            ));
         }
         if a.run.ops.is_some() {
-            bail!("fill stops at a data size: drop --ops (--duration bounds it in time)");
+            return Err(crate::invalid!(
+                "fill stops at a data size: drop --ops (--duration bounds it in time)"
+            ));
         }
         match (a.fill.times_ram, a.fill.bytes) {
-            (Some(_), Some(_)) => bail!("give --times-ram or --bytes, not both"),
-            (None, None) => bail!("give --times-ram N (× a node's RAM) or --bytes SIZE"),
-            (Some(t), None) if !(t > 0.0 && t.is_finite()) => {
-                bail!("--times-ram must be above zero")
+            (Some(_), Some(_)) => {
+                return Err(crate::invalid!("give --times-ram or --bytes, not both"));
             }
-            (None, Some(b)) if b.0 == 0 => bail!("--bytes must be above zero"),
+            (None, None) => {
+                return Err(crate::invalid!(
+                    "give --times-ram N (× a node's RAM) or --bytes SIZE"
+                ));
+            }
+            (Some(t), None) if !(t > 0.0 && t.is_finite()) => {
+                return Err(crate::invalid!("--times-ram must be above zero"));
+            }
+            (None, Some(b)) if b.0 == 0 => {
+                return Err(crate::invalid!("--bytes must be above zero"));
+            }
             _ => {}
         }
         let mut run = a.run.clone();
-        run.ratio = Some("write=1".parse::<Ratio>().map_err(anyhow::Error::msg)?);
+        run.ratio = Some("write=1".parse::<Ratio>()?);
         run.skip_rampup = true;
         run.rows = FILL_ROWS;
         // The fill ends at the target; --duration (default: a day) only bounds it.
@@ -100,112 +124,130 @@ impl FillStep {
         Ok(run)
     }
 
+    /// The step as the arguments of `fill` that make it again (every option set).
+    pub fn args(&self) -> Vec<String> {
+        let mut a = self.run.args("fill");
+        a.extend(argv::part_flags(&self.fill, None));
+        a
+    }
+
     /// Checks every value that can be checked without the cluster.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<(), Invalid> {
         self.fill_run().map(|_| ())
     }
 }
 
-pub fn run(a: &FillStep, clusters: &Path) -> anyhow::Result<RunResult> {
+pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     let mut run = a.fill_run()?;
-    let target = target_bytes(a, clusters)?;
+    let target = target_bytes(a, ctx)?;
     if run.out.is_none() {
-        run.out = Some(run.default_out("fill"));
+        run.out = Some(run.default_out(ctx, "fill"));
     }
-    let mut plan = run.to_plan(clusters)?;
+    let mut plan = run.to_plan(ctx)?;
     let endpoints = plan.metrics.endpoints.clone();
     if endpoints.is_empty() {
-        bail!(
+        refuse!(
             "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
         );
     }
     plan.sequential_main = true;
     plan.end_on_node_death = true;
     if let Some(dir) = plan.out.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
     }
     let mib = |b: f64| b / 1_048_576.0;
-    println!(
-        "filling until the nodes hold {:.0} MiB each (mean load); result: {}",
-        mib(target),
-        plan.out.display()
-    );
+    ctx.emit(Event::Fill(FillEvent::Started {
+        target_mib: mib(target),
+        out: &plan.out,
+    }));
+    let sink = ctx.clone();
     let watcher = Watcher::start(endpoints.clone(), target, move |load| {
-        println!(
-            "  mean node load {:.1} MiB of {:.0} MiB",
-            mib(load),
-            mib(target)
-        );
+        sink.emit(Event::Fill(FillEvent::NodeLoad {
+            mib: mib(load),
+            target_mib: mib(target),
+        }));
     });
     plan.until = Some(watcher.until.clone());
-    let stop = crate::interrupt::flag();
-    let quiet = run.quiet;
-    let result = crate::load::run(&plan, stop.clone(), &mut |e| {
-        if let Event::Interval { record, .. } = e
-            && !quiet
+    let result = crate::load::run(&plan, ctx.cancel.flag(), &mut |e| {
+        if let crate::load::Event::Interval { record, .. } = e
             && (record.end_s as u64).is_multiple_of(5)
         {
-            println!(
-                "  {:>6.0}s {:>9.0} writes/s",
-                record.end_s, record.ops_per_s
-            );
+            ctx.emit(Event::Fill(FillEvent::Writing {
+                at_s: record.end_s,
+                ops_per_s: record.ops_per_s,
+            }));
         }
     });
     let reached = watcher.until.load(std::sync::atomic::Ordering::Relaxed);
     let last = watcher.finish();
     let result = result?;
-    print_final(&result);
+    ctx.emit(Event::RunDone { result: &result });
     if let Some(w) = result
         .warnings
         .iter()
         .find(|w| matches!(w, Warning::NodeDied { .. }))
     {
-        bail!("the fill stopped: {w} (result: {})", plan.out.display());
+        return Err(ScenarioError::RunEnded(format!(
+            "the fill stopped: {w} (result: {})",
+            plan.out.display()
+        )));
     }
-    let written = result
+    let rows = result
         .phases
         .iter()
         .map(|p| p.summary.as_ref().map_or(0, |s| s.ok))
         .sum::<u64>();
-    println!(
-        "wrote {written} rows (cycles 0..{written}: later runs read them with --rows {written} --skip-rampup); mean node load {:.1} MiB",
-        mib(last.unwrap_or(0.0))
-    );
-    if !reached {
-        if let Stop::Duration { secs } = plan.main.stop
-            && !stop.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            println!("the target was not reached within {secs:.0}s");
-        }
-        println!("result: {}", plan.out.display());
-        return Ok(result);
+    ctx.emit(Event::Fill(FillEvent::Wrote {
+        rows,
+        mean_mib: mib(last.unwrap_or(0.0)),
+    }));
+    if reached {
+        wait_for_compactions(a, ctx, &endpoints);
+    } else if let Stop::Duration { secs } = plan.main.stop
+        && !ctx.cancel.is_cancelled()
+    {
+        ctx.emit(Event::Fill(FillEvent::NotReached { within_s: secs }));
     }
-    println!(
-        "waiting for compactions to finish (at most {:?})",
-        a.fill.compaction_timeout
-    );
-    // Progress every 10 s.
-    let mut next_report = std::time::Instant::now();
-    let w = wait_for_pending(&endpoints, 0.0, a.fill.compaction_timeout, &stop, |p| {
-        if std::time::Instant::now() >= next_report {
-            println!("  pending compactions: {:.0}", p.unwrap_or(0.0));
-            next_report = std::time::Instant::now() + Duration::from_secs(10);
-        }
+    ctx.emit(Event::ResultAt {
+        what: "result",
+        path: &plan.out,
     });
-    let (waited, pending) = (w.waited, w.last);
-    match pending {
-        Some(p) if p > 0.0 => println!(
-            "compactions not finished after {:.0}s: {p:.0} pending",
-            waited.as_secs_f64()
-        ),
-        _ => println!("compactions finished after {:.0}s", waited.as_secs_f64()),
-    }
-    println!("result: {}", plan.out.display());
     Ok(result)
 }
 
+/// Waits for pending compactions to reach zero (at most `--compaction-timeout`), telling the
+/// context every 10 s.
+fn wait_for_compactions(
+    a: &FillStep,
+    ctx: &Context,
+    endpoints: &[crate::metrics::sampler::Endpoint],
+) {
+    ctx.emit(Event::Fill(FillEvent::WaitingForCompactions {
+        timeout_s: a.fill.compaction_timeout.as_secs_f64(),
+    }));
+    let mut next_report = std::time::Instant::now();
+    let w = wait_for_pending(
+        endpoints,
+        0.0,
+        a.fill.compaction_timeout,
+        &ctx.cancel,
+        |p| {
+            if std::time::Instant::now() >= next_report {
+                ctx.emit(Event::Fill(FillEvent::Pending {
+                    compactions: p.unwrap_or(0.0),
+                }));
+                next_report = std::time::Instant::now() + Duration::from_secs(10);
+            }
+        },
+    );
+    ctx.emit(Event::Fill(FillEvent::Compacted {
+        after_s: w.waited.as_secs_f64(),
+        pending: w.last,
+    }));
+}
+
 /// The per-node data size to reach, bytes.
-fn target_bytes(a: &FillStep, clusters: &Path) -> anyhow::Result<f64> {
+fn target_bytes(a: &FillStep, ctx: &Context) -> Result<f64, ScenarioError> {
     if let Some(b) = a.fill.bytes {
         return Ok(b.0 as f64 * 1_048_576.0);
     }
@@ -213,11 +255,11 @@ fn target_bytes(a: &FillStep, clusters: &Path) -> anyhow::Result<f64> {
     let ram = match (a.fill.node_ram, &a.run.cluster) {
         (Some(r), _) => r.0 as f64 * 1_048_576.0,
         (None, Some(name)) => {
-            let c = crate::cluster::Cluster::open(clusters, name)?;
+            let c = crate::cluster::Cluster::open(&ctx.clusters, name)?;
             let host = crate::host::HostFacts::read().ram_bytes as f64;
             host / c.nodes().len().max(1) as f64
         }
-        (None, None) => bail!("--times-ram needs --node-ram for a remote cluster"),
+        (None, None) => refuse!("--times-ram needs --node-ram for a remote cluster"),
     };
     Ok(times * ram)
 }

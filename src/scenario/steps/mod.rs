@@ -1,8 +1,11 @@
 //! Typed step specs: what each step of a scenario (and each cqlbench command) does. One type per
 //! step is both the command line (`clap::Args`, flags) and the scenario-file step (`serde`,
 //! keys named as the flags, unknown keys refused); values go through the same parsers either
-//! way, and `validate` refuses what the command would refuse, before anything starts.
+//! way, and `validate` refuses what the command would refuse, before anything starts. A step
+//! runs with a [`Context`] and returns its typed [`Outcome`]; [`argv`] turns it back into its
+//! command line.
 
+pub mod argv;
 pub mod capacity;
 pub mod cluster;
 pub mod de;
@@ -11,6 +14,7 @@ pub mod probe;
 pub mod report;
 pub mod run;
 pub mod scaling;
+pub mod smoke;
 pub mod throughput;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +26,9 @@ pub use probe::ProbeStep;
 pub use report::ReportStep;
 pub use run::RunStep;
 pub use scaling::ScalingStep;
+pub use smoke::SmokeStep;
+
+use super::{Context, Outcome, ScenarioError};
 
 /// Where a scenario's step runs: a local cluster or hosts, and the environment label.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +53,8 @@ pub enum Step {
     Fill(Box<FillStep>),
     /// The same capacity search at several cluster sizes (reference 004).
     Scaling(Box<ScalingStep>),
+    /// The cluster's status and a write/read check at QUORUM (the quickstart's first step).
+    Smoke(Box<SmokeStep>),
 }
 
 impl Step {
@@ -58,6 +67,7 @@ impl Step {
         "capacity",
         "fill",
         "scaling",
+        "smoke",
     ];
 
     pub fn command(&self) -> &'static str {
@@ -69,6 +79,7 @@ impl Step {
             Step::Capacity(_) => "capacity",
             Step::Fill(_) => "fill",
             Step::Scaling(_) => "scaling",
+            Step::Smoke(_) => "smoke",
         }
     }
 
@@ -91,6 +102,7 @@ impl Step {
             "capacity" => Step::Capacity(Box::new(de::from_value(options)?)),
             "fill" => Step::Fill(Box::new(de::from_value(options)?)),
             "scaling" => Step::Scaling(Box::new(de::from_value(options)?)),
+            "smoke" => Step::Smoke(Box::new(de::from_value(options)?)),
             other => {
                 return Err(crate::invalid!(
                     "'{other}' is not a step command ({})",
@@ -115,6 +127,7 @@ impl Step {
                 scaling::KEYS,
             ]
             .concat(),
+            "smoke" => de::field_names::<SmokeStep>().to_vec(),
             _ => vec![],
         }
     }
@@ -122,7 +135,7 @@ impl Step {
     /// The run part of a load step.
     pub fn run_spec(&self) -> Option<&RunStep> {
         match self {
-            Step::Probe(_) => None,
+            Step::Probe(_) | Step::Smoke(_) => None,
             Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
             Step::Capacity(c) => Some(&c.run),
             Step::Fill(f) => Some(&f.run),
@@ -132,7 +145,7 @@ impl Step {
 
     fn run_spec_mut(&mut self) -> Option<&mut RunStep> {
         match self {
-            Step::Probe(_) => None,
+            Step::Probe(_) | Step::Smoke(_) => None,
             Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
             Step::Capacity(c) => Some(&mut c.run),
             Step::Fill(f) => Some(&mut f.run),
@@ -155,6 +168,7 @@ impl Step {
                 }
                 p.out = Some(out);
             }
+            Step::Smoke(s) => s.cluster = at.cluster.clone(),
             _ => {
                 if let Step::Scaling(s) = self {
                     s.base = at.cluster.clone().zip(at.options.clone());
@@ -178,95 +192,82 @@ impl Step {
     pub fn out(&self) -> Option<&Path> {
         match self {
             Step::Probe(p) => p.out.as_deref(),
+            Step::Smoke(_) => None,
             s => s.run_spec().and_then(|r| r.out.as_deref()),
         }
     }
 
     /// Checks every value that can be checked before any cluster starts.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<(), ScenarioError> {
         match self {
             Step::Probe(p) => p.validate(),
-            Step::Run(r) => r.validate(),
-            Step::Throughput(r) => throughput::validate_throughput(r),
-            Step::Latency(r) => throughput::validate_latency(r),
-            Step::Capacity(c) => c.validate(),
-            Step::Fill(f) => f.validate(),
+            Step::Run(r) => Ok(r.validate()?),
+            Step::Throughput(r) => Ok(throughput::validate_throughput(r)?),
+            Step::Latency(r) => Ok(throughput::validate_latency(r)?),
+            Step::Capacity(c) => Ok(c.validate()?),
+            Step::Fill(f) => Ok(f.validate()?),
             Step::Scaling(s) => s.validate(),
+            Step::Smoke(s) => s.validate(),
         }
     }
 
-    /// Runs the step; local clusters are looked up in `clusters`.
-    pub fn run(&self, clusters: &Path) -> anyhow::Result<()> {
+    /// Runs the step and returns what it wrote.
+    pub fn run(&self, ctx: &Context) -> Result<Outcome, ScenarioError> {
+        Ok(match self {
+            Step::Probe(p) => Outcome::Probe(Box::new(probe::run(p, ctx)?)),
+            Step::Run(r) => Outcome::Run(Box::new(run::execute(r, ctx)?)),
+            Step::Throughput(r) => Outcome::Run(Box::new(throughput::throughput(r, ctx)?)),
+            Step::Latency(r) => Outcome::Run(Box::new(throughput::latency(r, ctx)?)),
+            Step::Capacity(c) => Outcome::Capacity(Box::new(capacity::run(c, ctx)?)),
+            Step::Fill(f) => Outcome::Run(Box::new(fill::run(f, ctx)?)),
+            Step::Scaling(s) => Outcome::Scaling(Box::new(scaling::run(s, ctx)?)),
+            Step::Smoke(s) => Outcome::Smoke(smoke::run(s, ctx)?),
+        })
+    }
+
+    /// The step as the arguments of the cqlbench command that does the same, every option
+    /// that is not at its default included (the shard options a process gets of its own
+    /// aside).
+    pub fn args(&self) -> Vec<String> {
         match self {
-            Step::Probe(p) => probe::run(p, clusters).map(drop),
-            Step::Run(r) => run::execute(r, clusters).map(drop),
-            Step::Throughput(r) => throughput::throughput(r, clusters).map(drop),
-            Step::Latency(r) => throughput::latency(r, clusters).map(drop),
-            Step::Capacity(c) => capacity::run(c, clusters).map(drop),
-            Step::Fill(f) => fill::run(f, clusters).map(drop),
-            Step::Scaling(s) => scaling::run(s, clusters).map(drop),
+            Step::Probe(p) => {
+                let defaults: ProbeStep =
+                    de::from_value(serde_yaml::Value::Mapping(Default::default()))
+                        .expect("no keys is a valid probe");
+                argv::args("probe", &[], p.as_ref(), Some(&defaults))
+            }
+            Step::Run(r) => r.args_shown("run"),
+            Step::Throughput(r) => throughput::throughput_run(r).args_shown("throughput"),
+            Step::Latency(r) => r.args_shown("latency"),
+            Step::Capacity(c) => c.args_shown("capacity"),
+            Step::Fill(f) => {
+                let mut a = f.run.args_shown("fill");
+                a.extend(argv::part_flags(&f.fill, None));
+                a
+            }
+            Step::Scaling(s) => {
+                let mut a = s.capacity.args_shown("scaling");
+                let sizes: Vec<String> = s.nodes.iter().map(|n| n.to_string()).collect();
+                a.extend(["--nodes".to_string(), sizes.join(",")]);
+                a
+            }
+            Step::Smoke(s) => argv::args("smoke", &[], s.as_ref(), None),
         }
     }
 
-    /// The step as the cqlbench command line that does the same (for the plan's printout).
+    /// The step as one command line a shell reads back (for the plan's printout). A scaling
+    /// or smoke step has no command of its own: it is a scenario step, shown in the same form.
     pub fn describe(&self) -> String {
-        let mut line = self.command().to_string();
-        if let Step::Probe(p) = self
-            && let Some(c) = &p.cluster
+        let mut line = argv::shell_line(&self.args());
+        if let Step::Scaling(s) = self
+            && let Some((base, _)) = &s.base
         {
-            line.push_str(&format!(" --cluster {c}"));
-        }
-        if let Step::Probe(p) = self
-            && let Some(dc) = &p.dc
-        {
-            line.push_str(&format!(" --dc {dc}"));
-        }
-        if let Step::Scaling(s) = self {
-            let sizes: Vec<String> = s.nodes.iter().map(|n| n.to_string()).collect();
-            line.push_str(&format!(" --nodes {}", sizes.join(",")));
-            if let Some((base, _)) = &s.base {
-                let names: Vec<String> = s
-                    .nodes
-                    .iter()
-                    .map(|n| scaling::ScalingStep::cluster_name(base, *n))
-                    .collect();
-                line.push_str(&format!(" (on clusters {})", names.join(", ")));
-            }
-        }
-        if let Some(r) = self.run_spec() {
-            line.push_str(&format!(" {}", r.workload));
-            if let Some(p) = &r.profile {
-                line.push_str(&format!(" --profile {}", p.display()));
-            }
-            if let Some(o) = &r.profile_ops {
-                line.push_str(&format!(" --profile-ops '{o}'"));
-            }
-            if let Some(d) = &r.key_dist {
-                line.push_str(&format!(" --key-dist {d}"));
-            }
-            if r.verify {
-                line.push_str(" --verify");
-            }
-            if let Some(c) = &r.cluster
-                && !matches!(self, Step::Scaling(_))
-            {
-                line.push_str(&format!(" --cluster {c}"));
-            }
-            if !r.hosts.is_empty() {
-                line.push_str(&format!(" --hosts {}", r.hosts.join(",")));
-            }
-            if let Some(rate) = &r.rate {
-                line.push_str(&format!(" --rate {rate}"));
-            }
-            if let Some(c) = r.concurrency {
-                line.push_str(&format!(" --concurrency {c}"));
-            }
-            if let Some(d) = r.duration {
-                line.push_str(&format!(" --duration {}s", d.as_secs_f64()));
-            }
-        }
-        if let Some(out) = self.out() {
-            line.push_str(&format!(" --out {}", out.display()));
+            let names: Vec<String> = s
+                .nodes
+                .iter()
+                .map(|n| scaling::ScalingStep::cluster_name(base, *n))
+                .collect();
+            line.push_str(&format!(" (on clusters {})", names.join(", ")));
         }
         line
     }
@@ -286,20 +287,15 @@ mod tests {
         let mut r: RunStep = yaml("workload: keyvalue");
         r.validate().unwrap();
         r.concurrency = Some(0);
-        assert!(
-            r.validate()
-                .unwrap_err()
-                .to_string()
-                .contains("--concurrency")
-        );
+        assert!(r.validate().unwrap_err().contains("--concurrency"));
         r.concurrency = None;
         r.rate = Some(crate::spec::load::RateArg::Share(0.35));
-        assert!(r.validate().unwrap_err().to_string().contains("--of"));
+        assert!(r.validate().unwrap_err().contains("--of"));
         let step = Step::Latency(Box::new(yaml("workload: keyvalue")));
         assert!(
             step.validate()
                 .unwrap_err()
-                .to_string()
+                .one_line()
                 .contains("fixed rate")
         );
         // Values a flag's parser refuses are refused by the spec's own checks too.

@@ -1,33 +1,22 @@
 //! The `probe` step (`cqlbench probe`): characterise this host (CPU score, Cassandra-like disk
 //! I/O with fio).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::de;
-
-use anyhow::Context;
-
-use crate::fsutil::cqlbench_home;
 use crate::host::HostFacts;
 use crate::probe;
+use crate::result::probe::ProbeResult;
+use crate::scenario::error::refuse;
+use crate::scenario::event::{Event, ProbeEvent};
+use crate::scenario::{Context, ScenarioError};
 use crate::spec::probe::{ProbeSpec, Profile};
 use crate::spec::probe::{Timing, validate_env};
 
-fn default_fio() -> PathBuf {
-    std::env::var_os("CQLBENCH_FIO")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "fio".into())
-}
-fn default_sysbench() -> PathBuf {
-    std::env::var_os("CQLBENCH_SYSBENCH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "sysbench".into())
-}
-
 /// A probe step: what is measured, where, for how long.
-#[derive(Debug, Clone, clap::Args, Deserialize)]
+#[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ProbeStep {
     /// Directory whose filesystem is measured (test files go in a scratch directory inside it,
@@ -67,7 +56,11 @@ pub struct ProbeStep {
     /// Profiles to run, comma-separated: lcs, stcs, commitlog, seq_write_64k, rand_read_4k,
     /// mmap_rand_read. Default: all.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    #[serde(default, deserialize_with = "de::list_parsed")]
+    #[serde(
+        default,
+        deserialize_with = "de::list_parsed",
+        serialize_with = "super::argv::comma_list"
+    )]
     pub profiles: Vec<Profile>,
 
     /// Skip the CPU measurement.
@@ -91,38 +84,34 @@ pub struct ProbeStep {
     #[serde(default)]
     pub write_jobs: Option<PathBuf>,
 
-    /// fio binary.
-    #[arg(long, env = "CQLBENCH_FIO", default_value = "fio", value_name = "PATH")]
-    #[serde(default = "default_fio")]
-    pub fio: PathBuf,
+    /// fio binary [default: $CQLBENCH_FIO, else fio].
+    #[arg(long, value_name = "PATH")]
+    #[serde(default)]
+    pub fio: Option<PathBuf>,
 
-    /// sysbench binary; when it cannot be run a built-in CPU loop is used instead.
-    #[arg(
-        long,
-        env = "CQLBENCH_SYSBENCH",
-        default_value = "sysbench",
-        value_name = "PATH"
-    )]
-    #[serde(default = "default_sysbench")]
-    pub sysbench: PathBuf,
+    /// sysbench binary [default: $CQLBENCH_SYSBENCH, else sysbench]; when it cannot be run a
+    /// built-in CPU loop is used instead.
+    #[arg(long, value_name = "PATH")]
+    #[serde(default)]
+    pub sysbench: Option<PathBuf>,
 }
 
 impl ProbeStep {
     /// Checks every value that can be checked without the host.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.dir.is_some() && self.cluster.is_some() {
-            anyhow::bail!("give --dir or --cluster, not both");
+            refuse!("give --dir or --cluster, not both");
         }
         if let Some(s) = self.runtime_s
             && !(1..=3600).contains(&s)
         {
-            anyhow::bail!("--runtime-s {s}: give 1 to 3600 seconds");
+            refuse!("--runtime-s {s}: give 1 to 3600 seconds");
         }
         if self.size_mib == Some(0) {
-            anyhow::bail!("--size-mib must be at least 1");
+            refuse!("--size-mib must be at least 1");
         }
         if let Some(env) = &self.env {
-            validate_env(env).map_err(anyhow::Error::msg)?;
+            validate_env(env)?;
         }
         if let Some(dir) = &self.dir {
             let dir = dir.clone();
@@ -137,47 +126,23 @@ impl ProbeStep {
     }
 }
 
-pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::result::probe::ProbeResult> {
+/// The fio this step runs: its own, else the context's.
+pub fn fio(args: &ProbeStep, ctx: &Context) -> PathBuf {
+    args.fio.clone().unwrap_or_else(|| ctx.fio.clone())
+}
+
+pub fn run(args: &ProbeStep, ctx: &Context) -> Result<ProbeResult, ScenarioError> {
     args.validate()?;
     let cluster = match &args.cluster {
-        Some(name) => Some(crate::cluster::Cluster::open(clusters, name)?),
+        Some(name) => Some(crate::cluster::Cluster::open(&ctx.clusters, name)?),
         None => None,
     };
-    // The directory measured: a DC's first node's data directory, or the cluster's.
-    let dir = match (&cluster, &args.dc) {
-        (Some(c), Some(dc)) => {
-            let node = c.nodes().iter().find(|n| &n.dc == dc).ok_or_else(|| {
-                let mut dcs: Vec<&str> = c.nodes().iter().map(|n| n.dc.as_str()).collect();
-                dcs.dedup();
-                anyhow::anyhow!(
-                    "--dc {dc}: cluster {} has no such data centre (it has {})",
-                    c.name(),
-                    dcs.join(", ")
-                )
-            })?;
-            if let Some((disk, class)) = c.disk(node) {
-                // Mounted with its limits, whether or not the node is running.
-                disk.attach(class)?;
-                eprintln!(
-                    "probe: {} on {}'s emulated disk ({})",
-                    dc,
-                    node.name,
-                    class.describe()
-                );
-            }
-            Some(c.node_dirs(node).data)
-        }
-        (Some(c), None) => Some(c.dir.clone()),
-        (None, Some(dc)) => {
-            anyhow::bail!("--dc {dc} names a data centre of a local cluster: give --cluster too")
-        }
-        (None, None) => None,
-    };
+    let dir = measured_dir(args, cluster.as_ref(), ctx)?;
     let mut named = args.clone();
     if let (None, Some(c), Some(dc)) = (&args.env, &args.cluster, &args.dc) {
         named.env = Some(format!("{c}-{dc}"));
     }
-    let spec = spec_from_args(named, dir)?;
+    let spec = spec_from_args(named, dir, ctx)?;
     // A local cluster whose nodes are pinned (an emulated smaller host): the probe runs on
     // their CPUs, so its CPU score is that host's.
     let cpus: std::collections::BTreeSet<usize> = cluster
@@ -185,41 +150,84 @@ pub fn run(args: &ProbeStep, clusters: &Path) -> anyhow::Result<crate::result::p
         .flat_map(|c| c.state.plan.nodes.iter())
         .flat_map(|n| n.cpus.iter().copied())
         .collect();
+    let cpus: Vec<usize> = cpus.into_iter().collect();
     let _pinned = match cpus.is_empty() {
         true => None,
         false => {
-            let cpus: Vec<usize> = cpus.into_iter().collect();
-            eprintln!("probe: on the cluster's CPUs {cpus:?}");
-            Some(
-                crate::host::Pinned::to(&cpus)
-                    .context("pinning the probe to the cluster's CPUs")?,
-            )
+            ctx.emit(Event::Probe(ProbeEvent::Pinned { cpus: &cpus }));
+            Some(crate::host::Pinned::to(&cpus).map_err(|e| {
+                ScenarioError::io("pinning the probe to the cluster's CPUs", &spec.dir, e)
+            })?)
         }
     };
-    let mut progress = |line: &str| eprintln!("probe: {line}");
-    let result =
-        probe::run(&spec, &crate::cancel::Cancel::new(), &mut progress).context("probe")?;
-    print!("{}", probe::table::render(&result));
-    eprintln!("probe: result written to {}", spec.out.display());
+    let mut progress = |line: &str| ctx.emit(Event::Probe(ProbeEvent::Progress(line)));
+    let result = probe::run(&spec, &ctx.cancel, &mut progress)?;
+    ctx.emit(Event::Probe(ProbeEvent::Done { result: &result }));
+    ctx.emit(Event::ResultAt {
+        what: "probe result",
+        path: &spec.out,
+    });
     Ok(result)
+}
+
+/// The directory measured: a DC's first node's data directory (its emulated disk attached,
+/// with its limits), or the cluster's, or none (`--dir`, else the home).
+fn measured_dir(
+    args: &ProbeStep,
+    cluster: Option<&crate::cluster::Cluster>,
+    ctx: &Context,
+) -> Result<Option<PathBuf>, ScenarioError> {
+    Ok(match (cluster, &args.dc) {
+        (Some(c), Some(dc)) => {
+            let Some(node) = c.nodes().iter().find(|n| &n.dc == dc) else {
+                let mut dcs: Vec<&str> = c.nodes().iter().map(|n| n.dc.as_str()).collect();
+                dcs.dedup();
+                refuse!(
+                    "--dc {dc}: cluster {} has no such data centre (it has {})",
+                    c.name(),
+                    dcs.join(", ")
+                );
+            };
+            if let Some((disk, class)) = c.disk(node) {
+                // Mounted with its limits, whether or not the node is running.
+                disk.attach(class)
+                    .map_err(crate::cluster::ClusterError::from)?;
+                ctx.emit(Event::Probe(ProbeEvent::Disk {
+                    dc,
+                    node: &node.name,
+                    class: &class.describe(),
+                }));
+            }
+            Some(c.node_dirs(node).data)
+        }
+        (Some(c), None) => Some(c.dir.clone()),
+        (None, Some(dc)) => {
+            refuse!("--dc {dc} names a data centre of a local cluster: give --cluster too")
+        }
+        (None, None) => None,
+    })
 }
 
 /// Converts the command line into a [`ProbeSpec`].
 /// `cluster_dir` is the directory of the `--cluster` (opened by the caller).
-fn spec_from_args(args: ProbeStep, cluster_dir: Option<PathBuf>) -> anyhow::Result<ProbeSpec> {
-    let home = cqlbench_home();
+fn spec_from_args(
+    args: ProbeStep,
+    cluster_dir: Option<PathBuf>,
+    ctx: &Context,
+) -> Result<ProbeSpec, ScenarioError> {
+    let home = &ctx.home;
     let env = match (args.env, &args.cluster) {
         (Some(env), _) => env,
         (None, Some(name)) => name.clone(),
         (None, None) => default_env(),
     };
-    validate_env(&env).map_err(anyhow::Error::msg)?;
+    validate_env(&env)?;
     let dir = match args.dir.or(cluster_dir) {
         // Absolute in the result; a missing directory is reported by the probe itself.
         Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
         None => {
-            std::fs::create_dir_all(&home)
-                .with_context(|| format!("creating the cqlbench home '{}'", home.display()))?;
+            std::fs::create_dir_all(home)
+                .map_err(|e| ScenarioError::io("creating the cqlbench home", home, e))?;
             home.clone()
         }
     };
@@ -245,7 +253,7 @@ fn spec_from_args(args: ProbeStep, cluster_dir: Option<PathBuf>) -> anyhow::Resu
     profiles.retain(|p| seen.insert(*p));
     let out = args
         .out
-        .unwrap_or_else(|| probe::store::default_path(&home, &env, crate::host::unix_now_s()));
+        .unwrap_or_else(|| probe::store::default_path(home, &env, crate::host::unix_now_s()));
     Ok(ProbeSpec {
         dir,
         env,
@@ -253,8 +261,8 @@ fn spec_from_args(args: ProbeStep, cluster_dir: Option<PathBuf>) -> anyhow::Resu
         timing,
         profiles,
         cpu: !args.skip_cpu,
-        fio_path: args.fio,
-        sysbench_path: args.sysbench,
+        fio_path: args.fio.unwrap_or_else(|| ctx.fio.clone()),
+        sysbench_path: args.sysbench.unwrap_or_else(|| ctx.sysbench.clone()),
         write_jobs_dir: args.write_jobs,
         out,
     })

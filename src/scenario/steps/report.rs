@@ -4,9 +4,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::report::{self, Report};
+use crate::scenario::ScenarioError;
 
 /// What to report, and how.
 #[derive(Debug, Clone, clap::Args)]
@@ -45,19 +44,21 @@ pub struct ReportStep {
     pub catalog: Option<PathBuf>,
 }
 
-pub fn run(args: &ReportStep) -> anyhow::Result<()> {
+/// Writes what `args` asks for; the tables as text when they go to no file (`--out`), for
+/// the caller to show.
+pub fn run(args: &ReportStep) -> Result<Option<String>, ScenarioError> {
     let inputs = report::load_all(&args.results)?;
     let mut model = Report::build(&inputs)?;
     if !args.deployment.is_empty() {
         let cat = match &args.catalog {
             Some(p) => crate::cost::load_catalog(p)?,
-            None => crate::cost::default_catalog().context("the built-in catalogue")?,
+            None => crate::cost::default_catalog()?,
         };
         model.costs = crate::report::cost::rows(&model, &args.deployment, &cat)?;
     }
     if let Some(path) = &args.html {
         crate::fsutil::write_atomic(path, report::html::render(&model).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+            .map_err(|e| ScenarioError::io("writing", path, e))?;
     }
     let rendered = if args.markdown {
         report::markdown::render(&model)
@@ -67,9 +68,11 @@ pub fn run(args: &ReportStep) -> anyhow::Result<()> {
         report::text::render(&model)
     };
     match &args.out {
-        Some(path) => crate::fsutil::write_atomic(path, rendered.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?,
-        None => print!("{rendered}"),
+        Some(path) => {
+            crate::fsutil::write_atomic(path, rendered.as_bytes())
+                .map_err(|e| ScenarioError::io("writing", path, e))?;
+            Ok(None)
+        }
+        None => Ok(Some(rendered)),
     }
-    Ok(())
 }

@@ -11,15 +11,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use super::capacity::{self as capacity_step, CapacityStep};
 use super::cluster::ClusterOptions;
 use super::de;
-use crate::cluster::{Cluster, StartOptions, StopOptions};
+use crate::cluster::Cluster;
 use crate::result::ScalingResult;
 use crate::result::capacity::CapacityStatus;
+use crate::scenario::error::{Doing, refuse};
+use crate::scenario::event::{Event, ScalingEvent, Warning};
+use crate::scenario::{Context, ScenarioError};
 
 /// The capacity search, the sizes, and the cluster they are made from.
 #[derive(Debug, Clone)]
@@ -129,40 +131,40 @@ impl ScalingStep {
     }
 
     /// Checks every value that can be checked before any cluster starts.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<(), ScenarioError> {
         self.capacity.validate()?;
         let Some((name, options)) = &self.base else {
-            bail!(
+            refuse!(
                 "a scaling step makes its clusters from the scenario's local cluster (`cluster:`); this one has none"
             );
         };
         let run = &self.capacity.run;
         if !run.hosts.is_empty() || run.cluster.as_deref() != Some(name.as_str()) {
-            bail!(
+            refuse!(
                 "a scaling step makes its own clusters ({}-n1, …): give no cluster or hosts",
                 name
             );
         }
         if options.dcs.as_ref().is_some_and(|d| d.len() > 1) {
-            bail!(
+            refuse!(
                 "a scaling step grows a cluster of one data centre: the scenario's cluster has {}",
                 options.dcs.as_ref().map_or(0, |d| d.len())
             );
         }
         let Some(rf) = &run.rf else {
-            bail!(
+            refuse!(
                 "a scaling step needs rf: the same replication at every size (the default follows the node count)"
             );
         };
         let smallest = self.nodes[0];
         let rf = crate::spec::workload::parse_replication(rf)?;
         if let Some((dc, n)) = rf.iter().find(|(_, n)| **n as usize > smallest) {
-            bail!("rf {dc}:{n} needs at least {n} nodes; the smallest size is {smallest}");
+            refuse!("rf {dc}:{n} needs at least {n} nodes; the smallest size is {smallest}");
         }
         for &n in &self.nodes {
             let o = Self::options_for(options, n);
             o.validate(&Self::cluster_name(name, n))
-                .with_context(|| format!("the {n}-node cluster"))?;
+                .doing(|| format!("the {n}-node cluster"))?;
         }
         Ok(())
     }
@@ -170,143 +172,150 @@ impl ScalingStep {
 
 /// Runs the search at each size in turn. With `resume` (the scenario's `--resume`), sizes
 /// whose search completed are kept and an interrupted one continues on its kept cluster.
-pub fn run(a: &ScalingStep, clusters: &Path) -> anyhow::Result<ScalingResult> {
+pub fn run(a: &ScalingStep, ctx: &Context) -> Result<ScalingResult, ScenarioError> {
     a.validate()?;
-    let (base_name, base) = a.base.as_ref().expect("validated");
     let out = a
         .capacity
         .run
         .out
         .clone()
-        .unwrap_or_else(|| a.capacity.run.default_out("scaling"));
+        .unwrap_or_else(|| a.capacity.run.default_out(ctx, "scaling"));
     if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
     }
     let sizes: Vec<u32> = a.nodes.iter().map(|n| *n as u32).collect();
-    let resume = a.capacity.search.resume;
-    // Each size's search is labelled ENV-nN, so the report tells the sizes apart.
     let env = a.capacity.run.env_label();
     // A resumed result is kept only for the same sizes; it is written before the first
     // search, so an interrupted first size can be resumed too.
-    let mut result = resume
+    let mut result = a
+        .capacity
+        .search
+        .resume
         .then(|| crate::result::read_scaling(&out).ok())
         .flatten()
         .filter(|r| r.sizes == sizes)
         .unwrap_or_else(|| ScalingResult::new(&env, &a.capacity.run.workload.to_string(), &sizes));
-    result
-        .write(&out)
-        .with_context(|| format!("writing {}", out.display()))?;
-    let stop = crate::interrupt::flag();
-    println!("scaling result: {}", out.display());
+    write(&result, &out)?;
+    ctx.emit(Event::ResultAt {
+        what: "scaling result",
+        path: &out,
+    });
     for &n in &a.nodes {
-        let search_out = ScalingStep::search_out(&out, n);
-        let file = search_out
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
-        let earlier = match resume {
-            true => crate::result::read_capacity(&search_out).ok(),
-            false => None,
-        };
-        if let Some(done) = earlier
-            .as_ref()
-            .filter(|r| r.status == CapacityStatus::Completed)
-        {
-            println!("━━ {n} node(s): searched before, kept ({})", file);
-            result.workload = done.workload.label();
-            result.record(n as u32, &file, done);
-            // Its cluster, if one was left behind (interrupted before it was destroyed).
-            if let Ok(c) = Cluster::open(clusters, &ScalingStep::cluster_name(base_name, n)) {
-                destroy(c);
-            }
-            continue;
-        }
-        let name = ScalingStep::cluster_name(base_name, n);
-        println!("━━ {n} node(s): cluster {name}");
-        let existed = Cluster::open(clusters, &name).is_ok();
-        let cluster = crate::scenario::runner::open_or_create(
-            clusters,
-            &name,
-            &ScalingStep::options_for(base, n),
-        )?;
-        if cluster.nodes().len() != n {
-            bail!(
-                "cluster {name} exists with {} nodes, not {n}: destroy it (cqlbench cluster destroy {name}) or name the scenario's cluster otherwise",
-                cluster.nodes().len()
-            );
-        }
-        if cluster.running_addresses().len() < n {
-            crate::scenario::runner::start(&cluster, StartOptions::default())
-                .with_context(|| format!("starting cluster {name}"))?;
-        }
-        let mut search = a.capacity.clone();
-        search.run.cluster = Some(name.clone());
-        search.run.out = Some(search_out.clone());
-        search.run.env = Some(format!("{env}-n{n}"));
-        // Continues on the cluster kept from the interrupted run, else starts over (a cluster
-        // made now holds none of the earlier search's data).
-        search.search.resume = earlier.is_some() && existed;
-        let outcome = capacity_step::run(&search, clusters);
-        println!("━━ stopping cluster {name}");
-        if let Err(e) = cluster.stop(&StopOptions::default()) {
-            eprintln!("warning: stopping {name}: {e}");
-        }
-        let searched = match outcome {
-            Ok(r) => r,
-            Err(e) => {
-                result.status = CapacityStatus::Interrupted;
-                result
-                    .write(&out)
-                    .with_context(|| format!("writing {}", out.display()))?;
-                return Err(e.context(format!("the {n}-node search")));
-            }
-        };
-        result.workload = searched.workload.label();
-        result.record(n as u32, &file, &searched);
-        let interrupted = searched.status != CapacityStatus::Completed;
-        if interrupted {
+        if let Err(e) = size(a, n, &out, &mut result, ctx) {
             result.status = CapacityStatus::Interrupted;
+            write(&result, &out)?;
+            return Err(e);
         }
-        result
-            .write(&out)
-            .with_context(|| format!("writing {}", out.display()))?;
-        if interrupted {
-            bail!(
-                "interrupted at {n} node(s); cluster {name} is kept and the sizes searched so far are in {} (--resume continues)",
-                out.display()
-            );
-        }
-        // Its data is of no further use; the disks (emulated ones too) are freed.
-        destroy(cluster);
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            bail!(
-                "interrupted after {n} node(s); the sizes searched so far are in {} (--resume continues)",
-                out.display()
-            );
+        write(&result, &out)?;
+        if ctx.cancel.is_cancelled() {
+            return Err(ScenarioError::Interrupted {
+                when: format!("after {n} node(s)"),
+                kept: format!(
+                    "the sizes searched so far are in {} (--resume continues)",
+                    out.display()
+                ),
+            });
         }
     }
-    let mut r = result;
-    r.status = CapacityStatus::Completed;
-    r.finished_unix_s = Some(crate::host::unix_now_s());
-    r.write(&out)
-        .with_context(|| format!("writing {}", out.display()))?;
-    print_result(&r);
-    println!("scaling result: {}", out.display());
-    Ok(r)
+    result.status = CapacityStatus::Completed;
+    result.finished_unix_s = Some(crate::host::unix_now_s());
+    write(&result, &out)?;
+    ctx.emit(Event::Scaling(ScalingEvent::Done { result: &result }));
+    ctx.emit(Event::ResultAt {
+        what: "scaling result",
+        path: &out,
+    });
+    Ok(result)
 }
 
-fn destroy(cluster: Cluster) {
+fn write(r: &ScalingResult, out: &Path) -> Result<(), ScenarioError> {
+    r.write(out)
+        .map_err(|e| ScenarioError::io("writing", out, e))
+}
+
+/// Size `n`: kept when its search completed before (`--resume`), else searched on a cluster
+/// of its own (made, started, stopped, then destroyed once its search completed).
+fn size(
+    a: &ScalingStep,
+    n: usize,
+    out: &Path,
+    result: &mut ScalingResult,
+    ctx: &Context,
+) -> Result<(), ScenarioError> {
+    let (base_name, base) = a.base.as_ref().expect("validated");
+    let name = ScalingStep::cluster_name(base_name, n);
+    let search_out = ScalingStep::search_out(out, n);
+    let file = search_out
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let earlier = match a.capacity.search.resume {
+        true => crate::result::read_capacity(&search_out).ok(),
+        false => None,
+    };
+    if let Some(done) = earlier
+        .as_ref()
+        .filter(|r| r.status == CapacityStatus::Completed)
+    {
+        ctx.emit(Event::Scaling(ScalingEvent::SizeKept {
+            nodes: n,
+            file: &file,
+        }));
+        result.workload = done.workload.label();
+        result.record(n as u32, &file, done);
+        // Its cluster, if one was left behind (interrupted before it was destroyed).
+        if let Ok(c) = Cluster::open(&ctx.clusters, &name) {
+            destroy(c, ctx);
+        }
+        return Ok(());
+    }
+    ctx.emit(Event::Scaling(ScalingEvent::Size {
+        nodes: n,
+        cluster: &name,
+    }));
+    let existed = Cluster::open(&ctx.clusters, &name).is_ok();
+    let lease = crate::scenario::runner::lease(ctx, &name, &ScalingStep::options_for(base, n))?;
+    if lease.cluster.nodes().len() != n {
+        refuse!(
+            "cluster {name} exists with {} nodes, not {n}: destroy it (cqlbench cluster destroy {name}) or name the scenario's cluster otherwise",
+            lease.cluster.nodes().len()
+        );
+    }
+    let mut search = a.capacity.clone();
+    search.run.cluster = Some(name.clone());
+    search.run.out = Some(search_out);
+    search.run.env = Some(format!("{}-n{n}", a.capacity.run.env_label()));
+    // Continues on the cluster kept from the interrupted run, else starts over (a cluster
+    // made now holds none of the earlier search's data).
+    search.search.resume = earlier.is_some() && existed;
+    let outcome = capacity_step::run(&search, ctx);
+    let cluster = crate::scenario::runner::release(ctx, lease, false);
+    let searched = outcome.doing(|| format!("the {n}-node search"))?;
+    result.workload = searched.workload.label();
+    result.record(n as u32, &file, &searched);
+    if searched.status != CapacityStatus::Completed {
+        return Err(ScenarioError::Interrupted {
+            when: format!("at {n} node(s)"),
+            kept: format!(
+                "cluster {name} is kept and the sizes searched so far are in {} (--resume continues)",
+                out.display()
+            ),
+        });
+    }
+    // Its data is of no further use; the disks (emulated ones too) are freed.
+    destroy(cluster, ctx);
+    Ok(())
+}
+
+fn destroy(cluster: Cluster, ctx: &Context) {
     let name = cluster.name().to_string();
     if let Err(e) = cluster.destroy() {
-        eprintln!("warning: destroying {name}: {e}");
+        ctx.emit(Event::Warning(Warning::DestroyFailed {
+            cluster: &name,
+            error: e.to_string(),
+        }));
     }
-}
-
-/// The sizes table.
-pub fn print_result(r: &ScalingResult) {
-    println!();
-    print!("{}", crate::report::capacity::scaling_table(r).text());
 }
 
 #[cfg(test)]
@@ -362,21 +371,21 @@ mod tests {
     #[test]
     fn a_step_without_its_scenarios_cluster_or_with_a_growing_rf_is_refused() {
         let mut s = step("{nodes: [1, 2], workload: stress, rf: 1}").unwrap();
-        let e = s.validate().unwrap_err().to_string();
+        let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("`cluster:`"), "{e}");
         let base: ClusterOptions =
             de::from_value(serde_yaml::from_str("{heap: 256M}").unwrap()).unwrap();
         s.base = Some(("sc".into(), base));
         s.capacity.run.cluster = Some("sc".into());
         s.capacity.run.rf = Some("2".into());
-        let e = s.validate().unwrap_err().to_string();
+        let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("smallest size is 1"), "{e}");
         s.capacity.run.rf = None;
-        let e = s.validate().unwrap_err().to_string();
+        let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("needs rf"), "{e}");
         s.capacity.run.rf = Some("1".into());
         s.capacity.run.cluster = Some("other".into());
-        let e = s.validate().unwrap_err().to_string();
+        let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("its own clusters"), "{e}");
     }
 }

@@ -2,46 +2,54 @@
 //! reference 000 over the run step — unthrottled at a fixed concurrency, and at a fixed rate
 //! (in ops/s or as a share of a throughput result). Both take a [`RunStep`].
 
-use std::path::Path;
-
-use anyhow::bail;
-
 use super::run::{RunStep, execute};
+use crate::error::Invalid;
 use crate::result::RunResult;
+use crate::scenario::event::Event;
+use crate::scenario::{Context, ScenarioError};
 
 /// Reference 000's throughput test: 300 requests in flight unless `--concurrency` says.
 pub const THROUGHPUT_CONCURRENCY: usize = 300;
 
 /// A throughput step's checks beyond [`RunStep::validate`].
-pub fn validate_throughput(a: &RunStep) -> anyhow::Result<()> {
+pub fn validate_throughput(a: &RunStep) -> Result<(), Invalid> {
     if a.rate.is_some() {
-        bail!("throughput runs unthrottled: give --concurrency, or use `cqlbench latency --rate`");
+        return Err(crate::invalid!(
+            "throughput runs unthrottled: give --concurrency, or use `cqlbench latency --rate`"
+        ));
     }
     a.validate()
 }
 
 /// A latency step's checks beyond [`RunStep::validate`].
-pub fn validate_latency(a: &RunStep) -> anyhow::Result<()> {
+pub fn validate_latency(a: &RunStep) -> Result<(), Invalid> {
     if a.rate.is_none() {
-        bail!(
+        return Err(crate::invalid!(
             "latency runs at a fixed rate: give --rate OPS (e.g. 2000) or --rate 35% --of RESULT.json"
-        );
+        ));
     }
     a.validate()
 }
 
-pub fn throughput(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
+pub fn throughput(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     validate_throughput(a)?;
-    let mut a = a.clone();
-    a.concurrency.get_or_insert(THROUGHPUT_CONCURRENCY);
-    let r = execute(&a, clusters)?;
-    print_interval_throughput(&r);
+    let r = execute(&throughput_run(a), ctx)?;
+    if let Some(t) = interval_throughput(&r) {
+        ctx.emit(Event::IntervalThroughput(&t));
+    }
     Ok(r)
 }
 
-pub fn latency(a: &RunStep, clusters: &Path) -> anyhow::Result<RunResult> {
+/// The run a throughput step is: [`THROUGHPUT_CONCURRENCY`] in flight unless it says.
+pub fn throughput_run(a: &RunStep) -> RunStep {
+    let mut a = a.clone();
+    a.concurrency.get_or_insert(THROUGHPUT_CONCURRENCY);
+    a
+}
+
+pub fn latency(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     validate_latency(a)?;
-    execute(a, clusters)
+    execute(a, ctx)
 }
 
 /// Per-interval throughput of the main phase's measured intervals.
@@ -81,20 +89,6 @@ pub fn interval_throughput(r: &RunResult) -> Option<IntervalThroughput> {
         max: v[v.len() - 1],
         cv: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
     })
-}
-
-fn print_interval_throughput(r: &RunResult) {
-    if let Some(t) = interval_throughput(r) {
-        println!(
-            "per-interval throughput over {} intervals: mean {:.0}, min {:.0}, median {:.0}, max {:.0} ops/s, CV {:.1}%",
-            t.intervals,
-            t.mean,
-            t.min,
-            t.median,
-            t.max,
-            t.cv * 100.0
-        );
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,126 @@
+//! A capacity search as a person follows it: settling, each step and its checks, then the
+//! steps table and the verdict.
+
+use std::fmt::Write;
+
+use crate::format::Table;
+use crate::result::capacity::{CapacityResult, CapacityStatus};
+use crate::scenario::capacity::Progress;
+
+pub(super) fn progress(p: &Progress, quiet: bool) -> String {
+    let pending = |p: &Option<f64>| p.map_or_else(|| "?".into(), |v| format!("{v:.0}"));
+    match p {
+        Progress::Settling { pending: p } => {
+            format!(
+                "waiting for compactions to settle (pending: {})\n",
+                pending(p)
+            )
+        }
+        Progress::Settled { secs, pending: p } => {
+            format!("settled after {secs:.0}s (pending: {})\n", pending(p))
+        }
+        Progress::StepStarted { index, rate } => format!("━━ step {index}: {rate:.0} ops/s\n"),
+        Progress::WaitingAfter { secs } => {
+            format!("waiting {secs:.0}s to read pending compactions after the step\n")
+        }
+        Progress::StepDone { step } => {
+            let mut out = format!(
+                "step {}: {:.0} ops/s achieved of {:.0}: {}\n",
+                step.index,
+                step.summary.ops_per_s,
+                step.target_rate_per_s,
+                if step.passed { "passed" } else { "OVERLOADED" }
+            );
+            for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
+                let value = match (c.value, &c.unverified) {
+                    (Some(v), _) => format!("{v:.2}"),
+                    (None, Some(why)) => why.clone(),
+                    (None, None) => "n/a".into(),
+                };
+                let _ = writeln!(out, "  {:<10} {}: {value}", c.outcome(), c.criterion);
+            }
+            out
+        }
+        Progress::Run(crate::load::Event::Interval { phase, record }) if !quiet => format!(
+            "  {phase:<6} {:>5.0}s {:>8.0} ops/s{}\n",
+            record.end_s,
+            record.ops_per_s,
+            if record.warmup { " (warmup)" } else { "" }
+        ),
+        Progress::Run(_) => String::new(),
+    }
+}
+
+/// The steps as a table.
+pub(super) fn steps_table(r: &CapacityResult) -> Table {
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
+    Table {
+        title: String::new(),
+        header: [
+            "step", "target/s", "ops/s", "p50 ms", "p99 ms", "pending", "cpu %", "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: r
+            .steps
+            .iter()
+            .map(|s| {
+                vec![
+                    s.index.to_string(),
+                    format!("{:.0}", s.target_rate_per_s),
+                    format!("{:.0}", s.summary.ops_per_s),
+                    format!("{:.2}", s.summary.all.response.p50_ms),
+                    format!("{:.2}", s.summary.all.response.p99_ms),
+                    opt(s.pending_after),
+                    opt(s.node_cpu.map(|c| c * 100.0)),
+                    if s.passed { "ok" } else { "overloaded" }.to_string(),
+                ]
+            })
+            .collect(),
+        text_columns: vec![7],
+    }
+}
+
+/// The steps table and the verdict.
+pub fn result_text(r: &CapacityResult) -> String {
+    let mut out = format!("\n{}", steps_table(r).text());
+    let Some(v) = &r.verdict else {
+        return out;
+    };
+    let _ = match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
+        (Some(p), Some(f)) => writeln!(
+            out,
+            "capacity: {p:.0} ops/s passed ({:.0} achieved); {f:.0} ops/s failed: {}",
+            v.highest_passing_ops_per_s.unwrap_or(0.0),
+            v.failed.join("; ")
+        ),
+        (None, Some(f)) => writeln!(
+            out,
+            "capacity: every step failed, down to {f:.0} ops/s{}: {}",
+            match r.status {
+                CapacityStatus::Interrupted => " before the search was interrupted",
+                _ if f <= CapacityResult::lowest_rate(&r.spec) =>
+                    " (the lowest rate the search tries)",
+                _ => " (--max-steps ended the search)",
+            },
+            v.failed.join("; ")
+        ),
+        (Some(p), None) => writeln!(
+            out,
+            "capacity: at least {p:.0} ops/s: no step failed{}",
+            match r.status {
+                CapacityStatus::Interrupted =>
+                    " before the search was interrupted (--resume continues it)",
+                _ => " within --max-steps",
+            }
+        ),
+        (None, None) => writeln!(out, "capacity: no step completed"),
+    };
+    for u in &v.unverified {
+        let _ = writeln!(out, "unverified: {u}");
+    }
+    if r.status == CapacityStatus::Interrupted {
+        let _ = writeln!(out, "the search was interrupted; completed steps are kept");
+    }
+    out
+}

@@ -1,0 +1,308 @@
+//! A run as a person follows it: a line per phase and per interval (with a progress bar),
+//! then the final table of the main phase, its warnings and where the result is.
+
+use std::fmt::Write;
+
+use super::State;
+use crate::format::Table;
+use crate::load::Event;
+use crate::result::{OpSummary, PhaseSummary, RunResult};
+use crate::scenario::event::{FillEvent, LoadersEvent};
+use crate::scenario::steps::throughput::IntervalThroughput;
+use crate::spec::{LoadMode, LoadSpec, Stop};
+use crate::stats::PERCENTILES;
+
+/// Progress of a phase in percent, from its stop condition.
+pub(super) fn progress(load: &LoadSpec, done_ops: u64, elapsed_s: f64) -> f64 {
+    let p = match load.stop {
+        Stop::Duration { secs } => elapsed_s / secs,
+        Stop::Ops { count } => done_ops as f64 / count as f64,
+    };
+    (p * 100.0).clamp(0.0, 100.0)
+}
+
+pub(super) fn load_event(e: &Event, quiet: bool, st: &mut State) -> String {
+    match e {
+        Event::PhaseStarted { load, .. } => {
+            st.phase = Some((*load).clone());
+            st.done_ops = 0;
+        }
+        Event::Interval { record, .. } => st.done_ops += record.ok + record.errors,
+        Event::PhaseDone { .. } => {}
+    }
+    if quiet {
+        return String::new();
+    }
+    match e {
+        Event::PhaseStarted { name, load } => {
+            let how = match load.mode {
+                LoadMode::Closed { concurrency } => format!("{concurrency} in flight"),
+                LoadMode::Open { rate_per_s, .. } => format!("{rate_per_s:.0} ops/s"),
+            };
+            let until = match load.stop {
+                Stop::Duration { secs } => format!("{secs:.0}s"),
+                Stop::Ops { count } => format!("{count} ops"),
+            };
+            format!("── {name}: {how}, {until}, {} threads\n", load.threads)
+        }
+        Event::Interval { phase, record: r } => {
+            let pct = st
+                .phase
+                .as_ref()
+                .map_or(0.0, |l| progress(l, st.done_ops, r.end_s));
+            let bar_len = ((pct / 10.0).round() as usize).min(10);
+            let mut line = format!(
+                "{phase:<6} [{}{}] {pct:>3.0}% {:>6.0}s {:>9.0} ops/s",
+                "#".repeat(bar_len),
+                ".".repeat(10 - bar_len),
+                r.end_s,
+                r.ops_per_s
+            );
+            for (k, o) in &r.by_op {
+                let _ = write!(
+                    line,
+                    "  {k} p50 {:.2} p99 {:.2}",
+                    o.response_p50_ms, o.response_p99_ms
+                );
+            }
+            line.push_str(" ms");
+            if r.errors > 0 {
+                let _ = write!(line, "  errors {}", r.errors);
+            }
+            if r.backlog > 0 {
+                let _ = write!(line, "  backlog {}", r.backlog);
+            }
+            if r.warmup {
+                line.push_str("  (warmup)");
+            }
+            line + "\n"
+        }
+        Event::PhaseDone { name, summary } => format!(
+            "── {name} done: {:.0} ops/s over {:.1}s\n",
+            summary.ops_per_s, summary.measured_s
+        ),
+    }
+}
+
+/// The final text of a run: the main phase's table and totals, server metrics missing,
+/// reads verified, warnings.
+pub fn final_text(r: &RunResult) -> String {
+    let Some(s) = r.main_summary() else {
+        return "no main-phase result\n".into();
+    };
+    let mut out = format!("\n{}", summary_table(s).text());
+    out.push_str(&totals(s));
+    if let Some(m) = &r.metrics {
+        let missing: Vec<String> = m
+            .missing_by_node()
+            .into_iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(node, n, of)| format!("{node} {n}/{of}"))
+            .collect();
+        if !missing.is_empty() {
+            let _ = writeln!(
+                out,
+                "samples without server metrics: {}",
+                missing.join(", ")
+            );
+        }
+    }
+    if let Some(v) = &r.reads_verified {
+        let _ = writeln!(out, "{}", v.line());
+        for m in &v.first {
+            let _ = writeln!(out, "  mismatch: {m}");
+        }
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// Response and service time per operation (and of all), in milliseconds.
+pub fn summary_table(s: &PhaseSummary) -> Table {
+    let header = ["operation", "time", "ops/s", "errors"]
+        .into_iter()
+        .map(String::from)
+        .chain(PERCENTILES.iter().map(|(label, _)| label.to_string()))
+        .chain(["max ms".to_string()])
+        .collect();
+    let rows: Vec<(String, &OpSummary)> = s
+        .by_op
+        .iter()
+        .map(|(k, o)| (k.to_string(), o))
+        .chain([("all".to_string(), &s.all)])
+        .collect();
+    let mut table = Table {
+        title: String::new(),
+        header,
+        rows: Vec::new(),
+        text_columns: vec![1],
+    };
+    for (name, o) in rows {
+        for (what, p) in [("response", &o.response), ("service", &o.service)] {
+            let mut row = vec![
+                name.clone(),
+                what.to_string(),
+                format!("{:.0}", o.ops_per_s),
+                o.errors.to_string(),
+            ];
+            row.extend(p.values().iter().map(|v| format!("{v:.2}")));
+            table.rows.push(row);
+        }
+    }
+    table
+}
+
+/// Errors by kind, then throughput, the target and the client's own cost.
+fn totals(s: &PhaseSummary) -> String {
+    let mut out = String::new();
+    if !s.errors_by_kind.is_empty() {
+        let e: Vec<String> = s
+            .errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{}={n}", k.name()))
+            .collect();
+        let _ = writeln!(out, "errors: {}", e.join(", "));
+    }
+    let target = match (s.target_rate_per_s, s.achieved_ratio) {
+        (Some(t), Some(a)) => format!(
+            ", target {t:.0} ops/s, achieved {:.2}% ({} of {} scheduled sent in the window)",
+            a * 100.0,
+            s.sent_on_schedule.unwrap_or(0),
+            s.scheduled_ops.unwrap_or(0)
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "throughput {:.0} ops/s over {:.1}s (+{:.0} ms drain){target}; client CPU {:.1}s ({:.0}%), {:.0} ops per client CPU-s, max RSS {:.0} MiB",
+        s.ops_per_s,
+        s.measured_s,
+        s.drain_s * 1000.0,
+        s.client_cpu_s,
+        s.client_cpu_util * 100.0,
+        s.ops_per_client_cpu_s,
+        s.client_max_rss_bytes as f64 / 1048576.0
+    );
+    out
+}
+
+pub(super) fn interval_throughput(t: &IntervalThroughput) -> String {
+    format!(
+        "per-interval throughput over {} intervals: mean {:.0}, min {:.0}, median {:.0}, max {:.0} ops/s, CV {:.1}%\n",
+        t.intervals,
+        t.mean,
+        t.min,
+        t.median,
+        t.max,
+        t.cv * 100.0
+    )
+}
+
+pub(super) fn loaders(e: &LoadersEvent) -> String {
+    match e {
+        LoadersEvent::Started { count, run_id } => {
+            format!("loaders: {count} processes of run {run_id}\n")
+        }
+        LoadersEvent::Shard {
+            index,
+            count,
+            out,
+            log,
+        } => format!(
+            "  shard {index}/{count}: {} (log {})\n",
+            out.display(),
+            log.display()
+        ),
+        LoadersEvent::Merged {
+            count,
+            start_spread_ms,
+            out,
+        } => format!(
+            "merged {count} shards (main phases started within {start_spread_ms:.1} ms): {}\n",
+            out.display()
+        ),
+    }
+}
+
+pub(super) fn fill(e: &FillEvent, quiet: bool) -> String {
+    match e {
+        FillEvent::Started { target_mib, out } => format!(
+            "filling until the nodes hold {target_mib:.0} MiB each (mean load); result: {}\n",
+            out.display()
+        ),
+        FillEvent::NodeLoad { mib, target_mib } => {
+            format!("  mean node load {mib:.1} MiB of {target_mib:.0} MiB\n")
+        }
+        FillEvent::Writing { .. } if quiet => String::new(),
+        FillEvent::Writing { at_s, ops_per_s } => {
+            format!("  {at_s:>6.0}s {ops_per_s:>9.0} writes/s\n")
+        }
+        FillEvent::Wrote { rows, mean_mib } => format!(
+            "wrote {rows} rows (cycles 0..{rows}: later runs read them with --rows {rows} --skip-rampup); mean node load {mean_mib:.1} MiB\n"
+        ),
+        FillEvent::NotReached { within_s } => {
+            format!("the target was not reached within {within_s:.0}s\n")
+        }
+        FillEvent::WaitingForCompactions { timeout_s } => {
+            format!("waiting for compactions to finish (at most {timeout_s:.0}s)\n")
+        }
+        FillEvent::Pending { compactions } => {
+            format!("  pending compactions: {compactions:.0}\n")
+        }
+        FillEvent::Compacted {
+            after_s,
+            pending: Some(p),
+        } if *p > 0.0 => format!("compactions not finished after {after_s:.0}s: {p:.0} pending\n"),
+        FillEvent::Compacted { after_s, .. } => {
+            format!("compactions finished after {after_s:.0}s\n")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::load::{Cycles, Share};
+
+    #[test]
+    fn progress_follows_the_stop_condition() {
+        let mut l = LoadSpec {
+            mode: LoadMode::Closed { concurrency: 1 },
+            stop: Stop::Duration { secs: 20.0 },
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 1.0,
+            max_errors: 0,
+            cycles: Cycles { start: 0, end: 10 },
+            share: Share::WHOLE,
+        };
+        assert_eq!(progress(&l, 0, 5.0), 25.0);
+        assert_eq!(progress(&l, 0, 25.0), 100.0);
+        l.stop = Stop::Ops { count: 200 };
+        assert_eq!(progress(&l, 50, 99.0), 25.0);
+    }
+
+    #[test]
+    fn the_final_table_has_response_and_service_rows_per_operation() {
+        let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let text = final_text(&r);
+        let s = r.main_summary().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].contains("operation") && lines[1].contains("p99.99"),
+            "{text}"
+        );
+        // Two rows per operation and two for all of them.
+        let rows = lines
+            .iter()
+            .filter(|l| l.contains(" response ") || l.contains(" service "))
+            .count();
+        assert_eq!(rows, 2 * (s.by_op.len() + 1), "{text}");
+        assert!(
+            text.contains(&format!("throughput {:.0} ops/s", s.ops_per_s)),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! The checks of a run step's values and their combinations that need no cluster: what
+//! building its plan would refuse before it connects, so a flag, a scenario key and a step
+//! built in code are refused alike, and a scenario's dry run refuses it too.
+
+use std::time::Duration;
+
+use super::{DEFAULT_DURATION_S, RunStep};
+use crate::error::Invalid;
+use crate::metrics::sampler::Endpoint;
+use crate::spec::load::RateArg;
+use crate::spec::workload::parse_replication;
+use crate::spec::{Ratio, WorkloadKind};
+use crate::workload::profile::Profile;
+
+/// Refuses with a one-line message.
+macro_rules! no {
+    ($($t:tt)*) => {
+        return Err(crate::invalid!($($t)*))
+    };
+}
+
+impl RunStep {
+    /// Checks every value and combination that can be checked without the cluster.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        self.check_target()?;
+        self.check_workload()?;
+        self.check_shards()?;
+        self.check_load()
+    }
+
+    /// The main phase's length in seconds; `None` when it is an operation count.
+    pub(super) fn main_phase_s(&self) -> Option<f64> {
+        self.ops.is_none().then(|| {
+            self.duration
+                .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64())
+        })
+    }
+
+    fn check_target(&self) -> Result<(), Invalid> {
+        if self.cluster.is_some() && !self.hosts.is_empty() {
+            no!("give --cluster or --hosts, not both");
+        }
+        if let Some(dc) = &self.dc
+            && (dc.trim().is_empty() || dc.contains([',', ':']) || dc.trim() != dc)
+        {
+            no!("--dc '{dc}': give one data centre name (e.g. dc1), the one the client is in");
+        }
+        match self.rf.as_deref().map(|r| (r, r.trim().parse::<u32>())) {
+            Some((_, Ok(0))) => no!("--rf 0: the keyspace needs at least one replica"),
+            Some((rf, Err(_))) => {
+                parse_replication(rf).map_err(|e| crate::invalid!("--rf {e}"))?;
+            }
+            _ => {}
+        }
+        if self.no_metrics && !self.prometheus.is_empty() {
+            no!("give --prometheus or --no-metrics, not both");
+        }
+        if self.metrics_interval.as_secs_f64() < 0.1 {
+            no!("--metrics-interval must be at least 100ms");
+        }
+        for e in &self.prometheus {
+            Endpoint::parse(e).map_err(|e| crate::invalid!("--prometheus {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn check_workload(&self) -> Result<(), Invalid> {
+        if self.rows == 0 {
+            no!("--rows must be at least 1");
+        }
+        if self.partsize == Some(0) {
+            no!("--partsize must be at least 1");
+        }
+        if self.columns == Some(0) {
+            no!("--columns must be at least 1");
+        }
+        match (self.workload == WorkloadKind::Profile, &self.profile) {
+            (true, None) => {
+                no!("workload profile needs --profile FILE (a cassandra-stress user profile)")
+            }
+            (false, Some(_)) => {
+                no!("--profile goes with the workload profile: cqlbench run profile --profile FILE")
+            }
+            (true, Some(_)) => {
+                self.load_profile()?;
+                if self.ratio.is_some() || self.partsize.is_some() {
+                    no!(
+                        "--ratio and --partsize: a profile's mix is --profile-ops and its partitions come from its columnspec"
+                    );
+                }
+            }
+            (false, None) => {}
+        }
+        if self.profile_ops.is_some() && self.workload != WorkloadKind::Profile {
+            no!("--profile-ops is a profile's operation mix: use --ratio for built-in workloads");
+        }
+        if self.workload.fixed_row() && (self.value_size.is_some() || self.columns.is_some()) {
+            no!(
+                "--value-size and --columns: workload {} writes its reference workload's row as it is; use tabular, iot or stress to size values",
+                self.workload
+            );
+        }
+        if let Some(r) = &self.ratio {
+            let offers = crate::workload::offers(self.workload);
+            if let Some(op) = r.0.keys().find(|op| !offers.contains(op)) {
+                let names: Vec<&str> = offers.iter().map(|o| o.name()).collect();
+                no!(
+                    "--ratio: workload {} has no {op} operation (it offers {})",
+                    self.workload,
+                    names.join(", ")
+                );
+            }
+        }
+        if self.verify && self.ratio.as_ref().is_some_and(|r| r.has("delete")) {
+            no!(
+                "--verify with delete in the mix: a read finding no row could be a delete, not a lost write; leave delete out or run without --verify"
+            );
+        }
+        Ok(())
+    }
+
+    fn check_load(&self) -> Result<(), Invalid> {
+        if self.concurrency.is_some() && self.rate.is_some() {
+            no!("give --concurrency (closed loop) or --rate (open loop), not both");
+        }
+        match (&self.of, &self.rate) {
+            (Some(_), Some(RateArg::Share(_))) | (None, None | Some(RateArg::PerSecond(_))) => {}
+            (Some(_), _) => no!("--of goes with a share rate such as --rate 35%"),
+            (None, Some(RateArg::Share(_))) => {
+                no!("--rate N% is a share of a throughput result: give --of RESULT.json")
+            }
+        }
+        if self.duration.is_some() && self.ops.is_some() {
+            no!("give --duration or --ops, not both");
+        }
+        if self.threads == Some(0) {
+            no!("--threads must be at least 1");
+        }
+        if self.timeout < Duration::from_millis(10) {
+            no!("--timeout must be at least 10ms");
+        }
+        if self.concurrency == Some(0) || self.max_in_flight == 0 {
+            no!("--concurrency and --max-in-flight must be at least 1");
+        }
+        if self.ops == Some(0) {
+            no!("--ops must be at least 1");
+        }
+        let secs = self
+            .duration
+            .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64());
+        if self.ops.is_none() && self.warmup.as_secs_f64() >= secs {
+            no!(
+                "--warmup ({:?}) must be shorter than --duration ({secs}s)",
+                self.warmup
+            );
+        }
+        // The node count is checked against the cluster when the plan is built.
+        let nodes = self.cluster.as_ref().map(|_| usize::MAX);
+        crate::spec::fault::check_schedule(&self.fault, self.main_phase_s(), nodes)
+    }
+
+    fn check_shards(&self) -> Result<(), Invalid> {
+        if let Some(n) = self.loaders
+            && !(1..=64).contains(&n)
+        {
+            no!("--loaders {n}: give 1 to 64 local processes");
+        }
+        let sharded = self.shard.is_some() || self.loaders.is_some();
+        if sharded && self.drop {
+            no!(
+                "--drop with --shard or --loaders: the other shards could read the keyspace while it is dropped; drop it before the run"
+            );
+        }
+        if sharded && !self.fault.is_empty() {
+            no!("--fault applies to one client: not with --shard or --loaders");
+        }
+        if self.barrier_timeout < Duration::from_secs(1) {
+            no!("--barrier-timeout must be at least 1s");
+        }
+        Ok(())
+    }
+
+    /// The profile (read once per call) and the ratio of its operations (`--profile-ops`,
+    /// else insert only).
+    pub(super) fn load_profile(&self) -> Result<(Profile, Ratio), Invalid> {
+        use crate::workload::profile::{parse_ops, run};
+        let Some(path) = self.profile.as_ref() else {
+            no!("workload profile needs --profile FILE (a cassandra-stress user profile)");
+        };
+        let invalid = |e: crate::workload::profile::ProfileError| Invalid(e.to_string());
+        let profile = Profile::load(path).map_err(invalid)?;
+        let ops = parse_ops(self.profile_ops.as_deref().unwrap_or("insert=1"))
+            .map_err(|e| crate::invalid!("--profile-ops {e}"))?;
+        profile.check_ops(&ops).map_err(invalid)?;
+        if self.verify {
+            profile
+                .check_verifiable(&ops)
+                .map_err(|e| crate::invalid!("--verify: {e}"))?;
+        }
+        let ratio = ops
+            .iter()
+            .filter(|(_, w)| **w > 0)
+            .map(|(name, w)| (run::op_kind(&profile, name), *w))
+            .collect();
+        Ok((profile, Ratio(ratio)))
+    }
+}

@@ -1,0 +1,289 @@
+//! A checked run step into the load engine's plan: the target it reaches, the workload spec
+//! (replication, rows, mix, profile), the rampup and main phases, faults and credentials.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{DEFAULT_KEYSPACE, RunStep};
+use crate::fault::{HookInjector, Inject, LocalInjector};
+use crate::load::session::{ConnectSpec, Credentials};
+use crate::load::{RunPlan, ShardPlan};
+use crate::metrics::sampler::{Endpoint, MetricsPlan};
+use crate::result::{ProbeRef, RateShare, RunResult};
+use crate::scenario::error::refuse;
+use crate::scenario::{Context, ScenarioError};
+use crate::spec::load::{Cycles, RateArg, Share};
+use crate::spec::workload::{
+    ProfileSource, WORKLOAD_SPEC_VERSION, parse_keyspace, parse_replication,
+};
+use crate::spec::{LoadMode, LoadSpec, Stop, WorkloadSpec};
+use crate::target::Target;
+
+impl RunStep {
+    /// Builds the run plan (checking every value first); local clusters are looked up in the
+    /// context's clusters directory.
+    pub fn to_plan(&self, ctx: &Context) -> Result<RunPlan, ScenarioError> {
+        self.validate()?;
+        let target = self.target(ctx)?;
+        let (workload, local_rf) = self.workload_spec(&target)?;
+        let (rampup, main) = self.phases(&workload)?;
+        let (rate_share, main) = match self.rate {
+            Some(r) => {
+                let (rate, share) = self.resolve_rate(r)?;
+                let split = self.shard.unwrap_or(Share::WHOLE);
+                let main = LoadSpec {
+                    mode: LoadMode::Open {
+                        rate_per_s: rate / split.count as f64,
+                        max_in_flight: split.split(self.max_in_flight),
+                    },
+                    ..main
+                };
+                (share, main)
+            }
+            None => (None, main),
+        };
+        let env = self.env_label();
+        Ok(RunPlan {
+            probe: latest_probe(ctx, &env),
+            out: match &self.out {
+                Some(p) => p.clone(),
+                None => self.default_out(ctx, &self.workload.to_string()),
+            },
+            env,
+            workload,
+            rampup,
+            main,
+            connect: ConnectSpec {
+                hosts: target.contact_points(),
+                local_dc: target.local_dc(),
+                timeout: self.timeout,
+                credentials: self.credentials(ctx)?,
+            },
+            metrics: if self.no_metrics {
+                MetricsPlan::default()
+            } else {
+                target.metrics_plan(self.metrics_interval.as_secs_f64())
+            },
+            cluster: target.cluster_spec(),
+            target: target.record(),
+            drop_keyspace: self.drop,
+            sequential_main: false,
+            until: None,
+            local_rf,
+            rate_share,
+            faults: self.fault.clone(),
+            nodes: self.injector(&target)?,
+            end_on_node_death: false,
+            shard: match (self.shard, &self.run_id) {
+                (Some(share), Some(run_id)) => Some(ShardPlan {
+                    run_id: run_id.clone(),
+                    share,
+                    start_at: self.start_at,
+                    barrier_timeout: self.barrier_timeout,
+                }),
+                _ => None,
+            },
+        })
+    }
+
+    /// Where the run goes: the local cluster or the hosts, with the client's DC and the
+    /// Prometheus endpoints given.
+    pub fn target(&self, ctx: &Context) -> Result<Target, ScenarioError> {
+        let mut t = match &self.cluster {
+            Some(name) => Target::local(&ctx.clusters, name)?,
+            None if self.hosts.is_empty() => {
+                refuse!("give --cluster NAME (a local cluster) or --hosts a,b,c")
+            }
+            None => Target::hosts(self.hosts.clone()),
+        };
+        t.dc = self.dc.clone();
+        t.prometheus = self
+            .prometheus
+            .iter()
+            .map(|e| Endpoint::parse(e))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| crate::invalid!("--prometheus {e}"))?;
+        Ok(t)
+    }
+
+    /// Who applies the faults: a local cluster's nodes (the schedule checked against their
+    /// count), hook commands for other targets, nobody without faults.
+    fn injector(&self, target: &Target) -> Result<Option<Arc<dyn Inject>>, ScenarioError> {
+        Ok(match (self.fault.is_empty(), target.cluster()) {
+            (true, None) => None,
+            (_, Some(c)) => {
+                crate::spec::fault::check_schedule(
+                    &self.fault,
+                    self.main_phase_s(),
+                    Some(c.nodes().len()),
+                )?;
+                Some(Arc::new(LocalInjector {
+                    cluster: c.clone(),
+                    keyspace: self.keyspace.clone(),
+                }))
+            }
+            (false, None) => Some(Arc::new(HookInjector)),
+        })
+    }
+
+    /// The workload spec, and the replicas to put in the local DC once it is known (`--hosts`
+    /// without `--dc`: the run reads the DC from the node it connects to).
+    fn workload_spec(&self, target: &Target) -> Result<(WorkloadSpec, Option<u32>), ScenarioError> {
+        let mut w = WorkloadSpec::defaults(self.workload);
+        w.schema_version = WORKLOAD_SPEC_VERSION;
+        w.keyspace = self.keyspace.clone();
+        let local_dc = target.local_dc();
+        // A bare RF, or none with --hosts, is for the local DC.
+        let bare_rf = self
+            .rf
+            .as_deref()
+            .and_then(|r| r.trim().parse::<u32>().ok());
+        let mut local_rf = None;
+        w.replication = match (&self.rf, bare_rf, target.default_replication(), &local_dc) {
+            (_, Some(n), _, Some(dc)) => BTreeMap::from([(dc.clone(), n)]),
+            (_, Some(n), _, None) => {
+                local_rf = Some(n);
+                BTreeMap::new()
+            }
+            (Some(rf), None, _, _) => parse_replication(rf)?,
+            (None, None, Some(per_dc), _) => per_dc,
+            (None, None, None, Some(dc)) => BTreeMap::from([(dc.clone(), 1)]),
+            (None, None, None, None) => {
+                local_rf = Some(1);
+                BTreeMap::new()
+            }
+        };
+        w.rows = self.rows;
+        if let Some(p) = self.partsize {
+            w.partsize = p;
+        }
+        if let Some(v) = self.value_size {
+            w.value_size = v;
+        }
+        if let Some(c) = self.columns {
+            w.columns = c;
+        }
+        if let Some(r) = &self.ratio {
+            w.ratio = r.clone();
+        }
+        if let Some(d) = self.key_dist {
+            w.key_dist = d;
+        }
+        w.verify_reads = self.verify;
+        w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
+        w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
+        w.table_options = self.table_options.clone();
+        if let Some(path) = &self.profile {
+            let (profile, ratio) = self.load_profile()?;
+            w.ratio = ratio;
+            if self.keyspace == DEFAULT_KEYSPACE {
+                w.keyspace = parse_keyspace(&profile.file.keyspace)
+                    .map_err(|e| crate::invalid!("{}: keyspace: {e}", path.display()))?;
+            }
+            let text =
+                std::fs::read_to_string(path).map_err(|e| ScenarioError::io("reading", path, e))?;
+            w.profile = Some(ProfileSource {
+                path: path.clone(),
+                text,
+            });
+        }
+        Ok((w, local_rf))
+    }
+
+    /// The rampup (writing the key space once, this process's share of it with `--cycles`)
+    /// and the main phase, closed loop (a rate is set by the caller).
+    fn phases(&self, w: &WorkloadSpec) -> Result<(Option<LoadSpec>, LoadSpec), ScenarioError> {
+        let threads = self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        // A shard drives its part of the requests in flight.
+        let share = self.shard.unwrap_or(Share::WHOLE);
+        let main = LoadSpec {
+            mode: LoadMode::Closed {
+                concurrency: share.split(self.concurrency.unwrap_or(128)),
+            },
+            stop: match self.ops {
+                Some(n) => Stop::Ops { count: n },
+                None => Stop::Duration {
+                    secs: self.main_phase_s().unwrap_or(super::DEFAULT_DURATION_S),
+                },
+            },
+            warmup_s: self.warmup.as_secs_f64(),
+            threads,
+            timeout_s: self.timeout.as_secs_f64(),
+            max_errors: self.max_errors,
+            cycles: self.cycles.unwrap_or(Cycles {
+                start: 0,
+                end: u64::MAX,
+            }),
+            share,
+        };
+        // A profile's partitions take several operations each.
+        let rampup_ops = match &self.profile {
+            Some(_) => w
+                .rows
+                .saturating_mul(self.load_profile()?.0.rampup_chunks().1),
+            None => w.rows,
+        };
+        let cycles = match self.cycles {
+            Some(c) => Cycles {
+                start: c.start.min(rampup_ops),
+                end: c.end.min(rampup_ops),
+            },
+            None => Cycles {
+                start: 0,
+                end: rampup_ops,
+            },
+        };
+        let rampup = (!self.skip_rampup && cycles.end > cycles.start).then(|| LoadSpec {
+            mode: LoadMode::Closed {
+                concurrency: share.split(self.rampup_concurrency.max(1)),
+            },
+            stop: Stop::Ops {
+                count: cycles.end - cycles.start,
+            },
+            warmup_s: 0.0,
+            cycles,
+            ..main.clone()
+        });
+        Ok((rampup, main))
+    }
+
+    /// `--rate` in ops/s, reading the `--of` result for a share (which is returned too).
+    fn resolve_rate(&self, r: RateArg) -> Result<(f64, Option<RateShare>), ScenarioError> {
+        let of = match (&self.of, r) {
+            (Some(path), RateArg::Share(share)) => {
+                let res = RunResult::read(path)?;
+                let Some(s) = res.main_summary() else {
+                    refuse!("{}: the run has no main-phase result", path.display());
+                };
+                Some(RateShare {
+                    share,
+                    of: path.clone(),
+                    of_ops_per_s: s.ops_per_s,
+                })
+            }
+            _ => None,
+        };
+        let rate = r.resolve(of.as_ref().map(|o| o.of_ops_per_s))?;
+        Ok((rate, of))
+    }
+
+    /// `--credentials-file`, else the credentials the context carries.
+    fn credentials(&self, ctx: &Context) -> Result<Option<Credentials>, ScenarioError> {
+        Ok(match &self.credentials_file {
+            Some(f) => Some(Credentials::from_file(f)?),
+            None => ctx.credentials.clone(),
+        })
+    }
+}
+
+/// The latest probe of environment `env` in the context's probes directory.
+fn latest_probe(ctx: &Context, env: &str) -> Option<ProbeRef> {
+    crate::probe::store::latest_for_env(&ctx.probes_dir(), env).map(|(path, p)| ProbeRef {
+        path,
+        summary: p.summary,
+    })
+}

@@ -1,0 +1,247 @@
+//! `--loaders N`: one run as N local loader processes, shards 0..N of it, which meet at the
+//! barrier in the cluster under test; their results are merged into one when all have ended.
+//! The first loader to fail stops the others (they would wait for it at the barrier).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crate::cancel::Cancel;
+use crate::result::RunResult;
+
+/// What to launch.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The cqlbench executable the loaders run.
+    pub exe: PathBuf,
+    /// `run WORKLOAD …`: the run's own arguments, without the ones each shard gets here
+    /// (`--shard`, `--run-id`, `--out`, `-q`).
+    pub args: Vec<String>,
+    pub count: u64,
+    pub run_id: String,
+    /// The merged result; each shard's goes beside it ([`shard_out`]).
+    pub out: PathBuf,
+}
+
+/// What the launcher tells its caller.
+pub enum LaunchEvent<'a> {
+    Started {
+        index: u64,
+        count: u64,
+        out: &'a Path,
+        log: &'a Path,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("{what} {}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("shard {index}/{count} {status}: {last} (log {}); the other loaders were stopped", log.display())]
+    Failed {
+        index: u64,
+        count: u64,
+        status: std::process::ExitStatus,
+        last: String,
+        log: PathBuf,
+    },
+    #[error("merging the shards: {0}")]
+    Merge(#[from] crate::error::Invalid),
+}
+
+/// Where shard `index`'s result goes: beside `out`, as `NAME.shard-I.json`.
+pub fn shard_out(out: &Path, index: u64) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}.shard-{index}.json"))
+}
+
+/// A run id for a launch that names none: time and process.
+pub fn default_run_id() -> String {
+    format!("run-{}-{}", crate::host::unix_now_s(), std::process::id())
+}
+
+struct Loader {
+    index: u64,
+    child: Child,
+    out: PathBuf,
+    log: PathBuf,
+    running: bool,
+}
+
+/// Starts the loaders, waits for all of them (stopping the rest when one fails, and every
+/// one when `cancel` is set: they keep what they measured), then merges their results.
+pub fn run(
+    l: &Launch,
+    cancel: &Cancel,
+    on: &mut dyn FnMut(LaunchEvent),
+) -> Result<RunResult, LaunchError> {
+    let mut loaders = Vec::new();
+    for index in 0..l.count {
+        let loader = match start(l, index) {
+            Ok(loader) => loader,
+            Err(e) => {
+                stop_all(&mut loaders, libc::SIGKILL);
+                return Err(e);
+            }
+        };
+        on(LaunchEvent::Started {
+            index,
+            count: l.count,
+            out: &loader.out,
+            log: &loader.log,
+        });
+        loaders.push(loader);
+    }
+    let mut failed = None;
+    let mut signalled = false;
+    while loaders.iter().any(|x| x.running) {
+        for x in loaders.iter_mut().filter(|x| x.running) {
+            let status = x.child.try_wait().map_err(|source| LaunchError::Io {
+                what: "waiting for loader",
+                path: x.log.clone(),
+                source,
+            })?;
+            let Some(status) = status else { continue };
+            x.running = false;
+            if !status.success() && failed.is_none() && !cancel.is_cancelled() {
+                let text = std::fs::read_to_string(&x.log).unwrap_or_default();
+                failed = Some(LaunchError::Failed {
+                    index: x.index,
+                    count: l.count,
+                    status,
+                    last: crate::fsutil::last_line(&text),
+                    log: x.log.clone(),
+                });
+            }
+        }
+        if failed.is_some() {
+            stop_all(&mut loaders, libc::SIGKILL);
+        } else if cancel.is_cancelled() && !signalled {
+            // Each loader stops as an interrupted run and writes what it measured.
+            stop_all_softly(&mut loaders);
+            signalled = true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    let shards: Vec<PathBuf> = loaders.into_iter().map(|x| x.out).collect();
+    Ok(super::merge_files(&shards, &l.out)?)
+}
+
+fn start(l: &Launch, index: u64) -> Result<Loader, LaunchError> {
+    let out = shard_out(&l.out, index);
+    let log = out.with_extension("log");
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LaunchError::Io { what, path, source }
+    };
+    let file = std::fs::File::create(&log).map_err(io("creating", &log))?;
+    let err = file.try_clone().map_err(io("creating", &log))?;
+    let child = Command::new(&l.exe)
+        .args(&l.args)
+        .args([
+            "--shard",
+            &format!("{index}/{}", l.count),
+            "--run-id",
+            &l.run_id,
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(file)
+        .stderr(err)
+        .spawn()
+        .map_err(io("starting a loader with", &l.exe))?;
+    Ok(Loader {
+        index,
+        child,
+        out,
+        log,
+        running: true,
+    })
+}
+
+fn stop_all(loaders: &mut [Loader], signal: i32) {
+    for x in loaders.iter_mut().filter(|x| x.running) {
+        signal_child(&x.child, signal);
+        let _ = x.child.wait();
+        x.running = false;
+    }
+}
+
+fn stop_all_softly(loaders: &mut [Loader]) {
+    for x in loaders.iter().filter(|x| x.running) {
+        signal_child(&x.child, libc::SIGTERM);
+    }
+}
+
+fn signal_child(child: &Child, signal: i32) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) on our own child's PID, which has not been reaped (we have not
+        // waited for it yet), so the PID cannot have been reused.
+        unsafe {
+            libc::kill(pid, signal);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_go_beside_the_merged_result() {
+        assert_eq!(
+            shard_out(Path::new("/r/run.json"), 2),
+            Path::new("/r/run.shard-2.json")
+        );
+    }
+
+    #[test]
+    fn a_failing_loader_stops_the_others_and_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        // A "cqlbench" that fails at once for shard 1 and sleeps for the others.
+        let exe = dir.path().join("fake");
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\ncase \"$*\" in *'--shard 1/3'*) echo 'boom: no cluster'; exit 3;; esac\nexec sleep 30\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let l = Launch {
+            exe,
+            args: vec!["run".into(), "keyvalue".into()],
+            count: 3,
+            run_id: "r1".into(),
+            out: dir.path().join("run.json"),
+        };
+        let started = std::time::Instant::now();
+        let mut seen = Vec::new();
+        let err = run(&l, &Cancel::new(), &mut |e| {
+            let LaunchEvent::Started { index, .. } = e;
+            seen.push(index);
+        })
+        .unwrap_err();
+        assert_eq!(seen, [0, 1, 2]);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("shard 1/3 exit status: 3: boom: no cluster"),
+            "{text}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the others were stopped"
+        );
+    }
+}
