@@ -49,8 +49,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         args.a.display(),
         a.env
     );
-    let mut rows = vec![
-        [
+    let mut table = crate::format::Table {
+        title: String::new(),
+        header: [
             "metric",
             "A mean",
             "B mean",
@@ -62,7 +63,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         ]
         .map(String::from)
         .to_vec(),
-    ];
+        rows: Vec::new(),
+        text_columns: vec![7],
+    };
     let mut skipped = Vec::new();
     for x in &sa {
         let Some(y) = sb.iter().find(|y| y.metric == x.metric) else {
@@ -70,7 +73,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             continue;
         };
         match compare(&x.metric, x.direction, &x.values, &y.values) {
-            Ok(c) => rows.push(row(&c)),
+            Ok(c) => table.rows.push(row(&c)),
             Err(e) => skipped.push(e.to_string()),
         }
     }
@@ -80,20 +83,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     {
         skipped.push(format!("{}: only in B", y.metric));
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(c, v)| match c {
-                0 | 7 => format!("{v:<w$}", w = widths[c]),
-                _ => format!("{v:>w$}", w = widths[c]),
-            })
-            .collect();
-        println!("  {}", cells.join("  ").trim_end());
-    }
+    print!("{}", table.text());
     for s in &skipped {
         println!("  not compared: {s}");
     }

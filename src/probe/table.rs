@@ -51,7 +51,6 @@ pub fn render(r: &ProbeResult) -> String {
             opt(s.disk_read_p99_us, ms),
         ]],
     ));
-    out.push('\n');
 
     let rows: Vec<Vec<String>> = r
         .profiles
@@ -90,7 +89,7 @@ pub fn render(r: &ProbeResult) -> String {
             CpuSource::Builtin => "built-in prime loop, not comparable with sysbench".into(),
         };
         out.push_str(&format!(
-            "\nCPU: {:.0} events/s at 1 thread, {:.0} at {} threads ({source})\n",
+            "CPU: {:.0} events/s at 1 thread, {:.0} at {} threads ({source})\n",
             cpu.events_s_1_thread, cpu.events_s_all_threads, cpu.threads
         ));
     }
@@ -113,34 +112,16 @@ fn ms(us: f64) -> String {
     }
 }
 
-/// A plain-text grid: first column left-aligned, the others right-aligned.
+/// A table of `headers` and `rows` (first column left-aligned, the others right-aligned), as
+/// every terminal table is rendered.
 fn grid(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    crate::format::Table {
+        title: String::new(),
+        header: headers.iter().map(|h| h.to_string()).collect(),
+        rows: rows.to_vec(),
+        text_columns: Vec::new(),
     }
-    let line = |cells: Vec<&str>| -> String {
-        let parts: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        format!("{}\n", parts.join("  ").trim_end())
-    };
-    let mut out = line(headers.to_vec());
-    for row in rows {
-        out.push_str(&line(row.iter().map(String::as_str).collect()));
-    }
-    out
+    .text()
 }
 
 #[cfg(test)]
@@ -230,12 +211,12 @@ mod tests {
 probe of laptop on /data (fio-3.33, direct I/O)
 host: AMD EPYC 7B13, 2 cores, 24.0 GiB RAM
 
-env     CPU events/s   IOPS  Disk throughput  Disk p99 read latency
-laptop          7244  15725        1034 MB/s                1.89 ms
+  env     CPU events/s   IOPS  Disk throughput  Disk p99 read latency
+  laptop          7244  15725        1034 MB/s                1.89 ms
 
-profile        read IOPS  write IOPS  read MB/s  write MB/s  read p50  read p99  write p99  sync p99
-lcs                19505           0       79.9        33.5    864 us   1.73 ms          -         -
-seq_write_64k          0           0        0.0      1034.0         -         -          -         -
+  profile        read IOPS  write IOPS  read MB/s  write MB/s  read p50  read p99  write p99  sync p99
+  lcs                19505           0       79.9        33.5    864 us   1.73 ms          -         -
+  seq_write_64k          0           0        0.0      1034.0         -         -          -         -
 
 CPU: 3626 events/s at 1 thread, 7244 at 2 threads (sysbench 1.0.20)
 note: a note
