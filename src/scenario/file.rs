@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_yaml::Value;
 
+use super::refs::{self, Planned, StepRef};
 pub use super::steps::Placement;
 use super::steps::{ClusterOptions, ClusterSection, Step, de};
 use crate::report::cost::Deployment;
@@ -100,16 +101,18 @@ pub struct PlannedStep {
     /// Its name (`NAME-rK` for the K-th of repeated runs).
     pub name: String,
     pub command: String,
+    /// The step, references to earlier steps holding stand-ins until it runs.
     pub step: Step,
-    /// Its options as written (with `{step}` references replaced), for the printout.
+    /// Its options as written, for the printout.
     pub options: Value,
-    /// Options that name values of earlier results (`{fill.rows}`): filled in when the step
-    /// runs; `step` holds a stand-in until then.
-    pub deferred: bool,
+    /// Options that take a value of earlier steps' results (`rows: '{fill.rows}'`): filled
+    /// in from their outcomes when the step runs.
+    pub refs: Vec<(String, StepRef)>,
+    /// The names later steps know its outcome by: its own, a repeated step's, each with
+    /// `@ENV` in an environment of several.
+    pub known_as: Vec<String>,
     /// What the scenario gives the step: its cluster, hosts and environment label.
     pub placement: Placement,
-    /// The earlier steps it may refer to, by name.
-    pub refs: BTreeMap<String, Done>,
     /// Where its result goes.
     pub out: PathBuf,
 }
@@ -146,225 +149,6 @@ pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
     let v: Value =
         serde_yaml::from_str(text).map_err(|e| crate::invalid!("not a scenario file: {e}"))?;
     de::from_value(v).map_err(|e| crate::invalid!("not a scenario file: {e}"))
-}
-
-/// An earlier step, as later steps may refer to it.
-#[derive(Debug, Clone)]
-pub struct Done {
-    pub command: String,
-    /// Its (last run's) result.
-    pub out: PathBuf,
-    /// Every run's result when the step is repeated (`{NAME}` is then the best of them).
-    pub runs: Vec<PathBuf>,
-}
-
-/// Reads what a reference names: `(step, field)` → its text.
-pub type Resolve = dyn Fn(&Done, Option<&str>) -> Result<String, crate::error::Invalid>;
-
-/// What a reference reads from an earlier step's results when the step runs: `field` of its
-/// result (`rows`, `ops_per_s`, …), or with no field the result itself — a repeated run
-/// step's best run (the highest main-phase throughput, as reference 000 kept the best of
-/// several runs), else its last.
-pub fn resolve(d: &Done, field: Option<&str>) -> Result<String, crate::error::Invalid> {
-    match field {
-        Some(f) => result_value(&best(d)?, f),
-        None => Ok(best(d)?.to_string_lossy().into_owned()),
-    }
-}
-
-/// The best of a repeated step's runs (see [`resolve`]).
-fn best(d: &Done) -> Result<PathBuf, crate::error::Invalid> {
-    if d.runs.len() < 2 || !matches!(d.command.as_str(), "run" | "throughput" | "latency") {
-        return Ok(d.out.clone());
-    }
-    let mut best: Option<(f64, &PathBuf)> = None;
-    for out in &d.runs {
-        let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
-        let Some(s) = r.main_summary() else { continue };
-        if best.is_none_or(|(b, _)| s.ops_per_s > b) {
-            best = Some((s.ops_per_s, out));
-        }
-    }
-    best.map(|(_, p)| p.clone())
-        .ok_or_else(|| crate::invalid!("{}: no run has a main-phase result", d.out.display()))
-}
-
-/// What a reference reads at planning time: the last run's path, and a stand-in for values.
-fn stand_in(d: &Done, field: Option<&str>) -> Result<String, crate::error::Invalid> {
-    Ok(match field {
-        Some(_) => "1".to_string(),
-        None => d.out.to_string_lossy().into_owned(),
-    })
-}
-
-/// The values a step's result offers to later steps as `{step.FIELD}`, by command.
-pub const VALUE_FIELDS: &[(&str, &[&str], &str)] = &[
-    ("rows", &["fill"], "the rows the fill wrote"),
-    (
-        "ops_per_s",
-        &["run", "throughput", "latency"],
-        "the main phase's throughput",
-    ),
-    (
-        "rate",
-        &["capacity"],
-        "the capacity verdict's highest passing rate",
-    ),
-    (
-        "capacity",
-        &["capacity"],
-        "the capacity verdict's highest passing throughput",
-    ),
-];
-
-/// Reads `field` of the result at `out`.
-pub fn result_value(out: &Path, field: &str) -> Result<String, crate::error::Invalid> {
-    let missing = |what: &str| crate::invalid!("{}: {what}", out.display());
-    let n = match field {
-        "rows" => {
-            let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
-            r.phases
-                .iter()
-                .filter_map(|p| p.summary.as_ref())
-                .map(|s| s.ok)
-                .sum::<u64>() as f64
-        }
-        "ops_per_s" => {
-            let r = crate::result::read_run(out).map_err(|e| crate::invalid!("{e}"))?;
-            r.main_summary()
-                .ok_or_else(|| missing("the run has no main-phase result"))?
-                .ops_per_s
-        }
-        "rate" | "capacity" => {
-            let r = crate::result::read_capacity(out).map_err(|e| crate::invalid!("{e}"))?;
-            let v = r
-                .verdict
-                .ok_or_else(|| missing("the search has no verdict"))?;
-            if field == "rate" {
-                v.highest_passing_rate_per_s
-            } else {
-                v.highest_passing_ops_per_s
-            }
-            .ok_or_else(|| missing("no step of the search passed"))?
-        }
-        other => return Err(crate::invalid!("no value '{other}'")),
-    };
-    Ok(format!("{}", n.round() as u64))
-}
-
-/// Replaces `{step}` with that step's result path and `{step.FIELD}` with `value(step, field)`;
-/// says whether any `{step.FIELD}` was there.
-fn substitute(
-    arg: &str,
-    done: &BTreeMap<String, Done>,
-    value: &Resolve,
-) -> Result<(String, bool), crate::error::Invalid> {
-    let mut out = String::new();
-    let mut rest = arg;
-    let mut has_value = false;
-    while let Some(i) = rest.find('{') {
-        let Some(j) = rest[i..].find('}') else { break };
-        let key = &rest[i + 1..i + j];
-        // A step's name may hold dots (`lat-rate-1.5k`): the whole key first, then
-        // `NAME.FIELD` split at the last dot.
-        let (name, field) = match key.rsplit_once('.') {
-            Some((n, f)) if !done.contains_key(key) => (n, Some(f)),
-            _ => (key, None),
-        };
-        let d = done.get(name).ok_or_else(|| {
-            crate::invalid!(
-                "'{{{key}}}' names no earlier step (steps so far: {:?})",
-                done.keys().collect::<Vec<_>>()
-            )
-        })?;
-        out.push_str(&rest[..i]);
-        match field {
-            // A repeated step's best run is known once it ran.
-            None if d.runs.len() > 1 => {
-                out.push_str(&value(d, None)?);
-                has_value = true;
-            }
-            None => out.push_str(&d.out.to_string_lossy()),
-            Some(f) => {
-                let known = VALUE_FIELDS
-                    .iter()
-                    .find(|(name, _, _)| *name == f)
-                    .filter(|(_, commands, _)| commands.contains(&d.command.as_str()));
-                if known.is_none() {
-                    let offered: Vec<&str> = VALUE_FIELDS
-                        .iter()
-                        .filter(|(_, c, _)| c.contains(&d.command.as_str()))
-                        .map(|(n, _, _)| *n)
-                        .collect();
-                    return Err(crate::invalid!(
-                        "'{{{key}}}': a {} step offers no '{f}' (it offers: {})",
-                        d.command,
-                        if offered.is_empty() {
-                            "its result path only".to_string()
-                        } else {
-                            offered.join(", ")
-                        }
-                    ));
-                }
-                out.push_str(&value(d, Some(f))?);
-                has_value = true;
-            }
-        }
-        rest = &rest[i + j + 1..];
-    }
-    out.push_str(rest);
-    Ok((out, has_value))
-}
-
-/// [`substitute`] in every text value of a step's options; a text that named a value becomes
-/// the YAML scalar it now reads as (`"{fill.rows}"` → the number). Says whether any did.
-fn substitute_all(
-    v: &mut Value,
-    done: &BTreeMap<String, Done>,
-    value: &Resolve,
-) -> Result<bool, crate::error::Invalid> {
-    Ok(match v {
-        Value::String(s) => {
-            let (text, has_value) = substitute(s, done, value)?;
-            *v = match has_value {
-                true => serde_yaml::from_str(&text).unwrap_or(Value::String(text)),
-                false => Value::String(text),
-            };
-            has_value
-        }
-        Value::Sequence(items) => {
-            let mut any = false;
-            for i in items {
-                any |= substitute_all(i, done, value)?;
-            }
-            any
-        }
-        Value::Mapping(m) => {
-            let mut any = false;
-            for (_, i) in m.iter_mut() {
-                any |= substitute_all(i, done, value)?;
-            }
-            any
-        }
-        _ => false,
-    })
-}
-
-/// A typed step from its command and options (with `{step}` paths filled in), placed; values
-/// of earlier results are filled by `value`.
-pub fn make_step(
-    command: &str,
-    options: &Value,
-    done: &BTreeMap<String, Done>,
-    placement: &Placement,
-    out: &Path,
-    value: &Resolve,
-) -> Result<Step, crate::error::Invalid> {
-    let mut options = options.clone();
-    substitute_all(&mut options, done, value)?;
-    let mut spec = Step::from_yaml(command, options)?;
-    spec.place(placement, out.to_path_buf());
-    Ok(spec)
 }
 
 /// Each step's name: its `name:`, else its command, else (when an earlier step has that name)
@@ -563,14 +347,11 @@ pub fn plan(f: &ScenarioFile, dir: &Path) -> Result<Plan, crate::error::Invalid>
     Ok(p)
 }
 
-/// One environment's plan.
-/// Makes a step's result known to later steps as `{NAME}`, and as `{NAME@ENV}` in an
-/// environment.
-fn register(done: &mut BTreeMap<String, Done>, name: String, d: Done, env: Option<&Environment>) {
-    if let Some(e) = env {
-        done.insert(format!("{name}@{}", e.name), d.clone());
-    }
-    done.insert(name, d);
+/// The names an earlier step is known by: `NAME`, and `NAME@ENV` in an environment.
+fn names_of(name: &str, env: Option<&Environment>) -> Vec<String> {
+    std::iter::once(name.to_string())
+        .chain(env.map(|e| format!("{name}@{}", e.name)))
+        .collect()
 }
 
 /// One environment's plan, and the steps later ones may refer to (by name); `earlier` holds
@@ -579,8 +360,8 @@ fn plan_env(
     f: &ScenarioFile,
     env: Option<&Environment>,
     dir: &Path,
-    earlier: &BTreeMap<String, Done>,
-) -> Result<(Plan, BTreeMap<String, Done>), crate::error::Invalid> {
+    earlier: &BTreeMap<String, Planned>,
+) -> Result<(Plan, BTreeMap<String, Planned>), crate::error::Invalid> {
     let in_env = |e: crate::error::Invalid| match env {
         Some(env) => crate::invalid!("environment {}: {e}", env.name),
         None => e,
@@ -620,7 +401,7 @@ fn plan_env(
         hosts,
         env: env.map(|e| e.name.clone()).or_else(|| f.env.clone()),
     };
-    let mut done: BTreeMap<String, Done> = earlier.clone();
+    let mut done: BTreeMap<String, Planned> = earlier.clone();
     let mut steps = Vec::new();
     let names = step_names(&f.steps);
     for (i, step) in f.steps.iter().enumerate() {
@@ -668,55 +449,66 @@ fn plan_env(
                 return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
             }
             let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
-            // Paths now; values of earlier results when the step runs (a stand-in checks the
-            // rest).
-            let mut checked = options.clone();
-            let deferred = substitute_all(&mut checked, &done, &stand_in).map_err(at)?;
-            let mut runs = Vec::new();
-            for k in 1..=repeat {
-                let run_name = match repeat {
-                    1 => name.clone(),
-                    _ => format!("{name}-r{k}"),
-                };
-                let out = dir.join(format!("{n:02}-{run_name}.json"));
-                let spec =
-                    make_step(command, &options, &done, &placement, &out, &stand_in).map_err(at)?;
+            let (known_now, refs) = refs::take(&options, &done).map_err(at)?;
+            let runs: Vec<(String, PathBuf)> = (1..=repeat)
+                .map(|k| {
+                    let run_name = match repeat {
+                        1 => name.clone(),
+                        _ => format!("{name}-r{k}"),
+                    };
+                    let out = dir.join(format!("{n:02}-{run_name}.json"));
+                    (run_name, out)
+                })
+                .collect();
+            for (run_name, out) in &runs {
+                let mut step = Step::from_yaml(command, known_now.clone()).map_err(at)?;
+                step.place(&placement, out.clone());
+                // Stand-ins check the rest of the step now; the values come when it runs.
+                for (key, r) in &refs {
+                    step.set(key, &refs::stand_in(r, &done)).map_err(at)?;
+                }
+                let mut known_as = names_of(&name, env);
+                if repeat > 1 {
+                    known_as.extend(names_of(run_name, env));
+                }
                 steps.push(PlannedStep {
                     name: run_name.clone(),
                     command: command.to_string(),
-                    step: spec,
+                    step,
                     options: options.clone(),
-                    deferred,
+                    refs: refs.clone(),
+                    known_as,
                     placement: placement.clone(),
-                    refs: done.clone(),
                     out: out.clone(),
                 });
-                runs.push((run_name, out));
             }
+            // `{NAME}` is the runs' result (`{NAME-KEY-VALUE}` a variant's, `{NAME-rK}` a
+            // repeated step's K-th run).
+            let planned = |runs: Vec<PathBuf>| Planned {
+                command: command.to_string(),
+                runs,
+            };
             if repeat > 1 {
                 for (run_name, out) in &runs {
-                    let d = Done {
-                        command: command.to_string(),
-                        out: out.clone(),
-                        runs: vec![],
-                    };
-                    register(&mut done, run_name.clone(), d, env);
+                    for known in names_of(run_name, env) {
+                        done.insert(known, planned(vec![out.clone()]));
+                    }
                 }
             }
-            // `{NAME}` is the runs' result (`{NAME-KEY-VALUE}` a variant's).
-            let all: Vec<PathBuf> = runs.iter().map(|(_, out)| out.clone()).collect();
-            let d = Done {
-                command: command.to_string(),
-                out: all.last().expect("at least one run").clone(),
-                runs: all,
-            };
+            let all = planned(runs.into_iter().map(|(_, out)| out).collect());
             match varied {
-                true => register(&mut done, name, d, env),
-                false => last = Some(d),
+                true => {
+                    for known in names_of(&name, env) {
+                        done.insert(known, all.clone());
+                    }
+                }
+                false => last = Some(all),
             }
         }
         if let Some(d) = last {
-            register(&mut done, name, d, env);
+            for known in names_of(&name, env) {
+                done.insert(known, d.clone());
+            }
         }
     }
     if steps.is_empty() {
@@ -954,21 +746,30 @@ steps:
     fn values_of_earlier_results_are_checked_at_load_and_filled_at_run() {
         let m = plan_all(&parse(MATRIX).unwrap(), Path::new("/s")).unwrap();
         let t = &m.envs[0].steps[1];
-        assert!(t.deferred && !m.envs[0].steps[0].deferred);
-        // At run time the value comes from the fill's result.
-        let step = make_step(
-            &t.command,
-            &t.options,
-            &t.refs,
-            &t.placement,
-            &t.out,
-            &|d, f| {
-                assert_eq!((d.command.as_str(), f), ("fill", Some("rows")));
-                Ok("123456".into())
-            },
-        )
-        .unwrap();
-        assert_eq!(step.run_spec().unwrap().rows, 123_456);
+        assert!(!t.refs.is_empty() && m.envs[0].steps[0].refs.is_empty());
+        // At run time the value comes from the fill's outcome.
+        let mut fill = crate::result::fixture::run("x", &Default::default());
+        for p in &mut fill.phases {
+            if let Some(s) = &mut p.summary {
+                s.ok = 61_728;
+            }
+        }
+        let ran = crate::scenario::refs::Ran::from([(
+            t.refs[0].1.step.clone(),
+            vec![(
+                PathBuf::from("/s/fill.json"),
+                crate::scenario::Outcome::Run(Box::new(fill.clone())),
+            )],
+        )]);
+        let mut step = t.step.clone();
+        for (key, r) in &t.refs {
+            assert_eq!((key.as_str(), r.field), ("rows", Some(refs::Field::Rows)));
+            step.set(key, &refs::resolve(r, &ran).unwrap()).unwrap();
+        }
+        assert_eq!(
+            step.run_spec().unwrap().rows,
+            61_728 * fill.phases.len() as u64
+        );
         // A value no earlier step offers is refused when the file is loaded.
         let e = |text: &str| plan_all(&parse(text).unwrap(), Path::new("/s")).unwrap_err();
         let msg =
@@ -1101,7 +902,8 @@ steps:
             ["throughput-r1", "throughput-r2", "throughput-r3", "latency"]
         );
         let lat = &p.steps[3];
-        assert!(lat.deferred, "the best run is known once they ran");
+        assert_eq!(lat.refs.len(), 1, "the best run is known once they ran");
+        let mut ran = crate::scenario::refs::Ran::new();
         for (i, ops) in [900.0, 1200.0, 1000.0].into_iter().enumerate() {
             let shape = crate::result::fixture::RunShape {
                 ops_per_s: ops,
@@ -1109,23 +911,26 @@ steps:
                 seed: i as u64 + 1,
                 ..Default::default()
             };
-            crate::result::fixture::run("x", &shape)
-                .write(&p.steps[i].out)
-                .unwrap();
+            let run = crate::result::fixture::run("x", &shape);
+            for name in &p.steps[i].known_as {
+                ran.entry(name.clone()).or_default().push((
+                    p.steps[i].out.clone(),
+                    crate::scenario::Outcome::Run(Box::new(run.clone())),
+                ));
+            }
         }
-        let step = make_step(
-            &lat.command,
-            &lat.options,
-            &lat.refs,
-            &lat.placement,
-            &lat.out,
-            &resolve,
-        )
-        .unwrap();
+        let (key, r) = &lat.refs[0];
+        let mut step = lat.step.clone();
+        step.set(key, &refs::resolve(r, &ran).unwrap()).unwrap();
         let of = step.run_spec().unwrap().of.clone().unwrap();
         assert_eq!(of, p.steps[1].out, "r2 had the highest throughput");
-        let d = &lat.refs["throughput"];
-        let best: f64 = resolve(d, Some("ops_per_s")).unwrap().parse().unwrap();
+        let best = refs::StepRef {
+            step: "throughput".into(),
+            field: Some(refs::Field::OpsPerS),
+        };
+        let refs::RefValue::Number(best) = refs::resolve(&best, &ran).unwrap() else {
+            panic!("a number")
+        };
         assert!((best - 1200.0).abs() < 30.0, "{best}");
     }
 

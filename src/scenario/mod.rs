@@ -9,6 +9,7 @@ pub mod file;
 pub mod fill;
 pub mod outcome;
 pub mod overrides;
+pub mod refs;
 pub mod runner;
 pub mod steps;
 

@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use super::error::Doing;
 use super::event::{ClusterEvent, Event, Warning};
-use super::file::{Matrix, Plan, PlannedStep, make_step, resolve};
+use super::file::{Matrix, Plan, PlannedStep};
+use super::refs::{self, Ran};
 use super::steps::{ClusterOptions, ReportStep, Step};
 use super::{Context, Outcome, ScenarioError, StepOutcome};
 use crate::cluster::lease::{Lease, LeaseEvent};
@@ -257,6 +258,9 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
     }
     std::fs::create_dir_all(&m.dir).map_err(|e| ScenarioError::io("creating", &m.dir, e))?;
     let mut steps = Vec::new();
+    // Earlier steps' outcomes by name; an environment's own names (without `@ENV`) are
+    // forgotten when it ends.
+    let mut ran = Ran::new();
     for (i, p) in m.envs.iter().enumerate() {
         if ctx.cancel.is_cancelled() {
             return Err(ScenarioError::Interrupted {
@@ -275,7 +279,7 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
             });
         }
         let keep = i + 1 == m.envs.len() && opts.keep;
-        let env_steps = run_env(p, ctx, opts, keep).map_err(|e| match label {
+        let env_steps = run_env(p, ctx, opts, keep, &mut ran).map_err(|e| match label {
             Some(label) if m.envs.len() > 1 => ScenarioError::Environment {
                 label: label.to_string(),
                 source: Box::new(e),
@@ -283,6 +287,7 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
             _ => e,
         })?;
         steps.extend(env_steps);
+        ran.retain(|name, _| name.contains('@'));
     }
     let report = match m.report {
         true => {
@@ -323,6 +328,7 @@ fn run_env(
     ctx: &Context,
     opts: RunOptions,
     keep: bool,
+    ran: &mut Ran,
 ) -> Result<Vec<StepOutcome>, ScenarioError> {
     let lease = match &p.cluster {
         Some(c) if needs_cluster(p) => Some(lease(ctx, &c.name, &c.options)?),
@@ -331,7 +337,7 @@ fn run_env(
             .map(|cluster| Lease { cluster }),
         None => None,
     };
-    let outcome = run_steps_on(p, ctx, opts, lease.as_ref().map(|l| &l.cluster));
+    let outcome = run_steps_on(p, ctx, opts, lease.as_ref().map(|l| &l.cluster), ran);
     if let Some(l) = lease {
         release(ctx, l, keep);
     }
@@ -366,22 +372,15 @@ fn run_complete(command: &str, r: &crate::result::RunResult) -> bool {
 
 /// The step as it runs: values of earlier results filled in, and an interrupted capacity
 /// search continued when resuming.
-fn step_to_run(s: &PlannedStep, opts: RunOptions) -> Result<Step, ScenarioError> {
-    let mut step = if s.deferred {
-        // Checked with a stand-in when planned: check the real values.
-        let step = make_step(
-            &s.command,
-            &s.options,
-            &s.refs,
-            &s.placement,
-            &s.out,
-            &resolve,
-        )?;
+fn step_to_run(s: &PlannedStep, ran: &Ran, opts: RunOptions) -> Result<Step, ScenarioError> {
+    let mut step = s.step.clone();
+    if !s.refs.is_empty() {
+        // Checked with stand-ins when planned: the values of the earlier outcomes now.
+        for (key, r) in &s.refs {
+            step.set(key, &refs::resolve(r, ran)?)?;
+        }
         step.validate()?;
-        step
-    } else {
-        s.step.clone()
-    };
+    }
     if opts.resume && s.out.exists() {
         match &mut step {
             Step::Capacity(c) => c.search.resume = true,
@@ -405,7 +404,7 @@ pub fn run_steps(
     ctx: &Context,
     opts: RunOptions,
 ) -> Result<Vec<StepOutcome>, ScenarioError> {
-    run_steps_on(plan, ctx, opts, None)
+    run_steps_on(plan, ctx, opts, None, &mut Ran::new())
 }
 
 /// Runs one environment's steps with its local `cluster` running for each step, except for
@@ -415,6 +414,7 @@ fn run_steps_on(
     ctx: &Context,
     opts: RunOptions,
     cluster: Option<&Cluster>,
+    ran: &mut Ran,
 ) -> Result<Vec<StepOutcome>, ScenarioError> {
     std::fs::create_dir_all(&plan.dir).map_err(|e| ScenarioError::io("creating", &plan.dir, e))?;
     let count = plan.steps.len();
@@ -433,15 +433,18 @@ fn run_steps_on(
                 count,
                 name: &s.name,
             });
+            let outcome = Outcome::read(&s.out)
+                .map_err(|e| ScenarioError::from(e).in_step(index, &s.name))?;
+            remember(ran, s, &outcome);
             outcomes.push(StepOutcome {
                 name: s.name.clone(),
                 out: Some(s.out.clone()),
-                outcome: Outcome::read(&s.out)?,
+                outcome,
                 kept: true,
             });
             continue;
         }
-        let step = step_to_run(s, opts).map_err(|e| e.in_step(index, &s.name))?;
+        let step = step_to_run(s, ran, opts).map_err(|e| e.in_step(index, &s.name))?;
         if let Some(c) = cluster {
             ready_for(&step, c, ctx).map_err(|e| e.in_step(index, &s.name))?;
         }
@@ -454,6 +457,7 @@ fn run_steps_on(
             quiet: step.run_spec().is_some_and(|r| r.quiet),
         });
         let outcome = step.run(ctx).map_err(|e| e.in_step(index, &s.name))?;
+        remember(ran, s, &outcome);
         outcomes.push(StepOutcome {
             name: s.name.clone(),
             out: step.out().map(Path::to_path_buf),
@@ -468,6 +472,15 @@ fn run_steps_on(
         }
     }
     Ok(outcomes)
+}
+
+/// Makes a step's outcome known to later steps, under every name they may use for it.
+fn remember(ran: &mut Ran, s: &PlannedStep, outcome: &Outcome) {
+    for name in &s.known_as {
+        ran.entry(name.clone())
+            .or_default()
+            .push((s.out.clone(), outcome.clone()));
+    }
 }
 
 /// The environment's cluster as `step` needs it: stopped for a scaling step, every node up

@@ -143,7 +143,7 @@ impl Step {
         }
     }
 
-    fn run_spec_mut(&mut self) -> Option<&mut RunStep> {
+    pub(crate) fn run_spec_mut(&mut self) -> Option<&mut RunStep> {
         match self {
             Step::Probe(_) | Step::Smoke(_) => None,
             Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => Some(r),
