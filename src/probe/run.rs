@@ -27,34 +27,7 @@ pub fn run(
         progress(&format!("removed {name}, left by a probe that was killed"));
     }
     let scratch = Scratch::create(&spec.dir)?;
-    let need = jobs::required_bytes(&spec.profiles, spec.timing.file_size_mib);
-    // 64 MiB of headroom for fio's own files and the filesystem.
-    let need_with_margin = need + if need > 0 { 64 << 20 } else { 0 };
-    let free = scratch::free_bytes(scratch.path()).map_err(|source| ProbeError::Io {
-        what: "statvfs",
-        path: spec.dir.clone(),
-        source,
-    })?;
-    if free < need_with_margin {
-        return Err(ProbeError::NoSpace {
-            dir: spec.dir.clone(),
-            need_mib: need_with_margin >> 20,
-            free_mib: free >> 20,
-        });
-    }
-    let mut notes = Vec::new();
-    let direct = scratch::supports_direct_io(scratch.path()).map_err(|source| ProbeError::Io {
-        what: "checking O_DIRECT",
-        path: scratch.path().to_path_buf(),
-        source,
-    })?;
-    if !direct {
-        notes.push(format!(
-            "the filesystem of {} refuses O_DIRECT: fio ran with buffered I/O and the page cache may answer some reads",
-            spec.dir.display()
-        ));
-    }
-
+    let direct = check_dir(spec, &scratch)?;
     let host = HostFacts::read();
     let started = crate::host::unix_now_s();
     let mut result = ProbeResult {
@@ -71,13 +44,17 @@ pub fn run(
         summary: Summary::default(),
         cpu: None,
         profiles: Vec::new(),
-        notes,
+        notes: Vec::new(),
         spec: spec.clone(),
     };
+    if !direct {
+        result.notes.push(format!(
+            "the filesystem of {} refuses O_DIRECT: fio ran with buffered I/O and the page cache may answer some reads",
+            spec.dir.display()
+        ));
+    }
     save(spec, &result)?;
-
     if spec.cpu {
-        let time = Duration::from_secs(spec.timing.cpu_time_s);
         progress(&format!(
             "cpu: 1 thread and {} threads, {} s each",
             host.cores, spec.timing.cpu_time_s
@@ -85,7 +62,7 @@ pub fn run(
         let figures = cpu::measure(
             &spec.sysbench_path,
             host.cores,
-            time,
+            Duration::from_secs(spec.timing.cpu_time_s),
             &scratch,
             &mut result.notes,
             cancel,
@@ -95,7 +72,6 @@ pub fn run(
         result.summarise();
         save(spec, &result)?;
     }
-
     let params = JobParams {
         runtime_s: spec.timing.runtime_s,
         ramp_s: spec.timing.ramp_s,
@@ -106,52 +82,87 @@ pub fn run(
         if cancel.is_cancelled() {
             return Err(ProbeError::Interrupted);
         }
-        let job = jobs::render(profile, &params);
-        if let Some(dir) = &spec.write_jobs_dir {
-            let path = dir.join(format!("{profile}.fio"));
-            write_atomic(&path, job.as_bytes()).map_err(|source| ProbeError::Io {
-                what: "writing the job file",
-                path,
-                source,
-            })?;
-        }
-        let duration = if profile == Profile::MmapRandRead {
-            format!("one pass, at most {} s", params.runtime_s)
-        } else {
-            format!("{} s (+{} s ramp)", params.runtime_s, params.ramp_s)
-        };
-        progress(&format!(
-            "{profile}: {duration} — {}",
-            jobs::info(profile).description
-        ));
-        let report = fio::run_job(
-            &spec.fio_path,
-            profile,
-            &job,
-            &scratch,
-            time_limit(&params),
-            cancel,
-        )?;
-        for f in jobs::info(profile).written_files {
-            scratch.remove_file(f);
-        }
-        let figures =
-            super::fio_json::figures(profile, params.runtime_s, &job, &report).map_err(|e| {
-                ProbeError::FioOutput {
-                    profile,
-                    message: e.0,
-                }
-            })?;
+        let figures = profile_figures(spec, profile, &params, &scratch, cancel, progress)?;
         result.profiles.push(figures);
         result.summarise();
         save(spec, &result)?;
     }
-
     result.complete = true;
     result.finished_at = Some(crate::format::rfc3339_utc(crate::host::unix_now_s()));
     save(spec, &result)?;
     drop(scratch);
     Ok(result)
+}
+
+/// Checks that the directory has room for the profiles' files; whether it takes O_DIRECT.
+fn check_dir(spec: &ProbeSpec, scratch: &Scratch) -> Result<bool, ProbeError> {
+    let need = jobs::required_bytes(&spec.profiles, spec.timing.file_size_mib);
+    // 64 MiB of headroom for fio's own files and the filesystem.
+    let need_with_margin = need + if need > 0 { 64 << 20 } else { 0 };
+    let free = scratch::free_bytes(scratch.path()).map_err(|source| ProbeError::Io {
+        what: "statvfs",
+        path: spec.dir.clone(),
+        source,
+    })?;
+    if free < need_with_margin {
+        return Err(ProbeError::NoSpace {
+            dir: spec.dir.clone(),
+            need_mib: need_with_margin >> 20,
+            free_mib: free >> 20,
+        });
+    }
+    scratch::supports_direct_io(scratch.path()).map_err(|source| ProbeError::Io {
+        what: "checking O_DIRECT",
+        path: scratch.path().to_path_buf(),
+        source,
+    })
+}
+
+/// One fio profile run in the scratch directory (its job file also written where asked),
+/// folded into its figures.
+fn profile_figures(
+    spec: &ProbeSpec,
+    profile: Profile,
+    params: &JobParams,
+    scratch: &Scratch,
+    cancel: &Cancel,
+    progress: &mut dyn FnMut(&str),
+) -> Result<crate::result::probe::ProfileFigures, ProbeError> {
+    let job = jobs::render(profile, params);
+    if let Some(dir) = &spec.write_jobs_dir {
+        let path = dir.join(format!("{profile}.fio"));
+        write_atomic(&path, job.as_bytes()).map_err(|source| ProbeError::Io {
+            what: "writing the job file",
+            path,
+            source,
+        })?;
+    }
+    let duration = if profile == Profile::MmapRandRead {
+        format!("one pass, at most {} s", params.runtime_s)
+    } else {
+        format!("{} s (+{} s ramp)", params.runtime_s, params.ramp_s)
+    };
+    progress(&format!(
+        "{profile}: {duration} — {}",
+        jobs::info(profile).description
+    ));
+    let report = fio::run_job(
+        &spec.fio_path,
+        profile,
+        &job,
+        scratch,
+        time_limit(params),
+        cancel,
+    )?;
+    for f in jobs::info(profile).written_files {
+        scratch.remove_file(f);
+    }
+    super::fio_json::figures(profile, params.runtime_s, &job, &report).map_err(|e| {
+        ProbeError::FioOutput {
+            profile,
+            message: e.0,
+        }
+    })
 }
 
 /// How long one fio run may take: its runtime and ramp, plus time to lay out the data file at

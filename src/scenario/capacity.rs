@@ -69,6 +69,52 @@ pub fn run(
         path: out.clone(),
         source,
     };
+    let mut result = begin(base, spec, resume)?;
+    // A resumed search keeps its own spec.
+    let spec = result.spec.clone();
+    result.write(out).map_err(io)?;
+    loop {
+        let index = result.steps.len() + 1;
+        let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
+            result.status = CapacityStatus::Completed;
+            break;
+        };
+        match step(base, &spec, index, rate, cancel, observer)? {
+            StepEnd::Measured { step, node_died } => {
+                result.steps.push(step);
+                result.verdict = Some(CapacityResult::verdict_of(&result.steps));
+                result.write(out).map_err(io)?;
+                observer(Progress::StepDone {
+                    step: result.steps.last().expect("pushed"),
+                });
+                // The cluster the search measures is gone: no later step would measure it.
+                if node_died {
+                    result.status = CapacityStatus::Completed;
+                    break;
+                }
+            }
+            StepEnd::Stopped(status) => {
+                result.status = status;
+                break;
+            }
+        }
+    }
+    result.verdict = Some(CapacityResult::verdict_of(&result.steps));
+    if result.status == CapacityStatus::Completed {
+        result.finished_unix_s = Some(crate::host::unix_now_s());
+    }
+    result.write(out).map_err(io)?;
+    Ok(result)
+}
+
+/// The search's result to start from: the interrupted one in `base.out` when resuming (same
+/// workload, not complete), else a new one; running.
+fn begin(
+    base: &RunPlan,
+    spec: &CapacitySpec,
+    resume: bool,
+) -> Result<CapacityResult, CapacityError> {
+    let out = &base.out;
     let mut result = if resume {
         let r = CapacityResult::read(out)?;
         if r.status == CapacityStatus::Completed {
@@ -98,132 +144,128 @@ pub fn run(
             verdict: None,
         }
     };
-    // A resumed search keeps its own spec.
-    let spec = result.spec.clone();
     result.status = CapacityStatus::Running;
-    result.write(out).map_err(io)?;
+    Ok(result)
+}
+
+/// How one step of the search ended.
+enum StepEnd {
+    /// It ran and its criteria were applied; a node died during it.
+    Measured { step: CapacityStep, node_died: bool },
+    /// The search stops here (interrupted, or the step measured nothing).
+    Stopped(CapacityStatus),
+}
+
+/// The run of step `index` at `rate`: the rampup only before the first step, `step_s` long.
+fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, rate: f64) -> RunPlan {
     let max_in_flight = match base.main.mode {
         LoadMode::Open { max_in_flight, .. } => max_in_flight,
         LoadMode::Closed { concurrency } => concurrency,
     };
+    let mut plan = base.clone();
+    plan.out = step_path(&base.out, index);
+    plan.rampup = if index == 1 {
+        base.rampup.clone()
+    } else {
+        None
+    };
+    plan.drop_keyspace = base.drop_keyspace && index == 1;
+    plan.main.mode = LoadMode::Open {
+        rate_per_s: rate,
+        max_in_flight,
+    };
+    plan.main.stop = Stop::Duration { secs: spec.step_s };
+    plan.main.warmup_s = spec.warmup_s;
+    plan
+}
+
+/// One step: settle, run at `rate`, wait and read pending compactions, apply the criteria.
+fn step(
+    base: &RunPlan,
+    spec: &CapacitySpec,
+    index: usize,
+    rate: f64,
+    cancel: &Cancel,
+    observer: &mut dyn FnMut(Progress),
+) -> Result<StepEnd, CapacityError> {
     let endpoints = &base.metrics.endpoints;
-    loop {
-        let index = result.steps.len() + 1;
-        let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
-            result.status = CapacityStatus::Completed;
-            break;
-        };
-        if cancel.is_cancelled() {
-            result.status = CapacityStatus::Interrupted;
-            break;
-        }
-        let (settle_s, pending_before) = settle(endpoints, &spec, cancel, observer);
-        if cancel.is_cancelled() {
-            result.status = CapacityStatus::Interrupted;
-            break;
-        }
-        observer(Progress::StepStarted { index, rate });
-        let mut plan = base.clone();
-        plan.out = step_path(out, index);
-        plan.rampup = if index == 1 {
-            base.rampup.clone()
-        } else {
-            None
-        };
-        plan.drop_keyspace = base.drop_keyspace && index == 1;
-        plan.main.mode = LoadMode::Open {
-            rate_per_s: rate,
-            max_in_flight,
-        };
-        plan.main.stop = Stop::Duration { secs: spec.step_s };
-        plan.main.warmup_s = spec.warmup_s;
-        let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
-        if run.status == RunStatus::Interrupted {
-            result.status = CapacityStatus::Interrupted;
-            break;
-        }
-        let Some(summary) = run.main_summary().cloned() else {
-            result.status = CapacityStatus::Failed {
-                reason: format!("step {index} produced no main-phase result"),
-            };
-            break;
-        };
-        let pending_after = match spec.criteria.max_pending_compactions {
-            None => Err(NotMeasured("not asked for".into())),
-            Some(_) if endpoints.is_empty() => Err(NotMeasured(
-                "pending compactions not observable: no metrics endpoint (--cluster or --prometheus)"
-                    .into(),
-            )),
-            Some(_) => {
-                observer(Progress::WaitingAfter {
-                    secs: spec.criteria.pending_after_s,
-                });
-                if !cancel.sleep(Duration::from_secs_f64(spec.criteria.pending_after_s)) {
-                    // Interrupted before the step's checks ran: it is not complete.
-                    result.status = CapacityStatus::Interrupted;
-                    break;
-                }
-                max_pending_of_all(&scrape_all(endpoints, PENDING_SCRAPE_TIMEOUT))
+    if cancel.is_cancelled() {
+        return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
+    }
+    let (settle_s, pending_before) = settle(endpoints, spec, cancel, observer);
+    if cancel.is_cancelled() {
+        return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
+    }
+    observer(Progress::StepStarted { index, rate });
+    let plan = step_plan(base, spec, index, rate);
+    let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
+    if run.status == RunStatus::Interrupted {
+        return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
+    }
+    let Some(summary) = run.main_summary().cloned() else {
+        return Ok(StepEnd::Stopped(CapacityStatus::Failed {
+            reason: format!("step {index} produced no main-phase result"),
+        }));
+    };
+    let pending_after = match spec.criteria.max_pending_compactions {
+        None => Err(NotMeasured("not asked for".into())),
+        Some(_) if endpoints.is_empty() => Err(NotMeasured(
+            "pending compactions not observable: no metrics endpoint (--cluster or --prometheus)"
+                .into(),
+        )),
+        Some(_) => {
+            observer(Progress::WaitingAfter {
+                secs: spec.criteria.pending_after_s,
+            });
+            if !cancel.sleep(Duration::from_secs_f64(spec.criteria.pending_after_s)) {
+                // Interrupted before the step's checks ran: it is not complete.
+                return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
             }
-        };
-        let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
-        let checks = apply(
-            &spec.criteria,
-            &summary,
-            pending_after.clone(),
-            node_cpu.ok_or_else(|| {
-                NotMeasured("node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
-                    .into())
-            }),
-        );
-        let mut checks = checks;
-        let died: Vec<&str> = run
-            .warnings
-            .iter()
-            .filter_map(|w| match w {
-                crate::result::Warning::NodeDied { node, .. } => Some(node.as_str()),
-                _ => None,
-            })
-            .collect();
-        if base.nodes.as_ref().is_some_and(|n| n.down().is_some()) {
-            checks.push(node_death_check(&died));
+            max_pending_of_all(&scrape_all(endpoints, PENDING_SCRAPE_TIMEOUT))
         }
-        let passed = !checks.iter().any(Check::failed);
-        let pending_after = pending_after.ok();
-        let rel = plan
-            .out
-            .file_name()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| plan.out.clone());
-        result.steps.push(CapacityStep {
+    };
+    let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
+    let mut checks = apply(
+        &spec.criteria,
+        &summary,
+        pending_after.clone(),
+        node_cpu.ok_or_else(|| {
+            NotMeasured("node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
+                .into())
+        }),
+    );
+    let died: Vec<&str> = run
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            crate::result::Warning::NodeDied { node, .. } => Some(node.as_str()),
+            _ => None,
+        })
+        .collect();
+    if base.nodes.as_ref().is_some_and(|n| n.down().is_some()) {
+        checks.push(node_death_check(&died));
+    }
+    let passed = !checks.iter().any(Check::failed);
+    let result = plan
+        .out
+        .file_name()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| plan.out.clone());
+    Ok(StepEnd::Measured {
+        step: CapacityStep {
             index,
             target_rate_per_s: rate,
-            result: rel,
+            result,
             settle_s,
             pending_before,
-            pending_after,
+            pending_after: pending_after.ok(),
             node_cpu,
             summary,
             checks,
             passed,
-        });
-        result.verdict = Some(CapacityResult::verdict_of(&result.steps));
-        result.write(out).map_err(io)?;
-        observer(Progress::StepDone {
-            step: result.steps.last().expect("pushed"),
-        });
-        // The cluster the search measures is gone: no later step would measure it.
-        if !died.is_empty() {
-            result.status = CapacityStatus::Completed;
-            break;
-        }
-    }
-    result.verdict = Some(CapacityResult::verdict_of(&result.steps));
-    if result.status == CapacityStatus::Completed {
-        result.finished_unix_s = Some(crate::host::unix_now_s());
-    }
-    result.write(out).map_err(io)?;
-    Ok(result)
+        },
+        node_died: !died.is_empty(),
+    })
 }
 
 /// Waits until every node has at most `settle.max_pending` pending compactions (or the

@@ -354,27 +354,19 @@ fn names_of(name: &str, env: Option<&Environment>) -> Vec<String> {
         .collect()
 }
 
-/// One environment's plan, and the steps later ones may refer to (by name); `earlier` holds
-/// the steps of environments planned before it, named `STEP@ENV`.
-fn plan_env(
+/// Where an environment's steps run: its local cluster (the scenario's `cluster:` with the
+/// environment's options merged over it), or hosts.
+fn placement(
     f: &ScenarioFile,
     env: Option<&Environment>,
-    dir: &Path,
-    earlier: &BTreeMap<String, Planned>,
-) -> Result<(Plan, BTreeMap<String, Planned>), crate::error::Invalid> {
-    let in_env = |e: crate::error::Invalid| match env {
-        Some(env) => crate::invalid!("environment {}: {e}", env.name),
-        None => e,
-    };
+) -> Result<(Option<ClusterPlan>, Placement), crate::error::Invalid> {
     if !f.hosts.is_empty() && f.cluster.is_some() {
         return Err(crate::invalid!("give cluster or hosts, not both"));
     }
     let env_hosts = env.map(|e| e.hosts.clone()).unwrap_or_default();
     let env_cluster = env.and_then(|e| e.cluster.as_ref());
     let (hosts, section) = match (env_hosts.is_empty(), env_cluster) {
-        (false, Some(_)) => {
-            return Err(in_env(crate::invalid!("give cluster or hosts, not both")));
-        }
+        (false, Some(_)) => return Err(crate::invalid!("give cluster or hosts, not both")),
         (false, None) => (env_hosts, None),
         (true, Some(c)) => (vec![], merged(f.cluster.as_ref(), Some(c))),
         (true, None) if !f.hosts.is_empty() => (f.hosts.clone(), None),
@@ -382,8 +374,8 @@ fn plan_env(
     };
     let cluster = match section {
         Some(m) => {
-            let c: ClusterSection = de::from_value(Value::Mapping(m))
-                .map_err(|e| in_env(crate::invalid!("cluster: {e}")))?;
+            let c: ClusterSection =
+                de::from_value(Value::Mapping(m)).map_err(|e| crate::invalid!("cluster: {e}"))?;
             let base = c.name.clone().unwrap_or_else(|| f.name.clone());
             Some(ClusterPlan {
                 name: match env {
@@ -401,113 +393,164 @@ fn plan_env(
         hosts,
         env: env.map(|e| e.name.clone()).or_else(|| f.env.clone()),
     };
+    Ok((cluster, placement))
+}
+
+/// One step of the file as written: its command, name, runs and options.
+struct Written<'a> {
+    /// Its position, 1-based.
+    n: usize,
+    command: &'a str,
+    name: String,
+    repeat: u32,
+    options: Value,
+}
+
+/// Reads step `n` of the file (its command, `repeat`, options; `out` is the scenario's).
+fn written<'a>(
+    f: &ScenarioFile,
+    step: &'a serde_yaml::Mapping,
+    n: usize,
+    name: Option<String>,
+) -> Result<Written<'a>, crate::error::Invalid> {
+    let mut cmds: Vec<&str> = step
+        .keys()
+        .filter_map(Value::as_str)
+        .filter(|k| !STEP_KEYS.contains(k))
+        .collect();
+    let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
+        return Err(crate::invalid!(
+            "step {n}: expected one command ({}) and optionally {}",
+            Step::COMMANDS.join(", "),
+            STEP_KEYS.join(", ")
+        ));
+    };
+    if !Step::COMMANDS.contains(&command) {
+        return Err(crate::invalid!(
+            "step {n}: '{command}' is not a step command ({})",
+            Step::COMMANDS.join(", ")
+        ));
+    }
+    let name = name.ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;
+    let repeat = match step.get("repeat") {
+        None => f.repeat,
+        Some(v) => repeat_of(v).map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?,
+    };
+    let options = step.get(command).cloned().unwrap_or(Value::Null);
+    if let Value::Mapping(m) = &options
+        && m.contains_key("out")
+    {
+        return Err(crate::invalid!(
+            "step {n} ({name}): 'out' is set by the scenario (results go into its directory)"
+        ));
+    }
+    Ok(Written {
+        n,
+        command,
+        name,
+        repeat,
+        options,
+    })
+}
+
+/// The planned runs of one variant of a step (`repeat` of them), named and placed, their
+/// references checked with stand-ins; `done` gets their names.
+fn plan_variant(
+    w: &Written,
+    name: &str,
+    options: &Value,
+    at: (&Path, &Placement, Option<&Environment>),
+    done: &BTreeMap<String, Planned>,
+) -> Result<(Vec<PlannedStep>, Planned), crate::error::Invalid> {
+    let (dir, placement, env) = at;
+    let (known_now, refs) = refs::take(options, done)?;
+    let mut steps = Vec::new();
+    let mut outs = Vec::new();
+    for k in 1..=w.repeat {
+        let run_name = match w.repeat {
+            1 => name.to_string(),
+            _ => format!("{name}-r{k}"),
+        };
+        let out = dir.join(format!("{:02}-{run_name}.json", w.n));
+        let mut step = Step::from_yaml(w.command, known_now.clone())?;
+        step.place(placement, out.clone());
+        // Stand-ins check the rest of the step now; the values come when it runs.
+        for (key, r) in &refs {
+            step.set(key, &refs::stand_in(r, done))?;
+        }
+        let mut known_as = names_of(name, env);
+        if w.repeat > 1 {
+            known_as.extend(names_of(&run_name, env));
+        }
+        steps.push(PlannedStep {
+            name: run_name,
+            command: w.command.to_string(),
+            step,
+            options: options.clone(),
+            refs: refs.clone(),
+            known_as,
+            placement: placement.clone(),
+            out: out.clone(),
+        });
+        outs.push(out);
+    }
+    let planned = Planned {
+        command: w.command.to_string(),
+        runs: outs,
+    };
+    Ok((steps, planned))
+}
+
+/// One environment's plan, and the steps later ones may refer to (by name); `earlier` holds
+/// the steps of environments planned before it, named `STEP@ENV`.
+fn plan_env(
+    f: &ScenarioFile,
+    env: Option<&Environment>,
+    dir: &Path,
+    earlier: &BTreeMap<String, Planned>,
+) -> Result<(Plan, BTreeMap<String, Planned>), crate::error::Invalid> {
+    let in_env = |e: crate::error::Invalid| match env {
+        Some(env) => crate::invalid!("environment {}: {e}", env.name),
+        None => e,
+    };
+    let (cluster, placement) = placement(f, env).map_err(in_env)?;
     let mut done: BTreeMap<String, Planned> = earlier.clone();
     let mut steps = Vec::new();
     let names = step_names(&f.steps);
     for (i, step) in f.steps.iter().enumerate() {
-        let n = i + 1;
-        let mut cmds: Vec<&str> = step
-            .keys()
-            .filter_map(Value::as_str)
-            .filter(|k| !STEP_KEYS.contains(k))
-            .collect();
-        let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
-            return Err(crate::invalid!(
-                "step {n}: expected one command ({}) and optionally {}",
-                Step::COMMANDS.join(", "),
-                STEP_KEYS.join(", ")
-            ));
-        };
-        if !Step::COMMANDS.contains(&command) {
-            return Err(crate::invalid!(
-                "step {n}: '{command}' is not a step command ({})",
-                Step::COMMANDS.join(", ")
-            ));
-        }
-        let name = names[i]
-            .clone()
-            .ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;
-        let repeat = match step.get("repeat") {
-            None => f.repeat,
-            Some(v) => repeat_of(v).map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?,
-        };
-        let options = step.get(command).cloned().unwrap_or(Value::Null);
-        if let Value::Mapping(m) = &options
-            && m.contains_key("out")
-        {
-            return Err(crate::invalid!(
-                "step {n} ({name}): 'out' is set by the scenario (results go into its directory)"
-            ));
-        }
-        let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
-        let variants = axes(command, &options, step.get("vary")).map_err(at)?;
+        let w = written(f, step, i + 1, names[i].clone())?;
+        let n = w.n;
+        let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({}): {e}", w.name));
+        let variants = axes(w.command, &w.options, step.get("vary")).map_err(at)?;
         let varied = step.contains_key("vary");
-        let mut last = None;
         for (suffix, options) in variants {
-            let name = format!("{name}{suffix}");
+            let name = format!("{}{suffix}", w.name);
             if done.contains_key(&name) {
                 return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
             }
             let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
-            let (known_now, refs) = refs::take(&options, &done).map_err(at)?;
-            let runs: Vec<(String, PathBuf)> = (1..=repeat)
-                .map(|k| {
-                    let run_name = match repeat {
-                        1 => name.clone(),
-                        _ => format!("{name}-r{k}"),
-                    };
-                    let out = dir.join(format!("{n:02}-{run_name}.json"));
-                    (run_name, out)
-                })
-                .collect();
-            for (run_name, out) in &runs {
-                let mut step = Step::from_yaml(command, known_now.clone()).map_err(at)?;
-                step.place(&placement, out.clone());
-                // Stand-ins check the rest of the step now; the values come when it runs.
-                for (key, r) in &refs {
-                    step.set(key, &refs::stand_in(r, &done)).map_err(at)?;
-                }
-                let mut known_as = names_of(&name, env);
-                if repeat > 1 {
-                    known_as.extend(names_of(run_name, env));
-                }
-                steps.push(PlannedStep {
-                    name: run_name.clone(),
-                    command: command.to_string(),
-                    step,
-                    options: options.clone(),
-                    refs: refs.clone(),
-                    known_as,
-                    placement: placement.clone(),
-                    out: out.clone(),
-                });
-            }
-            // `{NAME}` is the runs' result (`{NAME-KEY-VALUE}` a variant's, `{NAME-rK}` a
-            // repeated step's K-th run).
-            let planned = |runs: Vec<PathBuf>| Planned {
-                command: command.to_string(),
-                runs,
-            };
-            if repeat > 1 {
-                for (run_name, out) in &runs {
-                    for known in names_of(run_name, env) {
-                        done.insert(known, planned(vec![out.clone()]));
+            let (planned_steps, all) =
+                plan_variant(&w, &name, &options, (dir, &placement, env), &done).map_err(at)?;
+            // `{NAME-rK}` is a repeated step's K-th run; `{NAME}` the runs' result
+            // (`{NAME-KEY-VALUE}` a variant's); a varied step's own name is none.
+            if w.repeat > 1 {
+                for (s, out) in planned_steps.iter().zip(&all.runs) {
+                    for known in names_of(&s.name, env) {
+                        done.insert(
+                            known,
+                            Planned {
+                                command: w.command.to_string(),
+                                runs: vec![out.clone()],
+                            },
+                        );
                     }
                 }
             }
-            let all = planned(runs.into_iter().map(|(_, out)| out).collect());
-            match varied {
-                true => {
-                    for known in names_of(&name, env) {
-                        done.insert(known, all.clone());
-                    }
+            steps.extend(planned_steps);
+            if varied || name == w.name {
+                for known in names_of(&name, env) {
+                    done.insert(known, all.clone());
                 }
-                false => last = Some(all),
-            }
-        }
-        if let Some(d) = last {
-            for known in names_of(&name, env) {
-                done.insert(known, d.clone());
             }
         }
     }
