@@ -13,12 +13,34 @@ use crate::cluster::Cluster;
 use crate::cluster::supervise::{StartOptions, StopOptions};
 pub use crate::spec::fault::{Action, Fault};
 
+use crate::cluster::ClusterError;
 use crate::result::fault::FaultEvent;
+
+/// Why a fault's action failed (recorded in its event, the run goes on).
+#[derive(Debug, thiserror::Error)]
+pub enum FaultError {
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error("nodetool {args} failed: {last}")]
+    Nodetool { args: String, last: String },
+    /// A stop whose drain failed: the node was stopped anyway.
+    #[error("stopped, but {0}")]
+    NotDrained(Box<FaultError>),
+    #[error("{fault}: node faults need a local cluster")]
+    NeedsCluster { fault: String },
+    #[error("running sh: {0}")]
+    Shell(std::io::Error),
+    #[error("hook exited with {status}: {last}")]
+    Hook {
+        status: std::process::ExitStatus,
+        last: String,
+    },
+}
 
 /// The nodes of a target as a run sees them: applies faults (blocking) and tells which nodes
 /// are down.
 pub trait Inject: Send + Sync + std::fmt::Debug {
-    fn apply(&self, f: &Fault) -> Result<(), String>;
+    fn apply(&self, f: &Fault) -> Result<(), FaultError>;
 
     /// Names of the nodes whose process is not running; None when that cannot be seen.
     fn down(&self) -> Option<Vec<String>> {
@@ -46,7 +68,7 @@ impl Inject for LocalInjector {
         )
     }
 
-    fn apply(&self, f: &Fault) -> Result<(), String> {
+    fn apply(&self, f: &Fault) -> Result<(), FaultError> {
         let Some(n) = f.node else {
             return HookInjector.apply(f);
         };
@@ -58,7 +80,6 @@ impl Inject for LocalInjector {
                 timeout: Duration::from_secs(60),
             })
             .map(|_| ())
-            .map_err(|e| e.to_string())
         };
         let start = || {
             c.start(&StartOptions {
@@ -66,38 +87,36 @@ impl Inject for LocalInjector {
                 timeout: Duration::from_secs(240),
             })
             .map(|_| ())
-            .map_err(|e| e.to_string())
         };
-        let nodetool = |args: &[&str]| -> Result<(), String> {
-            let out = c.nodetool(n, args).map_err(|e| e.to_string())?;
+        let nodetool = |args: &[&str]| -> Result<(), FaultError> {
+            let out = c.nodetool(n, args)?;
             if out.status.success() {
                 Ok(())
             } else {
                 let text = String::from_utf8_lossy(&out.stderr).to_string()
                     + &String::from_utf8_lossy(&out.stdout);
-                Err(format!(
-                    "nodetool {} failed: {}",
-                    args.join(" "),
-                    crate::fsutil::last_line(&text)
-                ))
+                Err(FaultError::Nodetool {
+                    args: args.join(" "),
+                    last: crate::fsutil::last_line(&text),
+                })
             }
         };
         let ks = self.keyspace.as_str();
         match f.action {
-            Action::Kill => stop(true),
+            Action::Kill => Ok(stop(true)?),
             Action::Stop => {
                 // A node that cannot drain (paused, overloaded) is still stopped.
                 let drained = nodetool(&["drain"]);
                 stop(false)?;
-                drained.map_err(|e| format!("stopped, but {e}"))
+                drained.map_err(|e| FaultError::NotDrained(Box::new(e)))
             }
-            Action::Start => start(),
+            Action::Start => Ok(start()?),
             Action::Restart => {
                 stop(false)?;
-                start()
+                Ok(start()?)
             }
-            Action::Pause => c.pause(n).map_err(|e| e.to_string()),
-            Action::Resume => c.resume(n).map_err(|e| e.to_string()),
+            Action::Pause => Ok(c.pause(n)?),
+            Action::Resume => Ok(c.resume(n)?),
             Action::Flush => nodetool(&["flush", ks]),
             Action::Compact => nodetool(&["compact", ks]),
             Action::Repair => nodetool(&["repair", "-full", ks]),
@@ -112,9 +131,11 @@ impl Inject for LocalInjector {
 pub struct HookInjector;
 
 impl Inject for HookInjector {
-    fn apply(&self, f: &Fault) -> Result<(), String> {
+    fn apply(&self, f: &Fault) -> Result<(), FaultError> {
         let Some(cmd) = &f.command else {
-            return Err(format!("{f}: node faults need a local cluster"));
+            return Err(FaultError::NeedsCluster {
+                fault: f.to_string(),
+            });
         };
         let out = std::process::Command::new("sh")
             .arg("-c")
@@ -122,15 +143,14 @@ impl Inject for HookInjector {
             .env("CQLBENCH_FAULT", f.to_string())
             .stdin(std::process::Stdio::null())
             .output()
-            .map_err(|e| format!("running sh: {e}"))?;
+            .map_err(FaultError::Shell)?;
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!(
-                "hook exited with {}: {}",
-                out.status,
-                crate::fsutil::last_line(&String::from_utf8_lossy(&out.stderr))
-            ))
+            Err(FaultError::Hook {
+                status: out.status,
+                last: crate::fsutil::last_line(&String::from_utf8_lossy(&out.stderr)),
+            })
         }
     }
 }
@@ -208,7 +228,7 @@ impl Running {
                     let outcome = injector.apply(&f);
                     let mut e = ev.lock().expect("events");
                     e[index].finished_s = Some(run_axis());
-                    e[index].error = outcome.err();
+                    e[index].error = outcome.err().map(|e| e.to_string());
                 }
             })
             .expect("spawning the fault thread");
@@ -248,10 +268,13 @@ mod tests {
     struct Recorder(Mutex<Vec<(String, Instant)>>);
 
     impl Inject for Recorder {
-        fn apply(&self, f: &Fault) -> Result<(), String> {
+        fn apply(&self, f: &Fault) -> Result<(), FaultError> {
             self.0.lock().unwrap().push((f.label(), Instant::now()));
             if f.action == Action::Flush {
-                return Err("nodetool flush failed: boom".into());
+                return Err(FaultError::Nodetool {
+                    args: "flush".into(),
+                    last: "boom".into(),
+                });
             }
             Ok(())
         }
@@ -309,13 +332,13 @@ mod tests {
     #[test]
     fn a_failing_hook_says_how_it_ended() {
         let ok: Fault = "1s:hook:true".parse().unwrap();
-        assert_eq!(HookInjector.apply(&ok), Ok(()));
+        assert!(HookInjector.apply(&ok).is_ok());
         let bad: Fault = "1s:hook:echo nope >&2; exit 3".parse().unwrap();
-        let e = HookInjector.apply(&bad).unwrap_err();
+        let e = HookInjector.apply(&bad).unwrap_err().to_string();
         assert!(e.contains("exit status: 3") && e.ends_with("nope"), "{e}");
         let env: Fault = "1s:hook:case \"$CQLBENCH_FAULT\" in 1s:hook:*) exit 0;; *) exit 5;; esac"
             .parse()
             .unwrap();
-        assert_eq!(HookInjector.apply(&env), Ok(()));
+        assert!(HookInjector.apply(&env).is_ok());
     }
 }

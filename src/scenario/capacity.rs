@@ -81,7 +81,7 @@ pub fn run(
         };
         match step(base, &spec, index, rate, cancel, observer)? {
             StepEnd::Measured { step, node_died } => {
-                result.steps.push(step);
+                result.steps.push(*step);
                 result.verdict = Some(CapacityResult::verdict_of(&result.steps));
                 result.write(out).map_err(io)?;
                 observer(Progress::StepDone {
@@ -151,7 +151,10 @@ fn begin(
 /// How one step of the search ended.
 enum StepEnd {
     /// It ran and its criteria were applied; a node died during it.
-    Measured { step: CapacityStep, node_died: bool },
+    Measured {
+        step: Box<CapacityStep>,
+        node_died: bool,
+    },
     /// The search stops here (interrupted, or the step measured nothing).
     Stopped(CapacityStatus),
 }
@@ -252,7 +255,7 @@ fn step(
         .map(PathBuf::from)
         .unwrap_or_else(|| plan.out.clone());
     Ok(StepEnd::Measured {
-        step: CapacityStep {
+        step: Box::new(CapacityStep {
             index,
             target_rate_per_s: rate,
             result,
@@ -263,7 +266,7 @@ fn step(
             summary,
             checks,
             passed,
-        },
+        }),
         node_died: !died.is_empty(),
     })
 }
