@@ -471,7 +471,53 @@ fn scenarios_against_a_real_node() {
     assert!(step.summary.drain_s >= 0.0 && (step.summary.measured_s - 2.0).abs() < 1e-9);
 
     matrix(&env, dir);
+    loaders_step(&env, dir);
     tc.finish();
+}
+
+/// A scenario step with `loaders: 2`: two loader processes meet at the barrier, their results
+/// are merged into the step's result (histograms added), and the report reads it as one run.
+fn loaders_step(env: &Env, dir: &Path) {
+    let file = dir.join("loaders.yaml");
+    std::fs::write(
+        &file,
+        "name: loaders
+env: two
+hosts: [127.0.0.1]
+steps:
+  - run: {workload: keyvalue, keyspace: loaders, rows: 2000, rate: 400, duration: 6s, warmup: 1s, loaders: 2}
+",
+    )
+    .unwrap();
+    let out = dir.join("loaders");
+    let text = env.ok(&[
+        "scenario",
+        file.to_str().unwrap(),
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
+    assert!(text.contains("loaders: 2 processes of run"), "{text}");
+    let merged = RunResult::read(&out.join("01-run.json")).unwrap();
+    assert_eq!(merged.status, RunStatus::Completed, "{text}");
+    let m = merged.merged.as_ref().expect("a merged result");
+    assert_eq!(m.shards.len(), 2);
+    for i in 0..2 {
+        let shard = RunResult::read(&out.join(format!("01-run.shard-{i}.json"))).unwrap();
+        assert_eq!(shard.shard.as_ref().unwrap().index, i as u64, "{text}");
+    }
+    // 400 ops/s in all: each shard drove half of it, and the merged throughput is their sum.
+    let s = merged.main_summary().unwrap();
+    assert_eq!(s.target_rate_per_s, Some(400.0), "{text}");
+    assert!(
+        (s.ops_per_s - 400.0).abs() < 40.0,
+        "{} ops/s\n{text}",
+        s.ops_per_s
+    );
+    // The scenario's report has the merged run as the one run of environment `two`.
+    let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(report.contains("two"), "{report}");
+    let r = env.ok(&["report", out.join("01-run.json").to_str().unwrap()]);
+    assert!(r.contains("Shards") || r.contains("shard"), "{r}");
 }
 
 /// A matrix on the node: two environments (labels on the same hosts), a repeated throughput
