@@ -102,6 +102,11 @@ impl Inject for LocalInjector {
             }
         };
         let ks = self.keyspace.as_str();
+        // A paused node (SIGSTOP) would ignore the stop until its timeout: it is resumed
+        // first (nothing happens to a running one).
+        if matches!(f.action, Action::Stop | Action::Restart | Action::Drain) {
+            let _ = c.resume(n);
+        }
         match f.action {
             Action::Kill => Ok(stop(true)?),
             Action::Stop => {
@@ -178,7 +183,10 @@ pub fn expand(faults: &[Fault]) -> Vec<Fault> {
 pub struct Running {
     pub events: Arc<Mutex<Vec<FaultEvent>>>,
     done: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// The schedule's thread; it returns the nodes it left paused.
+    thread: Option<std::thread::JoinHandle<Vec<usize>>>,
+    injector: Arc<dyn Inject>,
+    axis: Arc<dyn Fn() -> f64 + Send + Sync>,
 }
 
 impl Running {
@@ -187,16 +195,20 @@ impl Running {
     pub fn start(
         faults: &[Fault],
         injector: Arc<dyn Inject>,
-        run_axis: impl Fn() -> f64 + Send + 'static,
+        run_axis: impl Fn() -> f64 + Send + Sync + 'static,
     ) -> Running {
         let events = Arc::new(Mutex::new(Vec::new()));
         let done = Arc::new(AtomicBool::new(false));
         let schedule = expand(faults);
         let (ev, dn) = (events.clone(), done.clone());
+        let axis: Arc<dyn Fn() -> f64 + Send + Sync> = Arc::new(run_axis);
+        let (inj, run_axis) = (injector.clone(), axis.clone());
         let t0 = Instant::now();
         let thread = std::thread::Builder::new()
             .name("faults".into())
             .spawn(move || {
+                let injector = inj;
+                let mut paused = Vec::new();
                 for f in schedule {
                     let due = t0 + Duration::from_secs_f64(f.at_s);
                     while Instant::now() < due && !dn.load(Ordering::Relaxed) {
@@ -226,16 +238,25 @@ impl Running {
                         e.len() - 1
                     };
                     let outcome = injector.apply(&f);
+                    if let (Some(n), true) = (f.node, outcome.is_ok()) {
+                        paused.retain(|p| *p != n);
+                        if f.action == Action::Pause {
+                            paused.push(n);
+                        }
+                    }
                     let mut e = ev.lock().expect("events");
                     e[index].finished_s = Some(run_axis());
                     e[index].error = outcome.err().map(|e| e.to_string());
                 }
+                paused
             })
             .expect("spawning the fault thread");
         Running {
             events,
             done,
             thread: Some(thread),
+            injector,
+            axis,
         }
     }
 
@@ -244,11 +265,37 @@ impl Running {
     }
 
     /// The main phase is over: faults not yet due are recorded as not applied; one in
-    /// progress (a restart) is waited for. Returns every event.
+    /// progress (a restart) is waited for; a node the schedule paused and did not resume is
+    /// resumed now (an event of its own), so no node stays frozen after the run. Returns
+    /// every event.
     pub fn finish(mut self) -> Vec<FaultEvent> {
         self.done.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
+        let paused = self
+            .thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        for node in paused {
+            let resume = Fault {
+                at_s: 0.0,
+                action: Action::Resume,
+                node: Some(node),
+                for_s: None,
+                command: None,
+            };
+            let started_s = (self.axis)();
+            let outcome = self.injector.apply(&resume);
+            self.events.lock().expect("events").push(FaultEvent {
+                fault: Fault {
+                    at_s: started_s,
+                    ..resume
+                },
+                started_s,
+                finished_s: Some((self.axis)()),
+                error: outcome
+                    .err()
+                    .map(|e| format!("{e} (resuming at the end of the run)")),
+            });
         }
         self.snapshot()
     }
@@ -327,6 +374,34 @@ mod tests {
             Some("not applied: the main phase ended first")
         );
         assert!(events[2].finished_s.is_none());
+    }
+
+    #[test]
+    fn a_node_left_paused_is_resumed_when_the_run_ends() {
+        let rec = Arc::new(Recorder::default());
+        let faults: Vec<Fault> = ["0s:pause:node2", "0s:pause:node3", "0.05s:resume:node3"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let t0 = Instant::now();
+        let running = Running::start(&faults, rec.clone(), move || t0.elapsed().as_secs_f64());
+        std::thread::sleep(Duration::from_millis(200));
+        let events = running.finish();
+        let labels: Vec<String> = rec
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(l, _)| l.clone())
+            .collect();
+        assert_eq!(
+            labels,
+            ["pause node2", "pause node3", "resume node3", "resume node2"]
+        );
+        let last = events.last().unwrap();
+        assert_eq!(last.fault.label(), "resume node2");
+        assert!(last.error.is_none() && last.finished_s.is_some());
+        assert!(last.started_s >= 0.15, "{last:?}");
     }
 
     #[test]

@@ -33,6 +33,29 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Resul
     write_atomic(path, &bytes)
 }
 
+/// Checks that a result can be written at `path`: not a directory, and no part of the way to
+/// it a file (`FILE/r.json`); the error says which, in one line.
+pub fn check_out_path(path: &Path) -> Result<(), crate::error::Invalid> {
+    if path.is_dir() {
+        return Err(crate::invalid!(
+            "{} is a directory: give a file path for the result",
+            path.display()
+        ));
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        if d.exists() && !d.is_dir() {
+            return Err(crate::invalid!(
+                "{}: {} is a file, not a directory",
+                path.display(),
+                d.display()
+            ));
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
 /// The same file, however each path was spelled.
 pub fn same_file(a: &Path, b: &Path) -> bool {
     a == b
@@ -55,6 +78,19 @@ pub fn last_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_path_through_a_file_or_onto_a_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("FILE");
+        std::fs::write(&file, "x").unwrap();
+        let e = check_out_path(&file.join("sub/r.json")).unwrap_err();
+        assert!(e.ends_with("FILE is a file, not a directory"), "{e}");
+        let e = check_out_path(dir.path()).unwrap_err();
+        assert!(e.contains("is a directory"), "{e}");
+        check_out_path(&dir.path().join("new/r.json")).unwrap();
+        check_out_path(&file).unwrap();
+    }
 
     #[test]
     fn write_atomic_replaces_content_and_leaves_no_temp_file() {

@@ -14,7 +14,8 @@
 //! below the load engine that runs them, and the shard barrier inside the load engine.)
 //!
 //! ```text
-//! error, format, fsutil, host, cancel, testutil  leaves: one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; a cancellation token; golden files in tests
+//! error  the one-line error of refused input
+//! format, fsutil, host, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; this host's facts and clocks; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)

@@ -469,10 +469,81 @@ fn merge_refuses_what_is_not_a_whole_run_in_one_line() {
     cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default())
         .write(&plain)
         .unwrap();
-    std::fs::write(plain.with_extension("hlog"), "").unwrap();
     let p = plain.to_str().unwrap();
+    // Without an HDR log beside it, it is still named for what it is: not a shard's result.
     refused(&["merge", p, "--out", "y.json"], "not a shard's result");
-    refused(&["merge", p, "--out", p], "is one of the shards");
+    std::fs::write(plain.with_extension("hlog"), "").unwrap();
+    refused(&["merge", p, "--out", "y.json"], "not a shard's result");
+    refused(&["merge", p, "--out", p], "would overwrite");
+}
+
+/// `merge --out` never writes over a shard's own files (its result, HDR log or ledger, also
+/// when `--out` names them without the extension) nor leaves anything behind when refused.
+#[test]
+fn merge_never_overwrites_a_shards_files() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    let shards: Vec<std::path::PathBuf> = (0..2)
+        .map(|i| {
+            let mut r = cqlbench::result::fixture::run(
+                "lab",
+                &cqlbench::result::fixture::RunShape::default(),
+            );
+            r.shard = Some(cqlbench::result::ShardOf {
+                run_id: "r1".into(),
+                index: i,
+                count: 2,
+                start: "barrier".into(),
+                main_started_unix_s: Some(1.0),
+            });
+            let p = dir.join(format!("shard-{i}.json"));
+            r.write(&p).unwrap();
+            std::fs::write(p.with_extension("hlog"), format!("hlog {i}")).unwrap();
+            std::fs::write(p.with_extension("ledger"), format!("ledger {i}")).unwrap();
+            p
+        })
+        .collect();
+    let bytes = |p: &std::path::Path| std::fs::read(p).unwrap();
+    let before: Vec<Vec<u8>> = shards
+        .iter()
+        .flat_map(|p| {
+            [
+                p.clone(),
+                p.with_extension("hlog"),
+                p.with_extension("ledger"),
+            ]
+        })
+        .map(|p| bytes(&p))
+        .collect();
+    let (a, b) = (shards[0].to_str().unwrap(), shards[1].to_str().unwrap());
+    let stem = dir.join("shard-0");
+    refused(
+        &["merge", a, b, "--out", stem.to_str().unwrap()],
+        "shard-0.hlog would overwrite",
+    );
+    let sub = dir.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    refused(
+        &["merge", a, b, "--out", sub.to_str().unwrap()],
+        "is a directory",
+    );
+    refused(
+        &["merge", a, b, "--out", &format!("{a}/r.json")],
+        "is a file, not a directory",
+    );
+    let after: Vec<Vec<u8>> = shards
+        .iter()
+        .flat_map(|p| {
+            [
+                p.clone(),
+                p.with_extension("hlog"),
+                p.with_extension("ledger"),
+            ]
+        })
+        .map(|p| bytes(&p))
+        .collect();
+    assert_eq!(before, after, "a shard's file changed");
+    assert!(!dir.join("sub.hlog").exists(), "nothing left behind");
 }
 
 #[test]

@@ -171,6 +171,19 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "nodez",
         ),
         ("name: e\nsteps: [{probe: {env: 'a/../../x'}}]", "env"),
+        // A name that would place results outside the home (a scenario file is passed around).
+        (
+            "name: ../../escaped\nsteps: [{probe: {}}]",
+            "name '../../escaped': give 1-64 of",
+        ),
+        (
+            "name: s\nsteps: [{probe: {}, name: ../up}]",
+            "step 1: name '../up'",
+        ),
+        (
+            "name: s\nsteps: [{latency: {workload: keyvalue, rate: 100, duration: '{x}'}}]",
+            "given to of, rows, ops, rate, start-rate only",
+        ),
         (
             "name: m\nsteps: [{capacity: {workload: stress, max-latency: 'read:p0:1ms'}}]",
             "percentile",

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -16,12 +15,6 @@ pub struct MergeArgs {
 }
 
 pub fn run(a: MergeArgs) -> anyhow::Result<()> {
-    if a.shards.iter().any(|s| crate::fsutil::same_file(s, &a.out)) {
-        bail!(
-            "--out {} is one of the shards: give another path",
-            a.out.display()
-        );
-    }
     let merged = crate::shards::merge_files(&a.shards, &a.out)?;
     print!("{}", crate::console::final_text(&merged));
     if let Some(m) = &merged.merged {

@@ -33,6 +33,9 @@ use crate::report::cost::Deployment;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// Its name: it names the results folder (and the local cluster unless it has one), so
+    /// 1-64 of A-Z a-z 0-9 . _ -, not starting with '.'.
+    #[serde(deserialize_with = "scenario_name")]
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
@@ -149,6 +152,23 @@ pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
     let v: Value =
         serde_yaml::from_str(text).map_err(|e| crate::invalid!("not a scenario file: {e}"))?;
     de::from_value(v).map_err(|e| crate::invalid!("not a scenario file: {e}"))
+}
+
+/// A name that names files and folders: 1-64 of A-Z a-z 0-9 . _ -, not starting with '.'
+/// (so never `..` or a path).
+pub fn check_name(what: &str, s: &str) -> Result<(), crate::error::Invalid> {
+    crate::spec::probe::validate_env(s).map_err(|_| {
+        crate::invalid!(
+            "{what} '{s}': give 1-64 of A-Z a-z 0-9 . _ -, not starting with '.' (it names files and folders)"
+        )
+    })
+}
+
+fn scenario_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    use serde::de::Error;
+    let s = de::text(d)?;
+    check_name("name", &s).map_err(D::Error::custom)?;
+    Ok(s)
 }
 
 /// Each step's name: its `name:`, else its command, else (when an earlier step has that name)
@@ -432,6 +452,7 @@ fn written<'a>(
         ));
     }
     let name = name.ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;
+    check_name("name", &name).map_err(|e| crate::invalid!("step {n}: {e}"))?;
     let repeat = match step.get("repeat") {
         None => f.repeat,
         Some(v) => repeat_of(v).map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?,

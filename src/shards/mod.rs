@@ -1,21 +1,60 @@
-//! One run split over several loader processes (shards): merging their results, HDR logs and
-//! ledgers into one run.
+//! One run split over several loader processes (shards): launching them ([`launch`]) and
+//! merging their results, HDR logs and ledgers into one run ([`merge`]).
 
 pub mod launch;
 pub mod merge;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::error::Invalid;
+use crate::result::RunResult;
 use merge::{ShardInput, merge, write};
 
-/// Reads, merges and writes; returns the merged result.
-pub fn merge_files(
-    shards: &[PathBuf],
-    out: &std::path::Path,
-) -> Result<crate::result::RunResult, crate::error::Invalid> {
-    let mut inputs = shards
-        .iter()
-        .map(|p| ShardInput::read(p))
+/// The files a result at `json` stands for: the result, its HDR log and its ledger.
+fn files_of(json: &Path) -> [PathBuf; 3] {
+    [
+        json.to_path_buf(),
+        json.with_extension("hlog"),
+        json.with_extension("ledger"),
+    ]
+}
+
+/// Reads, merges and writes; returns the merged result. Refused before anything is written:
+/// an `out` that is a directory or lies under a file, and an `out` whose result, HDR log or
+/// ledger would be one of the shards' own files.
+pub fn merge_files(shards: &[PathBuf], out: &Path) -> Result<RunResult, Invalid> {
+    crate::fsutil::check_out_path(out)?;
+    for shard in shards {
+        for theirs in files_of(shard) {
+            if let Some(ours) = files_of(out)
+                .into_iter()
+                .find(|o| crate::fsutil::same_file(o, &theirs))
+            {
+                return Err(crate::invalid!(
+                    "--out {}: its {} would overwrite {}, a file of shard {}: give another path",
+                    out.display(),
+                    ours.display(),
+                    theirs.display(),
+                    shard.display()
+                ));
+            }
+        }
+    }
+    // Every input a shard's result, before any HDR log is read.
+    let mut results = Vec::new();
+    for p in shards {
+        let r = RunResult::read(p).map_err(|e| Invalid(e.to_string()))?;
+        if r.shard.is_none() {
+            return Err(crate::invalid!(
+                "{}: not a shard's result (it was not run with --shard or --loaders)",
+                p.display()
+            ));
+        }
+        results.push((p, r));
+    }
+    let mut inputs = results
+        .into_iter()
+        .map(|(p, r)| ShardInput::with_result(p, r))
         .collect::<Result<Vec<_>, _>>()?;
     let (merged, log) = merge(&mut inputs)?;
     write(&merged, &log, &inputs, out)?;
