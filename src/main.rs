@@ -15,8 +15,7 @@ fn main() -> ExitCode {
     match cqlbench::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            // One line: the chain of contexts joined by ": ".
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", cqlbench::cli::one_line(&err));
             ExitCode::FAILURE
         }
     }

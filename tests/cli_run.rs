@@ -877,3 +877,116 @@ fn profile_runs_are_checked_before_the_run() {
         refused(&args, HOST);
     }
 }
+
+/// A result path that runs through a file (`FILE/r.json`) is named as such, for a run's
+/// `--out` and a report's `--html` and `--out`, before anything connects or is written.
+#[test]
+fn an_output_path_under_a_file_is_refused_naming_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("FILE");
+    std::fs::write(&file, "x").unwrap();
+    let under = |name: &str| file.join(name).to_str().unwrap().to_string();
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--out",
+            &under("r.json"),
+        ],
+        "FILE is a file, not a directory",
+    );
+    let run = home.path().join("run.json");
+    cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default())
+        .write(&run)
+        .unwrap();
+    let r = run.to_str().unwrap();
+    for flag in ["--html", "--out"] {
+        refused(
+            &["report", r, flag, &under("r.html")],
+            "FILE is a file, not a directory",
+        );
+    }
+    refused(
+        &[
+            "run",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--out",
+            home.path().to_str().unwrap(),
+        ],
+        "is a directory",
+    );
+}
+
+/// A missing result file is named with its OS error once, by every command that reads one.
+#[test]
+fn a_missing_result_says_its_os_error_once() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("missing.json");
+    let m = missing.to_str().unwrap();
+    for args in [
+        vec!["report", m],
+        vec!["compare", m, m],
+        vec!["verify", m, "--hosts", HOST],
+        vec![
+            "plan",
+            "--ops",
+            "1000",
+            "--data",
+            "1TB",
+            "--capacity",
+            &format!("r5.large={m}"),
+        ],
+    ] {
+        let out = cqlbench(home.path()).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains("missing.json"), "{args:?}: {err}");
+        assert_eq!(
+            err.matches("No such file or directory").count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Two options of which one would be ignored are refused, whichever value the first has.
+#[test]
+fn options_that_would_be_ignored_are_refused() {
+    refused(
+        &["cluster", "create", "x", "--nodes", "5", "--dcs", "a:1,b:1"],
+        "--dcs",
+    );
+    refused(
+        &[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--factor",
+            "1.5",
+            "--increment",
+            "100",
+        ],
+        "--increment",
+    );
+    // The same in a scenario file's cluster section and capacity step.
+    let home = tempfile::tempdir().unwrap();
+    for (text, needle) in [
+        (
+            "name: n\ncluster: {nodes: 5, dcs: 'a:1,b:1'}\nsteps: [{probe: {}}]",
+            "give --nodes (5) or --dcs",
+        ),
+        (
+            "name: f\nhosts: [h]\nsteps: [{capacity: {workload: stress, factor: 1.5, increment: 100}}]",
+            "give --factor or --increment, not both",
+        ),
+    ] {
+        let f = home.path().join("s.yaml");
+        std::fs::write(&f, text).unwrap();
+        refused(&["scenario", f.to_str().unwrap(), "--dry-run"], needle);
+    }
+}

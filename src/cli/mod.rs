@@ -179,6 +179,20 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// An error and its causes on one line, joined by ": ", each said once (a cause whose text
+/// an error already ends with is not repeated).
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut line = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.ends_with(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
 /// A console of its own for commands that print a library event or two.
 pub fn console() -> Arc<Console> {
     Console::new(false)

@@ -620,7 +620,7 @@ steps:
         let p = plan(&f, Path::new("/s")).unwrap();
         let c = p.cluster.as_ref().unwrap();
         assert_eq!(c.name, "r0");
-        assert_eq!(c.options.nodes, 3);
+        assert_eq!(c.options.nodes, Some(3));
         assert_eq!(c.options.heap, Some(crate::spec::MiB(256)));
         assert_eq!(
             c.options.yaml,
@@ -765,7 +765,10 @@ steps:
         let small = &m.envs[0];
         let c = small.cluster.as_ref().unwrap();
         assert_eq!(c.name, "cmp-small");
-        assert_eq!((c.options.nodes, c.options.cpus_per_node), (1, Some(1)));
+        assert_eq!(
+            (c.options.nodes, c.options.cpus_per_node),
+            (Some(1), Some(1))
+        );
         assert_eq!(
             m.envs[1].cluster.as_ref().unwrap().options.cpus_per_node,
             None

@@ -159,7 +159,7 @@ fn estimate_of(m: &Matrix, done: &dyn Fn(&PlannedStep) -> bool) -> (f64, usize) 
         {
             let nodes: usize = match &c.options.dcs {
                 Some(d) => d.iter().map(|d| d.nodes).sum(),
-                None => c.options.nodes,
+                None => c.options.node_count(),
             };
             total += CLUSTER_START_S * nodes as f64;
         }

@@ -76,10 +76,10 @@ pub struct CapacitySearch {
     #[arg(long, value_parser = parse_rate, default_value = "1000")]
     #[serde(default = "default_start_rate", deserialize_with = "de::rate")]
     pub start_rate: f64,
-    /// Each step's rate is the previous one times this.
-    #[arg(long, default_value_t = 1.5, conflicts_with = "increment")]
-    #[serde(default = "default_factor")]
-    pub factor: f64,
+    /// Each step's rate is the previous one times this [default: 1.5].
+    #[arg(long, conflicts_with = "increment")]
+    #[serde(default)]
+    pub factor: Option<f64>,
     /// Each step's rate is the previous one plus this (ops/s), instead of --factor.
     #[arg(long, value_parser = parse_rate)]
     #[serde(default, deserialize_with = "de::opt_rate")]
@@ -229,10 +229,11 @@ fn parse_limit(flag: &str, s: &str, percent: bool) -> Result<Option<f64>, Invali
 impl CapacitySearch {
     /// The search spec (and the checks of every value).
     pub fn spec(&self) -> Result<CapacitySpec, Invalid> {
-        if self.increment.is_some() && self.factor != default_factor() {
+        if self.increment.is_some() && self.factor.is_some() {
             return Err(crate::invalid!("give --factor or --increment, not both"));
         }
-        if !(self.factor > 1.0 && self.factor.is_finite()) && self.increment.is_none() {
+        let factor = self.factor.unwrap_or_else(default_factor);
+        if !(factor > 1.0 && factor.is_finite()) && self.increment.is_none() {
             return Err(crate::invalid!(
                 "--factor must be above 1 (or give --increment)"
             ));
@@ -260,7 +261,7 @@ impl CapacitySearch {
             start_rate_per_s: self.start_rate,
             growth: match self.increment {
                 Some(i) => Growth::Increment(i),
-                None => Growth::Factor(self.factor),
+                None => Growth::Factor(factor),
             },
             step_s: self.step.as_secs_f64(),
             warmup_s: self.step_warmup.as_secs_f64(),
@@ -354,9 +355,7 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         plan.rampup = None;
         plan.drop_keyspace = false;
     }
-    if let Some(dir) = plan.out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
-    }
+    super::prepare_out(&plan.out)?;
     if plan.metrics.endpoints.is_empty() {
         ctx.emit(Event::CapacityWithoutMetrics);
     }

@@ -35,10 +35,10 @@ fn default_gc() -> Gc {
 #[derive(Debug, Clone, Args, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ClusterOptions {
-    /// Nodes in a single data centre `dc1` (ignored with --dcs).
-    #[arg(long, short = 'n', default_value_t = default_nodes())]
-    #[serde(default = "default_nodes")]
-    pub nodes: usize,
+    /// Nodes in a single data centre `dc1` [default: 3]; --dcs gives each DC's instead.
+    #[arg(long, short = 'n', conflicts_with = "dcs")]
+    #[serde(default)]
+    pub nodes: Option<usize>,
     /// Data centres as NAME:NODES[:RACKS],…, e.g. `dc1:3:3,dc2:2`.
     #[arg(long, value_parser = parse_dcs)]
     #[serde(default, deserialize_with = "de::opt_dcs")]
@@ -224,6 +224,11 @@ fn settings<'de, D: serde::Deserializer<'de>>(
 }
 
 impl ClusterOptions {
+    /// Nodes of the single data centre (`--nodes`, else 3).
+    pub fn node_count(&self) -> usize {
+        self.nodes.unwrap_or_else(default_nodes)
+    }
+
     /// The spec of cluster `name` these options describe, to be created in `root` (which
     /// chooses the address prefix when the options do not).
     pub fn spec_in(
@@ -242,18 +247,22 @@ impl ClusterOptions {
     /// unless they give one).
     pub fn to_spec(&self, name: &str) -> Result<ClusterSpec, ScenarioError> {
         validate_name(name)?;
+        if let (Some(n), Some(_)) = (self.nodes, &self.dcs) {
+            refuse!("give --nodes ({n}) or --dcs (each data centre's nodes), not both");
+        }
         let dcs: Vec<DcSpec> = match &self.dcs {
             Some(d) => d.clone(),
             None => {
-                if self.nodes == 0 {
+                let nodes = self.node_count();
+                if nodes == 0 {
                     refuse!("--nodes must be at least 1");
                 }
-                if self.racks == 0 || self.racks > self.nodes {
-                    refuse!("--racks must be between 1 and --nodes ({})", self.nodes);
+                if self.racks == 0 || self.racks > nodes {
+                    refuse!("--racks must be between 1 and --nodes ({nodes})");
                 }
                 vec![DcSpec {
                     name: "dc1".into(),
-                    nodes: self.nodes,
+                    nodes,
                     racks: self.racks,
                 }]
             }

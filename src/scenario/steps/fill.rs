@@ -152,9 +152,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     }
     plan.sequential_main = true;
     plan.end_on_node_death = true;
-    if let Some(dir) = plan.out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
-    }
+    super::prepare_out(&plan.out)?;
     let mib = |b: f64| b / 1_048_576.0;
     ctx.emit(Event::Fill(FillEvent::Started {
         target_mib: mib(target),

@@ -30,6 +30,16 @@ pub use smoke::SmokeStep;
 
 use super::{Context, Outcome, ScenarioError};
 
+/// Makes ready to write a result at `out`: refused in one line when it is a directory or lies
+/// under a file, else its directory is created.
+pub fn prepare_out(out: &Path) -> Result<(), ScenarioError> {
+    crate::fsutil::check_out_path(out)?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
+    }
+    Ok(())
+}
+
 /// Where a scenario's step runs: a local cluster or hosts, and the environment label.
 #[derive(Debug, Clone, Default)]
 pub struct Placement {

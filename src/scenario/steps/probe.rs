@@ -143,6 +143,7 @@ pub fn run(args: &ProbeStep, ctx: &Context) -> Result<ProbeResult, ScenarioError
         named.env = Some(format!("{c}-{dc}"));
     }
     let spec = spec_from_args(named, dir, ctx)?;
+    crate::fsutil::check_out_path(&spec.out)?;
     // A local cluster whose nodes are pinned (an emulated smaller host): the probe runs on
     // their CPUs, so its CPU score is that host's.
     let cpus: std::collections::BTreeSet<usize> = cluster

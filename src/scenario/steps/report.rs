@@ -47,6 +47,9 @@ pub struct ReportStep {
 /// Writes what `args` asks for; the tables as text when they go to no file (`--out`), for
 /// the caller to show.
 pub fn run(args: &ReportStep) -> Result<Option<String>, ScenarioError> {
+    for path in args.html.iter().chain(&args.out) {
+        crate::fsutil::check_out_path(path)?;
+    }
     let inputs = report::load_all(&args.results)?;
     let mut model = Report::build(&inputs)?;
     if !args.deployment.is_empty() {

@@ -110,7 +110,7 @@ impl ScalingStep {
                 }
             }
             None => {
-                o.nodes = nodes;
+                o.nodes = Some(nodes);
                 o.racks = o.racks.min(nodes);
             }
         }
@@ -180,9 +180,7 @@ pub fn run(a: &ScalingStep, ctx: &Context) -> Result<ScalingResult, ScenarioErro
         .out
         .clone()
         .unwrap_or_else(|| a.capacity.run.default_out(ctx, "scaling"));
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
-    }
+    super::prepare_out(&out)?;
     let sizes: Vec<u32> = a.nodes.iter().map(|n| *n as u32).collect();
     let env = a.capacity.run.env_label();
     // A resumed result is kept only for the same sizes; it is written before the first
@@ -356,7 +354,7 @@ mod tests {
         )
         .unwrap();
         let o = ScalingStep::options_for(&base, 2);
-        assert_eq!((o.nodes, o.racks, o.address_prefix), (2, 2, None));
+        assert_eq!((o.nodes, o.racks, o.address_prefix), (Some(2), 2, None));
         assert_eq!(o.heap, base.heap);
         let base: ClusterOptions =
             de::from_value(serde_yaml::from_str("{dcs: 'east:3:3'}").unwrap()).unwrap();

@@ -11,9 +11,7 @@ use crate::shards::launch::{self, Launch, LaunchEvent};
 /// result and is returned).
 pub fn execute(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     let plan = a.to_plan(ctx)?;
-    if let Some(dir) = plan.out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ScenarioError::io("creating", dir, e))?;
-    }
+    crate::scenario::steps::prepare_out(&plan.out)?;
     if let Some(n) = a.loaders {
         return loaders(a, n, &plan.out, ctx);
     }
