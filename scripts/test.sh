@@ -9,6 +9,11 @@ cargo fmt --all -- --check
 cargo clippy --all-targets --all-features -- -D warnings
 # First tier: pure logic and CLI tests without a JVM, fio or Chromium (what `cargo test` runs).
 cargo test
-# Second tier: real Cassandra nodes, Maven, fio, Chromium and kubernetes-validate.
-cargo test --features real --test cli_cluster --test cli_probe --test cluster_real \
-  --test html_chromium --test k8s_validate --test load_real --test scenario_real
+# Second tier: real Cassandra nodes, Maven, fio, Chromium and kubernetes-validate: every
+# [[test]] of Cargo.toml with required-features = ["real"] (the one list of them).
+real=$(awk '/^\[\[test\]\]/ { name = "" }
+  /^name *=/ { gsub(/"/, "", $3); name = $3 }
+  /^required-features *= *\["real"\]/ && name != "" { printf "--test %s ", name }' Cargo.toml)
+[ -n "$real" ] || { echo "no real-tier tests found in Cargo.toml" >&2; exit 1; }
+# shellcheck disable=SC2086 # one word per flag
+cargo test --features real $real

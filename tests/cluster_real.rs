@@ -566,26 +566,50 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
     eprintln!(
         "emulated disks: gp2 100Gi {slow_iops:.0} IOPS, gp3 {fast_iops:.0} IOPS / {fast_mbps:.1} MB/s, local {nvme_iops:.0} IOPS"
     );
-    // The disks' device numbers, to check their limits are lifted with them.
-    let devices: Vec<String> = c
+    // Our disks, by backing file: their devices and device numbers, to check they are
+    // detached and their limits lifted with them.
+    let ours: Vec<(String, String, String)> = c
         .nodes()
         .iter()
         .filter_map(|n| c.disk(n))
-        .map(|(d, _)| cqlbench::cluster::storage::dev_numbers(&d.device().unwrap()).unwrap())
+        .map(|(d, _)| {
+            let dev = d.device().unwrap();
+            let numbers = cqlbench::cluster::storage::dev_numbers(&dev).unwrap();
+            let image = d.image.display().to_string();
+            (dev, numbers, image)
+        })
         .collect();
-    assert_eq!(devices.len(), 3);
+    assert_eq!(ours.len(), 3);
     cli(&["cluster", "destroy", "disks"]);
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
     for d in &data {
         assert!(!mounts.contains(d.as_str()), "{d} still mounted");
     }
-    for f in ["read_iops_device", "write_bps_device"] {
-        let rules =
-            std::fs::read_to_string(format!("/sys/fs/cgroup/blkio/blkio.throttle.{f}")).unwrap();
-        for dev in &devices {
+    // What each loop device holds now: another test may have been given the same number
+    // since, and may have limits of its own on it; only a device still holding our image
+    // (which must not happen) or holding nothing is checked for limits.
+    let back_file = |dev: &str| {
+        let out = std::process::Command::new("losetup")
+            .args(["--list", "--noheadings", "--output", "BACK-FILE", dev])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    for (dev, numbers, image) in &ours {
+        let now = back_file(dev);
+        assert!(
+            !now.starts_with(image.as_str()),
+            "{dev} still holds {image}"
+        );
+        if !now.is_empty() {
+            continue;
+        }
+        for f in ["read_iops_device", "write_bps_device"] {
+            let rules = std::fs::read_to_string(format!("/sys/fs/cgroup/blkio/blkio.throttle.{f}"))
+                .unwrap();
             assert!(
-                !rules.lines().any(|l| l.starts_with(&format!("{dev} "))),
-                "{dev} keeps a limit: {rules}"
+                !rules.lines().any(|l| l.starts_with(&format!("{numbers} "))),
+                "{dev} ({numbers}) keeps a limit: {rules}"
             );
         }
     }
