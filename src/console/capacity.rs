@@ -32,12 +32,13 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
                 if step.passed { "passed" } else { "OVERLOADED" }
             );
             for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
-                let value = match (c.value, &c.unverified) {
-                    (Some(v), _) => format!("{v:.2}"),
-                    (None, Some(why)) => why.clone(),
-                    (None, None) => "n/a".into(),
-                };
-                let _ = writeln!(out, "  {:<10} {}: {value}", c.outcome(), c.criterion);
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {}: {}",
+                    c.outcome(),
+                    c.criterion,
+                    c.measured()
+                );
             }
             out
         }
@@ -81,6 +82,32 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
     }
 }
 
+/// How wide the verdict's bracket is, and how `--refine` would narrow it (and what it costs).
+fn bracket_advice(
+    out: &mut String,
+    r: &CapacityResult,
+    passed: f64,
+    failed: f64,
+) -> std::fmt::Result {
+    let width = (failed - passed) / passed;
+    if width <= 0.1 {
+        return writeln!(out, "  the capacity is known within {:.0}%", width * 100.0);
+    }
+    // Each bisection halves the bracket; enough of them to bring it within 10%.
+    let more = (width / 0.1).log2().ceil().max(1.0) as usize;
+    let per_step_s = r.spec.step_s + r.spec.criteria.pending_after_s;
+    writeln!(
+        out,
+        "  the capacity lies in a bracket {:.0}% wide: --refine {} bisects it to within 10% (about {:.1} min more: {} steps of {:.0}s plus {:.0}s for pending compactions each)",
+        width * 100.0,
+        r.spec.refine + more,
+        more as f64 * per_step_s / 60.0,
+        more,
+        r.spec.step_s,
+        r.spec.criteria.pending_after_s
+    )
+}
+
 /// The steps table and the verdict.
 pub fn result_text(r: &CapacityResult) -> String {
     let mut out = format!("\n{}", steps_table(r).text());
@@ -88,12 +115,15 @@ pub fn result_text(r: &CapacityResult) -> String {
         return out;
     };
     let _ = match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
-        (Some(p), Some(f)) => writeln!(
-            out,
-            "capacity: {p:.0} ops/s passed ({:.0} achieved); {f:.0} ops/s failed: {}",
-            v.highest_passing_ops_per_s.unwrap_or(0.0),
-            v.failed.join("; ")
-        ),
+        (Some(p), Some(f)) => {
+            let _ = writeln!(
+                out,
+                "capacity: between {p:.0} and {f:.0} ops/s — {p:.0} ops/s passed ({:.0} achieved); {f:.0} ops/s failed: {}",
+                v.highest_passing_ops_per_s.unwrap_or(0.0),
+                v.failed.join("; ")
+            );
+            bracket_advice(&mut out, r, p, f)
+        }
         (None, Some(f)) => writeln!(
             out,
             "capacity: every step failed, down to {f:.0} ops/s{}: {}",

@@ -99,6 +99,10 @@ pub struct Check {
     /// What was measured (`None`: it could not be, see `unverified`).
     pub value: Option<f64>,
     pub limit: f64,
+    /// The unit of `value` and `limit` as shown after a number: " ms", "%", " pending"
+    /// (empty in results written before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unit: String,
     /// Measured and within the limit.
     pub passed: bool,
     /// Why the value could not be measured (e.g. "node1: no answer within 2.0s"): the check
@@ -108,6 +112,21 @@ pub struct Check {
 }
 
 impl Check {
+    /// What was measured, with its unit (`35.20 ms`, `42.4%`), or why it was not.
+    pub fn measured(&self) -> String {
+        match (self.value, &self.unverified) {
+            (Some(v), _) if self.unit == "%" => format!("{v:.1}%"),
+            // A count (pending compactions, nodes died) whole; a result without units as it
+            // was always shown.
+            (Some(v), _) if !self.unit.is_empty() && self.unit != " ms" && v.fract() == 0.0 => {
+                format!("{v:.0}{}", self.unit)
+            }
+            (Some(v), _) => format!("{v:.2}{}", self.unit),
+            (None, Some(why)) => why.clone(),
+            (None, None) => "n/a".into(),
+        }
+    }
+
     /// Measured and over the limit.
     pub fn failed(&self) -> bool {
         !self.passed && self.unverified.is_none()
@@ -151,10 +170,7 @@ impl CapacityStep {
         self.checks
             .iter()
             .filter(|c| c.failed())
-            .map(|c| match c.value {
-                Some(v) => format!("{}: {v:.2}", c.criterion),
-                None => c.criterion.clone(),
-            })
+            .map(|c| format!("{}: {}", c.criterion, c.measured()))
             .collect()
     }
 
@@ -310,6 +326,7 @@ mod tests {
                 criterion: "x".into(),
                 value: Some(1.0),
                 limit: 0.0,
+                unit: String::new(),
                 passed,
                 unverified: None,
             }],

@@ -347,6 +347,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 criterion: criterion.into(),
                 value: Some(value),
                 limit,
+                unit: String::new(),
                 passed,
                 unverified: None,
             };

@@ -351,6 +351,7 @@ pub fn node_death_check(died: &[&str]) -> Check {
         },
         value: Some(died.len() as f64),
         limit: 0.0,
+        unit: " died".into(),
         passed: died.is_empty(),
         unverified: None,
     }
@@ -391,37 +392,36 @@ pub fn apply(
     node_cpu: Result<f64, NotMeasured>,
 ) -> Vec<Check> {
     let mut out = Vec::new();
-    let check = |criterion: String,
+    let check = |(criterion, unit): (String, &str),
                  value: Result<f64, NotMeasured>,
                  limit: f64,
                  ok: &dyn Fn(f64) -> bool| {
-        match value {
-            Ok(v) => Check {
-                criterion,
-                value: Some(v),
-                limit,
-                passed: ok(v),
-                unverified: None,
-            },
-            Err(why) => Check {
-                criterion,
-                value: None,
-                limit,
-                passed: false,
-                unverified: Some(why.0),
-            },
+        let (value, passed, unverified) = match value {
+            Ok(v) => (Some(v), ok(v), None),
+            Err(why) => (None, false, Some(why.0)),
+        };
+        Check {
+            criterion,
+            value,
+            limit,
+            unit: unit.to_string(),
+            passed,
+            unverified,
         }
     };
     let upper = |criterion, value, limit: f64| check(criterion, value, limit, &|v| v <= limit);
     for b in &c.latency {
-        out.push(upper(describe(b), latency_of(s, b), b.max_ms));
+        out.push(upper((describe(b), " ms"), latency_of(s, b), b.max_ms));
     }
     if let Some(max) = c.max_pending_compactions {
         out.push(upper(
-            format!(
-                "pending compactions {}s after the step ≤ {}",
-                trim(c.pending_after_s),
-                trim(max)
+            (
+                format!(
+                    "pending compactions {}s after the step ≤ {}",
+                    trim(c.pending_after_s),
+                    trim(max)
+                ),
+                " pending",
             ),
             pending_after,
             max,
@@ -429,7 +429,7 @@ pub fn apply(
     }
     if let Some(max) = c.max_node_cpu {
         out.push(upper(
-            format!("node CPU ≤ {}%", trim(max * 100.0)),
+            (format!("node CPU ≤ {}%", trim(max * 100.0)), "%"),
             node_cpu.map(|v| v * 100.0),
             max * 100.0,
         ));
@@ -437,7 +437,7 @@ pub fn apply(
     if let Some(max) = c.max_error_rate {
         let ops = (s.ok + s.errors).max(1) as f64;
         out.push(upper(
-            format!("error rate ≤ {}%", trim(max * 100.0)),
+            (format!("error rate ≤ {}%", trim(max * 100.0)), "%"),
             Ok(100.0 * s.errors as f64 / ops),
             max * 100.0,
         ));
@@ -445,7 +445,7 @@ pub fn apply(
     if let Some(min) = c.min_achieved {
         let limit = min * 100.0;
         out.push(check(
-            format!("achieved rate ≥ {}% of target", trim(limit)),
+            (format!("achieved rate ≥ {}% of target", trim(limit)), "%"),
             s.achieved_ratio.map(|a| a * 100.0).ok_or_else(|| {
                 NotMeasured("no schedule to compare with (not an open-loop step)".into())
             }),
