@@ -519,7 +519,10 @@ mod tests {
         let v = CapacityResult::verdict_of(&steps);
         assert_eq!(v.highest_passing_rate_per_s, Some(1_000.0));
         assert_eq!(v.failing_rate_per_s, Some(2_000.0));
-        assert_eq!(v.failed, vec!["no node died (node2 did): 1.00".to_string()]);
+        assert_eq!(
+            v.failed,
+            vec!["no node died (node2 did): 1 died".to_string()]
+        );
     }
 
     #[test]
