@@ -407,7 +407,7 @@ impl RunTimeline {
         let rows = m
             .shards
             .iter()
-            .zip(crate::shards::merge::behind_all(&m.shards))
+            .zip(crate::shards::behind::behind_all(&m.shards))
             .map(|(s, behind)| {
                 vec![
                     format!("{}/{}", s.index, m.shards.len()),
