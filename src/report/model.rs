@@ -165,12 +165,6 @@ pub const RUN_SECTIONS: [Section<EnvRuns>; 3] = [
                 get: |e| Some(e.runs() as f64),
             },
             Field {
-                key: "best_ops_per_s",
-                label: "best",
-                decimals: 0,
-                get: |e| e.spread().map(|s| s.2),
-            },
-            Field {
                 key: "min_ops_per_s",
                 label: "min",
                 decimals: 0,
