@@ -194,71 +194,15 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
             inst.name
         )),
         None => {}
-        Some(d) if d.is_local() => {
-            if inst.local_disk_gb == 0.0 {
-                return Err(CostError::disk(
-                    "local",
-                    format!("{} has no local (instance-store) disk", inst.name),
-                ));
-            }
-            notes.push(format!(
-                "local {} disk, {} GB per node, included in the instance price; its IOPS are \
-                 not catalogued: measure them with cqlbench probe",
-                inst.local_disk_kind.as_deref().unwrap_or("?"),
-                thousands(inst.local_disk_gb)
-            ));
-        }
+        Some(d) if d.is_local() => notes.push(local_disk_note(inst)?),
         Some(d) => {
-            let disk = cat.disk(&d.kind)?;
-            if disk.provider != inst.provider {
-                return Err(CostError::disk(
-                    &d.kind,
-                    format!(
-                        "is an {} disk; instance {} is {}",
-                        disk.provider, inst.name, inst.provider
-                    ),
-                ));
-            }
-            let req = DiskRequest {
-                size_gb: d.size.map_or(0.0, |s| s.gb),
-                iops: d.iops,
-                mbps: d.mbps,
-            };
-            let q = disk.formula.quote(&disk.name, &req, cat.hours_per_month)?;
-            let parts: Vec<&str> = q.items.iter().map(|i| i.how.as_str()).collect();
-            lines.push(CostLine {
-                item: "disks".into(),
-                how: format!(
-                    "{} × ({}) = {} × {}",
-                    spec.nodes,
-                    parts.join(" + "),
-                    spec.nodes,
-                    usd(q.monthly_usd)
-                ),
-                monthly_usd: n * q.monthly_usd,
-                origin: Origin::catalogue(&format!("disk {}", disk.name), &disk.source),
-            });
+            let (line, q) = volumes(cat, inst, d, spec.nodes)?;
+            lines.push(line);
             quote = Some(q);
         }
     }
     if let Some(k) = &spec.k8s {
-        let fee = cat.kubernetes(k)?;
-        if fee.provider != inst.provider {
-            return Err(CostError::Plan(format!(
-                "kubernetes service {k} is {}, instance {} is {}",
-                fee.provider, inst.name, inst.provider
-            )));
-        }
-        lines.push(CostLine {
-            item: format!("{k} fee"),
-            how: format!(
-                "${}/h × {} h per cluster",
-                rate(fee.usd_per_hour),
-                cat.hours_per_month
-            ),
-            monthly_usd: fee.usd_per_hour * cat.hours_per_month,
-            origin: Origin::catalogue(&format!("kubernetes {k}"), &fee.source),
-        });
+        lines.push(kubernetes_fee(cat, inst, k)?);
     }
     let sum = |item: &str| -> f64 {
         lines
@@ -284,6 +228,80 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
         disk: quote,
         lines,
         notes,
+    })
+}
+
+/// The instance's own disks: in its price, when it has some.
+fn local_disk_note(inst: &Instance) -> Result<String, CostError> {
+    if inst.local_disk_gb == 0.0 {
+        return Err(CostError::disk(
+            "local",
+            format!("{} has no local (instance-store) disk", inst.name),
+        ));
+    }
+    Ok(format!(
+        "local {} disk, {} GB per node, included in the instance price; its IOPS are \
+         not catalogued: measure them with cqlbench probe",
+        inst.local_disk_kind.as_deref().unwrap_or("?"),
+        thousands(inst.local_disk_gb)
+    ))
+}
+
+/// One network volume `d` per node: the line of the `nodes` volumes, and one volume's quote.
+fn volumes(
+    cat: &Catalog,
+    inst: &Instance,
+    d: &DiskSpec,
+    nodes: u32,
+) -> Result<(CostLine, DiskQuote), CostError> {
+    let disk = cat.disk(&d.kind)?;
+    if disk.provider != inst.provider {
+        return Err(CostError::disk(
+            &d.kind,
+            format!(
+                "is an {} disk; instance {} is {}",
+                disk.provider, inst.name, inst.provider
+            ),
+        ));
+    }
+    let req = DiskRequest {
+        size_gb: d.size.map_or(0.0, |s| s.gb),
+        iops: d.iops,
+        mbps: d.mbps,
+    };
+    let q = disk.formula.quote(&disk.name, &req, cat.hours_per_month)?;
+    let parts: Vec<&str> = q.items.iter().map(|i| i.how.as_str()).collect();
+    let line = CostLine {
+        item: "disks".into(),
+        how: format!(
+            "{nodes} × ({}) = {nodes} × {}",
+            parts.join(" + "),
+            usd(q.monthly_usd)
+        ),
+        monthly_usd: f64::from(nodes) * q.monthly_usd,
+        origin: Origin::catalogue(&format!("disk {}", disk.name), &disk.source),
+    };
+    Ok((line, q))
+}
+
+/// The managed Kubernetes service `k`'s cluster fee; it must be of the instance's provider.
+fn kubernetes_fee(cat: &Catalog, inst: &Instance, k: &str) -> Result<CostLine, CostError> {
+    let fee = cat.kubernetes(k)?;
+    if fee.provider != inst.provider {
+        return Err(CostError::Plan(format!(
+            "kubernetes service {k} is {}, instance {} is {}",
+            fee.provider, inst.name, inst.provider
+        )));
+    }
+    Ok(CostLine {
+        item: format!("{k} fee"),
+        how: format!(
+            "${}/h × {} h per cluster",
+            rate(fee.usd_per_hour),
+            cat.hours_per_month
+        ),
+        monthly_usd: fee.usd_per_hour * cat.hours_per_month,
+        origin: Origin::catalogue(&format!("kubernetes {k}"), &fee.source),
     })
 }
 
