@@ -45,9 +45,10 @@ impl fmt::Display for Origin {
     }
 }
 
-/// The cluster to price.
+/// The cluster to price: nodes of one cloud instance type, a volume each, and the fee of a
+/// managed Kubernetes service.
 #[derive(Debug, Clone, Serialize)]
-pub struct ClusterSpec {
+pub struct CloudCluster {
     pub nodes: u32,
     pub instance: String,
     /// One volume per node; `None` prices no data disk, `local` uses the instance's own disks.
@@ -173,7 +174,7 @@ pub fn instance_monthly(
 }
 
 /// Prices a cluster from the catalogue.
-pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown, CostError> {
+pub fn price_cluster(cat: &Catalog, spec: &CloudCluster) -> Result<CostBreakdown, CostError> {
     if spec.nodes == 0 {
         return Err(CostError::Plan("a cluster needs at least one node".into()));
     }
@@ -316,8 +317,8 @@ mod tests {
         disk: Option<&str>,
         k8s: Option<&str>,
         pricing: Pricing,
-    ) -> ClusterSpec {
-        ClusterSpec {
+    ) -> CloudCluster {
+        CloudCluster {
             nodes,
             instance: instance.into(),
             disk: disk.map(|d| d.parse().unwrap()),
@@ -450,7 +451,7 @@ mod tests {
     #[test]
     fn mismatches_are_errors() {
         let cat = default_catalog().unwrap();
-        let e = |s: ClusterSpec| price_cluster(&cat, &s).unwrap_err().to_string();
+        let e = |s: CloudCluster| price_cluster(&cat, &s).unwrap_err().to_string();
         assert!(
             e(spec(
                 3,

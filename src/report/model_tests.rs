@@ -318,7 +318,7 @@ fn a_deployment_prices_its_environment_against_what_it_sustained() {
     assert_eq!(ec2.ops_per_s, verdict.verdict.highest_passing_ops_per_s);
     let priced = crate::cost::price_cluster(
         &cat,
-        &crate::cost::ClusterSpec {
+        &crate::cost::CloudCluster {
             nodes: 3,
             instance: "r5.2xlarge".into(),
             disk: Some("gp3:4TB".parse().unwrap()),

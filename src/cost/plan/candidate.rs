@@ -6,7 +6,7 @@ use super::Capacity;
 use super::{Candidate, PlanLine, PlanSpec};
 use crate::cost::catalog::Instance;
 use crate::cost::disk::DiskNeed;
-use crate::cost::price::{ClusterSpec, CostBreakdown, Origin, cost_per_1k_ops_usd, price_cluster};
+use crate::cost::price::{CloudCluster, CostBreakdown, Origin, cost_per_1k_ops_usd, price_cluster};
 use crate::cost::units::{DataSize, DiskSpec, Pricing};
 use crate::cost::{Catalog, CostError};
 use crate::format::thousands;
@@ -49,7 +49,7 @@ pub(super) fn candidate(
     let price = |pricing| {
         price_cluster(
             cat,
-            &ClusterSpec {
+            &CloudCluster {
                 nodes,
                 instance: inst.name.clone(),
                 disk: Some(disk_spec.clone()),

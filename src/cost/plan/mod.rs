@@ -102,15 +102,17 @@ pub struct Rejected {
     pub reason: String,
 }
 
+/// The planner's answer: the candidates ranked by $/month, and those that could not meet the
+/// need.
 #[derive(Debug, Clone, Serialize)]
-pub struct Plan {
+pub struct CostPlan {
     pub spec: PlanSpec,
     pub candidates: Vec<Candidate>,
     pub rejected: Vec<Rejected>,
 }
 
 /// Sizes and prices every candidate and ranks them by $/month.
-pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Plan, CostError> {
+pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<CostPlan, CostError> {
     if spec.ops_per_s.is_nan() || spec.ops_per_s <= 0.0 || spec.rf == 0 {
         return Err(CostError::Plan("--ops and --rf must be positive".into()));
     }
@@ -147,7 +149,7 @@ pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Pla
         ));
     }
     candidates.sort_by(|a, b| a.rank_monthly_usd.total_cmp(&b.rank_monthly_usd));
-    Ok(Plan {
+    Ok(CostPlan {
         spec: spec.clone(),
         candidates,
         rejected,
