@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::capacity::CapacitySearch;
+use super::capacity::SearchReport;
 use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
 use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::escape;
@@ -166,7 +166,7 @@ fn scenario_section(
 /// A capacity search's steps and charts.
 fn capacity_section(
     anchor: &str,
-    c: &CapacitySearch,
+    c: &SearchReport,
     charts: &mut Charts,
     env_colour: &EnvColour,
 ) -> String {

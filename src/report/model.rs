@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use hdrhistogram::Histogram;
 
-use super::capacity::{self, CapacitySearch};
+use super::capacity::{self, SearchReport};
 use crate::format::Table;
 use crate::result::probe::Summary;
 use crate::result::series::MetricSeries;
@@ -122,7 +122,7 @@ pub struct ProbeRow {
 pub struct Report {
     pub groups: Vec<ScenarioGroup>,
     /// Capacity searches, in file order.
-    pub capacity: Vec<CapacitySearch>,
+    pub capacity: Vec<SearchReport>,
     pub probes: Vec<ProbeRow>,
     /// Scaling runs (capacity at several cluster sizes), in file order.
     pub scaling: Vec<crate::result::ScalingResult>,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use hdrhistogram::Histogram;
 
 use super::{EnvRuns, ProbeRow, Report, RunTimeline, ScenarioGroup, scenario_of, spectrum};
-use crate::report::capacity::CapacitySearch;
+use crate::report::capacity::SearchReport;
 use crate::report::{Input, ReportError};
 use crate::result::probe::ProbeResult;
 use crate::result::{CapacityResult, PhaseResult, PhaseSummary, RunResult, ScalingResult};
@@ -131,7 +131,7 @@ impl<'a> Builder<'a> {
     }
 
     fn capacity(&mut self, path: &Path, result: &CapacityResult) {
-        let search = CapacitySearch::of(path.to_path_buf(), result);
+        let search = SearchReport::of(path.to_path_buf(), result);
         if let Some(status) = &search.status {
             self.note(format!(
                 "{} ({}): capacity search {status}: verdict from the steps so far",
