@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 
 use crate::format::Table;
-use crate::result::capacity::{
-    CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
-};
+use crate::result::capacity::{CapacityResult, CapacityStatus, LatencyBound, SearchStep, Verdict};
 
 /// One step of a capacity search.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,7 +216,7 @@ impl SearchReport {
             .clone()
             .unwrap_or_else(|| CapacityResult::verdict_of(&result.steps));
         // The verdict's steps: with refinement (bisection) they need not be the last ones.
-        let role_of = |s: &CapacityStep| {
+        let role_of = |s: &SearchStep| {
             if !s.passed && Some(s.target_rate_per_s) == verdict.failing_rate_per_s {
                 Some(Role::Failing)
             } else if s.passed && Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s {

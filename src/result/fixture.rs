@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use crate::host::HostFacts;
 use crate::result::capacity::{
-    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
-    Growth, LatencyBound, Settle,
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria, CriterionCheck,
+    Growth, LatencyBound, SearchStep, Settle,
 };
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
-    RunStatus, Target,
+    RunStatus, TargetRecord,
 };
 use crate::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
 use crate::stats::Snapshot;
@@ -138,7 +138,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         finished_unix_s: Some(1_795_314_605 + shape.seed + shape.intervals as u64),
         status: RunStatus::Completed,
         workload: WorkloadSpec::defaults(WorkloadKind::Keyvalue),
-        target: Target {
+        target: TargetRecord {
             hosts: vec!["127.0.0.1".into()],
             local_dc: None,
             cluster: None,
@@ -307,7 +307,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
         max_error_rate: Some(0.01),
         min_achieved: Some(0.95),
     };
-    let steps: Vec<CapacityStep> = rates
+    let steps: Vec<SearchStep> = rates
         .iter()
         .enumerate()
         .take(if failing == 0 { rates.len() } else { failing })
@@ -343,7 +343,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 0.25 + 0.15 * i as f64
             };
             let achieved_pct = 100.0 * summary.ops_per_s / rate;
-            let check = |criterion: &str, value: f64, limit: f64, passed: bool| Check {
+            let check = |criterion: &str, value: f64, limit: f64, passed: bool| CriterionCheck {
                 criterion: criterion.into(),
                 value: Some(value),
                 limit,
@@ -368,7 +368,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                     achieved_pct >= 95.0,
                 ),
             ];
-            CapacityStep {
+            SearchStep {
                 index,
                 target_rate_per_s: rate,
                 result: PathBuf::from(format!("step-{index}.json")),

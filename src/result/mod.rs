@@ -61,9 +61,9 @@ pub enum RunStatus {
     },
 }
 
-/// Where the load went.
+/// Where the load went, as the result records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Target {
+pub struct TargetRecord {
     pub hosts: Vec<String>,
     pub local_dc: Option<String>,
     /// Name of the local cluster, when run with `--cluster`.
@@ -101,7 +101,7 @@ pub struct RunResult {
     pub finished_unix_s: Option<u64>,
     pub status: RunStatus,
     pub workload: WorkloadSpec,
-    pub target: Target,
+    pub target: TargetRecord,
     pub fingerprint: Fingerprint,
     pub phases: Vec<PhaseResult>,
     pub warnings: Vec<Warning>,
