@@ -65,8 +65,8 @@ impl Normal {
     }
 }
 
-/// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.
-pub fn run(env: &str, shape: &RunShape) -> RunResult {
+/// The intervals of a run shaped like `shape`, and the snapshot of its measured window.
+fn intervals(shape: &RunShape) -> (Vec<IntervalRecord>, Snapshot) {
     let mut rng = Normal(shape.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).max(1));
     let mut intervals = Vec::new();
     let mut measured = Snapshot::default();
@@ -98,15 +98,13 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             0.1,
         ));
     }
+    (intervals, measured)
+}
+
+/// The main phase's summary over the `measured` window of a run shaped like `shape`.
+fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
     let secs = (shape.intervals - shape.warmup) as f64;
-    let mode = match shape.rate_per_s {
-        Some(rate_per_s) => LoadMode::Open {
-            rate_per_s,
-            max_in_flight: 1024,
-        },
-        None => LoadMode::Closed { concurrency: 64 },
-    };
-    let summary = PhaseSummary {
+    PhaseSummary {
         measured_s: secs,
         ok: measured.ok(),
         errors: 0,
@@ -130,6 +128,19 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         client_max_rss_bytes: 50 << 20,
         max_backlog: 0,
         max_send_lag_ms: 0.0,
+    }
+}
+
+/// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.
+pub fn run(env: &str, shape: &RunShape) -> RunResult {
+    let (intervals, measured) = intervals(shape);
+    let summary = summary(shape, &measured);
+    let mode = match shape.rate_per_s {
+        Some(rate_per_s) => LoadMode::Open {
+            rate_per_s,
+            max_in_flight: 1024,
+        },
+        None => LoadMode::Closed { concurrency: 64 },
     };
     RunResult {
         schema_version: RESULT_VERSION,
