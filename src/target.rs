@@ -142,8 +142,8 @@ impl Target {
     }
 
     /// Where the load went, as the result records it.
-    pub fn record(&self) -> crate::result::Target {
-        crate::result::Target {
+    pub fn record(&self) -> crate::result::TargetRecord {
+        crate::result::TargetRecord {
             hosts: self.contact_points(),
             local_dc: self.local_dc(),
             cluster: self.cluster().map(|c| c.name().to_string()),

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use cqlbench::load::session::ConnectSpec;
 use cqlbench::load::{RunPlan, run};
-use cqlbench::result::{RunResult, RunStatus, Target};
+use cqlbench::result::{RunResult, RunStatus, TargetRecord};
 use cqlbench::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
 
 fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: bool) -> RunPlan {
@@ -38,7 +38,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
             timeout: Duration::from_secs(10),
             credentials: None,
         },
-        target: Target {
+        target: TargetRecord {
             hosts: vec!["127.0.0.1".into()],
             local_dc: Some("dc1".into()),
             cluster: None,

@@ -10,7 +10,7 @@ use crate::cost::price::Origin;
 use crate::cost::probe_check::{flag_against, probe_figures};
 use crate::cost::render::{Throughput, cost_text};
 use crate::cost::{
-    Catalog, ClusterSpec, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
+    Catalog, CloudCluster, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
     price_cluster,
 };
 
@@ -116,7 +116,7 @@ fn catalog(path: Option<&Path>) -> Result<Catalog> {
 
 pub fn run_cost(args: CostArgs) -> Result<()> {
     let cat = catalog(args.catalog.as_deref())?;
-    let spec = ClusterSpec {
+    let spec = CloudCluster {
         nodes: args.nodes,
         instance: args.instance.clone(),
         disk: args.disk.clone(),

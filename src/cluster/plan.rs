@@ -92,6 +92,18 @@ pub fn cassandra_default_heap(ram_bytes: u64) -> MiB {
 
 /// Plans the nodes of `spec` on a host with `ram_bytes` of memory and `cores` CPUs.
 pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterPlan, PlanError> {
+    let (octets, pool) = check_layout(spec, cores)?;
+    let (heap, heap_reason) = heap(spec, ram_bytes)?;
+    check_memory(spec, heap, ram_bytes)?;
+    Ok(ClusterPlan {
+        nodes: nodes(spec, &octets, pool, heap),
+        heap_reason,
+    })
+}
+
+/// Checks the node count, the address prefix, vnodes and CPUs; returns the prefix's octets and
+/// the CPUs the nodes may use (the host's, or the emulated host's first K).
+fn check_layout(spec: &ClusterSpec, cores: usize) -> Result<(Vec<&str>, usize), PlanError> {
     let n = spec.node_count();
     if n == 0 {
         return Err(PlanError::NoNodes);
@@ -117,7 +129,6 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     {
         return Err(PlanError::BadHostCpus { asked: h, cores });
     }
-    // The CPUs the nodes may use: the host's, or the emulated host's first K.
     let pool = spec.host_cpus.unwrap_or(cores);
     if let Some(k) = spec.cpus_per_node
         && k > pool
@@ -127,9 +138,14 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
             cores: pool,
         });
     }
+    Ok((octets, pool))
+}
 
-    // Every node on this host would otherwise compute the whole host's default heap
-    // (reference 002): divide it among the co-located nodes.
+/// Each node's heap and how it was chosen: the spec's, else Cassandra's default for this host
+/// divided among the co-located nodes (every node on this host would otherwise compute the
+/// whole host's default, reference 002).
+fn heap(spec: &ClusterSpec, ram_bytes: u64) -> Result<(MiB, String), PlanError> {
+    let n = spec.node_count();
     let (heap, heap_reason) = match spec.jvm.heap {
         Some(h) => (h, format!("{h} per node (--heap)")),
         None => {
@@ -160,25 +176,39 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
     {
         return Err(PlanError::NewGenTooLarge { new_gen: ng, heap });
     }
-    if let Some(memory) = spec.node_memory {
-        let least = MiB(heap.0 + MIN_OFF_HEAP.0);
-        if memory < least {
-            return Err(PlanError::NodeMemoryTooSmall {
-                memory,
-                heap,
-                least,
-            });
-        }
-        if ram.0 > 0 && memory.0.saturating_mul(n as u64) > ram.0 {
-            return Err(PlanError::NodeMemoryTooLarge {
-                memory,
-                nodes: n,
-                ram,
-            });
-        }
-    }
+    Ok((heap, heap_reason))
+}
 
-    let mut nodes = Vec::with_capacity(n);
+/// A node's memory limit, when given, must hold its heap and more, and the nodes' limits
+/// together must fit in this host.
+fn check_memory(spec: &ClusterSpec, heap: MiB, ram_bytes: u64) -> Result<(), PlanError> {
+    let Some(memory) = spec.node_memory else {
+        return Ok(());
+    };
+    let n = spec.node_count();
+    let ram = MiB(ram_bytes / (1024 * 1024));
+    let least = MiB(heap.0 + MIN_OFF_HEAP.0);
+    if memory < least {
+        return Err(PlanError::NodeMemoryTooSmall {
+            memory,
+            heap,
+            least,
+        });
+    }
+    if ram.0 > 0 && memory.0.saturating_mul(n as u64) > ram.0 {
+        return Err(PlanError::NodeMemoryTooLarge {
+            memory,
+            nodes: n,
+            ram,
+        });
+    }
+    Ok(())
+}
+
+/// The nodes, DC by DC: addresses from the prefix, racks round-robin, tokens, ports, and CPUs
+/// from `pool`.
+fn nodes(spec: &ClusterSpec, octets: &[&str], pool: usize, heap: MiB) -> Vec<NodePlan> {
+    let mut nodes = Vec::with_capacity(spec.node_count());
     for (dc_index, dc) in spec.dcs.iter().enumerate() {
         for i in 0..dc.nodes {
             let index = nodes.len() + 1;
@@ -206,7 +236,7 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
                     .copied()
                     .unwrap_or(token_for(i, dc.nodes, dc_index)),
                 vnode_tokens,
-                jmx_port: jmx_port(&octets, index),
+                jmx_port: jmx_port(octets, index),
                 metrics_port: METRICS_PORT_BASE + index as u16,
                 heap,
                 new_gen: spec.jvm.new_gen,
@@ -214,7 +244,7 @@ pub fn plan(spec: &ClusterSpec, ram_bytes: u64, cores: usize) -> Result<ClusterP
             });
         }
     }
-    Ok(ClusterPlan { nodes, heap_reason })
+    nodes
 }
 
 impl ClusterPlan {
@@ -233,8 +263,6 @@ impl ClusterPlan {
     }
 }
 
-/// Evenly spaced Murmur3 tokens per data centre, offset by the DC's index so that no two
-/// nodes share a token (each DC owns the whole ring for its own replicas).
 /// Node `index`'s local JMX port: `JMX_PORT_BASE + index` on 127.0.0., else one of 450
 /// ranges of 100 ports from 20000 chosen by the prefix's middle octets (all JMX servers bind
 /// 127.0.0.1, whatever the node's address).
@@ -251,6 +279,8 @@ pub fn jmx_port(octets: &[&str], index: usize) -> u16 {
     }
 }
 
+/// Evenly spaced Murmur3 tokens per data centre, offset by the DC's index so that no two
+/// nodes share a token (each DC owns the whole ring for its own replicas).
 fn token_for(i: usize, nodes_in_dc: usize, dc_index: usize) -> i64 {
     let span: i128 = 1i128 << 64;
     let t = i64::MIN as i128 + span * i as i128 / nodes_in_dc as i128 + dc_index as i128 * 100;

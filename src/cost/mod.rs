@@ -20,5 +20,5 @@ pub mod units;
 pub use catalog::Catalog;
 pub use error::CostError;
 pub use load::{default_catalog, load_catalog, parse_catalog};
-pub use price::{ClusterSpec, CostBreakdown, cost_per_1k_ops_usd, price_cluster};
+pub use price::{CloudCluster, CostBreakdown, cost_per_1k_ops_usd, price_cluster};
 pub use units::{DataSize, DiskSpec, Headroom, Pricing};

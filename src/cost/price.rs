@@ -45,9 +45,10 @@ impl fmt::Display for Origin {
     }
 }
 
-/// The cluster to price.
+/// The cluster to price: nodes of one cloud instance type, a volume each, and the fee of a
+/// managed Kubernetes service.
 #[derive(Debug, Clone, Serialize)]
-pub struct ClusterSpec {
+pub struct CloudCluster {
     pub nodes: u32,
     pub instance: String,
     /// One volume per node; `None` prices no data disk, `local` uses the instance's own disks.
@@ -173,7 +174,7 @@ pub fn instance_monthly(
 }
 
 /// Prices a cluster from the catalogue.
-pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown, CostError> {
+pub fn price_cluster(cat: &Catalog, spec: &CloudCluster) -> Result<CostBreakdown, CostError> {
     if spec.nodes == 0 {
         return Err(CostError::Plan("a cluster needs at least one node".into()));
     }
@@ -194,71 +195,15 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
             inst.name
         )),
         None => {}
-        Some(d) if d.is_local() => {
-            if inst.local_disk_gb == 0.0 {
-                return Err(CostError::disk(
-                    "local",
-                    format!("{} has no local (instance-store) disk", inst.name),
-                ));
-            }
-            notes.push(format!(
-                "local {} disk, {} GB per node, included in the instance price; its IOPS are \
-                 not catalogued: measure them with cqlbench probe",
-                inst.local_disk_kind.as_deref().unwrap_or("?"),
-                thousands(inst.local_disk_gb)
-            ));
-        }
+        Some(d) if d.is_local() => notes.push(local_disk_note(inst)?),
         Some(d) => {
-            let disk = cat.disk(&d.kind)?;
-            if disk.provider != inst.provider {
-                return Err(CostError::disk(
-                    &d.kind,
-                    format!(
-                        "is an {} disk; instance {} is {}",
-                        disk.provider, inst.name, inst.provider
-                    ),
-                ));
-            }
-            let req = DiskRequest {
-                size_gb: d.size.map_or(0.0, |s| s.gb),
-                iops: d.iops,
-                mbps: d.mbps,
-            };
-            let q = disk.formula.quote(&disk.name, &req, cat.hours_per_month)?;
-            let parts: Vec<&str> = q.items.iter().map(|i| i.how.as_str()).collect();
-            lines.push(CostLine {
-                item: "disks".into(),
-                how: format!(
-                    "{} × ({}) = {} × {}",
-                    spec.nodes,
-                    parts.join(" + "),
-                    spec.nodes,
-                    usd(q.monthly_usd)
-                ),
-                monthly_usd: n * q.monthly_usd,
-                origin: Origin::catalogue(&format!("disk {}", disk.name), &disk.source),
-            });
+            let (line, q) = volumes(cat, inst, d, spec.nodes)?;
+            lines.push(line);
             quote = Some(q);
         }
     }
     if let Some(k) = &spec.k8s {
-        let fee = cat.kubernetes(k)?;
-        if fee.provider != inst.provider {
-            return Err(CostError::Plan(format!(
-                "kubernetes service {k} is {}, instance {} is {}",
-                fee.provider, inst.name, inst.provider
-            )));
-        }
-        lines.push(CostLine {
-            item: format!("{k} fee"),
-            how: format!(
-                "${}/h × {} h per cluster",
-                rate(fee.usd_per_hour),
-                cat.hours_per_month
-            ),
-            monthly_usd: fee.usd_per_hour * cat.hours_per_month,
-            origin: Origin::catalogue(&format!("kubernetes {k}"), &fee.source),
-        });
+        lines.push(kubernetes_fee(cat, inst, k)?);
     }
     let sum = |item: &str| -> f64 {
         lines
@@ -287,6 +232,80 @@ pub fn price_cluster(cat: &Catalog, spec: &ClusterSpec) -> Result<CostBreakdown,
     })
 }
 
+/// The instance's own disks: in its price, when it has some.
+fn local_disk_note(inst: &Instance) -> Result<String, CostError> {
+    if inst.local_disk_gb == 0.0 {
+        return Err(CostError::disk(
+            "local",
+            format!("{} has no local (instance-store) disk", inst.name),
+        ));
+    }
+    Ok(format!(
+        "local {} disk, {} GB per node, included in the instance price; its IOPS are \
+         not catalogued: measure them with cqlbench probe",
+        inst.local_disk_kind.as_deref().unwrap_or("?"),
+        thousands(inst.local_disk_gb)
+    ))
+}
+
+/// One network volume `d` per node: the line of the `nodes` volumes, and one volume's quote.
+fn volumes(
+    cat: &Catalog,
+    inst: &Instance,
+    d: &DiskSpec,
+    nodes: u32,
+) -> Result<(CostLine, DiskQuote), CostError> {
+    let disk = cat.disk(&d.kind)?;
+    if disk.provider != inst.provider {
+        return Err(CostError::disk(
+            &d.kind,
+            format!(
+                "is an {} disk; instance {} is {}",
+                disk.provider, inst.name, inst.provider
+            ),
+        ));
+    }
+    let req = DiskRequest {
+        size_gb: d.size.map_or(0.0, |s| s.gb),
+        iops: d.iops,
+        mbps: d.mbps,
+    };
+    let q = disk.formula.quote(&disk.name, &req, cat.hours_per_month)?;
+    let parts: Vec<&str> = q.items.iter().map(|i| i.how.as_str()).collect();
+    let line = CostLine {
+        item: "disks".into(),
+        how: format!(
+            "{nodes} × ({}) = {nodes} × {}",
+            parts.join(" + "),
+            usd(q.monthly_usd)
+        ),
+        monthly_usd: f64::from(nodes) * q.monthly_usd,
+        origin: Origin::catalogue(&format!("disk {}", disk.name), &disk.source),
+    };
+    Ok((line, q))
+}
+
+/// The managed Kubernetes service `k`'s cluster fee; it must be of the instance's provider.
+fn kubernetes_fee(cat: &Catalog, inst: &Instance, k: &str) -> Result<CostLine, CostError> {
+    let fee = cat.kubernetes(k)?;
+    if fee.provider != inst.provider {
+        return Err(CostError::Plan(format!(
+            "kubernetes service {k} is {}, instance {} is {}",
+            fee.provider, inst.name, inst.provider
+        )));
+    }
+    Ok(CostLine {
+        item: format!("{k} fee"),
+        how: format!(
+            "${}/h × {} h per cluster",
+            rate(fee.usd_per_hour),
+            cat.hours_per_month
+        ),
+        monthly_usd: fee.usd_per_hour * cat.hours_per_month,
+        origin: Origin::catalogue(&format!("kubernetes {k}"), &fee.source),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,8 +317,8 @@ mod tests {
         disk: Option<&str>,
         k8s: Option<&str>,
         pricing: Pricing,
-    ) -> ClusterSpec {
-        ClusterSpec {
+    ) -> CloudCluster {
+        CloudCluster {
             nodes,
             instance: instance.into(),
             disk: disk.map(|d| d.parse().unwrap()),
@@ -432,7 +451,7 @@ mod tests {
     #[test]
     fn mismatches_are_errors() {
         let cat = default_catalog().unwrap();
-        let e = |s: ClusterSpec| price_cluster(&cat, &s).unwrap_err().to_string();
+        let e = |s: CloudCluster| price_cluster(&cat, &s).unwrap_err().to_string();
         assert!(
             e(spec(
                 3,

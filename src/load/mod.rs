@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::host::HostFacts;
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
-    RunStatus, Target, Warning, phase_warnings,
+    RunStatus, TargetRecord as Target, Warning, phase_warnings,
 };
 use crate::spec::{ClusterSpec, LoadMode, LoadSpec, WorkloadSpec};
 use crate::workload::{Workload, WorkloadError};

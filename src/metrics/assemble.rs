@@ -11,7 +11,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::sampler::{NodeReading, ScrapeError, node_sample};
+use super::reading::{NodeReading, node_sample};
+use super::scrape::ScrapeError;
 use crate::result::series::{HostSample, NodeSample, Sample};
 
 /// Scrapes of one node that may run at once.

@@ -1,8 +1,17 @@
 //! Server and host metrics during a run: Prometheus endpoints (the JMX exporter of local
 //! nodes, or any endpoint a user names), /proc for the host, one sampler thread, and the
 //! series stored in the run result.
+//!
+//! - [`names`]: the metric names each figure is read from, in every exporter's dialect.
+//! - [`reading`]: a node's figures from one scrape, and its sample from two.
+//! - [`scrape`]: scraping nodes' endpoints, and why a scrape gave no reading.
+//! - [`sampler`]: the thread that samples a run: /proc, scrapes, the series.
+//! - [`assemble`]: scrape answers, however late, into the samples of their ticks.
 
 pub mod assemble;
+pub mod names;
 pub mod procfs;
 pub mod prometheus;
+pub mod reading;
 pub mod sampler;
+pub mod scrape;

@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 
 use crate::format::Table;
-use crate::result::capacity::{
-    CapacityResult, CapacityStatus, CapacityStep, LatencyBound, Verdict,
-};
+use crate::result::capacity::{CapacityResult, CapacityStatus, LatencyBound, SearchStep, Verdict};
 
 /// One step of a capacity search.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +35,9 @@ pub enum Role {
     Failing,
 }
 
-/// One capacity-search result.
+/// One capacity-search result as the report shows it: its steps as rows, its verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CapacitySearch {
+pub struct SearchReport {
     pub env: String,
     pub path: PathBuf,
     pub workload: String,
@@ -165,7 +163,7 @@ pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
 ];
 
 /// The columns of the verdict table (one row per search).
-pub const VERDICT_COLUMNS: [Column<CapacitySearch>; 6] = [
+pub const VERDICT_COLUMNS: [Column<SearchReport>; 6] = [
     Column {
         key: "workload",
         label: "workload",
@@ -209,16 +207,16 @@ fn bound_label(b: &LatencyBound) -> String {
     format!("{op}p{} ≤ {} ms", b.percentile, b.max_ms)
 }
 
-impl CapacitySearch {
+impl SearchReport {
     /// The report's view of a capacity result; a result without a verdict yet (running,
     /// interrupted) gets the verdict of its steps so far.
-    pub fn of(path: PathBuf, result: &CapacityResult) -> CapacitySearch {
+    pub fn of(path: PathBuf, result: &CapacityResult) -> SearchReport {
         let verdict = result
             .verdict
             .clone()
             .unwrap_or_else(|| CapacityResult::verdict_of(&result.steps));
         // The verdict's steps: with refinement (bisection) they need not be the last ones.
-        let role_of = |s: &CapacityStep| {
+        let role_of = |s: &SearchStep| {
             if !s.passed && Some(s.target_rate_per_s) == verdict.failing_rate_per_s {
                 Some(Role::Failing)
             } else if s.passed && Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s {
@@ -250,7 +248,7 @@ impl CapacitySearch {
             CapacityStatus::Interrupted => Some("interrupted".to_string()),
             CapacityStatus::Failed { reason } => Some(format!("failed: {reason}")),
         };
-        CapacitySearch {
+        SearchReport {
             env: result.env.clone(),
             path,
             workload: result.workload.kind.to_string(),
@@ -315,7 +313,7 @@ fn rows_table<T>(
 }
 
 /// The step table of one search.
-pub fn step_table(search: &CapacitySearch) -> Table {
+pub fn step_table(search: &SearchReport) -> Table {
     let items: Vec<(String, &StepRow)> = search
         .steps
         .iter()
@@ -331,9 +329,8 @@ pub fn step_table(search: &CapacitySearch) -> Table {
 }
 
 /// The verdict table: one row per search.
-pub fn verdict_table(searches: &[CapacitySearch]) -> Option<Table> {
-    let items: Vec<(String, &CapacitySearch)> =
-        searches.iter().map(|c| (c.env.clone(), c)).collect();
+pub fn verdict_table(searches: &[SearchReport]) -> Option<Table> {
+    let items: Vec<(String, &SearchReport)> = searches.iter().map(|c| (c.env.clone(), c)).collect();
     (!items.is_empty())
         .then(|| rows_table("Capacity verdict".into(), "env", &VERDICT_COLUMNS, &items))
 }
@@ -399,7 +396,7 @@ mod tests {
             result.steps[i].checks[0].passed = false;
         }
         result.verdict = Some(CapacityResult::verdict_of(&result.steps));
-        let c = CapacitySearch::of("cap.json".into(), &result);
+        let c = SearchReport::of("cap.json".into(), &result);
         let roles: Vec<Option<Role>> = c.steps.iter().map(|s| s.role).collect();
         assert_eq!(
             roles,
@@ -416,7 +413,7 @@ mod tests {
     #[test]
     fn steps_carry_their_part_in_the_verdict() {
         let result = fixture::capacity("ec2", &[1_000.0, 2_000.0, 3_000.0, 4_000.0], 4);
-        let c = CapacitySearch::of("cap.json".into(), &result);
+        let c = SearchReport::of("cap.json".into(), &result);
         let roles: Vec<Option<Role>> = c.steps.iter().map(|s| s.role).collect();
         assert_eq!(
             roles,
@@ -438,7 +435,7 @@ mod tests {
         let mut result = fixture::capacity("ec2", &[1_000.0, 2_000.0], 0);
         result.status = CapacityStatus::Interrupted;
         result.verdict = None;
-        let c = CapacitySearch::of("cap.json".into(), &result);
+        let c = SearchReport::of("cap.json".into(), &result);
         assert_eq!(c.verdict.highest_passing_rate_per_s, Some(2_000.0));
         assert_eq!(c.verdict.failing_rate_per_s, None);
         assert_eq!(c.steps[1].role, Some(Role::HighestPassing));

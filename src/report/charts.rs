@@ -54,6 +54,37 @@ fn spectrum_x(percentile: f64) -> f64 {
     1.0 / (1.0 - percentile / 100.0)
 }
 
+/// The latency spectrum's x axis: percentiles on the log scale of 1/(1−p), from p50 to the
+/// decade that holds `x_max` (at least p99).
+fn spectrum_axis(x_max: f64) -> Axis {
+    let decades = (x_max.log10() - 1e-9).ceil().max(2.0) as i32;
+    let ticks = [
+        "50%",
+        "90%",
+        "99%",
+        "99.9%",
+        "99.99%",
+        "99.999%",
+        "99.9999%",
+        "99.99999%",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, label)| Tick {
+        value: if i == 0 { 2.0 } else { 10f64.powi(i as i32) },
+        label: label.to_string(),
+    })
+    .take(decades as usize + 1)
+    .collect();
+    Axis {
+        lo: 2.0,
+        hi: 10f64.powi(decades),
+        log: true,
+        ticks,
+        title: Some("percentile (log scale of 1/(1−p))".into()),
+    }
+}
+
 impl Charts {
     /// Colours go to environments in the order they first appear in the report.
     pub fn new(report: &Report) -> Charts {
@@ -147,32 +178,7 @@ impl Charts {
             .iter()
             .filter_map(|e| e.spectrum.last().map(|(p, _)| spectrum_x(*p)))
             .fold(100.0, f64::max);
-        let decades = (x_max.log10() - 1e-9).ceil().max(2.0) as i32;
-        let ticks = [
-            "50%",
-            "90%",
-            "99%",
-            "99.9%",
-            "99.99%",
-            "99.999%",
-            "99.9999%",
-            "99.99999%",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, label)| Tick {
-            value: if i == 0 { 2.0 } else { 10f64.powi(i as i32) },
-            label: label.to_string(),
-        })
-        .take(decades as usize + 1)
-        .collect();
-        let x = Axis {
-            lo: 2.0,
-            hi: 10f64.powi(decades),
-            log: true,
-            ticks,
-            title: Some("percentile (log scale of 1/(1−p))".into()),
-        };
+        let x = spectrum_axis(x_max);
         let values = envs
             .iter()
             .flat_map(|e| e.spectrum.iter().map(|(_, ms)| *ms));

@@ -7,7 +7,7 @@
 use std::str::FromStr;
 
 use super::model::Report;
-use crate::cost::{Catalog, ClusterSpec, CostError, DiskSpec, Pricing};
+use crate::cost::{Catalog, CloudCluster, CostError, DiskSpec, Pricing};
 use crate::cost::{cost_per_1k_ops_usd, price_cluster};
 use crate::format::Table;
 
@@ -105,7 +105,7 @@ pub fn rows(
     deployments
         .iter()
         .map(|d| {
-            let spec = ClusterSpec {
+            let spec = CloudCluster {
                 nodes: d.nodes,
                 instance: d.instance.clone(),
                 disk: d.disk.clone(),

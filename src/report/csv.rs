@@ -6,7 +6,7 @@
 //! empty.
 
 use super::Report;
-use super::capacity::{CapacitySearch, STEP_COLUMNS, StepRow};
+use super::capacity::{STEP_COLUMNS, SearchReport, StepRow};
 use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS};
 
 fn quote(s: &str) -> String {
@@ -68,7 +68,7 @@ fn cost_values(report: &Report, env: &str) -> Vec<String> {
     }
 }
 
-fn capacity_scenario(c: &CapacitySearch) -> String {
+fn capacity_scenario(c: &SearchReport) -> String {
     match &c.status {
         None => format!("capacity search, {}", c.workload),
         Some(s) => format!("capacity search, {} ({s})", c.workload),

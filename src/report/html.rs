@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::capacity::CapacitySearch;
+use super::capacity::SearchReport;
 use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
 use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::escape;
@@ -166,7 +166,7 @@ fn scenario_section(
 /// A capacity search's steps and charts.
 fn capacity_section(
     anchor: &str,
-    c: &CapacitySearch,
+    c: &SearchReport,
     charts: &mut Charts,
     env_colour: &EnvColour,
 ) -> String {
@@ -300,21 +300,63 @@ pub fn render(report: &Report) -> String {
         .map(|e| (e.clone(), charts.env_colour(e)))
         .collect();
     let env_colour = |s: &str| envs.iter().find(|(e, _)| e == s).map(|(_, c)| *c);
-    let runs: usize = report.groups.iter().map(|g| g.runs.len()).sum();
 
-    let mut body = String::new();
-    let mut nav = Vec::new();
+    let mut body = Body::default();
     for (gi, g) in report.groups.iter().enumerate() {
         let anchor = format!("scenario-{}", gi + 1);
-        nav.push((anchor.clone(), g.scenario.clone()));
-        body.push_str(&scenario_section(&anchor, g, &mut charts, &env_colour));
+        let html = scenario_section(&anchor, g, &mut charts, &env_colour);
+        body.push(anchor, g.scenario.clone(), &html);
     }
     for (ci, c) in report.capacity.iter().enumerate() {
         let anchor = format!("capacity-{}", ci + 1);
-        nav.push((anchor.clone(), format!("capacity search: {}", c.title())));
-        body.push_str(&capacity_section(&anchor, c, &mut charts, &env_colour));
+        let html = capacity_section(&anchor, c, &mut charts, &env_colour);
+        body.push(anchor, format!("capacity search: {}", c.title()), &html);
     }
-    // Tables of their own, each a section: (anchor, navigation label, heading, table).
+    for (anchor, label, heading, t) in table_sections(report) {
+        let html = format!(
+            r#"<section id="{anchor}"><h2>{heading}</h2>{}</section>"#,
+            table(&t, None, &env_colour)
+        );
+        body.push(anchor, label, &html);
+    }
+    if !report.notes.is_empty() {
+        body.push(
+            "notes".into(),
+            "notes".into(),
+            &notes_section(&report.notes),
+        );
+    }
+    // The details last: each run's series over time.
+    for (gi, g) in report.groups.iter().enumerate() {
+        let anchor = format!("runs-{}", gi + 1);
+        let html = runs_section(&anchor, g, &mut charts);
+        body.push(anchor, format!("runs over time: {}", g.scenario), &html);
+    }
+    if body.html.is_empty() {
+        body.html.push_str(
+            "<p>No results with a main-phase summary, capacity steps or probe figures.</p>",
+        );
+    }
+    document(&header(report, &envs, &body.nav), &body.html)
+}
+
+/// The page's sections in order, and the navigation to them: (anchor, label).
+#[derive(Default)]
+struct Body {
+    html: String,
+    nav: Vec<(String, String)>,
+}
+
+impl Body {
+    fn push(&mut self, anchor: String, label: String, html: &str) {
+        self.nav.push((anchor, label));
+        self.html.push_str(html);
+    }
+}
+
+/// The tables that are sections of their own, present ones only: (anchor, navigation label,
+/// heading, table).
+fn table_sections(report: &Report) -> Vec<(String, String, String, Table)> {
     let by_rate = report
         .by_rate_tables()
         .into_iter()
@@ -347,44 +389,38 @@ pub fn render(report: &Report) -> String {
             Some(t),
         )
     });
-    let tables = by_rate.chain(scaling).chain(fixed);
-    for (anchor, label, heading, t) in tables {
-        let Some(t) = t else { continue };
-        nav.push((anchor.clone(), label));
-        let _ = write!(
-            body,
-            r#"<section id="{anchor}"><h2>{heading}</h2>{}</section>"#,
-            table(&t, None, &env_colour)
-        );
-    }
-    if !report.notes.is_empty() {
-        nav.push(("notes".into(), "notes".into()));
-        body.push_str(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
-        for n in &report.notes {
-            let _ = write!(body, "<li>{}</li>", escape(n));
-        }
-        body.push_str("</ul></section>");
-    }
-    // The details last: each run's series over time.
-    for (gi, g) in report.groups.iter().enumerate() {
-        let anchor = format!("runs-{}", gi + 1);
-        nav.push((anchor.clone(), format!("runs over time: {}", g.scenario)));
-        let _ = write!(
-            body,
-            r#"<section id="{anchor}"><h2>Runs over time · {}</h2>"#,
-            escape(&g.scenario)
-        );
-        for r in &g.runs {
-            body.push_str(&run_stack(r, &mut charts));
-        }
-        body.push_str("</section>");
-    }
-    if body.is_empty() {
-        body.push_str(
-            "<p>No results with a main-phase summary, capacity steps or probe figures.</p>",
-        );
-    }
+    by_rate
+        .chain(scaling)
+        .chain(fixed)
+        .filter_map(|(anchor, label, heading, t)| t.map(|t| (anchor, label, heading, t)))
+        .collect()
+}
 
+fn notes_section(notes: &[String]) -> String {
+    let mut out = String::from(r#"<section id="notes"><h2>Notes</h2><ul class="notes">"#);
+    for n in notes {
+        let _ = write!(out, "<li>{}</li>", escape(n));
+    }
+    out.push_str("</ul></section>");
+    out
+}
+
+/// A scenario's runs, each its stack of charts over time.
+fn runs_section(anchor: &str, g: &ScenarioGroup, charts: &mut Charts) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2>Runs over time · {}</h2>"#,
+        escape(&g.scenario)
+    );
+    for r in &g.runs {
+        out.push_str(&run_stack(r, charts));
+    }
+    out.push_str("</section>");
+    out
+}
+
+/// The page's header: what it holds, the environments' colours, the navigation.
+fn header(report: &Report, envs: &[(String, &str)], nav: &[(String, String)]) -> String {
+    let runs: usize = report.groups.iter().map(|g| g.runs.len()).sum();
     let mut head = String::new();
     let _ = write!(
         head,
@@ -398,7 +434,7 @@ pub fn render(report: &Report) -> String {
         ),
         plural(report.probes.len(), "host probe", "host probes"),
     );
-    for (env, colour) in &envs {
+    for (env, colour) in envs {
         let _ = write!(
             head,
             r#"<span><span class="chip" style="background:{colour}"></span>{}</span>"#,
@@ -406,11 +442,15 @@ pub fn render(report: &Report) -> String {
         );
     }
     head.push_str("</div><nav>");
-    for (anchor, label) in &nav {
+    for (anchor, label) in nav {
         let _ = write!(head, r##"<a href="#{anchor}">{}</a>"##, escape(label));
     }
     head.push_str("</nav></header>");
+    head
+}
 
+/// The HTML document around `head` and `body`, with the style, the script and the footer.
+fn document(head: &str, body: &str) -> String {
     format!(
         concat!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",

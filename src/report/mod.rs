@@ -167,7 +167,7 @@ fn merge_shards(inputs: Vec<Input>) -> Result<Vec<Input>, ReportError> {
             .iter()
             .filter_map(|i| match i {
                 Input::Run { path, result } if run_of(i).as_ref() == Some(&run_id) => Some(
-                    crate::shards::merge::ShardInput::with_result(path, result.clone()),
+                    crate::shards::input::ShardInput::with_result(path, result.clone()),
                 ),
                 _ => None,
             })

@@ -178,10 +178,11 @@ fn spread_and_best_of_n() {
         ..e
     };
     assert_eq!(one.spread(), None);
+    // The best of N runs is the max column.
     let best = RUN_SECTIONS[1]
         .fields
         .iter()
-        .find(|f| f.key == "best_ops_per_s")
+        .find(|f| f.key == "max_ops_per_s")
         .unwrap();
     assert_eq!((best.get)(&even), Some(120.0));
     assert_eq!((best.get)(&one), None);
@@ -317,7 +318,7 @@ fn a_deployment_prices_its_environment_against_what_it_sustained() {
     assert_eq!(ec2.ops_per_s, verdict.verdict.highest_passing_ops_per_s);
     let priced = crate::cost::price_cluster(
         &cat,
-        &crate::cost::ClusterSpec {
+        &crate::cost::CloudCluster {
             nodes: 3,
             instance: "r5.2xlarge".into(),
             disk: Some("gp3:4TB".parse().unwrap()),

@@ -93,7 +93,7 @@ pub struct CapacitySpec {
 
 /// One criterion applied to one step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
+pub struct CriterionCheck {
     /// e.g. "read p50 ≤ 20 ms".
     pub criterion: String,
     /// What was measured (`None`: it could not be, see `unverified`).
@@ -111,7 +111,7 @@ pub struct Check {
     pub unverified: Option<String>,
 }
 
-impl Check {
+impl CriterionCheck {
     /// What was measured, with its unit (`35.20 ms`, `42.4%`), or why it was not.
     pub fn measured(&self) -> String {
         match (self.value, &self.unverified) {
@@ -142,8 +142,9 @@ impl Check {
     }
 }
 
+/// One step of a capacity search: its rate, its run, the cluster around it and its checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CapacityStep {
+pub struct SearchStep {
     /// 1-based.
     pub index: usize,
     pub target_rate_per_s: f64,
@@ -159,12 +160,12 @@ pub struct CapacityStep {
     pub node_cpu: Option<f64>,
     /// The step's main-phase figures.
     pub summary: PhaseSummary,
-    pub checks: Vec<Check>,
+    pub checks: Vec<CriterionCheck>,
     /// No check failed (some may be unverified).
     pub passed: bool,
 }
 
-impl CapacityStep {
+impl SearchStep {
     /// The criteria the step failed, each with its measured value, e.g. "read p50 ≤ 20 ms: 35.20".
     pub fn failed_checks(&self) -> Vec<String> {
         self.checks
@@ -227,7 +228,7 @@ pub struct CapacityResult {
     pub status: CapacityStatus,
     pub spec: CapacitySpec,
     pub workload: WorkloadSpec,
-    pub steps: Vec<CapacityStep>,
+    pub steps: Vec<SearchStep>,
     pub verdict: Option<Verdict>,
 }
 
@@ -243,7 +244,7 @@ impl CapacityResult {
 
     /// The verdict from the steps so far: the lowest failing rate, and the highest passing rate
     /// below it.
-    pub fn verdict_of(steps: &[CapacityStep]) -> Verdict {
+    pub fn verdict_of(steps: &[SearchStep]) -> Verdict {
         let failing = steps
             .iter()
             .filter(|s| !s.passed)
@@ -266,7 +267,7 @@ impl CapacityResult {
             highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
             highest_passing_ops_per_s: passing.map(|s| s.summary.ops_per_s),
             failing_rate_per_s: failing.map(|s| s.target_rate_per_s),
-            failed: failing.map(CapacityStep::failed_checks).unwrap_or_default(),
+            failed: failing.map(SearchStep::failed_checks).unwrap_or_default(),
             unverified,
         }
     }
@@ -275,7 +276,7 @@ impl CapacityResult {
     /// no step has passed yet, halve the lowest failing rate until one passes (down to
     /// [`Self::lowest_rate`]); then bisect `spec.refine` times between the highest passing and
     /// the lowest failing rate.
-    pub fn next_rate(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<f64> {
+    pub fn next_rate(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<f64> {
         if steps.len() >= spec.max_steps {
             return None;
         }
@@ -311,9 +312,9 @@ impl CapacityResult {
 mod tests {
     use super::*;
 
-    fn step(rate: f64, passed: bool) -> CapacityStep {
+    fn step(rate: f64, passed: bool) -> SearchStep {
         let r = crate::result::fixture::run("a", &crate::result::fixture::RunShape::default());
-        CapacityStep {
+        SearchStep {
             index: 0,
             target_rate_per_s: rate,
             result: PathBuf::new(),
@@ -322,7 +323,7 @@ mod tests {
             pending_after: None,
             node_cpu: None,
             summary: r.main_summary().unwrap().clone(),
-            checks: vec![Check {
+            checks: vec![CriterionCheck {
                 criterion: "x".into(),
                 value: Some(1.0),
                 limit: 0.0,
@@ -361,7 +362,7 @@ mod tests {
     #[test]
     fn the_search_grows_then_bisects_and_the_verdict_brackets_the_capacity() {
         let spec = search_spec();
-        let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
+        let next = |steps: &[SearchStep]| CapacityResult::next_rate(&spec, steps);
         let mut steps = vec![];
         assert_eq!(next(&steps), Some(1000.0));
         steps.push(step(1000.0, true));
@@ -398,7 +399,7 @@ mod tests {
             max_steps: 20,
             ..search_spec()
         };
-        let next = |steps: &[CapacityStep]| CapacityResult::next_rate(&spec, steps);
+        let next = |steps: &[SearchStep]| CapacityResult::next_rate(&spec, steps);
         let mut steps = vec![step(1000.0, false)];
         assert_eq!(next(&steps), Some(500.0), "halve");
         steps.push(step(500.0, false));

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use crate::host::HostFacts;
 use crate::result::capacity::{
-    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
-    Growth, LatencyBound, Settle,
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria, CriterionCheck,
+    Growth, LatencyBound, SearchStep, Settle,
 };
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
-    RunStatus, Target,
+    RunStatus, TargetRecord,
 };
 use crate::spec::{Cycles, LoadMode, LoadSpec, OpKind, Stop, WorkloadKind, WorkloadSpec};
 use crate::stats::Snapshot;
@@ -65,8 +65,8 @@ impl Normal {
     }
 }
 
-/// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.
-pub fn run(env: &str, shape: &RunShape) -> RunResult {
+/// The intervals of a run shaped like `shape`, and the snapshot of its measured window.
+fn intervals(shape: &RunShape) -> (Vec<IntervalRecord>, Snapshot) {
     let mut rng = Normal(shape.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).max(1));
     let mut intervals = Vec::new();
     let mut measured = Snapshot::default();
@@ -98,15 +98,13 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             0.1,
         ));
     }
+    (intervals, measured)
+}
+
+/// The main phase's summary over the `measured` window of a run shaped like `shape`.
+fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
     let secs = (shape.intervals - shape.warmup) as f64;
-    let mode = match shape.rate_per_s {
-        Some(rate_per_s) => LoadMode::Open {
-            rate_per_s,
-            max_in_flight: 1024,
-        },
-        None => LoadMode::Closed { concurrency: 64 },
-    };
-    let summary = PhaseSummary {
+    PhaseSummary {
         measured_s: secs,
         ok: measured.ok(),
         errors: 0,
@@ -130,6 +128,19 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         client_max_rss_bytes: 50 << 20,
         max_backlog: 0,
         max_send_lag_ms: 0.0,
+    }
+}
+
+/// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.
+pub fn run(env: &str, shape: &RunShape) -> RunResult {
+    let (intervals, measured) = intervals(shape);
+    let summary = summary(shape, &measured);
+    let mode = match shape.rate_per_s {
+        Some(rate_per_s) => LoadMode::Open {
+            rate_per_s,
+            max_in_flight: 1024,
+        },
+        None => LoadMode::Closed { concurrency: 64 },
     };
     RunResult {
         schema_version: RESULT_VERSION,
@@ -138,7 +149,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         finished_unix_s: Some(1_795_314_605 + shape.seed + shape.intervals as u64),
         status: RunStatus::Completed,
         workload: WorkloadSpec::defaults(WorkloadKind::Keyvalue),
-        target: Target {
+        target: TargetRecord {
             hosts: vec!["127.0.0.1".into()],
             local_dc: None,
             cluster: None,
@@ -307,7 +318,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
         max_error_rate: Some(0.01),
         min_achieved: Some(0.95),
     };
-    let steps: Vec<CapacityStep> = rates
+    let steps: Vec<SearchStep> = rates
         .iter()
         .enumerate()
         .take(if failing == 0 { rates.len() } else { failing })
@@ -343,7 +354,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 0.25 + 0.15 * i as f64
             };
             let achieved_pct = 100.0 * summary.ops_per_s / rate;
-            let check = |criterion: &str, value: f64, limit: f64, passed: bool| Check {
+            let check = |criterion: &str, value: f64, limit: f64, passed: bool| CriterionCheck {
                 criterion: criterion.into(),
                 value: Some(value),
                 limit,
@@ -369,7 +380,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                     achieved_pct >= 95.0,
                 ),
             ];
-            CapacityStep {
+            SearchStep {
                 index,
                 target_rate_per_s: rate,
                 result: PathBuf::from(format!("step-{index}.json")),

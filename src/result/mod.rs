@@ -3,6 +3,9 @@
 //! as the run goes: it carries its specs, the environment fingerprint, per-interval series and
 //! raw histograms, so any report can be re-rendered from the file alone. [`capacity`] holds the
 //! capacity-search result; the probe result is [`ProbeResult`] (built by [`crate::probe`]).
+//!
+//! The run result's parts, re-exported here: a phase (`phase`: its load and summary) and its
+//! intervals (`interval`), its warnings (`warning`), and the shards of a split run (`shard`).
 
 pub mod capacity;
 pub mod fault;
@@ -17,23 +20,29 @@ pub mod scaling;
 pub mod series;
 pub mod verify;
 
+mod interval;
+mod phase;
+mod shard;
+mod warning;
+
 pub use capacity::CapacityResult;
 pub use file::{
     ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
 };
+pub use interval::{IntervalOp, IntervalRecord, kinds_in};
+pub use phase::{OpSummary, PhaseResult, PhaseSummary};
 pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
+pub use shard::{Merged, ShardFigures, ShardOf};
 pub use verify::VerifyResult;
+pub use warning::{Warning, compaction_warning, phase_warnings};
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::host::HostFacts;
-use crate::spec::{ClusterSpec, LoadSpec, OpKind, WorkloadSpec};
-use crate::stats::{ErrorKind, OpStats, Percentiles, Snapshot, encode};
+use crate::spec::{ClusterSpec, WorkloadSpec};
 
 /// Version of the [`RunResult`] layout.
 pub const RESULT_VERSION: u32 = 1;
@@ -52,9 +61,9 @@ pub enum RunStatus {
     },
 }
 
-/// Where the load went.
+/// Where the load went, as the result records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Target {
+pub struct TargetRecord {
     pub hosts: Vec<String>,
     pub local_dc: Option<String>,
     /// Name of the local cluster, when run with `--cluster`.
@@ -82,329 +91,6 @@ pub struct ProbeRef {
     pub summary: crate::result::probe::Summary,
 }
 
-/// One operation kind in one interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IntervalOp {
-    pub ok: u64,
-    pub errors: u64,
-    pub response_p50_ms: f64,
-    pub response_p99_ms: f64,
-    pub response_max_ms: f64,
-    pub service_p50_ms: f64,
-    pub service_p99_ms: f64,
-}
-
-/// One (normally one-second) interval of a phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IntervalRecord {
-    pub start_s: f64,
-    pub end_s: f64,
-    /// In the warmup: left out of the summary.
-    pub warmup: bool,
-    /// After the measured window's end: the window's last operations completing. Its
-    /// operations are in the summary's histograms, but not in its throughput.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub drain: bool,
-    pub ok: u64,
-    pub errors: u64,
-    pub ops_per_s: f64,
-    pub by_op: BTreeMap<OpKind, IntervalOp>,
-    /// Open loop: operations whose intended start had passed but were not yet sent.
-    pub backlog: u64,
-    pub max_send_lag_ms: f64,
-    /// CPU time (user + system) the client used in the interval.
-    pub client_cpu_s: f64,
-    /// The interval's errors by kind (all operations).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub errors_by_kind: BTreeMap<ErrorKind, u64>,
-}
-
-/// The operation kinds any of `intervals` saw, in kind order (built-ins first).
-pub fn kinds_in<'a>(intervals: impl IntoIterator<Item = &'a IntervalRecord>) -> Vec<OpKind> {
-    let kinds: std::collections::BTreeSet<OpKind> = intervals
-        .into_iter()
-        .flat_map(|i| i.by_op.keys().copied())
-        .collect();
-    kinds.into_iter().collect()
-}
-
-impl IntervalRecord {
-    /// Successful ÷ attempted operations (None when nothing completed).
-    pub fn availability(&self) -> Option<f64> {
-        let attempted = self.ok + self.errors;
-        (attempted > 0).then(|| self.ok as f64 / attempted as f64)
-    }
-
-    pub fn from_snapshot(
-        start_s: f64,
-        end_s: f64,
-        warmup: bool,
-        s: &Snapshot,
-        backlog: u64,
-        client_cpu_s: f64,
-    ) -> Self {
-        let by_op = s
-            .kinds()
-            .into_iter()
-            .map(|k| {
-                let o = s.op(k);
-                let r = Percentiles::of(&o.response);
-                let sv = Percentiles::of(&o.service);
-                let rec = IntervalOp {
-                    ok: o.ok,
-                    errors: o.error_count(),
-                    response_p50_ms: r.p50_ms,
-                    response_p99_ms: r.p99_ms,
-                    response_max_ms: r.max_ms,
-                    service_p50_ms: sv.p50_ms,
-                    service_p99_ms: sv.p99_ms,
-                };
-                (k, rec)
-            })
-            .collect();
-        let secs = (end_s - start_s).max(1e-9);
-        IntervalRecord {
-            start_s,
-            end_s,
-            warmup,
-            drain: false,
-            ok: s.ok(),
-            errors: s.errors(),
-            ops_per_s: s.ok() as f64 / secs,
-            by_op,
-            backlog,
-            max_send_lag_ms: s.max_send_lag_ns as f64 / 1e6,
-            client_cpu_s,
-            errors_by_kind: s.all().errors,
-        }
-    }
-}
-
-/// Whole-phase figures for one operation kind (or all merged).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OpSummary {
-    pub ok: u64,
-    pub errors: u64,
-    pub ops_per_s: f64,
-    pub response: Percentiles,
-    pub service: Percentiles,
-    /// HDR histograms, V2-deflate, base64, in nanoseconds.
-    pub response_histogram_ns: String,
-    pub service_histogram_ns: String,
-}
-
-impl OpSummary {
-    pub fn of(o: &OpStats, secs: f64) -> OpSummary {
-        Self::with_rate(o, o.ok as f64 / secs.max(1e-9))
-    }
-
-    /// `o`'s figures with a throughput worked out by the caller.
-    pub fn with_rate(o: &OpStats, ops_per_s: f64) -> OpSummary {
-        OpSummary {
-            ok: o.ok,
-            errors: o.error_count(),
-            ops_per_s,
-            response: Percentiles::of(&o.response),
-            service: Percentiles::of(&o.service),
-            response_histogram_ns: encode(&o.response),
-            service_histogram_ns: encode(&o.service),
-        }
-    }
-}
-
-/// The measured window of a phase (warmup excluded).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PhaseSummary {
-    /// The window: from the end of the warmup to the end of the schedule (or the stop).
-    pub measured_s: f64,
-    /// Every operation of the window, those completing in the drain included.
-    pub ok: u64,
-    pub errors: u64,
-    /// Successful operations completed inside the window ÷ the window.
-    pub ops_per_s: f64,
-    pub target_rate_per_s: Option<f64>,
-    /// Open loop: operations of the window's schedule sent before it ended ÷ those it
-    /// scheduled (so a run that kept its schedule reads 1.0, however short).
-    pub achieved_ratio: Option<f64>,
-    /// Open loop: operations whose intended start lay in the window.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scheduled_ops: Option<u64>,
-    /// Open loop: how many of them were sent before the window ended.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sent_on_schedule: Option<u64>,
-    /// From the window's end until the last operation completed.
-    #[serde(default)]
-    pub drain_s: f64,
-    /// Open loop: operations the warmup scheduled but sent late, inside the window (the
-    /// window caught up a backlog; its throughput includes them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub carried_over_ops: Option<u64>,
-    pub by_op: BTreeMap<OpKind, OpSummary>,
-    pub all: OpSummary,
-    pub errors_by_kind: BTreeMap<ErrorKind, u64>,
-    pub client_cpu_s: f64,
-    /// Client CPU ÷ (window × client threads).
-    pub client_cpu_util: f64,
-    pub ops_per_client_cpu_s: f64,
-    pub client_max_rss_bytes: u64,
-    pub max_backlog: u64,
-    pub max_send_lag_ms: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PhaseResult {
-    pub name: String,
-    /// Seconds from the run's start to the phase's start: an interval's time on the run's
-    /// axis (the one [`crate::result::series::Sample::t_s`] uses) is `offset_s + start_s`.
-    #[serde(default)]
-    pub offset_s: f64,
-    pub load: LoadSpec,
-    pub intervals: Vec<IntervalRecord>,
-    pub summary: Option<PhaseSummary>,
-}
-
-/// Quality problems a reader must see next to the numbers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Warning {
-    RateNotAchieved {
-        phase: String,
-        target_per_s: f64,
-        achieved_per_s: f64,
-    },
-    ClientSaturated {
-        phase: String,
-        cpu_util: f64,
-    },
-    Errors {
-        phase: String,
-        errors: u64,
-        ops: u64,
-    },
-    TooFewSamples {
-        phase: String,
-        ops: u64,
-    },
-    /// The warmup left a backlog that the measured window caught up.
-    BacklogCarriedOver {
-        phase: String,
-        ops: u64,
-        scheduled: u64,
-        ops_per_s: f64,
-        target_per_s: f64,
-    },
-    /// Compactions (typically of the rampup's writes) were pending when the measured window
-    /// began and ran during it: the window's figures include their cost.
-    CompactionsInWindow {
-        phase: String,
-        /// Highest pending compactions of any node at the window's start.
-        pending_at_start: f64,
-        /// Share of the window's samples with a compaction pending on some node.
-        busy_share: f64,
-    },
-    Interrupted,
-    /// A node's process went away during the run without a scheduled fault naming it.
-    NodeDied {
-        phase: String,
-        node: String,
-        /// Seconds since the run's start.
-        at_s: f64,
-    },
-    /// Appending to the acknowledged-write ledger failed (a full disk, say): the run went on,
-    /// but writes acknowledged from then on are not in the ledger, so `verify` cannot vouch
-    /// for them.
-    LedgerFailed {
-        phase: String,
-        error: String,
-    },
-    /// One shard of a merged run could not keep up: the merged throughput is short by its
-    /// part, or the merged latencies include its own delays.
-    ShardBehind {
-        shard: String,
-        reasons: Vec<String>,
-    },
-    /// The shards' main phases did not start together.
-    ShardStartSpread {
-        spread_ms: f64,
-    },
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Warning::RateNotAchieved {
-                phase,
-                target_per_s,
-                achieved_per_s,
-            } => write!(
-                f,
-                "{phase}: achieved {achieved_per_s:.0} ops/s of the {target_per_s:.0} targeted ({:.1}%): the cluster or the client could not keep up; response times include the queueing",
-                100.0 * achieved_per_s / target_per_s
-            ),
-            Warning::ClientSaturated { phase, cpu_util } => write!(
-                f,
-                "{phase}: the client used {:.0}% of its threads' CPU: it may be the bottleneck, not the cluster (add --threads or another client)",
-                cpu_util * 100.0
-            ),
-            Warning::Errors { phase, errors, ops } => {
-                write!(
-                    f,
-                    "{phase}: {errors} errors in {ops} operations ({:.2}%)",
-                    100.0 * *errors as f64 / (*ops).max(1) as f64
-                )
-            }
-            Warning::TooFewSamples { phase, ops } => {
-                write!(
-                    f,
-                    "{phase}: only {ops} operations measured: high percentiles are not meaningful"
-                )
-            }
-            Warning::BacklogCarriedOver {
-                phase,
-                ops,
-                scheduled,
-                ops_per_s,
-                target_per_s,
-            } => write!(
-                f,
-                "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
-                100.0 * *ops as f64 / (*scheduled).max(1) as f64,
-                100.0 * ops_per_s / target_per_s
-            ),
-            Warning::CompactionsInWindow {
-                phase,
-                pending_at_start,
-                busy_share,
-            } => write!(
-                f,
-                "{phase}: {pending_at_start:.0} compactions were pending when the measured window began (the rampup's writes still compacting), and some were pending in {:.0}% of the window's samples: its throughput and latency include their cost; wait for compactions first (e.g. a fill, then --skip-rampup) or use a longer warmup",
-                busy_share * 100.0
-            ),
-            Warning::Interrupted => write!(
-                f,
-                "the run was interrupted: the result holds what was measured until then"
-            ),
-            Warning::NodeDied { phase, node, at_s } => write!(
-                f,
-                "{phase}: {node} died {at_s:.0}s into the run (no scheduled fault named it): the operations it coordinated or replicated failed or went to other replicas from then on"
-            ),
-            Warning::ShardBehind { shard, reasons } => write!(
-                f,
-                "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
-                reasons.join("; ")
-            ),
-            Warning::ShardStartSpread { spread_ms } => write!(
-                f,
-                "the shards' main phases started {spread_ms:.0} ms apart: the merged intervals' edges are blurred by that much"
-            ),
-            Warning::LedgerFailed { phase, error } => write!(
-                f,
-                "{phase}: the acknowledged-write ledger could not be written ({error}): writes acknowledged from then on are not in it, and verify does not check them"
-            ),
-        }
-    }
-}
-
 /// A whole run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -415,7 +101,7 @@ pub struct RunResult {
     pub finished_unix_s: Option<u64>,
     pub status: RunStatus,
     pub workload: WorkloadSpec,
-    pub target: Target,
+    pub target: TargetRecord,
     pub fingerprint: Fingerprint,
     pub phases: Vec<PhaseResult>,
     pub warnings: Vec<Warning>,
@@ -437,52 +123,6 @@ pub struct RunResult {
     /// `--verify`: the main phase's reads compared with the generator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_verified: Option<verify::ReadsVerified>,
-}
-
-/// Which shard of which run a result is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShardOf {
-    pub run_id: String,
-    pub index: u64,
-    pub count: u64,
-    /// How the shards agreed on their start: "barrier" (in the cluster) or "start-at".
-    pub start: String,
-    /// Unix seconds when this shard's main phase began.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub main_started_unix_s: Option<f64>,
-}
-
-/// The shards a merged result was made of, each with its own figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Merged {
-    pub run_id: String,
-    /// Latest minus earliest main-phase start among the shards.
-    pub start_spread_ms: f64,
-    pub shards: Vec<ShardFigures>,
-}
-
-/// One shard's main phase, as merged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShardFigures {
-    pub index: u64,
-    pub path: std::path::PathBuf,
-    pub status: RunStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub main_started_unix_s: Option<f64>,
-    pub ops_per_s: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_rate_per_s: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub achieved_ratio: Option<f64>,
-    pub client_cpu_s: f64,
-    pub client_cpu_util: f64,
-    pub max_backlog: u64,
-    /// The backlog at the end of the measured window.
-    pub final_backlog: u64,
-    /// Median service time of all its operations: against the same cluster, a shard whose
-    /// service time stands far above the others' is slow on its own side.
-    #[serde(default)]
-    pub service_p50_ms: f64,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of
@@ -514,230 +154,5 @@ impl RunResult {
             .rev()
             .find(|p| p.name == "main")
             .and_then(|p| p.summary.as_ref())
-    }
-}
-
-/// A warning when compactions were pending at the start of a phase's measured window (from
-/// the run's server metrics, when sampled).
-pub fn compaction_warning(
-    phase: &PhaseResult,
-    metrics: &crate::result::series::MetricSeries,
-) -> Option<Warning> {
-    let measured: Vec<&IntervalRecord> = phase
-        .intervals
-        .iter()
-        .filter(|i| !i.warmup && !i.drain)
-        .collect();
-    let (first, last) = (measured.first()?, measured.last()?);
-    let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
-    // The highest pending count of any node in each sample of the window that has one.
-    let pending: Vec<f64> = metrics
-        .samples
-        .iter()
-        .filter(|s| s.t_s >= start && s.t_s <= end)
-        .filter_map(|s| {
-            s.nodes
-                .iter()
-                .filter_map(|n| n.pending_compactions)
-                .reduce(f64::max)
-        })
-        .collect();
-    let at_start = *pending.first()?;
-    if at_start < 1.0 {
-        return None;
-    }
-    let busy = pending.iter().filter(|p| **p >= 1.0).count() as f64 / pending.len() as f64;
-    Some(Warning::CompactionsInWindow {
-        phase: phase.name.clone(),
-        pending_at_start: at_start,
-        busy_share: busy,
-    })
-}
-
-/// Typed warnings for a finished phase.
-pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
-    let mut w = Vec::new();
-    if let (Some(target), Some(ratio)) = (s.target_rate_per_s, s.achieved_ratio)
-        && ratio < 0.99
-    {
-        w.push(Warning::RateNotAchieved {
-            phase: phase.into(),
-            target_per_s: target,
-            achieved_per_s: target * ratio,
-        });
-    }
-    if s.client_cpu_util > 0.9 {
-        w.push(Warning::ClientSaturated {
-            phase: phase.into(),
-            cpu_util: s.client_cpu_util,
-        });
-    }
-    if s.errors > 0 && s.errors as f64 > 0.001 * (s.ok + s.errors) as f64 {
-        w.push(Warning::Errors {
-            phase: phase.into(),
-            errors: s.errors,
-            ops: s.ok + s.errors,
-        });
-    }
-    if let (Some(carried), Some(scheduled), Some(target)) =
-        (s.carried_over_ops, s.scheduled_ops, s.target_rate_per_s)
-        && carried as f64 > 0.001 * scheduled as f64
-    {
-        w.push(Warning::BacklogCarriedOver {
-            phase: phase.into(),
-            ops: carried,
-            scheduled,
-            ops_per_s: s.ops_per_s,
-            target_per_s: target,
-        });
-    }
-    if s.ok < 1000 {
-        w.push(Warning::TooFewSamples {
-            phase: phase.into(),
-            ops: s.ok,
-        });
-    }
-    w
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn summary(
-        target: Option<f64>,
-        ratio: Option<f64>,
-        util: f64,
-        ok: u64,
-        errors: u64,
-    ) -> PhaseSummary {
-        let all = OpSummary::of(&OpStats::default(), 1.0);
-        PhaseSummary {
-            measured_s: 10.0,
-            ok,
-            errors,
-            ops_per_s: ok as f64 / 10.0,
-            target_rate_per_s: target,
-            achieved_ratio: ratio,
-            scheduled_ops: None,
-            sent_on_schedule: None,
-            drain_s: 0.0,
-            carried_over_ops: None,
-            by_op: BTreeMap::new(),
-            all,
-            errors_by_kind: BTreeMap::new(),
-            client_cpu_s: 1.0,
-            client_cpu_util: util,
-            ops_per_client_cpu_s: 1.0,
-            client_max_rss_bytes: 0,
-            max_backlog: 0,
-            max_send_lag_ms: 0.0,
-        }
-    }
-
-    #[test]
-    fn warnings_flag_rate_saturation_errors_and_few_samples() {
-        let w = phase_warnings("main", &summary(Some(2000.0), Some(0.9), 0.95, 500, 10));
-        assert!(
-            matches!(w[0], Warning::RateNotAchieved { achieved_per_s, .. } if (achieved_per_s - 1800.0).abs() < 1e-6)
-        );
-        assert!(matches!(w[1], Warning::ClientSaturated { .. }));
-        assert!(matches!(w[2], Warning::Errors { errors: 10, .. }));
-        assert!(matches!(w[3], Warning::TooFewSamples { .. }));
-        assert!(w[0].to_string().contains("90.0%"));
-        assert!(
-            phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
-        );
-    }
-
-    #[test]
-    fn compactions_pending_at_the_window_start_are_a_warning() {
-        use crate::result::series::{MetricSeries, NodeSample, Sample};
-        let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
-        let main = r
-            .phases
-            .iter()
-            .rev()
-            .find(|p| p.name == "main")
-            .unwrap()
-            .clone();
-        let measured: Vec<_> = main
-            .intervals
-            .iter()
-            .filter(|i| !i.warmup && !i.drain)
-            .collect();
-        let start = main.offset_s + measured[0].start_s;
-        let end = main.offset_s + measured.last().unwrap().end_s;
-        // Two nodes sampled each second; node 2 has compactions pending for the first 4 s of
-        // the window.
-        let series = |pending_for: f64| MetricSeries {
-            interval_s: 1.0,
-            nodes: vec!["node1".into(), "node2".into()],
-            samples: (0..)
-                .map(|i| start + f64::from(i))
-                .take_while(|t| *t <= end)
-                .map(|t| Sample {
-                    t_s: t,
-                    nodes: vec![
-                        NodeSample {
-                            pending_compactions: Some(0.0),
-                            ..Default::default()
-                        },
-                        NodeSample {
-                            pending_compactions: Some(if t < start + pending_for {
-                                3.0
-                            } else {
-                                0.0
-                            }),
-                            ..Default::default()
-                        },
-                    ],
-                    host: None,
-                })
-                .collect(),
-            ..Default::default()
-        };
-        let s = series(4.0);
-        let n = s.samples.len() as f64;
-        let w = compaction_warning(&main, &s).expect("pending at the start");
-        assert_eq!(
-            w,
-            Warning::CompactionsInWindow {
-                phase: "main".into(),
-                pending_at_start: 3.0,
-                busy_share: 4.0 / n,
-            }
-        );
-        assert!(w.to_string().contains("3 compactions were pending"), "{w}");
-        // None pending at the start: no warning, even if some start later.
-        let mut later = series(0.0);
-        later.samples.last_mut().unwrap().nodes[1].pending_compactions = Some(2.0);
-        assert_eq!(compaction_warning(&main, &later), None);
-        // No readings: nothing to say.
-        assert_eq!(compaction_warning(&main, &MetricSeries::default()), None);
-    }
-
-    #[test]
-    fn a_backlog_caught_up_inside_the_window_is_a_warning_with_its_figures() {
-        // The cold-node case: 2,000 ops/s targeted, 105.96% measured in the window because
-        // 4,177 operations of the warmup's schedule went out late inside it.
-        let mut s = summary(Some(2000.0), Some(1.0), 0.3, 127_152, 0);
-        s.ops_per_s = 2119.2;
-        s.scheduled_ops = Some(120_000);
-        s.carried_over_ops = Some(4_177);
-        let w = phase_warnings("main", &s);
-        assert_eq!(w.len(), 1, "{w:?}");
-        let text = w[0].to_string();
-        assert!(
-            text.starts_with("main: 4177 operations scheduled in the warmup were sent late"),
-            "{text}"
-        );
-        assert!(
-            text.contains("(3.5% of its 120000)") && text.contains("106.0% of the 2000"),
-            "{text}"
-        );
-        // A few late sends at the boundary are not worth a warning.
-        s.carried_over_ops = Some(100);
-        assert!(phase_warnings("main", &s).is_empty());
     }
 }

@@ -11,8 +11,8 @@ use super::wait_for_pending;
 use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
-    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, CapacityStep, Check, Criteria,
-    LatencyBound,
+    CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria,
+    CriterionCheck as Check, LatencyBound, SearchStep as CapacityStep,
 };
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};

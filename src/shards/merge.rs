@@ -6,132 +6,37 @@
 //! that fell behind is named.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
+use super::behind::{behind_warnings, shard_figures, start_spread_ms};
+use super::input::{ShardInput, check};
+use super::summary::merge_summaries;
 use crate::error::Invalid;
 use crate::result::hlog::LogEntry;
 use crate::result::{
-    IntervalOp, IntervalRecord, Merged, OpSummary, PhaseResult, PhaseSummary, RunResult, RunStatus,
+    IntervalOp, IntervalRecord, Merged, PhaseResult, PhaseSummary, RunResult, RunStatus,
     ShardFigures, Warning, phase_warnings,
 };
-use crate::spec::LoadMode;
 use crate::spec::load::Share;
-use crate::stats::{Percentiles, decode, encode, new_histogram};
+use crate::spec::{LoadMode, LoadSpec, OpKind};
+use crate::stats::{Percentiles, new_histogram};
 
-/// One shard as read: its result and its HDR interval log.
-#[derive(Debug, Clone)]
-pub struct ShardInput {
-    pub path: PathBuf,
-    pub result: RunResult,
-    pub hlog: Vec<LogEntry>,
-}
-
-impl ShardInput {
-    /// Reads a shard's result and the HDR log beside it (`NAME.hlog`).
-    pub fn read(path: &Path) -> Result<ShardInput, Invalid> {
-        let result = RunResult::read(path).map_err(|e| crate::invalid!("{e}"))?;
-        Self::with_result(path, result)
-    }
-
-    /// A shard whose result is already read: only its HDR log is read.
-    pub fn with_result(path: &Path, result: RunResult) -> Result<ShardInput, Invalid> {
-        let hlog_path = path.with_extension("hlog");
-        let hlog = crate::result::hlog::read(&hlog_path).map_err(|e| {
-            crate::invalid!(
-                "{}: {e} (merging needs each shard's HDR log beside its result)",
-                hlog_path.display()
-            )
-        })?;
-        Ok(ShardInput {
-            path: path.to_path_buf(),
-            result,
-            hlog,
-        })
-    }
-}
-
-/// Checks that `shards` are every shard of one run, each once; returns them in index order.
-pub fn check(shards: &mut [ShardInput]) -> Result<(), Invalid> {
-    let Some(first) = shards.first() else {
-        return Err(crate::invalid!("no shard results to merge"));
-    };
-    let Some(of) = first.result.shard.clone() else {
-        return Err(crate::invalid!(
-            "{}: not a shard's result (it was not run with --shard or --loaders)",
-            first.path.display()
-        ));
-    };
-    for s in shards.iter() {
-        let Some(sh) = &s.result.shard else {
-            return Err(crate::invalid!(
-                "{}: not a shard's result (it was not run with --shard or --loaders)",
-                s.path.display()
-            ));
-        };
-        if sh.run_id != of.run_id || sh.count != of.count {
-            return Err(crate::invalid!(
-                "{}: shard {}/{} of run {}, not of run {} ({} shards) like {}",
-                s.path.display(),
-                sh.index,
-                sh.count,
-                sh.run_id,
-                of.run_id,
-                of.count,
-                first.path.display()
-            ));
-        }
-        if s.result.workload != first.result.workload {
-            return Err(crate::invalid!(
-                "{}: ran another workload than {}: shards of one run run the same one",
-                s.path.display(),
-                first.path.display()
-            ));
-        }
-    }
-    shards.sort_by_key(|s| s.result.shard.as_ref().map_or(0, |s| s.index));
-    for w in shards.windows(2) {
-        let (a, b) = (&w[0], &w[1]);
-        if a.result.shard.as_ref().map(|s| s.index) == b.result.shard.as_ref().map(|s| s.index) {
-            return Err(crate::invalid!(
-                "shard {}/{} of run {} given twice: {} and {}",
-                a.result.shard.as_ref().map_or(0, |s| s.index),
-                of.count,
-                of.run_id,
-                a.path.display(),
-                b.path.display()
-            ));
-        }
-    }
-    let have: Vec<u64> = shards
-        .iter()
-        .filter_map(|s| s.result.shard.as_ref().map(|s| s.index))
-        .collect();
-    let missing: Vec<String> = (0..of.count)
-        .filter(|i| !have.contains(i))
-        .map(|i| format!("{i}/{}", of.count))
-        .collect();
-    if !missing.is_empty() {
-        return Err(crate::invalid!(
-            "run {}: shard{} {} missing (have {} of {})",
-            of.run_id,
-            if missing.len() > 1 { "s" } else { "" },
-            missing.join(", "),
-            shards.len(),
-            of.count
-        ));
-    }
-    Ok(())
-}
-
+/// A histogram's place in a shard's HDR log: its tag and its start, in ms on the shard's axis.
 type Key = (String, i64);
+
+/// The `k`th interval of a phase in one shard: (shard, its phase, the interval).
+type ShardInterval<'a> = (usize, &'a PhaseResult, &'a IntervalRecord);
 
 fn ms(t_s: f64) -> i64 {
     (t_s * 1000.0).round() as i64
 }
 
-fn add_into(into: &mut Histogram<u64>, h: &Histogram<u64>, what: &str) -> Result<(), Invalid> {
+pub(super) fn add_into(
+    into: &mut Histogram<u64>,
+    h: &Histogram<u64>,
+    what: &str,
+) -> Result<(), Invalid> {
     into.add(h)
         .map_err(|e| crate::invalid!("adding the histograms of {what}: {e:?}"))
 }
@@ -139,6 +44,7 @@ fn add_into(into: &mut Histogram<u64>, h: &Histogram<u64>, what: &str) -> Result
 /// Merges the shards (checked by [`check`]) into one run result and its HDR interval log.
 pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), Invalid> {
     check(shards)?;
+    let shards: &[ShardInput] = shards;
     let first = &shards[0].result;
     let of = first.shard.clone().expect("checked");
     let started = shards
@@ -146,261 +52,16 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
         .map(|s| s.result.started_unix_s)
         .min()
         .unwrap_or(first.started_unix_s);
-    // Each shard's HDR log, by (tag, start in ms on its own axis).
-    let logs: Vec<HashMap<Key, &Histogram<u64>>> = shards
-        .iter()
-        .map(|s| {
-            s.hlog
-                .iter()
-                .map(|(tag, start, _, h)| ((tag.clone(), ms(*start)), h))
-                .collect()
-        })
-        .collect();
-    let mut out_log: Vec<LogEntry> = Vec::new();
+    let sources = Sources::new(shards);
+    let mut log: Vec<LogEntry> = Vec::new();
     let mut phases = Vec::new();
     for (pi, p0) in first.phases.iter().enumerate() {
-        let mut parts: Vec<(usize, &PhaseResult)> = Vec::new();
-        for (si, s) in shards.iter().enumerate() {
-            let p = s.result.phases.get(pi).filter(|p| p.name == p0.name);
-            match p {
-                Some(p) => parts.push((si, p)),
-                None => {
-                    return Err(crate::invalid!(
-                        "{}: has no {} phase where shard 0 has one: merge shards of one run, all finished",
-                        s.path.display(),
-                        p0.name
-                    ));
-                }
-            }
-        }
-        // The phase starts when the earliest shard's did, on the merged run's axis.
-        let abs = |si: usize, p: &PhaseResult| shards[si].result.started_unix_s as f64 + p.offset_s;
-        let phase_start = parts
-            .iter()
-            .map(|(si, p)| abs(*si, p))
-            .fold(f64::INFINITY, f64::min);
-        let offset_s = phase_start - started as f64;
-        let n = parts
-            .iter()
-            .map(|(_, p)| p.intervals.len())
-            .max()
-            .unwrap_or(0);
-        let mut intervals = Vec::with_capacity(n);
-        for k in 0..n {
-            let ivs: Vec<(usize, &PhaseResult, &IntervalRecord)> = parts
-                .iter()
-                .filter_map(|(si, p)| p.intervals.get(k).map(|iv| (*si, *p, iv)))
-                .collect();
-            let (_, _, iv0) = ivs[0];
-            let mut rec = IntervalRecord {
-                start_s: ivs
-                    .iter()
-                    .map(|x| x.2.start_s)
-                    .fold(f64::INFINITY, f64::min),
-                end_s: ivs.iter().map(|x| x.2.end_s).fold(0.0, f64::max),
-                warmup: iv0.warmup,
-                drain: iv0.drain,
-                ok: 0,
-                errors: 0,
-                ops_per_s: 0.0,
-                by_op: BTreeMap::new(),
-                backlog: 0,
-                max_send_lag_ms: 0.0,
-                client_cpu_s: 0.0,
-                errors_by_kind: BTreeMap::new(),
-            };
-            let mut hists: BTreeMap<(crate::spec::OpKind, &str), Histogram<u64>> = BTreeMap::new();
-            for (si, p, iv) in &ivs {
-                rec.ok += iv.ok;
-                rec.errors += iv.errors;
-                rec.ops_per_s += iv.ops_per_s;
-                rec.backlog += iv.backlog;
-                rec.max_send_lag_ms = rec.max_send_lag_ms.max(iv.max_send_lag_ms);
-                rec.client_cpu_s += iv.client_cpu_s;
-                for (kind, n) in &iv.errors_by_kind {
-                    *rec.errors_by_kind.entry(*kind).or_default() += n;
-                }
-                for (op, o) in &iv.by_op {
-                    let e = rec.by_op.entry(*op).or_insert(IntervalOp {
-                        ok: 0,
-                        errors: 0,
-                        response_p50_ms: 0.0,
-                        response_p99_ms: 0.0,
-                        response_max_ms: 0.0,
-                        service_p50_ms: 0.0,
-                        service_p99_ms: 0.0,
-                    });
-                    e.ok += o.ok;
-                    e.errors += o.errors;
-                    for which in ["response", "service"] {
-                        let tag = format!("{}/{op}/{which}", p.name);
-                        let key = (tag, ms(p.offset_s + iv.start_s));
-                        match logs[*si].get(&key) {
-                            Some(h) => add_into(
-                                hists.entry((*op, which)).or_insert_with(new_histogram),
-                                h,
-                                &shards[*si].path.display().to_string(),
-                            )?,
-                            None if o.ok > 0 => {
-                                return Err(crate::invalid!(
-                                    "{}: no {} histogram at {:.3}s for {} ok operations: its HDR log does not go with its result",
-                                    shards[*si].path.with_extension("hlog").display(),
-                                    key.0,
-                                    p.offset_s + iv.start_s,
-                                    o.ok
-                                ));
-                            }
-                            None => {}
-                        }
-                    }
-                }
-            }
-            for ((op, which), h) in &hists {
-                let pc = Percentiles::of(h);
-                let e = rec.by_op.get_mut(op).expect("entry made above");
-                if *which == "response" {
-                    (e.response_p50_ms, e.response_p99_ms, e.response_max_ms) =
-                        (pc.p50_ms, pc.p99_ms, pc.max_ms);
-                } else {
-                    (e.service_p50_ms, e.service_p99_ms) = (pc.p50_ms, pc.p99_ms);
-                }
-                out_log.push((
-                    format!("{}/{op}/{which}", p0.name),
-                    offset_s + rec.start_s,
-                    rec.end_s - rec.start_s,
-                    h.clone(),
-                ));
-            }
-            intervals.push(rec);
-        }
-        let summaries: Vec<&PhaseSummary> = parts
-            .iter()
-            .filter_map(|(_, p)| p.summary.as_ref())
-            .collect();
-        let threads: usize = parts.iter().map(|(_, p)| p.load.threads).sum();
-        let summary = if summaries.len() == parts.len() && !summaries.is_empty() {
-            Some(merge_summaries(&summaries, &intervals, threads)?)
-        } else {
-            None
-        };
-        let mut load = p0.load.clone();
-        load.share = Share::WHOLE;
-        load.threads = threads;
-        load.mode = match p0.load.mode {
-            LoadMode::Open { .. } => LoadMode::Open {
-                rate_per_s: parts
-                    .iter()
-                    .map(|(_, p)| match p.load.mode {
-                        LoadMode::Open { rate_per_s, .. } => rate_per_s,
-                        LoadMode::Closed { .. } => 0.0,
-                    })
-                    .sum(),
-                max_in_flight: parts
-                    .iter()
-                    .map(|(_, p)| match p.load.mode {
-                        LoadMode::Open { max_in_flight, .. } => max_in_flight,
-                        LoadMode::Closed { concurrency } => concurrency,
-                    })
-                    .sum(),
-            },
-            LoadMode::Closed { .. } => LoadMode::Closed {
-                concurrency: parts
-                    .iter()
-                    .map(|(_, p)| match p.load.mode {
-                        LoadMode::Open { max_in_flight, .. } => max_in_flight,
-                        LoadMode::Closed { concurrency } => concurrency,
-                    })
-                    .sum(),
-            },
-        };
-        phases.push(PhaseResult {
-            name: p0.name.clone(),
-            offset_s,
-            load,
-            intervals,
-            summary,
-        });
+        let parts = sources.parts(pi, p0)?;
+        phases.push(sources.phase(&parts, p0, started, &mut log)?);
     }
-
-    // Every shard's own figures, and the ones that fell behind.
-    let mut figures = Vec::new();
-    let mut behind = Vec::new();
-    for s in shards.iter() {
-        let r = &s.result;
-        let index = r.shard.as_ref().map_or(0, |s| s.index);
-        let main = r.phases.iter().rev().find(|p| p.name == "main");
-        let summary = main.and_then(|p| p.summary.as_ref());
-        let final_backlog = main
-            .and_then(|p| p.intervals.iter().rev().find(|iv| !iv.drain))
-            .map_or(0, |iv| iv.backlog);
-        let f = ShardFigures {
-            index,
-            path: s.path.clone(),
-            status: r.status.clone(),
-            main_started_unix_s: r.shard.as_ref().and_then(|s| s.main_started_unix_s),
-            ops_per_s: summary.map_or(0.0, |s| s.ops_per_s),
-            target_rate_per_s: summary.and_then(|s| s.target_rate_per_s),
-            achieved_ratio: summary.and_then(|s| s.achieved_ratio),
-            client_cpu_s: summary.map_or(0.0, |s| s.client_cpu_s),
-            client_cpu_util: summary.map_or(0.0, |s| s.client_cpu_util),
-            max_backlog: summary.map_or(0, |s| s.max_backlog),
-            final_backlog,
-            service_p50_ms: summary.map_or(0.0, |s| s.all.service.p50_ms),
-        };
-        figures.push(f);
-    }
-    for (f, reasons) in figures.iter().zip(behind_all(&figures)) {
-        if !reasons.is_empty() {
-            behind.push(Warning::ShardBehind {
-                shard: format!("{}/{}", f.index, of.count),
-                reasons,
-            });
-        }
-    }
-    let starts: Vec<f64> = figures
-        .iter()
-        .filter_map(|f| f.main_started_unix_s)
-        .collect();
-    let start_spread_ms = if starts.len() == figures.len() && !starts.is_empty() {
-        let lo = starts.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = starts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (hi - lo) * 1000.0
-    } else {
-        0.0
-    };
-
-    let mut warnings: Vec<Warning> = Vec::new();
-    for p in &phases {
-        if let Some(s) = &p.summary {
-            warnings.extend(phase_warnings(&p.name, s));
-        }
-    }
-    warnings.extend(behind);
-    if start_spread_ms > 50.0 {
-        warnings.push(Warning::ShardStartSpread {
-            spread_ms: start_spread_ms,
-        });
-    }
-    // What the shards saw of the cluster (a node dying, compactions in the window) stands.
-    for s in shards.iter() {
-        for w in &s.result.warnings {
-            let keep = matches!(
-                w,
-                Warning::NodeDied { .. }
-                    | Warning::LedgerFailed { .. }
-                    | Warning::Interrupted
-                    | Warning::CompactionsInWindow { .. }
-            );
-            if keep && !warnings.contains(w) {
-                warnings.push(w.clone());
-            }
-        }
-    }
-    let status = shards
-        .iter()
-        .map(|s| s.result.status.clone())
-        .find(|st| *st != RunStatus::Completed)
-        .unwrap_or(RunStatus::Completed);
+    let figures = shard_figures(shards);
+    let start_spread_ms = start_spread_ms(&figures);
+    let warnings = warnings(shards, &phases, &figures, of.count, start_spread_ms);
     let merged = RunResult {
         started_unix_s: started,
         finished_unix_s: shards
@@ -408,7 +69,11 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
             .map(|s| s.result.finished_unix_s)
             .collect::<Option<Vec<_>>>()
             .and_then(|v| v.into_iter().max()),
-        status,
+        status: shards
+            .iter()
+            .map(|s| s.result.status.clone())
+            .find(|st| *st != RunStatus::Completed)
+            .unwrap_or(RunStatus::Completed),
         phases,
         warnings,
         shard: None,
@@ -430,215 +95,286 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
         }),
         ..first.clone()
     };
-    Ok((merged, out_log))
+    Ok((merged, log))
 }
 
-/// Why each shard fell behind, if it did (see [`behind_reasons`]).
-pub fn behind_all(figures: &[ShardFigures]) -> Vec<Vec<String>> {
-    figures
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let mut others: Vec<f64> = figures
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, o)| o.service_p50_ms)
-                .collect();
-            others.sort_by(f64::total_cmp);
-            let median = (!others.is_empty()).then(|| crate::stats::median_of_sorted(&others));
-            behind_reasons(f, median)
-        })
-        .collect()
-}
-
-/// Why a shard fell behind, if it did: its achieved rate under its target, a backlog left at
-/// the window's end, its client CPU near saturation, or a median service time far above the
-/// other shards' (`others_service_p50_ms`, their median) against the same cluster: a client
-/// too slow to take its responses in time (CPU-starved, say) inflates the latencies it
-/// records without missing its schedule.
-pub fn behind_reasons(f: &ShardFigures, others_service_p50_ms: Option<f64>) -> Vec<String> {
-    let mut r = Vec::new();
-    if let Some(ratio) = f.achieved_ratio
-        && ratio < 0.99
-    {
-        r.push(format!(
-            "sent {:.1}% of its schedule on time",
-            ratio * 100.0
-        ));
+/// The merged run's warnings: each phase's, the shards that fell behind, a wide spread of their
+/// starts, and what the shards saw of the cluster (a node dying, compactions in the window).
+fn warnings(
+    shards: &[ShardInput],
+    phases: &[PhaseResult],
+    figures: &[ShardFigures],
+    count: u64,
+    start_spread_ms: f64,
+) -> Vec<Warning> {
+    let mut warnings: Vec<Warning> = Vec::new();
+    for p in phases {
+        if let Some(s) = &p.summary {
+            warnings.extend(phase_warnings(&p.name, s));
+        }
     }
-    if let Some(t) = f.target_rate_per_s
-        && f.final_backlog as f64 > 0.1 * t
-    {
-        r.push(format!(
-            "{} operations behind its schedule at the end",
-            f.final_backlog
-        ));
+    warnings.extend(behind_warnings(figures, count));
+    if start_spread_ms > 50.0 {
+        warnings.push(Warning::ShardStartSpread {
+            spread_ms: start_spread_ms,
+        });
     }
-    if f.client_cpu_util > 0.9 {
-        r.push(format!(
-            "client CPU {:.0}% of its threads",
-            f.client_cpu_util * 100.0
-        ));
-    }
-    if let Some(o) = others_service_p50_ms
-        && f.service_p50_ms > 3.0 * o
-        && f.service_p50_ms > o + 1.0
-    {
-        r.push(format!(
-            "median service time {:.2} ms against the other shards' {o:.2} ms",
-            f.service_p50_ms
-        ));
-    }
-    r
-}
-
-fn merge_summaries(
-    s: &[&PhaseSummary],
-    intervals: &[IntervalRecord],
-    threads: usize,
-) -> Result<PhaseSummary, Invalid> {
-    let sum = |f: fn(&PhaseSummary) -> u64| s.iter().map(|x| f(x)).sum::<u64>();
-    let opt_sum = |f: fn(&PhaseSummary) -> Option<u64>| {
-        s.iter()
-            .map(|x| f(x))
-            .collect::<Option<Vec<u64>>>()
-            .map(|v| v.iter().sum::<u64>())
-    };
-    let measured_s = s.iter().map(|x| x.measured_s).fold(0.0, f64::max);
-    let mut kinds: Vec<crate::spec::OpKind> = Vec::new();
-    for x in s {
-        for k in x.by_op.keys() {
-            if !kinds.contains(k) {
-                kinds.push(*k);
+    for s in shards {
+        for w in &s.result.warnings {
+            let keep = matches!(
+                w,
+                Warning::NodeDied { .. }
+                    | Warning::LedgerFailed { .. }
+                    | Warning::Interrupted
+                    | Warning::CompactionsInWindow { .. }
+            );
+            if keep && !warnings.contains(w) {
+                warnings.push(w.clone());
             }
         }
     }
-    let merge_op = |ops: Vec<&OpSummary>| -> Result<OpSummary, Invalid> {
-        let mut response = new_histogram();
-        let mut service = new_histogram();
-        for o in &ops {
-            add_into(&mut response, &decode(&o.response_histogram_ns)?, "a phase")?;
-            add_into(&mut service, &decode(&o.service_histogram_ns)?, "a phase")?;
-        }
-        Ok(OpSummary {
-            ok: ops.iter().map(|o| o.ok).sum(),
-            errors: ops.iter().map(|o| o.errors).sum(),
-            ops_per_s: ops.iter().map(|o| o.ops_per_s).sum(),
-            response: Percentiles::of(&response),
-            service: Percentiles::of(&service),
-            response_histogram_ns: encode(&response),
-            service_histogram_ns: encode(&service),
-        })
-    };
-    let mut by_op = BTreeMap::new();
-    for k in kinds {
-        by_op.insert(
-            k,
-            merge_op(s.iter().filter_map(|x| x.by_op.get(&k)).collect())?,
-        );
-    }
-    let all = merge_op(s.iter().map(|x| &x.all).collect())?;
-    let mut errors_by_kind = BTreeMap::new();
-    for x in s {
-        for (k, n) in &x.errors_by_kind {
-            *errors_by_kind.entry(*k).or_default() += n;
-        }
-    }
-    let client_cpu_s: f64 = s.iter().map(|x| x.client_cpu_s).sum();
-    let ops_per_s: f64 = s.iter().map(|x| x.ops_per_s).sum();
-    let scheduled_ops = opt_sum(|x| x.scheduled_ops);
-    let sent_on_schedule = opt_sum(|x| x.sent_on_schedule);
-    Ok(PhaseSummary {
-        measured_s,
-        ok: sum(|x| x.ok),
-        errors: sum(|x| x.errors),
-        ops_per_s,
-        target_rate_per_s: s
+    warnings
+}
+
+/// The shards being merged, with each one's HDR log by [`Key`].
+struct Sources<'a> {
+    shards: &'a [ShardInput],
+    logs: Vec<HashMap<Key, &'a Histogram<u64>>>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(shards: &'a [ShardInput]) -> Sources<'a> {
+        let logs = shards
             .iter()
-            .map(|x| x.target_rate_per_s)
-            .collect::<Option<Vec<f64>>>()
-            .map(|v| v.iter().sum()),
-        achieved_ratio: match (sent_on_schedule, scheduled_ops) {
-            (Some(sent), Some(n)) if n > 0 => Some(sent as f64 / n as f64),
-            _ => None,
-        },
-        scheduled_ops,
-        sent_on_schedule,
-        drain_s: s.iter().map(|x| x.drain_s).fold(0.0, f64::max),
-        carried_over_ops: opt_sum(|x| x.carried_over_ops),
-        by_op,
-        all,
-        errors_by_kind,
-        client_cpu_s,
-        client_cpu_util: client_cpu_s / (measured_s * threads.max(1) as f64).max(1e-9),
-        ops_per_client_cpu_s: ops_per_s * measured_s / client_cpu_s.max(1e-9),
-        client_max_rss_bytes: s.iter().map(|x| x.client_max_rss_bytes).max().unwrap_or(0),
-        // The run's backlog at any moment is the shards' summed, per interval.
-        max_backlog: intervals
+            .map(|s| {
+                s.hlog
+                    .iter()
+                    .map(|(tag, start, _, h)| ((tag.clone(), ms(*start)), h))
+                    .collect()
+            })
+            .collect();
+        Sources { shards, logs }
+    }
+
+    /// Phase `pi` of every shard, which must be shard 0's `p0`.
+    fn parts(&self, pi: usize, p0: &PhaseResult) -> Result<Vec<(usize, &'a PhaseResult)>, Invalid> {
+        let mut parts = Vec::new();
+        for (si, s) in self.shards.iter().enumerate() {
+            match s.result.phases.get(pi).filter(|p| p.name == p0.name) {
+                Some(p) => parts.push((si, p)),
+                None => {
+                    return Err(crate::invalid!(
+                        "{}: has no {} phase where shard 0 has one: merge shards of one run, all finished",
+                        s.path.display(),
+                        p0.name
+                    ));
+                }
+            }
+        }
+        Ok(parts)
+    }
+
+    /// One phase from its `parts` (see [`Sources::parts`]): its intervals (their histograms
+    /// appended to `log`), summary and load.
+    fn phase(
+        &self,
+        parts: &[(usize, &PhaseResult)],
+        p0: &PhaseResult,
+        started: u64,
+        log: &mut Vec<LogEntry>,
+    ) -> Result<PhaseResult, Invalid> {
+        // The phase starts when the earliest shard's did, on the merged run's axis.
+        let abs =
+            |si: usize, p: &PhaseResult| self.shards[si].result.started_unix_s as f64 + p.offset_s;
+        let phase_start = parts
             .iter()
-            .filter(|iv| !iv.warmup)
-            .map(|iv| iv.backlog)
+            .map(|(si, p)| abs(*si, p))
+            .fold(f64::INFINITY, f64::min);
+        let offset_s = phase_start - started as f64;
+        let n = parts
+            .iter()
+            .map(|(_, p)| p.intervals.len())
             .max()
-            .unwrap_or(0),
-        max_send_lag_ms: s.iter().map(|x| x.max_send_lag_ms).fold(0.0, f64::max),
-    })
+            .unwrap_or(0);
+        let mut intervals = Vec::with_capacity(n);
+        for k in 0..n {
+            let ivs: Vec<ShardInterval> = parts
+                .iter()
+                .filter_map(|(si, p)| p.intervals.get(k).map(|iv| (*si, *p, iv)))
+                .collect();
+            intervals.push(self.interval(&ivs, &p0.name, offset_s, log)?);
+        }
+        let summaries: Vec<&PhaseSummary> = parts
+            .iter()
+            .filter_map(|(_, p)| p.summary.as_ref())
+            .collect();
+        let threads: usize = parts.iter().map(|(_, p)| p.load.threads).sum();
+        let summary = if summaries.len() == parts.len() && !summaries.is_empty() {
+            Some(merge_summaries(&summaries, &intervals, threads)?)
+        } else {
+            None
+        };
+        Ok(PhaseResult {
+            name: p0.name.clone(),
+            offset_s,
+            load: merged_load(&p0.load, parts, threads),
+            intervals,
+            summary,
+        })
+    }
+
+    /// One interval of the shards' `ivs` of phase `phase`: counts summed, percentiles from the
+    /// added histograms, which are appended to `log` at `offset_s` + the interval's start.
+    fn interval(
+        &self,
+        ivs: &[ShardInterval],
+        phase: &str,
+        offset_s: f64,
+        log: &mut Vec<LogEntry>,
+    ) -> Result<IntervalRecord, Invalid> {
+        let mut rec = summed(ivs);
+        for ((op, which), h) in &self.histograms(ivs)? {
+            let pc = Percentiles::of(h);
+            let e = rec
+                .by_op
+                .get_mut(op)
+                .expect("summed made an entry per operation");
+            if *which == "response" {
+                (e.response_p50_ms, e.response_p99_ms, e.response_max_ms) =
+                    (pc.p50_ms, pc.p99_ms, pc.max_ms);
+            } else {
+                (e.service_p50_ms, e.service_p99_ms) = (pc.p50_ms, pc.p99_ms);
+            }
+            log.push((
+                format!("{phase}/{op}/{which}"),
+                offset_s + rec.start_s,
+                rec.end_s - rec.start_s,
+                h.clone(),
+            ));
+        }
+        Ok(rec)
+    }
+
+    /// The response and service histograms of each operation in `ivs`, added over the shards
+    /// from their HDR logs; a shard with operations but no histogram for them is refused.
+    fn histograms(
+        &self,
+        ivs: &[ShardInterval],
+    ) -> Result<BTreeMap<(OpKind, &'static str), Histogram<u64>>, Invalid> {
+        let mut hists: BTreeMap<(OpKind, &str), Histogram<u64>> = BTreeMap::new();
+        for (si, p, iv) in ivs {
+            for (op, o) in &iv.by_op {
+                for which in ["response", "service"] {
+                    let tag = format!("{}/{op}/{which}", p.name);
+                    let key = (tag, ms(p.offset_s + iv.start_s));
+                    match self.logs[*si].get(&key) {
+                        Some(h) => add_into(
+                            hists.entry((*op, which)).or_insert_with(new_histogram),
+                            h,
+                            &self.shards[*si].path.display().to_string(),
+                        )?,
+                        None if o.ok > 0 => {
+                            return Err(crate::invalid!(
+                                "{}: no {} histogram at {:.3}s for {} ok operations: its HDR log does not go with its result",
+                                self.shards[*si].path.with_extension("hlog").display(),
+                                key.0,
+                                p.offset_s + iv.start_s,
+                                o.ok
+                            ));
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        Ok(hists)
+    }
 }
 
-/// Writes the merged result, its HDR log and, when every shard left one, the union of their
-/// acknowledged-write ledgers (so `verify` reads the merged run), next to `out`.
-pub fn write(
-    merged: &RunResult,
-    log: &[LogEntry],
-    shards: &[ShardInput],
-    out: &Path,
-) -> Result<(), Invalid> {
-    let hlog_path = out.with_extension("hlog");
-    let io = |p: &Path, e: std::io::Error| crate::invalid!("writing {}: {e}", p.display());
-    let mut hlog =
-        crate::result::hlog::IntervalLog::create(&hlog_path, merged.started_unix_s as f64)
-            .map_err(|e| io(&hlog_path, e))?;
-    for (tag, start, len, h) in log {
-        hlog.append(tag, *start, *len, h)
-            .map_err(|e| io(&hlog_path, e))?;
-    }
-    hlog.flush().map_err(|e| io(&hlog_path, e))?;
-    let ledgers: Vec<PathBuf> = shards
-        .iter()
-        .map(|s| s.path.with_extension("ledger"))
-        .collect();
-    if ledgers.iter().all(|p| p.exists()) {
-        merge_ledgers(&ledgers, &out.with_extension("ledger"))?;
-    }
-    merged.write(out).map_err(|e| io(out, e))?;
-    Ok(())
-}
-
-/// The union of shards' ledgers, one frame per phase, mapping and outcome.
-pub fn merge_ledgers(paths: &[PathBuf], out: &Path) -> Result<(), Invalid> {
-    use crate::result::ledger::{Ledger, LedgerWriter};
-    use crate::stats::writes::Writes;
-    let mut union: BTreeMap<(String, crate::result::ledger::Mapping), Writes> = BTreeMap::new();
-    for p in paths {
-        let l = Ledger::read(p).map_err(|e| crate::invalid!("{}: {e}", p.display()))?;
-        for (tag, bitmap) in &l.bitmaps {
-            let w = union.entry((tag.phase.clone(), tag.mapping)).or_default();
-            *w.by.entry((tag.op, tag.outcome)).or_default() |= bitmap;
+/// The shards' intervals as one, before its percentiles: counts, throughputs, backlogs and
+/// errors summed (per operation too), the largest send lag.
+fn summed(ivs: &[ShardInterval]) -> IntervalRecord {
+    let (_, _, iv0) = ivs[0];
+    let mut rec = IntervalRecord {
+        start_s: ivs
+            .iter()
+            .map(|x| x.2.start_s)
+            .fold(f64::INFINITY, f64::min),
+        end_s: ivs.iter().map(|x| x.2.end_s).fold(0.0, f64::max),
+        warmup: iv0.warmup,
+        drain: iv0.drain,
+        ok: 0,
+        errors: 0,
+        ops_per_s: 0.0,
+        by_op: BTreeMap::new(),
+        backlog: 0,
+        max_send_lag_ms: 0.0,
+        client_cpu_s: 0.0,
+        errors_by_kind: BTreeMap::new(),
+    };
+    for (_, _, iv) in ivs {
+        rec.ok += iv.ok;
+        rec.errors += iv.errors;
+        rec.ops_per_s += iv.ops_per_s;
+        rec.backlog += iv.backlog;
+        rec.max_send_lag_ms = rec.max_send_lag_ms.max(iv.max_send_lag_ms);
+        rec.client_cpu_s += iv.client_cpu_s;
+        for (kind, n) in &iv.errors_by_kind {
+            *rec.errors_by_kind.entry(*kind).or_default() += n;
+        }
+        for (op, o) in &iv.by_op {
+            let e = rec.by_op.entry(*op).or_insert(IntervalOp {
+                ok: 0,
+                errors: 0,
+                response_p50_ms: 0.0,
+                response_p99_ms: 0.0,
+                response_max_ms: 0.0,
+                service_p50_ms: 0.0,
+                service_p99_ms: 0.0,
+            });
+            e.ok += o.ok;
+            e.errors += o.errors;
         }
     }
-    let io = |e: std::io::Error| crate::invalid!("writing {}: {e}", out.display());
-    let mut w = LedgerWriter::create(out).map_err(io)?;
-    for ((phase, mapping), writes) in &union {
-        w.append(phase, *mapping, writes).map_err(io)?;
-    }
-    Ok(())
+    rec
+}
+
+/// The phase's load as the shards drove it together: the whole of it, their threads, rates and
+/// requests in flight summed.
+fn merged_load(load: &LoadSpec, parts: &[(usize, &PhaseResult)], threads: usize) -> LoadSpec {
+    let in_flight: usize = parts
+        .iter()
+        .map(|(_, p)| match p.load.mode {
+            LoadMode::Open { max_in_flight, .. } => max_in_flight,
+            LoadMode::Closed { concurrency } => concurrency,
+        })
+        .sum();
+    let mut load = load.clone();
+    load.share = Share::WHOLE;
+    load.threads = threads;
+    load.mode = match load.mode {
+        LoadMode::Open { .. } => LoadMode::Open {
+            rate_per_s: parts
+                .iter()
+                .map(|(_, p)| match p.load.mode {
+                    LoadMode::Open { rate_per_s, .. } => rate_per_s,
+                    LoadMode::Closed { .. } => 0.0,
+                })
+                .sum(),
+            max_in_flight: in_flight,
+        },
+        LoadMode::Closed { .. } => LoadMode::Closed {
+            concurrency: in_flight,
+        },
+    };
+    load
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::ShardOf;
     use crate::result::fixture;
+    use crate::result::{OpSummary, ShardOf};
     use crate::spec::OpKind;
     use crate::stats::Snapshot;
 

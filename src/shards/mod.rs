@@ -1,14 +1,26 @@
-//! One run split over several loader processes (shards): launching them ([`launch`]) and
-//! merging their results, HDR logs and ledgers into one run ([`merge`]).
+//! One run split over several loader processes (shards): launching them and merging their
+//! results, HDR logs and ledgers into one run.
+//!
+//! - [`launch`]: `--loaders N`, the shard processes of one run started and waited for.
+//! - [`input`]: the shards as read, checked to be every shard of one run.
+//! - [`merge`]: intervals, histograms and phases merged into one run result.
+//! - [`behind`]: each shard's own figures, and the shards that fell behind.
+//! - [`write`]: the merged result, its HDR log and the shards' ledgers written out.
 
+pub mod behind;
+pub mod input;
 pub mod launch;
 pub mod merge;
+mod summary;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::Invalid;
 use crate::result::RunResult;
-use merge::{ShardInput, merge, write};
+use input::ShardInput;
+use merge::merge;
+use write::write;
 
 /// The files a result at `json` stands for: the result, its HDR log and its ledger.
 fn files_of(json: &Path) -> [PathBuf; 3] {

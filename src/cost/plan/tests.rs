@@ -22,7 +22,7 @@ fn spec(ops: f64, data: &str) -> PlanSpec {
     }
 }
 
-fn find<'a>(p: &'a Plan, instance: &str, disk: &str) -> &'a Candidate {
+fn find<'a>(p: &'a CostPlan, instance: &str, disk: &str) -> &'a Candidate {
     p.candidates
         .iter()
         .find(|c| c.instance == instance && c.disk == disk)

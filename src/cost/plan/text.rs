@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Candidate, Plan};
+use super::{Candidate, CostPlan};
 use crate::cost::price::CostBreakdown;
 use crate::format::{thousands, usd};
 
@@ -15,7 +15,7 @@ fn monthly(b: Option<&CostBreakdown>) -> String {
 }
 
 /// Renders a plan; `detail` candidates are explained line by line.
-pub fn plan_text(plan: &Plan, detail: usize) -> String {
+pub fn plan_text(plan: &CostPlan, detail: usize) -> String {
     let s = &plan.spec;
     let mut out = String::new();
     let _ = writeln!(

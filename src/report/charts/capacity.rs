@@ -2,12 +2,12 @@
 //! marked.
 
 use super::{Charts, FAIL_COLOUR, PASS_COLOUR, WIDE};
-use crate::report::capacity::{CapacitySearch, Role};
+use crate::report::capacity::{Role, SearchReport};
 use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke, Tick};
 
 impl Charts {
     /// Target and achieved rate per step of a capacity search.
-    pub fn capacity_rate(&mut self, c: &CapacitySearch) -> Option<String> {
+    pub fn capacity_rate(&mut self, c: &SearchReport) -> Option<String> {
         let colour = self.env_colour(&c.env);
         let max = c
             .steps
@@ -55,7 +55,7 @@ impl Charts {
     }
 
     /// Response time p50 and p99 per step, with the search's latency bounds.
-    pub fn capacity_latency(&mut self, c: &CapacitySearch) -> Option<String> {
+    pub fn capacity_latency(&mut self, c: &SearchReport) -> Option<String> {
         let colour = self.env_colour(&c.env);
         let max = c
             .steps
@@ -103,7 +103,7 @@ impl Charts {
     /// A chart with one slot per step, the failing and highest passing steps marked.
     fn step_chart(
         &mut self,
-        c: &CapacitySearch,
+        c: &SearchReport,
         name: &str,
         title: &str,
         max: f64,

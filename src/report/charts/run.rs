@@ -49,89 +49,69 @@ impl Charts {
     /// The run's client series (response time, throughput) and, when it sampled them, server
     /// and host series, as small charts sharing the run's time axis.
     pub fn run_stack(&mut self, run: &RunTimeline) -> Vec<String> {
-        let at = |start_s: f64| run.offset_s + start_s;
         let metrics = run.metrics.as_ref();
         let end = run
             .intervals
             .last()
-            .map(|i| at(i.end_s))
+            .map(|i| run.offset_s + i.end_s)
             .into_iter()
             .chain(metrics.and_then(|m| m.samples.last().map(|s| s.t_s)))
             .fold(0.0, f64::max);
         if end <= 0.0 {
             return Vec::new();
         }
-        let mut panels = Vec::new();
-
-        let mut response = Panel::new(
-            "response-time",
-            "Response time (ms): p99 solid, p50 dashed, per operation",
-        );
-        let kinds = crate::result::kinds_in(&run.intervals);
-        for kind in &kinds {
-            // A built-in kind keeps its colour whatever else ran; profile operations follow.
-            let k = OpKind::ALL
-                .iter()
-                .position(|b| b == kind)
-                .unwrap_or_else(|| {
-                    OpKind::ALL.len() + kinds.iter().position(|x| x == kind).unwrap_or(0)
-                });
-            let colour = series_colour(k);
-            for (name, get, stroke) in [
-                (
-                    "p99",
-                    (|o: &crate::result::IntervalOp| o.response_p99_ms) as fn(&_) -> f64,
-                    Stroke::solid(colour),
-                ),
-                ("p50", |o| o.response_p50_ms, Stroke::dashed(colour)),
-            ] {
-                let points = run
-                    .intervals
-                    .iter()
-                    .map(|iv| {
-                        let v = iv.by_op.get(kind).filter(|o| o.ok > 0).map(get);
-                        (at(iv.start_s), v)
-                    })
-                    .collect();
-                response.line(format!("{kind} {name}"), points, stroke);
-            }
+        let mut panels = vec![response_panel(run), self.throughput_panel(run)];
+        // Availability, when anything failed or a fault was applied.
+        if !run.events.is_empty() || run.intervals.iter().any(|iv| iv.errors > 0) {
+            panels.push(self.availability_panel(run));
         }
-        panels.push(response);
+        if let Some(m) = metrics {
+            panels.extend(server_panels(m));
+            panels.extend(host_panels(m));
+        }
+        let panels: Vec<Panel> = panels.into_iter().filter(|p| !p.lines.is_empty()).collect();
+        self.stack(run, &panels, end)
+    }
 
+    fn throughput_panel(&self, run: &RunTimeline) -> Panel {
         let mut throughput = Panel::new("throughput", "Throughput (ops/s)");
         throughput.line(
             "ops/s".into(),
             run.intervals
                 .iter()
-                .map(|iv| (at(iv.start_s), Some(iv.ops_per_s)))
+                .map(|iv| (run.offset_s + iv.start_s, Some(iv.ops_per_s)))
                 .collect(),
             Stroke::solid(self.env_colour(&run.env)),
         );
-        panels.push(throughput);
+        throughput
+    }
 
-        // Availability, when anything failed or a fault was applied.
-        if !run.events.is_empty() || run.intervals.iter().any(|iv| iv.errors > 0) {
-            let mut availability = Panel::new(
-                "availability",
-                "Availability (% of attempted operations that succeeded)",
-            );
-            availability.line(
-                "availability %".into(),
-                run.intervals
-                    .iter()
-                    .map(|iv| (at(iv.start_s), iv.availability().map(|a| a * 100.0)))
-                    .collect(),
-                Stroke::solid(self.env_colour(&run.env)),
-            );
-            panels.push(availability);
-        }
+    fn availability_panel(&self, run: &RunTimeline) -> Panel {
+        let mut availability = Panel::new(
+            "availability",
+            "Availability (% of attempted operations that succeeded)",
+        );
+        availability.line(
+            "availability %".into(),
+            run.intervals
+                .iter()
+                .map(|iv| {
+                    (
+                        run.offset_s + iv.start_s,
+                        iv.availability().map(|a| a * 100.0),
+                    )
+                })
+                .collect(),
+            Stroke::solid(self.env_colour(&run.env)),
+        );
+        availability
+    }
 
-        if let Some(m) = metrics {
-            panels.extend(server_panels(m));
-            panels.extend(host_panels(m));
-        }
-
-        // The warmup, and the time before the main phase, shaded on every chart.
+    /// The panels drawn one under the other on one time axis up to `end` (titled under the
+    /// last), the time before the main phase and the warmup shaded and the faults marked on
+    /// each; the first carries the legend of the shading and the faults' labels.
+    fn stack(&mut self, run: &RunTimeline, panels: &[Panel], end: f64) -> Vec<String> {
+        let at = |start_s: f64| run.offset_s + start_s;
         let main_start = run.intervals.first().map(|i| at(i.start_s));
         let measured_start = run
             .intervals
@@ -142,13 +122,9 @@ impl Charts {
         let before = Fill::light(GREY, 0.16);
         let warmup = Fill::light(GREY, 0.07);
         let x = Axis::linear(0.0, end, 12);
-        let n = panels.iter().filter(|p| !p.lines.is_empty()).count();
+        let n = panels.len();
         let mut out = Vec::new();
-        for (i, p) in panels
-            .into_iter()
-            .filter(|p| !p.lines.is_empty())
-            .enumerate()
-        {
+        for (i, p) in panels.iter().enumerate() {
             let first = i == 0;
             let mut legend: Vec<LegendItem> = p
                 .lines
@@ -182,26 +158,68 @@ impl Charts {
             if let (Some(a), Some(b)) = (main_start, measured_start) {
                 chart.band(a, b, &warmup);
             }
-            // Faults: a band while the action ran (a restart until the node was up), a line
-            // where it began, labelled on the first chart.
-            let fault = Stroke::dashed(FAIL_COLOUR);
-            for e in run.events.iter().filter(|e| e.applied()) {
-                if let Some(f) = e.finished_s.filter(|f| *f - e.started_s >= 0.5) {
-                    chart.band(e.started_s, f, &Fill::light(FAIL_COLOUR, 0.08));
-                }
-                let tip = match &e.error {
-                    Some(err) => format!("{} at {:.1} s: {err}", e.fault.label(), e.started_s),
-                    None => format!("{} at {:.1} s", e.fault.label(), e.started_s),
-                };
-                let label = e.fault.label();
-                chart.vline(e.started_s, &fault, &tip, first.then_some(label.as_str()));
-            }
+            mark_faults(&mut chart, run, first);
             for (label, points, stroke) in &p.lines {
                 chart.line(label, points, stroke);
             }
             out.push(chart.render());
         }
         out
+    }
+}
+
+/// Response time per operation kind: p99 solid, p50 dashed.
+fn response_panel(run: &RunTimeline) -> Panel {
+    let mut response = Panel::new(
+        "response-time",
+        "Response time (ms): p99 solid, p50 dashed, per operation",
+    );
+    let kinds = crate::result::kinds_in(&run.intervals);
+    for kind in &kinds {
+        // A built-in kind keeps its colour whatever else ran; profile operations follow.
+        let k = OpKind::ALL
+            .iter()
+            .position(|b| b == kind)
+            .unwrap_or_else(|| {
+                OpKind::ALL.len() + kinds.iter().position(|x| x == kind).unwrap_or(0)
+            });
+        let colour = series_colour(k);
+        for (name, get, stroke) in [
+            (
+                "p99",
+                (|o: &crate::result::IntervalOp| o.response_p99_ms) as fn(&_) -> f64,
+                Stroke::solid(colour),
+            ),
+            ("p50", |o| o.response_p50_ms, Stroke::dashed(colour)),
+        ] {
+            let points = run
+                .intervals
+                .iter()
+                .map(|iv| {
+                    let v = iv.by_op.get(kind).filter(|o| o.ok > 0).map(get);
+                    (run.offset_s + iv.start_s, v)
+                })
+                .collect();
+            response.line(format!("{kind} {name}"), points, stroke);
+        }
+    }
+    response
+}
+
+/// Faults: a band while the action ran (a restart until the node was up), a line where it
+/// began, labelled on the first chart.
+fn mark_faults(chart: &mut Chart, run: &RunTimeline, first: bool) {
+    let fault = Stroke::dashed(FAIL_COLOUR);
+    for e in run.events.iter().filter(|e| e.applied()) {
+        if let Some(f) = e.finished_s.filter(|f| *f - e.started_s >= 0.5) {
+            chart.band(e.started_s, f, &Fill::light(FAIL_COLOUR, 0.08));
+        }
+        let tip = match &e.error {
+            Some(err) => format!("{} at {:.1} s: {err}", e.fault.label(), e.started_s),
+            None => format!("{} at {:.1} s", e.fault.label(), e.started_s),
+        };
+        let label = e.fault.label();
+        chart.vline(e.started_s, &fault, &tip, first.then_some(label.as_str()));
     }
 }
 

@@ -1,0 +1,205 @@
+//! The Kubernetes objects of a run's loaders: the credentials Secret, the results claim, the
+//! Indexed Job of shards and the collector pod.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    Container, EnvVar, EnvVarSource, ObjectFieldSelector, PersistentVolumeClaim,
+    PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod, PodSpec, PodTemplateSpec,
+    ResourceRequirements, Secret, SecretKeySelector, Volume, VolumeMount,
+    VolumeResourceRequirements,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{
+    COMPLETION_INDEX_ANNOTATION, CredentialsSource, LoadersSpec, PASSWORD_KEY, RESULTS_DIR,
+    ResultsClaim, SHARD_INDEX_ENV, USERNAME_KEY, claim_name, collector_name, secret_name,
+};
+use crate::k8s::labels;
+
+fn meta(spec: &LoadersSpec, name: String, component: &str) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name),
+        namespace: Some(spec.namespace.clone()),
+        labels: Some(labels(component, &spec.run_id)),
+        ..Default::default()
+    }
+}
+
+pub(super) fn secret(spec: &LoadersSpec) -> Option<Secret> {
+    let CredentialsSource::Given(c) = &spec.credentials else {
+        return None;
+    };
+    Some(Secret {
+        metadata: meta(spec, secret_name(spec)?, "credentials"),
+        type_: Some("Opaque".into()),
+        string_data: Some(BTreeMap::from([
+            (USERNAME_KEY.to_string(), c.username.clone()),
+            (PASSWORD_KEY.to_string(), c.password.clone()),
+        ])),
+        ..Default::default()
+    })
+}
+
+pub(super) fn claim(spec: &LoadersSpec) -> Option<PersistentVolumeClaim> {
+    let ResultsClaim::New {
+        size,
+        storage_class,
+    } = &spec.results
+    else {
+        return None;
+    };
+    Some(PersistentVolumeClaim {
+        metadata: meta(spec, claim_name(spec), "results"),
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec!["ReadWriteMany".into()]),
+            storage_class_name: storage_class.clone(),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([(
+                    "storage".to_string(),
+                    Quantity(size.clone()),
+                )])),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    })
+}
+
+/// The results claim as the pods' volume `results`, and its mount at [`RESULTS_DIR`].
+fn results_volume(spec: &LoadersSpec) -> (Volume, VolumeMount) {
+    let volume = Volume {
+        name: "results".into(),
+        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+            claim_name: claim_name(spec),
+            read_only: None,
+        }),
+        ..Default::default()
+    };
+    let mount = VolumeMount {
+        name: "results".into(),
+        mount_path: RESULTS_DIR.into(),
+        ..Default::default()
+    };
+    (volume, mount)
+}
+
+/// `cqlbench run ARGS… --shard $(SHARD_INDEX)/N --run-id ID --out /results/ID/shard-….json`:
+/// the container's arguments after `cqlbench` (Kubernetes expands `$(SHARD_INDEX)` because the
+/// container's env defines it).
+pub fn shard_args(spec: &LoadersSpec) -> Vec<String> {
+    let index = format!("$({SHARD_INDEX_ENV})");
+    let mut args = vec!["run".to_string()];
+    args.extend(spec.run_args.iter().cloned());
+    args.extend([
+        "--shard".to_string(),
+        format!("{index}/{}", spec.shards),
+        "--run-id".to_string(),
+        spec.run_id.clone(),
+        "--out".to_string(),
+        format!("{RESULTS_DIR}/{}/shard-{index}.json", spec.run_id),
+    ]);
+    args
+}
+
+fn env(spec: &LoadersSpec) -> Vec<EnvVar> {
+    let mut env = vec![
+        EnvVar {
+            name: SHARD_INDEX_ENV.into(),
+            value_from: Some(EnvVarSource {
+                field_ref: Some(ObjectFieldSelector {
+                    field_path: format!("metadata.annotations['{COMPLETION_INDEX_ANNOTATION}']"),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        EnvVar {
+            name: "CQLBENCH_HOME".into(),
+            value: Some("/tmp/cqlbench-home".into()),
+            ..Default::default()
+        },
+    ];
+    if let Some(secret) = secret_name(spec) {
+        for (name, key) in [
+            ("CQLBENCH_USERNAME", USERNAME_KEY),
+            ("CQLBENCH_PASSWORD", PASSWORD_KEY),
+        ] {
+            env.push(EnvVar {
+                name: name.into(),
+                value_from: Some(EnvVarSource {
+                    secret_key_ref: Some(SecretKeySelector {
+                        name: secret.clone(),
+                        key: key.into(),
+                        optional: Some(false),
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+        }
+    }
+    env
+}
+
+pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
+    let (volume, mount) = results_volume(spec);
+    let container = Container {
+        name: "cqlbench".into(),
+        image: Some(spec.image.clone()),
+        command: Some(vec!["cqlbench".into()]),
+        args: Some(shard_args(spec)),
+        env: Some(env(spec)),
+        resources: Some(resources),
+        volume_mounts: Some(vec![mount]),
+        ..Default::default()
+    };
+    // Bounded by validate(): shards ≤ MAX_SHARDS, backoff_limit ≤ i32::MAX.
+    let int = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+    Job {
+        metadata: meta(spec, spec.name.clone(), "loader"),
+        spec: Some(JobSpec {
+            completion_mode: Some("Indexed".into()),
+            completions: Some(int(spec.shards)),
+            parallelism: Some(int(spec.shards)),
+            backoff_limit: Some(int(spec.backoff_limit)),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels("loader", &spec.run_id)),
+                    ..Default::default()
+                }),
+                spec: Some(PodSpec {
+                    restart_policy: Some("Never".into()),
+                    containers: vec![container],
+                    volumes: Some(vec![volume]),
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+pub(super) fn collector(spec: &LoadersSpec) -> Pod {
+    let (volume, mount) = results_volume(spec);
+    Pod {
+        metadata: meta(spec, collector_name(spec), "collector"),
+        spec: Some(PodSpec {
+            containers: vec![Container {
+                name: "collector".into(),
+                image: Some(spec.image.clone()),
+                command: Some(vec!["sleep".into(), "3600".into()]),
+                volume_mounts: Some(vec![mount]),
+                ..Default::default()
+            }],
+            volumes: Some(vec![volume]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}

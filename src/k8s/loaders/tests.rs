@@ -1,0 +1,518 @@
+use std::time::Duration;
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Container, EnvVar};
+
+use super::*;
+use crate::k8s::labels;
+use crate::load::session::Credentials;
+
+const PASSWORD: &str = "s3cr:t \"pw\" #x";
+
+fn given() -> CredentialsSource {
+    CredentialsSource::Given(Credentials {
+        username: "bench".into(),
+        password: PASSWORD.into(),
+    })
+}
+
+fn spec() -> LoadersSpec {
+    LoadersSpec {
+        name: "cqlbench-loaders".into(),
+        namespace: "bench".into(),
+        image: "registry.example/cqlbench:0.1".into(),
+        shards: 4,
+        backoff_limit: 0,
+        run_id: "run-20261124-123402".into(),
+        run_args: [
+            "keyvalue",
+            "--hosts",
+            "cassandra-dc1-service",
+            "--rate",
+            "4000",
+            "--duration",
+            "5m",
+        ]
+        .map(String::from)
+        .to_vec(),
+        credentials: given(),
+        results: ResultsClaim::New {
+            size: "1Gi".into(),
+            storage_class: Some("nfs".into()),
+        },
+        resources: Resources {
+            cpu_request: Some("2".into()),
+            cpu_limit: Some("2".into()),
+            memory_request: Some("1Gi".into()),
+            memory_limit: Some("1Gi".into()),
+        },
+        wait_timeout: Duration::from_secs(3600),
+        manifest: Some("loaders.yaml".into()),
+    }
+}
+
+fn container(job: &Job) -> &Container {
+    &job.spec
+        .as_ref()
+        .unwrap()
+        .template
+        .spec
+        .as_ref()
+        .unwrap()
+        .containers[0]
+}
+
+fn env_var<'a>(c: &'a Container, name: &str) -> Option<&'a EnvVar> {
+    c.env.as_ref().unwrap().iter().find(|e| e.name == name)
+}
+
+#[test]
+fn renders_like_the_golden_manifest() {
+    let r = render(&spec()).unwrap();
+    crate::testutil::assert_golden("src/k8s/golden/loaders.yaml", &r.yaml());
+}
+
+#[test]
+fn the_job_is_indexed_with_one_completion_per_shard() {
+    let r = render(&spec()).unwrap();
+    let js = r.job.spec.as_ref().unwrap();
+    assert_eq!(js.completion_mode.as_deref(), Some("Indexed"));
+    assert_eq!(js.completions, Some(4));
+    assert_eq!(js.parallelism, Some(4));
+    assert_eq!(js.backoff_limit, Some(0));
+    let pod = js.template.spec.as_ref().unwrap();
+    assert_eq!(pod.restart_policy.as_deref(), Some("Never"));
+    assert_eq!(pod.containers.len(), 1);
+    let want = labels("loader", "run-20261124-123402");
+    assert_eq!(r.job.metadata.labels.as_ref(), Some(&want));
+    assert_eq!(
+        js.template.metadata.as_ref().unwrap().labels.as_ref(),
+        Some(&want)
+    );
+    assert_eq!(want["app.kubernetes.io/name"], "cqlbench");
+    assert_eq!(want["app.kubernetes.io/component"], "loader");
+    assert_eq!(want["cqlbench.io/run-id"], "run-20261124-123402");
+}
+
+#[test]
+fn each_shard_runs_its_index_of_n_and_writes_its_own_file() {
+    let r = render(&spec()).unwrap();
+    let c = container(&r.job);
+    assert_eq!(c.image.as_deref(), Some("registry.example/cqlbench:0.1"));
+    assert_eq!(c.command.as_deref(), Some(&["cqlbench".to_string()][..]));
+    let args = c.args.as_ref().unwrap();
+    let want = "run keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m \
+                --shard $(SHARD_INDEX)/4 --run-id run-20261124-123402 \
+                --out /results/run-20261124-123402/shard-$(SHARD_INDEX).json";
+    assert_eq!(args.join(" "), want);
+    // $(SHARD_INDEX) is expanded only because the container defines it, from the
+    // completion-index annotation.
+    let index = env_var(c, "SHARD_INDEX").unwrap();
+    let field = index
+        .value_from
+        .as_ref()
+        .unwrap()
+        .field_ref
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        field.field_path,
+        "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    );
+    let home = env_var(c, "CQLBENCH_HOME").unwrap();
+    assert_eq!(home.value.as_deref(), Some("/tmp/cqlbench-home"));
+    let mount = &c.volume_mounts.as_ref().unwrap()[0];
+    assert_eq!(
+        (mount.name.as_str(), mount.mount_path.as_str()),
+        ("results", "/results")
+    );
+}
+
+#[test]
+fn the_password_is_only_in_the_secret() {
+    let r = render(&spec()).unwrap();
+    let c = container(&r.job);
+    for word in c.args.iter().flatten().chain(c.command.iter().flatten()) {
+        assert!(!word.contains("s3cr"), "{word}");
+    }
+    assert!(
+        c.env
+            .iter()
+            .flatten()
+            .all(|e| e.value.as_deref() != Some(PASSWORD))
+    );
+    for step in &r.steps {
+        assert!(!step.line.contains("s3cr"), "{}", step.line);
+    }
+    let job_yaml = crate::k8s::to_yaml(&r.job) + &crate::k8s::to_yaml(&r.collector);
+    assert!(!job_yaml.contains("s3cr"), "{job_yaml}");
+    for (var, key) in [
+        ("CQLBENCH_USERNAME", "username"),
+        ("CQLBENCH_PASSWORD", "password"),
+    ] {
+        let from = env_var(c, var).unwrap().value_from.as_ref().unwrap();
+        let sel = from.secret_key_ref.as_ref().unwrap();
+        assert_eq!(
+            (sel.name.as_str(), sel.key.as_str()),
+            ("cqlbench-loaders-credentials", key)
+        );
+    }
+    let secret = r.secret.as_ref().unwrap();
+    assert_eq!(secret.type_.as_deref(), Some("Opaque"));
+    assert_eq!(
+        secret.metadata.name.as_deref(),
+        Some("cqlbench-loaders-credentials")
+    );
+    let data = secret.string_data.as_ref().unwrap();
+    assert_eq!(
+        (data["username"].as_str(), data["password"].as_str()),
+        ("bench", PASSWORD)
+    );
+    // The stream holds it once, and it reads back intact despite its quotes, colon and '#'.
+    let yaml = r.yaml();
+    assert_eq!(yaml.matches("s3cr").count(), 1, "{yaml}");
+    let first: Secret = serde_yaml::from_str(yaml.split("---\n").next().unwrap()).unwrap();
+    assert_eq!(first.string_data.unwrap()["password"], PASSWORD);
+}
+
+#[test]
+fn an_existing_secret_is_referenced_and_none_means_no_credentials() {
+    let mut s = spec();
+    s.credentials = CredentialsSource::Secret("db-creds".into());
+    let r = render(&s).unwrap();
+    assert!(r.secret.is_none());
+    let from = env_var(container(&r.job), "CQLBENCH_PASSWORD").unwrap();
+    let sel = from
+        .value_from
+        .as_ref()
+        .unwrap()
+        .secret_key_ref
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (sel.name.as_str(), sel.key.as_str()),
+        ("db-creds", "password")
+    );
+    // Not ours to delete.
+    assert!(!r.steps.last().unwrap().line.contains("secret/"));
+
+    s.credentials = CredentialsSource::None;
+    let r = render(&s).unwrap();
+    assert!(r.secret.is_none());
+    let c = container(&r.job);
+    assert!(env_var(c, "CQLBENCH_USERNAME").is_none());
+    assert!(env_var(c, "CQLBENCH_PASSWORD").is_none());
+    assert!(!r.yaml().contains("kind: Secret"));
+}
+
+#[test]
+fn the_results_claim_is_created_read_write_many_or_an_existing_one_is_used() {
+    let r = render(&spec()).unwrap();
+    let claim = r.claim.as_ref().unwrap();
+    assert_eq!(
+        claim.metadata.name.as_deref(),
+        Some("cqlbench-loaders-results")
+    );
+    let cs = claim.spec.as_ref().unwrap();
+    assert_eq!(
+        cs.access_modes.as_deref(),
+        Some(&["ReadWriteMany".to_string()][..])
+    );
+    assert_eq!(cs.storage_class_name.as_deref(), Some("nfs"));
+    let storage = &cs.resources.as_ref().unwrap().requests.as_ref().unwrap()["storage"];
+    assert_eq!(storage.0, "1Gi");
+
+    let mut s = spec();
+    s.results = ResultsClaim::Existing("shared-results".into());
+    let r = render(&s).unwrap();
+    assert!(r.claim.is_none());
+    for pod in [
+        r.job.spec.as_ref().unwrap().template.spec.as_ref(),
+        r.collector.spec.as_ref(),
+    ] {
+        let volume = &pod.unwrap().volumes.as_ref().unwrap()[0];
+        let source = volume.persistent_volume_claim.as_ref().unwrap();
+        assert_eq!(source.claim_name, "shared-results");
+    }
+    assert!(!r.steps.last().unwrap().line.contains("pvc/"));
+}
+
+#[test]
+fn the_collector_sleeps_with_the_claim_mounted() {
+    let r = render(&spec()).unwrap();
+    assert_eq!(
+        r.collector.metadata.name.as_deref(),
+        Some("cqlbench-loaders-collector")
+    );
+    let pod = r.collector.spec.as_ref().unwrap();
+    let c = &pod.containers[0];
+    assert_eq!(c.image.as_deref(), Some("registry.example/cqlbench:0.1"));
+    assert_eq!(c.command.as_ref().unwrap().join(" "), "sleep 3600");
+    assert_eq!(c.volume_mounts.as_ref().unwrap()[0].mount_path, "/results");
+    let claim = pod.volumes.as_ref().unwrap()[0]
+        .persistent_volume_claim
+        .as_ref();
+    assert_eq!(claim.unwrap().claim_name, "cqlbench-loaders-results");
+    let labels = r.collector.metadata.labels.as_ref().unwrap();
+    assert_eq!(labels["app.kubernetes.io/component"], "collector");
+}
+
+#[test]
+fn resources_are_requests_and_limits_of_the_loader_only() {
+    let r = render(&spec()).unwrap();
+    let res = container(&r.job).resources.as_ref().unwrap();
+    for map in [res.requests.as_ref().unwrap(), res.limits.as_ref().unwrap()] {
+        assert_eq!(
+            (map["cpu"].0.as_str(), map["memory"].0.as_str()),
+            ("2", "1Gi")
+        );
+    }
+    let mut s = spec();
+    s.resources = Resources {
+        memory_request: Some("512Mi".into()),
+        ..Default::default()
+    };
+    let r = render(&s).unwrap();
+    let res = container(&r.job).resources.as_ref().unwrap();
+    assert_eq!(res.requests.as_ref().unwrap().len(), 1);
+    assert!(res.limits.is_none());
+    assert!(r.collector.spec.unwrap().containers[0].resources.is_none());
+}
+
+#[test]
+fn the_workflow_applies_waits_copies_merges_and_cleans_up() {
+    let r = render(&spec()).unwrap();
+    let lines: Vec<&str> = r.steps.iter().map(|s| s.line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "kubectl apply -f loaders.yaml",
+            "kubectl -n bench wait --for=condition=complete --timeout=3600s job/cqlbench-loaders",
+            "kubectl -n bench wait --for=condition=Ready --timeout=300s pod/cqlbench-loaders-collector",
+            "kubectl -n bench cp cqlbench-loaders-collector:/results/run-20261124-123402 ./run-20261124-123402",
+            "cqlbench merge ./run-20261124-123402/shard-*.json --out run-20261124-123402.json",
+            "kubectl -n bench delete job/cqlbench-loaders pod/cqlbench-loaders-collector \
+             secret/cqlbench-loaders-credentials pvc/cqlbench-loaders-results",
+        ]
+    );
+    let mut s = spec();
+    s.manifest = Some("my dir/it's.yaml".into());
+    assert_eq!(
+        render(&s).unwrap().steps[0].line,
+        r#"kubectl apply -f "my dir/it's.yaml""#
+    );
+    s.manifest = None;
+    assert_eq!(render(&s).unwrap().steps[0].line, "kubectl apply -f -");
+}
+
+#[test]
+fn the_default_run_id_is_the_utc_time_as_a_dns_label() {
+    let id = default_run_id(1_795_314_605);
+    assert_eq!(id, "run-20261122-023005");
+    assert!(crate::k8s::dns_label("run id", &id, 63).is_ok());
+}
+
+/// `render` of `spec()` changed by `change` fails with exactly `message`.
+fn refused(change: impl FnOnce(&mut LoadersSpec), message: &str) {
+    let mut s = spec();
+    change(&mut s);
+    let e = render(&s).unwrap_err();
+    assert_eq!(e, message);
+    assert!(!e.contains('\n'));
+}
+
+#[test]
+fn refuses_zero_or_too_many_shards_and_bad_job_limits() {
+    refused(
+        |s| s.shards = 0,
+        "--shards 0: give 1 to 100000 (Kubernetes' limit for an Indexed Job)",
+    );
+    refused(
+        |s| s.shards = 100_001,
+        "--shards 100001: give 1 to 100000 (Kubernetes' limit for an Indexed Job)",
+    );
+    refused(
+        |s| s.backoff_limit = u32::MAX,
+        "--backoff-limit 4294967295: give at most 2147483647",
+    );
+    refused(
+        |s| s.wait_timeout = Duration::from_millis(500),
+        "--timeout must be at least 1s",
+    );
+}
+
+#[test]
+fn refuses_names_that_are_not_dns_labels() {
+    for bad in ["", "Loaders", "loaders_1", "-loaders", "a.b"] {
+        let e = render(&LoadersSpec {
+            name: bad.into(),
+            ..spec()
+        })
+        .unwrap_err();
+        assert!(
+            e.starts_with(&format!("--name '{bad}' is not a DNS-1123 label")),
+            "{e}"
+        );
+    }
+    // NAME-credentials must fit in 63 characters.
+    assert!(
+        render(&LoadersSpec {
+            name: "a".repeat(51),
+            ..spec()
+        })
+        .is_ok()
+    );
+    let e = render(&LoadersSpec {
+        name: "a".repeat(52),
+        ..spec()
+    })
+    .unwrap_err();
+    assert!(e.contains("give 1 to 51"), "{e}");
+    let e = render(&LoadersSpec {
+        namespace: "Bench".into(),
+        ..spec()
+    })
+    .unwrap_err();
+    assert!(
+        e.starts_with("--namespace 'Bench' is not a DNS-1123 label"),
+        "{e}"
+    );
+    // What `cqlbench run --run-id` and a label value both accept.
+    for bad in ["run/1", "Run-1", "-run", "run.", "", &"r".repeat(64)] {
+        let e = render(&LoadersSpec {
+            run_id: bad.into(),
+            ..spec()
+        })
+        .unwrap_err();
+        let want = format!("--run-id '{bad}' is not a run id that is also a Kubernetes label");
+        assert!(e.starts_with(&want), "{e}");
+    }
+    for ok in ["r", "kv_1.a-2", &"r".repeat(63)] {
+        let id = ok.to_string();
+        assert!(
+            render(&LoadersSpec {
+                run_id: id,
+                ..spec()
+            })
+            .is_ok(),
+            "{ok}"
+        );
+    }
+}
+
+#[test]
+fn refuses_an_empty_image() {
+    for bad in ["", "  "] {
+        refused(
+            |s| s.image = bad.into(),
+            "--image is empty: give the cqlbench container image, e.g. registry.example/cqlbench:0.1",
+        );
+    }
+    refused(
+        |s| s.image = "a b".into(),
+        "--image 'a b' contains white space: give one image reference",
+    );
+}
+
+#[test]
+fn refuses_run_arguments_the_renderer_owns() {
+    for flag in [
+        "--shard",
+        "--run-id",
+        "--out",
+        "--credentials-file",
+        "--loaders",
+        "--start-at",
+        "--cluster",
+    ] {
+        for form in [
+            vec![flag.to_string(), "x".into()],
+            vec![format!("{flag}=x")],
+        ] {
+            let mut s = spec();
+            s.run_args.extend(form);
+            let e = render(&s).unwrap_err();
+            assert!(
+                e.starts_with(&format!("run argument '{flag}' is not allowed: ")),
+                "{e}"
+            );
+        }
+    }
+    // A flag that merely starts like one of them is the run's business.
+    let mut s = spec();
+    s.run_args
+        .extend(["--output-format".into(), "--sharding=x".into()]);
+    assert!(render(&s).is_ok());
+    refused(
+        |s| s.run_args.clear(),
+        "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m",
+    );
+    refused(
+        |s| s.run_args.insert(0, "run".into()),
+        "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …",
+    );
+}
+
+#[test]
+fn refuses_credentials_without_both_lines_and_bad_object_names() {
+    let without = |username: &str, password: &str| {
+        CredentialsSource::Given(Credentials {
+            username: username.into(),
+            password: password.into(),
+        })
+    };
+    let message =
+        "the credentials need a user name and a password (two lines of the credentials file)";
+    refused(|s| s.credentials = without("", "pw"), message);
+    refused(|s| s.credentials = without("bench", ""), message);
+    let e = render(&LoadersSpec {
+        credentials: CredentialsSource::Secret("Creds".into()),
+        ..spec()
+    });
+    assert!(
+        e.unwrap_err()
+            .starts_with("--secret 'Creds' is not a DNS-1123 subdomain")
+    );
+    let e = render(&LoadersSpec {
+        results: ResultsClaim::Existing("a_b".into()),
+        ..spec()
+    });
+    assert!(
+        e.unwrap_err()
+            .starts_with("--results-claim 'a_b' is not a DNS-1123 subdomain")
+    );
+    let class = ResultsClaim::New {
+        size: "1Gi".into(),
+        storage_class: Some("Fast".into()),
+    };
+    let e = render(&LoadersSpec {
+        results: class,
+        ..spec()
+    })
+    .unwrap_err();
+    assert!(
+        e.starts_with("--storage-class 'Fast' is not a DNS-1123 subdomain"),
+        "{e}"
+    );
+}
+
+#[test]
+fn refuses_quantities_kubernetes_would_not_parse() {
+    refused(
+        |s| {
+            s.results = ResultsClaim::New {
+                size: "1GB".into(),
+                storage_class: None,
+            }
+        },
+        "--results-size '1GB' is not a positive Kubernetes quantity: give e.g. 1Gi or 500Mi",
+    );
+    refused(
+        |s| s.resources.cpu_limit = Some("two".into()),
+        "--cpu 'two' is not a positive Kubernetes quantity: give e.g. 500m or 2",
+    );
+    refused(
+        |s| s.resources.memory_request = Some("0".into()),
+        "--memory '0' is not a positive Kubernetes quantity: give e.g. 512Mi or 2Gi",
+    );
+}

@@ -1,0 +1,152 @@
+//! Checking a loaders spec before anything is rendered: names, image, shards, run id and
+//! arguments, credentials, results claim and resources, each refused in one line.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ResourceRequirements;
+
+use super::{CredentialsSource, LoadersSpec, MAX_NAME_LEN, MAX_SHARDS, Resources, ResultsClaim};
+use crate::error::Invalid;
+use crate::k8s::{dns_label, dns_subdomain, label_value, quantity};
+
+/// `cqlbench run` flags the renderer sets itself (or that make no sense in a pod), and why.
+const OWNED_FLAGS: [(&str, &str); 7] = [
+    ("--shard", "each pod's shard is set by the Job"),
+    ("--run-id", "give --run-id to `k8s loaders` itself"),
+    ("--out", "each shard writes /results/RUN_ID/shard-I.json"),
+    (
+        "--credentials-file",
+        "credentials reach the pods from a Secret: give --credentials-file or --secret to `k8s loaders` itself",
+    ),
+    ("--loaders", "the Job's shards are the loaders"),
+    ("--start-at", "`k8s loaders` owns the shards' start"),
+    (
+        "--cluster",
+        "a pod has no local clusters: give the contact points with --hosts",
+    ),
+];
+
+/// Checks `spec`; returns the loader container's resources.
+pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Invalid> {
+    dns_label("--name", &spec.name, MAX_NAME_LEN)?;
+    dns_label("--namespace", &spec.namespace, 63)?;
+    if spec.image.trim().is_empty() {
+        return Err(crate::invalid!(
+            "--image is empty: give the cqlbench container image, e.g. registry.example/cqlbench:0.1"
+        ));
+    }
+    if spec
+        .image
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(crate::invalid!(
+            "--image '{}' contains white space: give one image reference",
+            spec.image
+        ));
+    }
+    if spec.shards == 0 || spec.shards > MAX_SHARDS {
+        return Err(crate::invalid!(
+            "--shards {}: give 1 to {MAX_SHARDS} (Kubernetes' limit for an Indexed Job)",
+            spec.shards
+        ));
+    }
+    if spec.backoff_limit > i32::MAX as u32 {
+        return Err(crate::invalid!(
+            "--backoff-limit {}: give at most {}",
+            spec.backoff_limit,
+            i32::MAX
+        ));
+    }
+    run_id(&spec.run_id)?;
+    if spec.wait_timeout < Duration::from_secs(1) {
+        return Err(crate::invalid!("--timeout must be at least 1s"));
+    }
+    validate_run_args(&spec.run_args)?;
+    match &spec.credentials {
+        CredentialsSource::None => {}
+        CredentialsSource::Secret(name) => dns_subdomain("--secret", name)?,
+        CredentialsSource::Given(c) => {
+            if c.username.trim().is_empty() || c.password.is_empty() {
+                return Err(crate::invalid!(
+                    "the credentials need a user name and a password (two lines of the credentials file)"
+                ));
+            }
+        }
+    }
+    match &spec.results {
+        ResultsClaim::New {
+            size,
+            storage_class,
+        } => {
+            quantity("--results-size", size, "1Gi or 500Mi")?;
+            if let Some(class) = storage_class {
+                dns_subdomain("--storage-class", class)?;
+            }
+        }
+        ResultsClaim::Existing(name) => dns_subdomain("--results-claim", name)?,
+    }
+    resources(&spec.resources)
+}
+
+/// A run id that `cqlbench run --run-id` and a Kubernetes label value both accept.
+fn run_id(s: &str) -> Result<(), Invalid> {
+    if label_value("--run-id", s).is_err() || s.bytes().any(|c| c.is_ascii_uppercase()) {
+        return Err(crate::invalid!(
+            "--run-id '{s}' is not a run id that is also a Kubernetes label: give 1 to 63 \
+             lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+        ));
+    }
+    Ok(())
+}
+
+fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
+    let Some(first) = args.first() else {
+        return Err(crate::invalid!(
+            "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m"
+        ));
+    };
+    if first == "run" {
+        return Err(crate::invalid!(
+            "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …"
+        ));
+    }
+    for arg in args {
+        let flag = arg.split('=').next().unwrap_or(arg);
+        if let Some((flag, why)) = OWNED_FLAGS.iter().find(|(f, _)| *f == flag) {
+            return Err(crate::invalid!(
+                "run argument '{flag}' is not allowed: {why}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resources(r: &Resources) -> Result<ResourceRequirements, Invalid> {
+    let mut requests = BTreeMap::new();
+    let mut limits = BTreeMap::new();
+    for (value, flag, key, example, is_limit) in [
+        (&r.cpu_request, "--cpu", "cpu", "500m or 2", false),
+        (&r.cpu_limit, "--cpu", "cpu", "500m or 2", true),
+        (
+            &r.memory_request,
+            "--memory",
+            "memory",
+            "512Mi or 2Gi",
+            false,
+        ),
+        (&r.memory_limit, "--memory", "memory", "512Mi or 2Gi", true),
+    ] {
+        if let Some(v) = value {
+            let q = quantity(flag, v, example)?;
+            let map = if is_limit { &mut limits } else { &mut requests };
+            map.insert(key.to_string(), q);
+        }
+    }
+    Ok(ResourceRequirements {
+        requests: (!requests.is_empty()).then_some(requests),
+        limits: (!limits.is_empty()).then_some(limits),
+        ..Default::default()
+    })
+}

@@ -1,0 +1,161 @@
+//! Scraping nodes' metrics endpoints: one, or all at once; why a scrape gave no reading; the
+//! highest pending compactions of the answers.
+
+use std::time::Duration;
+
+use super::names::NAMES;
+use super::prometheus;
+use super::reading::{NodeReading, reading};
+use super::sampler::Endpoint;
+
+/// Why a scrape gave no reading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScrapeError {
+    /// e.g. "node2: 127.0.0.2:7302: no answer within 5.0s".
+    pub message: String,
+    /// The node refused the connection: nothing listens there (the node is down).
+    pub refused: bool,
+}
+
+impl std::fmt::Display for ScrapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The metric families [`NAMES`] belong to, for the exporter's `name[]` filter: a scrape
+/// then carries the dozen series the sampler reads instead of ~1,000 lines. A server that
+/// ignores the filter still answers in full.
+fn name_filter() -> String {
+    let mut families: Vec<&str> = Vec::new();
+    for n in NAMES {
+        for f in [
+            *n,
+            n.strip_suffix("_total").unwrap_or(n),
+            n.strip_suffix("_sum").unwrap_or(n),
+        ] {
+            if !families.contains(&f) {
+                families.push(f);
+            }
+        }
+    }
+    families
+        .iter()
+        .map(|f| format!("name[]={f}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Scrapes one endpoint.
+pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, ScrapeError> {
+    let path = format!("/metrics?{}", name_filter());
+    let text = prometheus::scrape_path(&e.host, e.port, &path, timeout).map_err(|err| {
+        let timed_out = matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        );
+        let what = if timed_out {
+            format!("no answer within {:.1}s", timeout.as_secs_f64())
+        } else {
+            err.to_string()
+        };
+        ScrapeError {
+            message: format!("{}: {}:{}: {what}", e.node, e.host, e.port),
+            refused: err.kind() == std::io::ErrorKind::ConnectionRefused,
+        }
+    })?;
+    Ok(reading(&prometheus::parse_named(&text, NAMES)))
+}
+
+/// Scrapes every endpoint at once (one thread each).
+pub fn scrape_all(
+    endpoints: &[Endpoint],
+    timeout: Duration,
+) -> Vec<Result<NodeReading, ScrapeError>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = endpoints
+            .iter()
+            .map(|e| s.spawn(move || scrape_node(e, timeout)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ScrapeError {
+                        message: "scrape panicked".into(),
+                        refused: false,
+                    })
+                })
+            })
+            .collect()
+    })
+}
+
+/// Highest pending compactions over the nodes that answered; `None` when none did.
+pub fn max_pending(readings: &[Result<NodeReading, ScrapeError>]) -> Option<f64> {
+    readings
+        .iter()
+        .filter_map(|r| r.as_ref().ok().and_then(|r| r.pending_compactions))
+        .reduce(f64::max)
+}
+
+/// Why a figure could not be measured, e.g. "node1: 127.0.0.1:7301: no answer within 5.0s".
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotMeasured(pub String);
+
+/// Highest pending compactions over every node, or why it could not be read: a node that did
+/// not answer may be the one with the most, so any missing node makes the figure unknown.
+pub fn max_pending_of_all(
+    readings: &[Result<NodeReading, ScrapeError>],
+) -> Result<f64, NotMeasured> {
+    let mut max: Option<f64> = None;
+    for r in readings {
+        let r = r.as_ref().map_err(|e| NotMeasured(e.message.clone()))?;
+        let p = r.pending_compactions.ok_or_else(|| {
+            NotMeasured("a node's endpoint exports no pending compactions".into())
+        })?;
+        max = Some(max.map_or(p, |m: f64| m.max(p)));
+    }
+    max.ok_or_else(|| NotMeasured("no metrics endpoint to read pending compactions from".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_filter_asks_for_every_family_read() {
+        let f = name_filter();
+        for n in [
+            "name[]=org_apache_cassandra_metrics_compaction_value",
+            "name[]=process_cpu_seconds_total",
+            "name[]=process_cpu_seconds&",
+            "name[]=jvm_gc_collection_seconds&",
+        ] {
+            assert!(f.contains(n), "{n} in {f}");
+        }
+        // Each name, and the family of each `_total` and `_sum` one.
+        let suffixed = NAMES
+            .iter()
+            .filter(|n| n.ends_with("_total") || n.ends_with("_sum"))
+            .count();
+        assert_eq!(f.matches("name[]=").count(), NAMES.len() + suffixed);
+    }
+
+    #[test]
+    fn a_scrape_of_a_closed_port_says_refused() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let e = Endpoint {
+            node: "node9".into(),
+            host: "127.0.0.1".into(),
+            port,
+        };
+        let err = scrape_node(&e, Duration::from_secs(1)).unwrap_err();
+        assert!(err.refused, "{err}");
+        assert!(err.message.starts_with("node9: 127.0.0.1:"), "{err}");
+    }
+}

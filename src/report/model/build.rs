@@ -1,0 +1,267 @@
+//! The model from loaded results: runs grouped by scenario and environment (their response
+//! histograms merged), verifications attached to their runs, capacity searches and scaling
+//! runs in file order, each environment's latest probe; and a note for every warning a result
+//! carries and every choice made.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hdrhistogram::Histogram;
+
+use super::{EnvRuns, ProbeRow, Report, RunTimeline, ScenarioGroup, scenario_of, spectrum};
+use crate::report::capacity::SearchReport;
+use crate::report::{Input, ReportError};
+use crate::result::probe::ProbeResult;
+use crate::result::{CapacityResult, PhaseResult, PhaseSummary, RunResult, ScalingResult};
+use crate::result::{VerifyResult, capacity::CapacityStatus};
+use crate::spec::LoadMode;
+use crate::stats::{Percentiles, decode, new_histogram};
+
+impl Report {
+    /// Builds the model from loaded results, in the order given (environments appear in the
+    /// order of their first file).
+    pub fn build(inputs: &[Input]) -> Result<Report, ReportError> {
+        let mut b = Builder::default();
+        for input in inputs {
+            match input {
+                Input::Run { path, result } => b.run(path, result)?,
+                Input::Verify { .. } => {}
+                Input::Scaling { path, result } => b.scaling(path, result),
+                Input::Capacity { path, result } => b.capacity(path, result),
+                Input::Probe { path, result } => b.probe(path, result),
+            }
+        }
+        // Verifications go with the run they verified.
+        for input in inputs {
+            if let Input::Verify { path, result } = input {
+                b.verify(path, result);
+            }
+        }
+        Ok(b.finish())
+    }
+}
+
+/// The runs of one scenario as they are gathered.
+struct GroupAcc {
+    scenario: String,
+    workload: String,
+    open_rate_per_s: Option<f64>,
+    /// Per environment, in order of first appearance: its runs' throughputs and their merged
+    /// response histogram.
+    envs: Vec<(String, Vec<f64>, Histogram<u64>)>,
+    runs: Vec<RunTimeline>,
+}
+
+/// The report so far.
+#[derive(Default)]
+struct Builder<'a> {
+    report: Report,
+    groups: Vec<GroupAcc>,
+    /// Each environment's latest probe and how many it has.
+    probes: BTreeMap<String, (PathBuf, &'a ProbeResult, usize)>,
+    /// Environments in order of their first probe.
+    probe_order: Vec<String>,
+}
+
+fn main_phase(result: &RunResult) -> Option<&PhaseResult> {
+    result.phases.iter().rev().find(|p| p.name == "main")
+}
+
+impl<'a> Builder<'a> {
+    fn note(&mut self, note: String) {
+        self.report.notes.push(note);
+    }
+
+    /// A run into its scenario's group: its timeline, its throughput and its histogram.
+    fn run(&mut self, path: &Path, result: &RunResult) -> Result<(), ReportError> {
+        for w in &result.warnings {
+            self.note(format!("{} ({}): {w}", result.env, path.display()));
+        }
+        let (Some(scenario), Some(summary)) = (scenario_of(result), result.main_summary()) else {
+            self.note(format!(
+                "{} ({}): no main-phase summary, left out",
+                result.env,
+                path.display()
+            ));
+            return Ok(());
+        };
+        let group = self.group(scenario, result);
+        if let Some(main) = main_phase(result) {
+            group.runs.push(RunTimeline::of(path, result, main));
+        }
+        group.add(path, &result.env, summary)
+    }
+
+    /// The group of `scenario`, made (with `result`'s workload and rate) if it is the first.
+    fn group(&mut self, scenario: String, result: &RunResult) -> &mut GroupAcc {
+        let gi = match self.groups.iter().position(|g| g.scenario == scenario) {
+            Some(i) => i,
+            None => {
+                let rate = main_phase(result).and_then(|p| match p.load.mode {
+                    // A share is a different rate per environment: not a row of the table by
+                    // rate.
+                    LoadMode::Open { .. } if result.rate_share.is_some() => None,
+                    LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+                    LoadMode::Closed { .. } => None,
+                });
+                self.groups.push(GroupAcc {
+                    scenario,
+                    workload: result.workload.label(),
+                    open_rate_per_s: rate,
+                    envs: Vec::new(),
+                    runs: Vec::new(),
+                });
+                self.groups.len() - 1
+            }
+        };
+        &mut self.groups[gi]
+    }
+
+    fn scaling(&mut self, path: &Path, result: &ScalingResult) {
+        if result.status != CapacityStatus::Completed {
+            self.note(format!(
+                "{} ({}): scaling run not completed: {} of {} sizes searched",
+                result.env,
+                path.display(),
+                result.points.len(),
+                result.sizes.len()
+            ));
+        }
+        self.report.scaling.push(result.clone());
+    }
+
+    fn capacity(&mut self, path: &Path, result: &CapacityResult) {
+        let search = SearchReport::of(path.to_path_buf(), result);
+        if let Some(status) = &search.status {
+            self.note(format!(
+                "{} ({}): capacity search {status}: verdict from the steps so far",
+                result.env,
+                path.display()
+            ));
+        }
+        self.report.capacity.push(search);
+    }
+
+    /// Keeps the latest probe of each environment, and counts them.
+    fn probe(&mut self, path: &Path, result: &'a ProbeResult) {
+        if !result.complete {
+            self.note(format!(
+                "{} ({}): probe incomplete, figures of the profiles it finished",
+                result.env,
+                path.display()
+            ));
+        }
+        let order = &mut self.probe_order;
+        let slot = self.probes.entry(result.env.clone()).or_insert_with(|| {
+            order.push(result.env.clone());
+            (path.to_path_buf(), result, 0)
+        });
+        slot.2 += 1;
+        if result.started_unix_s > slot.1.started_unix_s {
+            (slot.0, slot.1) = (path.to_path_buf(), result);
+        }
+    }
+
+    /// A verification, with the run it verified.
+    fn verify(&mut self, path: &Path, result: &VerifyResult) {
+        let run = self
+            .groups
+            .iter_mut()
+            .flat_map(|g| g.runs.iter_mut())
+            .find(|r| crate::fsutil::same_file(&r.path, &result.run));
+        match run {
+            Some(r) => r.verify = Some(result.clone()),
+            None => self.note(format!(
+                "{}: verifies {}, which is not in this report",
+                path.display(),
+                result.run.display()
+            )),
+        }
+    }
+
+    /// The groups with their percentiles and spectra, and each environment's latest probe.
+    fn finish(mut self) -> Report {
+        self.report.groups = self.groups.into_iter().map(GroupAcc::finish).collect();
+        for env in self.probe_order {
+            let (path, result, count) = &self.probes[&env];
+            if *count > 1 {
+                self.report.notes.push(format!(
+                    "{env}: {count} probes, the latest ({}) is shown",
+                    path.display()
+                ));
+            }
+            self.report.probes.push(ProbeRow {
+                env,
+                summary: result.summary.clone(),
+            });
+        }
+        self.report
+    }
+}
+
+impl GroupAcc {
+    /// A run's throughput and response histogram, under its environment.
+    fn add(&mut self, path: &Path, env: &str, summary: &PhaseSummary) -> Result<(), ReportError> {
+        let ei = match self.envs.iter().position(|e| e.0 == env) {
+            Some(i) => i,
+            None => {
+                self.envs
+                    .push((env.to_string(), Vec::new(), new_histogram()));
+                self.envs.len() - 1
+            }
+        };
+        let (_, ops_per_s, h) = &mut self.envs[ei];
+        merged(path, &summary.all.response_histogram_ns, h)?;
+        ops_per_s.push(summary.ops_per_s);
+        Ok(())
+    }
+
+    fn finish(self) -> ScenarioGroup {
+        ScenarioGroup {
+            scenario: self.scenario,
+            workload: self.workload,
+            open_rate_per_s: self.open_rate_per_s,
+            envs: self
+                .envs
+                .into_iter()
+                .map(|(env, ops_per_s, h)| EnvRuns {
+                    env,
+                    ops_per_s,
+                    response: Percentiles::of(&h),
+                    spectrum: spectrum(&h),
+                })
+                .collect(),
+            runs: self.runs,
+        }
+    }
+}
+
+impl RunTimeline {
+    /// The run's main phase on the run's time axis.
+    fn of(path: &Path, result: &RunResult, main: &PhaseResult) -> RunTimeline {
+        RunTimeline {
+            env: result.env.clone(),
+            path: path.to_path_buf(),
+            offset_s: main.offset_s,
+            intervals: main.intervals.clone(),
+            metrics: result.metrics.as_deref().cloned(),
+            target_rate_per_s: match main.load.mode {
+                LoadMode::Open { rate_per_s, .. } => Some(rate_per_s),
+                LoadMode::Closed { .. } => None,
+            },
+            events: result.events.clone(),
+            verify: None,
+            merged: result.merged.clone(),
+        }
+    }
+}
+
+/// Adds the histogram `encoded` (of the run at `path`) into `into`.
+fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), ReportError> {
+    let bad = |message: String| ReportError::BadHistogram {
+        path: path.to_path_buf(),
+        message,
+    };
+    let h = decode(encoded).map_err(|e| bad(e.0))?;
+    into.add(&h).map_err(|e| bad(format!("{e:?}")))
+}

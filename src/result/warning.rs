@@ -1,0 +1,379 @@
+//! Quality problems a reader must see next to the numbers, and the checks of a finished phase
+//! that raise them.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{IntervalRecord, PhaseResult, PhaseSummary};
+
+/// Quality problems a reader must see next to the numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Warning {
+    RateNotAchieved {
+        phase: String,
+        target_per_s: f64,
+        achieved_per_s: f64,
+    },
+    ClientSaturated {
+        phase: String,
+        cpu_util: f64,
+    },
+    Errors {
+        phase: String,
+        errors: u64,
+        ops: u64,
+    },
+    TooFewSamples {
+        phase: String,
+        ops: u64,
+    },
+    /// The warmup left a backlog that the measured window caught up.
+    BacklogCarriedOver {
+        phase: String,
+        ops: u64,
+        scheduled: u64,
+        ops_per_s: f64,
+        target_per_s: f64,
+    },
+    /// Compactions (typically of the rampup's writes) were pending when the measured window
+    /// began and ran during it: the window's figures include their cost.
+    CompactionsInWindow {
+        phase: String,
+        /// Highest pending compactions of any node at the window's start.
+        pending_at_start: f64,
+        /// Share of the window's samples with a compaction pending on some node.
+        busy_share: f64,
+    },
+    Interrupted,
+    /// A node's process went away during the run without a scheduled fault naming it.
+    NodeDied {
+        phase: String,
+        node: String,
+        /// Seconds since the run's start.
+        at_s: f64,
+    },
+    /// Appending to the acknowledged-write ledger failed (a full disk, say): the run went on,
+    /// but writes acknowledged from then on are not in the ledger, so `verify` cannot vouch
+    /// for them.
+    LedgerFailed {
+        phase: String,
+        error: String,
+    },
+    /// One shard of a merged run could not keep up: the merged throughput is short by its
+    /// part, or the merged latencies include its own delays.
+    ShardBehind {
+        shard: String,
+        reasons: Vec<String>,
+    },
+    /// The shards' main phases did not start together.
+    ShardStartSpread {
+        spread_ms: f64,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RateNotAchieved {
+                phase,
+                target_per_s,
+                achieved_per_s,
+            } => write!(
+                f,
+                "{phase}: achieved {achieved_per_s:.0} ops/s of the {target_per_s:.0} targeted ({:.1}%): the cluster or the client could not keep up; response times include the queueing",
+                100.0 * achieved_per_s / target_per_s
+            ),
+            Warning::ClientSaturated { phase, cpu_util } => write!(
+                f,
+                "{phase}: the client used {:.0}% of its threads' CPU: it may be the bottleneck, not the cluster (add --threads or another client)",
+                cpu_util * 100.0
+            ),
+            Warning::Errors { phase, errors, ops } => {
+                write!(
+                    f,
+                    "{phase}: {errors} errors in {ops} operations ({:.2}%)",
+                    100.0 * *errors as f64 / (*ops).max(1) as f64
+                )
+            }
+            Warning::TooFewSamples { phase, ops } => {
+                write!(
+                    f,
+                    "{phase}: only {ops} operations measured: high percentiles are not meaningful"
+                )
+            }
+            Warning::BacklogCarriedOver {
+                phase,
+                ops,
+                scheduled,
+                ops_per_s,
+                target_per_s,
+            } => write!(
+                f,
+                "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
+                100.0 * *ops as f64 / (*scheduled).max(1) as f64,
+                100.0 * ops_per_s / target_per_s
+            ),
+            Warning::CompactionsInWindow {
+                phase,
+                pending_at_start,
+                busy_share,
+            } => write!(
+                f,
+                "{phase}: {pending_at_start:.0} compactions were pending when the measured window began (the rampup's writes still compacting), and some were pending in {:.0}% of the window's samples: its throughput and latency include their cost; wait for compactions first (e.g. a fill, then --skip-rampup) or use a longer warmup",
+                busy_share * 100.0
+            ),
+            Warning::Interrupted => write!(
+                f,
+                "the run was interrupted: the result holds what was measured until then"
+            ),
+            Warning::NodeDied { phase, node, at_s } => write!(
+                f,
+                "{phase}: {node} died {at_s:.0}s into the run (no scheduled fault named it): the operations it coordinated or replicated failed or went to other replicas from then on"
+            ),
+            Warning::ShardBehind { shard, reasons } => write!(
+                f,
+                "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
+                reasons.join("; ")
+            ),
+            Warning::ShardStartSpread { spread_ms } => write!(
+                f,
+                "the shards' main phases started {spread_ms:.0} ms apart: the merged intervals' edges are blurred by that much"
+            ),
+            Warning::LedgerFailed { phase, error } => write!(
+                f,
+                "{phase}: the acknowledged-write ledger could not be written ({error}): writes acknowledged from then on are not in it, and verify does not check them"
+            ),
+        }
+    }
+}
+
+/// A warning when compactions were pending at the start of a phase's measured window (from
+/// the run's server metrics, when sampled).
+pub fn compaction_warning(
+    phase: &PhaseResult,
+    metrics: &crate::result::series::MetricSeries,
+) -> Option<Warning> {
+    let measured: Vec<&IntervalRecord> = phase
+        .intervals
+        .iter()
+        .filter(|i| !i.warmup && !i.drain)
+        .collect();
+    let (first, last) = (measured.first()?, measured.last()?);
+    let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
+    // The highest pending count of any node in each sample of the window that has one.
+    let pending: Vec<f64> = metrics
+        .samples
+        .iter()
+        .filter(|s| s.t_s >= start && s.t_s <= end)
+        .filter_map(|s| {
+            s.nodes
+                .iter()
+                .filter_map(|n| n.pending_compactions)
+                .reduce(f64::max)
+        })
+        .collect();
+    let at_start = *pending.first()?;
+    if at_start < 1.0 {
+        return None;
+    }
+    let busy = pending.iter().filter(|p| **p >= 1.0).count() as f64 / pending.len() as f64;
+    Some(Warning::CompactionsInWindow {
+        phase: phase.name.clone(),
+        pending_at_start: at_start,
+        busy_share: busy,
+    })
+}
+
+/// Typed warnings for a finished phase.
+pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
+    let mut w = Vec::new();
+    if let (Some(target), Some(ratio)) = (s.target_rate_per_s, s.achieved_ratio)
+        && ratio < 0.99
+    {
+        w.push(Warning::RateNotAchieved {
+            phase: phase.into(),
+            target_per_s: target,
+            achieved_per_s: target * ratio,
+        });
+    }
+    if s.client_cpu_util > 0.9 {
+        w.push(Warning::ClientSaturated {
+            phase: phase.into(),
+            cpu_util: s.client_cpu_util,
+        });
+    }
+    if s.errors > 0 && s.errors as f64 > 0.001 * (s.ok + s.errors) as f64 {
+        w.push(Warning::Errors {
+            phase: phase.into(),
+            errors: s.errors,
+            ops: s.ok + s.errors,
+        });
+    }
+    if let (Some(carried), Some(scheduled), Some(target)) =
+        (s.carried_over_ops, s.scheduled_ops, s.target_rate_per_s)
+        && carried as f64 > 0.001 * scheduled as f64
+    {
+        w.push(Warning::BacklogCarriedOver {
+            phase: phase.into(),
+            ops: carried,
+            scheduled,
+            ops_per_s: s.ops_per_s,
+            target_per_s: target,
+        });
+    }
+    if s.ok < 1000 {
+        w.push(Warning::TooFewSamples {
+            phase: phase.into(),
+            ops: s.ok,
+        });
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::result::OpSummary;
+    use crate::stats::OpStats;
+
+    fn summary(
+        target: Option<f64>,
+        ratio: Option<f64>,
+        util: f64,
+        ok: u64,
+        errors: u64,
+    ) -> PhaseSummary {
+        let all = OpSummary::of(&OpStats::default(), 1.0);
+        PhaseSummary {
+            measured_s: 10.0,
+            ok,
+            errors,
+            ops_per_s: ok as f64 / 10.0,
+            target_rate_per_s: target,
+            achieved_ratio: ratio,
+            scheduled_ops: None,
+            sent_on_schedule: None,
+            drain_s: 0.0,
+            carried_over_ops: None,
+            by_op: BTreeMap::new(),
+            all,
+            errors_by_kind: BTreeMap::new(),
+            client_cpu_s: 1.0,
+            client_cpu_util: util,
+            ops_per_client_cpu_s: 1.0,
+            client_max_rss_bytes: 0,
+            max_backlog: 0,
+            max_send_lag_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn warnings_flag_rate_saturation_errors_and_few_samples() {
+        let w = phase_warnings("main", &summary(Some(2000.0), Some(0.9), 0.95, 500, 10));
+        assert!(
+            matches!(w[0], Warning::RateNotAchieved { achieved_per_s, .. } if (achieved_per_s - 1800.0).abs() < 1e-6)
+        );
+        assert!(matches!(w[1], Warning::ClientSaturated { .. }));
+        assert!(matches!(w[2], Warning::Errors { errors: 10, .. }));
+        assert!(matches!(w[3], Warning::TooFewSamples { .. }));
+        assert!(w[0].to_string().contains("90.0%"));
+        assert!(
+            phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
+        );
+    }
+
+    #[test]
+    fn compactions_pending_at_the_window_start_are_a_warning() {
+        use crate::result::series::{MetricSeries, NodeSample, Sample};
+        let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let main = r
+            .phases
+            .iter()
+            .rev()
+            .find(|p| p.name == "main")
+            .unwrap()
+            .clone();
+        let measured: Vec<_> = main
+            .intervals
+            .iter()
+            .filter(|i| !i.warmup && !i.drain)
+            .collect();
+        let start = main.offset_s + measured[0].start_s;
+        let end = main.offset_s + measured.last().unwrap().end_s;
+        // Two nodes sampled each second; node 2 has compactions pending for the first 4 s of
+        // the window.
+        let series = |pending_for: f64| MetricSeries {
+            interval_s: 1.0,
+            nodes: vec!["node1".into(), "node2".into()],
+            samples: (0..)
+                .map(|i| start + f64::from(i))
+                .take_while(|t| *t <= end)
+                .map(|t| Sample {
+                    t_s: t,
+                    nodes: vec![
+                        NodeSample {
+                            pending_compactions: Some(0.0),
+                            ..Default::default()
+                        },
+                        NodeSample {
+                            pending_compactions: Some(if t < start + pending_for {
+                                3.0
+                            } else {
+                                0.0
+                            }),
+                            ..Default::default()
+                        },
+                    ],
+                    host: None,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let s = series(4.0);
+        let n = s.samples.len() as f64;
+        let w = compaction_warning(&main, &s).expect("pending at the start");
+        assert_eq!(
+            w,
+            Warning::CompactionsInWindow {
+                phase: "main".into(),
+                pending_at_start: 3.0,
+                busy_share: 4.0 / n,
+            }
+        );
+        assert!(w.to_string().contains("3 compactions were pending"), "{w}");
+        // None pending at the start: no warning, even if some start later.
+        let mut later = series(0.0);
+        later.samples.last_mut().unwrap().nodes[1].pending_compactions = Some(2.0);
+        assert_eq!(compaction_warning(&main, &later), None);
+        // No readings: nothing to say.
+        assert_eq!(compaction_warning(&main, &MetricSeries::default()), None);
+    }
+
+    #[test]
+    fn a_backlog_caught_up_inside_the_window_is_a_warning_with_its_figures() {
+        // The cold-node case: 2,000 ops/s targeted, 105.96% measured in the window because
+        // 4,177 operations of the warmup's schedule went out late inside it.
+        let mut s = summary(Some(2000.0), Some(1.0), 0.3, 127_152, 0);
+        s.ops_per_s = 2119.2;
+        s.scheduled_ops = Some(120_000);
+        s.carried_over_ops = Some(4_177);
+        let w = phase_warnings("main", &s);
+        assert_eq!(w.len(), 1, "{w:?}");
+        let text = w[0].to_string();
+        assert!(
+            text.starts_with("main: 4177 operations scheduled in the warmup were sent late"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(3.5% of its 120000)") && text.contains("106.0% of the 2000"),
+            "{text}"
+        );
+        // A few late sends at the boundary are not worth a warning.
+        s.carried_over_ops = Some(100);
+        assert!(phase_warnings("main", &s).is_empty());
+    }
+}
