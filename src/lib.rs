@@ -14,7 +14,7 @@
 //! below the load engine that runs them, and the shard barrier inside the load engine.)
 //!
 //! ```text
-//! error, format, fsutil, host, interrupt, testutil  leaves: one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; the signal flag; golden files in tests
+//! cancel, error, format, fsutil, host, interrupt, testutil  leaves: a cancellation token; one-line input errors; numbers, money and times for people; atomic files; this host's facts and clocks; the signal flag; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)
