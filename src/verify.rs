@@ -22,7 +22,7 @@ use scylla::value::{CqlValue, Row};
 
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::result::ledger::{Ledger, Mapping};
-use crate::result::verify::{Difference, FIRST_KEPT as FIRST, VERIFY_VERSION, VerifyResult};
+use crate::result::verify::{FIRST_KEPT as FIRST, Mismatch, VERIFY_VERSION, VerifyResult};
 use crate::spec::{Cl, OpKind, WorkloadSpec};
 use crate::stats::writes::Outcome;
 use crate::workload::image;
@@ -235,8 +235,9 @@ impl ProfileCheck {
             &|_| true,
         );
         let difference = |column: String, expected: String, found: String| {
-            Check::Different(Difference {
-                row: id,
+            Check::Different(Mismatch {
+                op: String::new(),
+                row: format!("{p}/{r}"),
                 column,
                 expected,
                 found,
@@ -247,7 +248,7 @@ impl ProfileCheck {
             crate::workload::check::Verdict::Unchecked => {
                 return Check::Unreadable("the row read back could not be identified".into());
             }
-            crate::workload::check::Verdict::Mismatch(m) if m.column == "(row)" => {
+            crate::workload::check::Verdict::Mismatch(m) if m.row_missing() => {
                 return Check::Missing;
             }
             crate::workload::check::Verdict::Mismatch(m) => {
@@ -300,7 +301,7 @@ impl ProfileCheck {
 pub enum Check {
     Present,
     Missing,
-    Different(Difference),
+    Different(Mismatch),
     Unreadable(String),
 }
 
@@ -312,8 +313,9 @@ pub fn compare(columns: &[String], k: u64, expected: &[CqlValue], found: Option<
     for (i, want) in expected.iter().enumerate() {
         let got = row.columns.get(i).and_then(|c| c.as_ref());
         if got != Some(want) {
-            return Check::Different(Difference {
-                row: k,
+            return Check::Different(Mismatch {
+                op: String::new(),
+                row: k.to_string(),
                 column: columns.get(i).cloned().unwrap_or_else(|| format!("#{i}")),
                 expected: show(Some(want)),
                 found: show(got),
@@ -636,7 +638,7 @@ mod tests {
         let Check::Different(d) = compare(&cols, 7, &want, Some(&row(changed))) else {
             panic!("a changed byte is a difference");
         };
-        assert_eq!((d.row, d.column.as_str()), (7, "payload"));
+        assert_eq!((d.row.as_str(), d.column.as_str()), ("7", "payload"));
         assert_ne!(d.expected, d.found);
         assert!(
             d.expected

@@ -16,7 +16,7 @@ use roaring::RoaringTreemap;
 use scylla::value::{CqlValue, Row};
 
 use super::{image, iot_devices, partitions, shapes};
-use crate::result::verify::{FIRST_KEPT as FIRST, ReadMismatch, ReadsVerified};
+use crate::result::verify::{FIRST_KEPT as FIRST, MISSING_ROW, Mismatch, ReadsVerified};
 use crate::spec::{WorkloadKind, WorkloadSpec};
 
 /// What one read showed.
@@ -26,7 +26,7 @@ pub enum Verdict {
     Matched(u64),
     /// Nothing returned could be compared, and nothing known written was absent.
     Unchecked,
-    Mismatch(ReadMismatch),
+    Mismatch(Mismatch),
 }
 
 /// The rows known written, and the counts of a run's checked reads.
@@ -37,7 +37,7 @@ pub struct ReadVerifier {
     rows_checked: AtomicU64,
     reads_unchecked: AtomicU64,
     mismatches: AtomicU64,
-    first: Mutex<Vec<ReadMismatch>>,
+    first: Mutex<Vec<Mismatch>>,
 }
 
 impl ReadVerifier {
@@ -116,7 +116,7 @@ pub fn column<'a>(names: &[String], row: &'a Row, name: &str) -> Option<&'a CqlV
 
 /// A mismatch of `op` on `row`.
 pub fn mismatch(op: &str, row: String, column: &str, expected: String, found: String) -> Verdict {
-    Verdict::Mismatch(ReadMismatch {
+    Verdict::Mismatch(Mismatch {
         op: op.to_string(),
         row,
         column: column.to_string(),
@@ -127,7 +127,7 @@ pub fn mismatch(op: &str, row: String, column: &str, expected: String, found: St
 
 /// The row absent although known written.
 pub fn missing(op: &str, row: String) -> Verdict {
-    mismatch(op, row, "(row)", "the row".into(), "no row".into())
+    mismatch(op, row, MISSING_ROW, "the row".into(), "no row".into())
 }
 
 /// What a built-in read asked for.
@@ -306,7 +306,7 @@ mod tests {
         // Absent: a mismatch only when known written.
         assert!(matches!(
             check_builtin(&spec, "read", at, &n, &[], &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "(row)"
+            Verdict::Mismatch(Mismatch { ref column, .. }) if column == "(row)"
         ));
         assert_eq!(
             check_builtin(&spec, "read", at, &n, &[], &no),
@@ -338,7 +338,7 @@ mod tests {
         // The first row of the slice absent while known written.
         assert!(matches!(
             check_builtin(&spec, "range", at, &n, &slice[1..], &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "(row)"
+            Verdict::Mismatch(Mismatch { ref column, .. }) if column == "(row)"
         ));
         // A row holding another row's value.
         let mut swapped = copy(&slice);
@@ -389,7 +389,7 @@ mod tests {
         bad[1].columns[4] = Some(CqlValue::Double(-1.0));
         assert!(matches!(
             check_builtin(&spec, "range", at, &n, &bad, &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "sensor_value"
+            Verdict::Mismatch(Mismatch { ref column, .. }) if column == "sensor_value"
         ));
     }
 
