@@ -40,7 +40,7 @@ use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
 use crate::stats::writes::Outcome;
 use crate::stats::{ErrorKind, Snapshot};
-use crate::workload::Workload;
+use crate::workload::{OpError, Prepared, Workload};
 
 /// Length of a reporting interval.
 pub const INTERVAL: Duration = Duration::from_secs(1);
@@ -103,17 +103,18 @@ pub trait Operations: Send + Sync + 'static {
     fn kind_of(e: &Self::Error) -> ErrorKind;
 }
 
-/// A workload's operations on a driver session.
-pub struct Driven {
+/// A workload's operations on a driver session. The executor is compiled for each workload:
+/// an operation's future is the workload's own [`Workload::execute`], polled where it stands.
+pub struct Driven<W: Workload> {
     pub session: Arc<Session>,
-    pub workload: Arc<Workload>,
+    pub workload: Arc<Prepared<W>>,
 }
 
-impl Operations for Driven {
-    type Error = crate::workload::OpError;
+impl<W: Workload> Operations for Driven<W> {
+    type Error = OpError;
 
     fn op_for(&self, cycle: u64) -> OpKind {
-        self.workload.op_for(cycle)
+        self.workload.workload.op_for(cycle)
     }
 
     fn execute(
@@ -121,14 +122,14 @@ impl Operations for Driven {
         kind: OpKind,
         cycle: u64,
         rampup: bool,
-    ) -> impl Future<Output = Result<(), crate::workload::OpError>> + Send {
-        self.workload.execute(&self.session, kind, cycle, rampup)
+    ) -> impl Future<Output = Result<(), OpError>> + Send {
+        W::execute(&self.workload, &self.session, kind, cycle, rampup)
     }
 
-    fn kind_of(e: &crate::workload::OpError) -> ErrorKind {
+    fn kind_of(e: &OpError) -> ErrorKind {
         match e {
-            crate::workload::OpError::Driver(e) => classify(e),
-            crate::workload::OpError::Mismatch => ErrorKind::Mismatch,
+            OpError::Driver(e) => classify(e),
+            OpError::Mismatch => ErrorKind::Mismatch,
         }
     }
 }

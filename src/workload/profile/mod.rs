@@ -15,6 +15,9 @@ pub mod cql;
 pub mod dist;
 pub mod run;
 pub mod values;
+pub mod workload;
+
+pub use workload::ProfileWorkload;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
