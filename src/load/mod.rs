@@ -4,6 +4,7 @@
 //! what it measured.
 
 pub mod barrier;
+pub mod driven;
 pub mod executor;
 mod phase;
 pub mod recorder;
@@ -230,7 +231,7 @@ impl Run<'_> {
             plan,
             stop,
             observer,
-            ops: Arc::new(executor::Driven { session, workload }),
+            ops: Arc::new(driven::Driven { session, workload }),
             rec,
             started,
         };

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::executor::{Driven, IntervalReport, PhaseOutcome, StopReason, run_phase};
+use super::driven::Driven;
+use super::executor::{IntervalReport, PhaseOutcome, StopReason, run_phase};
 use super::recorder::Recorder;
 use super::{Event, LoadError, RunPlan, ShardPlan, barrier};
 use crate::result::{IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RunStatus, Warning};
