@@ -1,5 +1,5 @@
 //! The load engine: connect, create the schema, run the rampup and main phases
-//! ([`phase`], on the [`executor`]), and record the result, HDR interval log and
+//! (`phase`, on the [`executor`]), and record the result, HDR interval log and
 //! acknowledged-write ledger as the intervals come ([`recorder`]), so an interrupted run keeps
 //! what it measured.
 
