@@ -4,12 +4,13 @@
 //! written only by writes of unknown outcome (failed or timed out) are read too, to say how
 //! many of them landed.
 //!
-//! A user-profile run's rows are (partition, row) pairs: its inserts' cycles map to them
-//! through [`RowPlan`], as do `INSERT` queries binding one row, and on a counter table the
-//! increments of its `UPDATE … c = c + ?` queries. A counter row must then hold its
-//! increment times the writes acknowledged, plus at most one more per write of unknown
-//! outcome.
+//! The run's workload ([`crate::workload::with`]) says which rows each cycle wrote
+//! ([`Workload::written_rows`]), how to read one back and what it must hold
+//! ([`Workload::check_row`], the comparison `--verify` makes too). A user-profile run's rows
+//! are (partition, row) pairs; on a counter table a row must hold its increment times the
+//! writes acknowledged, plus at most one more per write of unknown outcome.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,19 +19,15 @@ use futures::StreamExt;
 use roaring::RoaringTreemap;
 use scylla::client::session::Session;
 use scylla::statement::prepared::PreparedStatement;
-use scylla::value::{CqlValue, Row};
 
 use crate::load::session::{ConnectSpec, Credentials};
+use crate::result::RunResult;
 use crate::result::ledger::{Ledger, Mapping};
-use crate::result::verify::{Difference, FIRST_KEPT as FIRST, VERIFY_VERSION, VerifyResult};
-use crate::spec::{Cl, OpKind, WorkloadSpec};
+use crate::result::verify::{FIRST_KEPT as FIRST, Mismatch, VERIFY_VERSION, VerifyResult};
+use crate::spec::Cl;
 use crate::stats::writes::Outcome;
-use crate::workload::image;
-use crate::workload::keys::Keys;
-use crate::workload::profile::check::{RowIndex, check_rows, row_id};
-use crate::workload::profile::cql::{CqlType, Query, Verb};
-use crate::workload::profile::run::{INSERT, RowPlan};
-use crate::workload::profile::{Fields, Profile};
+use crate::workload::check::{RowId, Verdict, returned};
+use crate::workload::{Visit, Workload};
 
 /// What to verify and how.
 #[derive(Debug, Clone)]
@@ -71,79 +68,33 @@ pub enum VerifyError {
     Runtime(std::io::Error),
 }
 
-/// The rows a ledger's cycles wrote, acknowledged and of unknown outcome only.
-pub fn rows(ledger: &Ledger, workload: &WorkloadSpec) -> (RoaringTreemap, RoaringTreemap) {
-    let keys = Keys::new(workload.key_dist, workload.rows);
-    let of = |outcome| {
-        let mut rows = RoaringTreemap::new();
-        for (tag, cycles) in ledger.of(outcome) {
-            let sequential = tag.mapping == Mapping::Sequential;
-            match tag.op.name() {
-                _ if sequential || tag.op == OpKind::Write => {
-                    rows.extend(cycles.iter().map(|c| keys.write_row(c, sequential)))
-                }
-                "batch" => rows.extend(
-                    cycles
-                        .iter()
-                        .flat_map(|c| crate::workload::batch_rows(&keys, c)),
-                ),
-                // An lwt rewrites a row only as it is; a counter writes another table.
-                _ => {}
-            }
-        }
-        rows
-    };
-    let acked = of(Outcome::Acked);
-    let unknown = of(Outcome::Unknown) - &acked;
-    (acked, unknown)
-}
-
-/// A profile run's rows (`row_id`s): acknowledged, of unknown outcome only, and on a
-/// counter table each row's increments (acknowledged, unknown).
+/// The rows a ledger's cycles wrote.
 #[derive(Debug, Default)]
-pub struct ProfileRows {
+pub struct Written {
+    /// Rows an acknowledged write wrote.
     pub acked: RoaringTreemap,
+    /// Rows only writes of unknown outcome wrote.
     pub unknown: RoaringTreemap,
-    pub increments: std::collections::HashMap<u64, (u64, u64)>,
+    /// When the workload [`Workload::accumulates`]: each row's writes (acknowledged, unknown).
+    pub writes: HashMap<RowId, (u64, u64)>,
 }
 
-/// Maps a profile run's ledger to rows.
-pub fn profile_rows(ledger: &Ledger, profile: &Profile, workload: &WorkloadSpec) -> ProfileRows {
-    let plan = RowPlan::new(profile, workload);
-    let counter = profile.columns.iter().any(|c| c.ty == CqlType::Counter);
-    let mut out = ProfileRows::default();
+/// Maps a ledger's cycles to the rows they wrote.
+pub fn written<W: Workload>(w: &W, ledger: &Ledger) -> Written {
+    let count = w.accumulates();
+    let mut out = Written::default();
+    let mut rows = Vec::new();
     for outcome in [Outcome::Acked, Outcome::Unknown] {
-        let mut rows = RoaringTreemap::new();
+        let mut set = RoaringTreemap::new();
         for (tag, cycles) in ledger.of(outcome) {
             let sequential = tag.mapping == Mapping::Sequential;
-            let name = tag.op.name();
-            let query = profile.queries.get(name).map(|q| {
-                let fields = profile.file.queries[name].fields.unwrap_or(Fields::Samerow);
-                (q.verb, fields)
-            });
             for c in cycles.iter() {
-                let written = if sequential || name == INSERT {
-                    plan.insert_rows(profile, c, sequential)
-                } else {
-                    match query {
-                        // One row's INSERT (an LWT's too: applied or not, the row is there).
-                        Some((Verb::Insert, Fields::Samerow)) => {
-                            let (p, r) = plan.query_row(profile, Fields::Samerow, c);
-                            vec![(p, r.expect("samerow"))]
-                        }
-                        // A counter increment of one row.
-                        Some((Verb::Update, Fields::Samerow)) if counter => {
-                            let (p, r) = plan.query_row(profile, Fields::Samerow, c);
-                            vec![(p, r.expect("samerow"))]
-                        }
-                        _ => Vec::new(),
-                    }
-                };
-                for (p, r) in written {
-                    let id = row_id(p, r);
-                    rows.insert(id);
-                    if counter {
-                        let e = out.increments.entry(id).or_default();
+                rows.clear();
+                w.written_rows(tag.op, c, sequential, &mut rows);
+                for &id in &rows {
+                    set.insert(id);
+                    if count {
+                        let e = out.writes.entry(id).or_default();
                         match outcome {
                             Outcome::Acked => e.0 += 1,
                             Outcome::Unknown => e.1 += 1,
@@ -153,146 +104,12 @@ pub fn profile_rows(ledger: &Ledger, profile: &Profile, workload: &WorkloadSpec)
             }
         }
         match outcome {
-            Outcome::Acked => out.acked = rows,
-            Outcome::Unknown => out.unknown = rows,
+            Outcome::Acked => out.acked = set,
+            Outcome::Unknown => out.unknown = set,
         }
     }
     out.unknown -= &out.acked;
     out
-}
-
-/// What a profile verification reads rows with.
-pub struct ProfileCheck {
-    pub profile: Profile,
-    pub index: RowIndex,
-    /// The primary key's columns (indices, in the read's marker order).
-    pub keys: Vec<usize>,
-    /// The read: every primary-key column bound with `=`.
-    pub query: Query,
-    pub increments: std::collections::HashMap<u64, (u64, u64)>,
-}
-
-impl ProfileCheck {
-    pub fn new(profile: Profile, partitions: u64, rows: &ProfileRows) -> ProfileCheck {
-        let t = &profile.table;
-        let key_names: Vec<String> = t
-            .partition_key
-            .iter()
-            .chain(&t.clustering)
-            .cloned()
-            .collect();
-        let keys = key_names.iter().map(|k| profile.index_of(k)).collect();
-        let query = Query {
-            verb: Verb::Select,
-            binds: key_names.clone(),
-            lwt: false,
-            equal: key_names,
-            only_equalities: true,
-            limit: None,
-        };
-        ProfileCheck {
-            index: RowIndex::new(&profile, partitions),
-            profile,
-            keys,
-            query,
-            increments: rows.increments.clone(),
-        }
-    }
-
-    /// `SELECT * FROM <table> WHERE <every key column> = ?`.
-    pub fn select(&self, keyspace: &str) -> String {
-        let cond: Vec<String> = self
-            .query
-            .binds
-            .iter()
-            .map(|k| format!("\"{k}\" = ?"))
-            .collect();
-        format!(
-            "SELECT * FROM {keyspace}.{} WHERE {}",
-            self.profile.table.name,
-            cond.join(" AND ")
-        )
-    }
-
-    /// Row `id`'s key values.
-    pub fn key(&self, id: u64) -> Vec<CqlValue> {
-        self.profile.values(id >> 32, id & 0xFFFF_FFFF, &self.keys)
-    }
-
-    /// Compares what the read of row `id` returned with the generator.
-    pub fn compare(&self, id: u64, names: &[String], rows: &[Row]) -> Check {
-        let (p, r) = (id >> 32, id & 0xFFFF_FFFF);
-        let verdict = check_rows(
-            &self.profile,
-            &self.index,
-            "verify",
-            &self.query,
-            Fields::Samerow,
-            p,
-            Some(r),
-            names,
-            rows,
-            &|_| true,
-        );
-        let difference = |column: String, expected: String, found: String| {
-            Check::Different(Difference {
-                row: id,
-                column,
-                expected,
-                found,
-            })
-        };
-        match verdict {
-            crate::workload::check::Verdict::Matched(_) => {}
-            crate::workload::check::Verdict::Unchecked => {
-                return Check::Unreadable("the row read back could not be identified".into());
-            }
-            crate::workload::check::Verdict::Mismatch(m) if m.column == "(row)" => {
-                return Check::Missing;
-            }
-            crate::workload::check::Verdict::Mismatch(m) => {
-                return difference(m.column, m.expected, m.found);
-            }
-        }
-        // Counters: the increment times the writes, when no other row shares the key.
-        let Some(&(acked, unknown)) = self.increments.get(&id) else {
-            return Check::Present;
-        };
-        if self
-            .index
-            .sharing_key(&self.profile, p, r)
-            .is_none_or(|rows| rows != [(p, r)])
-        {
-            return Check::Present;
-        }
-        for (i, c) in self.profile.columns.iter().enumerate() {
-            if c.ty != CqlType::Counter {
-                continue;
-            }
-            let (Some(CqlValue::Counter(d)), Some(Some(CqlValue::Counter(n)))) = (
-                self.profile.values(p, r, &[i]).pop(),
-                names
-                    .iter()
-                    .position(|x| *x == c.name)
-                    .and_then(|j| rows.first().map(|row| row.columns[j].clone())),
-            ) else {
-                continue;
-            };
-            let (lo, hi) = (d.0 * acked as i64, d.0 * (acked + unknown) as i64);
-            if n.0 < lo || n.0 > hi {
-                let expected = if lo == hi {
-                    format!("{lo} ({acked} × {})", d.0)
-                } else {
-                    format!(
-                        "{lo}..{hi} ({acked} acknowledged + up to {unknown} unknown × {})",
-                        d.0
-                    )
-                };
-                return difference(c.name.clone(), expected, n.0.to_string());
-            }
-        }
-        Check::Present
-    }
 }
 
 /// What one row read back shows.
@@ -300,30 +117,23 @@ impl ProfileCheck {
 pub enum Check {
     Present,
     Missing,
-    Different(Difference),
+    Different(Mismatch),
     Unreadable(String),
 }
 
-/// Compares a row as read with what row `k` must hold.
-pub fn compare(columns: &[String], k: u64, expected: &[CqlValue], found: Option<&Row>) -> Check {
-    let Some(row) = found else {
-        return Check::Missing;
-    };
-    for (i, want) in expected.iter().enumerate() {
-        let got = row.columns.get(i).and_then(|c| c.as_ref());
-        if got != Some(want) {
-            return Check::Different(Difference {
-                row: k,
-                column: columns.get(i).cloned().unwrap_or_else(|| format!("#{i}")),
-                expected: show(Some(want)),
-                found: show(got),
-            });
+impl Check {
+    /// What the workload's comparison of the row read back said.
+    pub fn of(v: Verdict) -> Check {
+        match v {
+            Verdict::Matched(_) => Check::Present,
+            Verdict::Unchecked => {
+                Check::Unreadable("the row read back could not be identified".into())
+            }
+            Verdict::Mismatch(m) if m.row_missing() => Check::Missing,
+            Verdict::Mismatch(m) => Check::Different(m),
         }
     }
-    Check::Present
 }
-
-use crate::workload::check::show;
 
 /// Verifies the run; `progress` sees (rows checked, rows to check) now and then.
 pub fn verify(
@@ -331,7 +141,7 @@ pub fn verify(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyResult, VerifyError> {
     let run = crate::result::read_run(&spec.run)?;
-    if crate::workload::mixes(&run.workload, "delete") {
+    if run.workload.ratio.has("delete") {
         return Err(VerifyError::Deletes(spec.run.clone()));
     }
     let ledger_path = spec.run.with_extension("ledger");
@@ -339,33 +149,62 @@ pub fn verify(
         return Err(VerifyError::NoLedger(spec.run.clone()));
     }
     let ledger = Ledger::read(&ledger_path)?;
-    let (acked, unknown, profile) = if run.workload.kind == crate::spec::WorkloadKind::Profile {
-        let p = crate::workload::profile_of(&run.workload)
-            .map_err(|e| VerifyError::Profile(format!("{}: {e}", spec.run.display())))?;
+    let profile_error = |e: String| VerifyError::Profile(format!("{}: {e}", spec.run.display()));
+    let verifying = Verifying {
+        spec,
+        run: &run,
+        ledger: &ledger,
+        progress,
+    };
+    crate::workload::with(&run.workload, verifying).map_err(|e| profile_error(e.to_string()))?
+}
+
+/// A verification waiting for the run's workload.
+struct Verifying<'a> {
+    spec: &'a VerifySpec,
+    run: &'a RunResult,
+    ledger: &'a Ledger,
+    progress: &'a mut dyn FnMut(u64, u64),
+}
+
+impl Visit for Verifying<'_> {
+    type Output = Result<VerifyResult, VerifyError>;
+
+    fn visit<W: Workload>(self, w: W) -> Self::Output {
+        let Verifying {
+            spec,
+            run,
+            ledger,
+            progress,
+        } = self;
         // A mix that deletes rows or writes other rows' values leaves rows the generator
         // cannot tell.
-        let ops = run
-            .workload
-            .ratio
-            .0
-            .iter()
-            .map(|(k, w)| (k.name().to_string(), *w))
-            .collect();
-        p.check_verifiable(&ops)
+        w.verifiable()
             .map_err(|e| VerifyError::Profile(format!("{}: {e}", spec.run.display())))?;
-        let rows = profile_rows(&ledger, &p, &run.workload);
-        let check = ProfileCheck::new(p, run.workload.rows.max(1), &rows);
-        (rows.acked, rows.unknown, Some(check))
-    } else {
-        let (a, u) = rows(&ledger, &run.workload);
-        (a, u, None)
-    };
+        let rows = written(&w, ledger);
+        let t0 = Instant::now();
+        let (acked, unknown) = read_back(spec, run, w, &rows, progress)?;
+        let mut r = tally(spec, run, ledger, &rows, acked, &unknown);
+        r.elapsed_s = t0.elapsed().as_secs_f64();
+        Ok(r)
+    }
+}
+
+/// Reads back every row acknowledged, then every row of unknown outcome only.
+type Checked = Vec<(RowId, Check)>;
+
+fn read_back<W: Workload>(
+    spec: &VerifySpec,
+    run: &RunResult,
+    workload: W,
+    rows: &Written,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Checked, Checked), VerifyError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(VerifyError::Runtime)?;
-    let t0 = Instant::now();
     let hosts = if spec.hosts.is_empty() {
         run.target.hosts.clone()
     } else {
@@ -377,27 +216,24 @@ pub fn verify(
         timeout: spec.timeout,
         credentials: spec.credentials.clone(),
     };
-    let (acked_checks, unknown_checks) = rt.block_on(async {
+    rt.block_on(async {
         let session = crate::load::session::connect(&connect)
             .await
             .map_err(|e| VerifyError::Connect(e.to_string()))?;
-        let select = match &profile {
-            Some(p) => p.select(&run.workload.keyspace),
-            None => image::select(&run.workload),
-        };
         let mut stmt = session
-            .prepare(select)
+            .prepare(workload.read_back())
             .await
             .map_err(|e| VerifyError::Prepare(e.to_string()))?;
         stmt.set_consistency(spec.consistency.to_driver());
         stmt.set_is_idempotent(true);
-        let total = acked.len() + unknown.len();
+        let total = rows.acked.len() + rows.unknown.len();
+        let writes = rows.writes.clone();
         let ctx = Arc::new(Ctx {
             session,
             stmt,
-            workload: run.workload.clone(),
+            workload,
             attempts: spec.attempts.max(1),
-            profile,
+            writes,
         });
         let mut done = 0u64;
         let mut last = Instant::now();
@@ -408,11 +244,22 @@ pub fn verify(
                 last = Instant::now();
             }
         };
-        let a = check_all(&ctx, &acked, spec.concurrency, &mut tick).await;
-        let u = check_all(&ctx, &unknown, spec.concurrency, &mut tick).await;
+        let a = check_all(&ctx, &rows.acked, spec.concurrency, &mut tick).await;
+        let u = check_all(&ctx, &rows.unknown, spec.concurrency, &mut tick).await;
         progress(done, total);
         Ok::<_, VerifyError>((a, u))
-    })?;
+    })
+}
+
+/// The verification's figures from what the reads showed.
+fn tally(
+    spec: &VerifySpec,
+    run: &RunResult,
+    ledger: &Ledger,
+    rows: &Written,
+    mut acked: Checked,
+    unknown: &Checked,
+) -> VerifyResult {
     let mut r = VerifyResult {
         schema_version: VERIFY_VERSION,
         kind: "verify".into(),
@@ -421,13 +268,13 @@ pub fn verify(
         write_consistency: run.workload.write_cl,
         ledger_truncated: ledger.truncated,
         acked_writes: ledger.count(Outcome::Acked),
-        acked_rows: acked.len(),
+        acked_rows: rows.acked.len(),
         present: 0,
         missing: 0,
         different: 0,
         unreadable: 0,
         unknown_writes: ledger.count(Outcome::Unknown),
-        unknown_rows: unknown.len(),
+        unknown_rows: rows.unknown.len(),
         unknown_landed: 0,
         first_differences: Vec::new(),
         first_missing: Vec::new(),
@@ -435,9 +282,8 @@ pub fn verify(
         profile_rows: run.workload.kind == crate::spec::WorkloadKind::Profile,
     };
     // Reads complete out of order: the first rows listed are the lowest-numbered ones.
-    let mut acked_checks = acked_checks;
-    acked_checks.sort_unstable_by_key(|(k, _)| *k);
-    for (k, c) in acked_checks {
+    acked.sort_unstable_by_key(|(k, _)| *k);
+    for (k, c) in acked {
         match c {
             Check::Present => r.present += 1,
             Check::Missing => {
@@ -455,37 +301,32 @@ pub fn verify(
             Check::Unreadable(_) => r.unreadable += 1,
         }
     }
-    r.unknown_landed = unknown_checks
-        .iter()
-        .filter(|(_, c)| *c == Check::Present)
-        .count() as u64;
-    r.elapsed_s = t0.elapsed().as_secs_f64();
-    Ok(r)
+    r.unknown_landed = unknown.iter().filter(|(_, c)| *c == Check::Present).count() as u64;
+    r
 }
 
 /// What every read of a verification shares.
-struct Ctx {
+struct Ctx<W> {
     session: Arc<Session>,
     stmt: PreparedStatement,
-    workload: WorkloadSpec,
+    workload: W,
     attempts: u32,
-    profile: Option<ProfileCheck>,
+    /// Writes per row, for a workload that accumulates them.
+    writes: HashMap<RowId, (u64, u64)>,
 }
 
 /// Reads every row of `rows` with `concurrency` in flight.
-async fn check_all(
-    ctx: &Arc<Ctx>,
+async fn check_all<W: Workload>(
+    ctx: &Arc<Ctx<W>>,
     rows: &RoaringTreemap,
     concurrency: usize,
     tick: &mut dyn FnMut(u64),
-) -> Vec<(u64, Check)> {
-    let columns = image::columns(&ctx.workload);
+) -> Checked {
     let mut out = Vec::with_capacity(rows.len() as usize);
     let mut stream = futures::stream::iter(rows.iter())
         .map(|k| {
             let ctx = ctx.clone();
-            let columns = columns.clone();
-            async move { (k, check_one(&ctx, &columns, k).await) }
+            async move { (k, check_one(&ctx, k).await) }
         })
         .buffer_unordered(concurrency.max(1));
     while let Some(x) = stream.next().await {
@@ -495,45 +336,25 @@ async fn check_all(
     out
 }
 
-async fn check_one(ctx: &Ctx, columns: &[String], k: u64) -> Check {
-    let Ctx {
-        session,
-        stmt,
-        workload,
-        attempts,
-        profile,
-    } = ctx;
-    let key = match profile {
-        Some(p) => p.key(k),
-        None => image::key(workload, k),
-    };
+async fn check_one<W: Workload>(ctx: &Ctx<W>, id: RowId) -> Check {
+    let key = ctx.workload.key(id);
     let mut last_error = String::new();
-    for attempt in 0..*attempts {
+    for attempt in 0..ctx.attempts {
         if attempt > 0 {
             tokio::time::sleep(Duration::from_millis(200 << attempt.min(4))).await;
         }
-        let rows = match session.execute_unpaged(stmt, &key).await {
+        let result = match ctx.session.execute_unpaged(&ctx.stmt, &key).await {
             Ok(r) => r,
             Err(e) => {
                 last_error = e.to_string();
                 continue;
             }
         };
-        if let Some(p) = profile {
-            match crate::workload::returned(rows) {
-                Ok((names, rows)) => return p.compare(k, &names, &rows),
-                Err(e) => {
-                    last_error = e;
-                    continue;
-                }
+        match returned(result) {
+            Ok((names, rows)) => {
+                let writes = ctx.writes.get(&id).copied();
+                return Check::of(ctx.workload.check_row(id, writes, &names, &rows));
             }
-        }
-        let first = rows
-            .into_rows_result()
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.maybe_first_row::<Row>().map_err(|e| e.to_string()));
-        match first {
-            Ok(row) => return compare(columns, k, &image::expected(workload, k), row.as_ref()),
             Err(e) => last_error = e,
         }
     }
@@ -551,9 +372,22 @@ pub fn write(r: &VerifyResult, run: &Path) -> Result<PathBuf, crate::result::Res
 mod tests {
     use super::*;
     use crate::result::ledger::LedgerWriter;
-    use crate::spec::{OpKind, WorkloadKind};
+    use scylla::value::{CqlValue, Row};
+
+    use crate::spec::{OpKind, WorkloadKind, WorkloadSpec};
     use crate::stats::writes::Writes;
+    use crate::workload::iot::Iot;
+    use crate::workload::keys::Keys;
+    use crate::workload::keyvalue::Keyvalue;
+    use crate::workload::profile::check::row_id;
     use crate::workload::profile::run::RowPlan;
+    use crate::workload::profile::{Fields, Profile, ProfileWorkload};
+
+    /// The rows a keyvalue run of `spec` wrote: acknowledged, of unknown outcome only.
+    fn rows(ledger: &Ledger, spec: &WorkloadSpec) -> (RoaringTreemap, RoaringTreemap) {
+        let w = written(&Keyvalue::new(spec).unwrap(), ledger);
+        (w.acked, w.unknown)
+    }
 
     /// Acknowledged writes of `cycles`.
     fn acked(cycles: std::ops::Range<u64>) -> Writes {
@@ -619,35 +453,32 @@ mod tests {
     #[test]
     fn a_row_is_present_missing_or_different() {
         let spec = WorkloadSpec::defaults(WorkloadKind::Iot);
-        let cols = image::columns(&spec);
-        let want = image::expected(&spec, 7);
+        let iot = Iot::new(&spec).unwrap();
+        // What the read-back statement returns: the value columns.
+        let cols: Vec<String> = ["value", "payload"].map(String::from).to_vec();
+        let want: Vec<CqlValue> = iot.image(7).into_iter().skip(2).map(|(_, v)| v).collect();
         let row = |v: Vec<CqlValue>| Row {
             columns: v.into_iter().map(Some).collect(),
         };
-        assert_eq!(
-            compare(&cols, 7, &want, Some(&row(want.clone()))),
-            Check::Present
-        );
-        assert_eq!(compare(&cols, 7, &want, None), Check::Missing);
+        let compare = |found: &[Row]| Check::of(iot.check_row(7, None, &cols, found));
+        assert_eq!(compare(&[row(want.clone())]), Check::Present);
+        assert_eq!(compare(&[]), Check::Missing);
         let mut changed = want.clone();
         if let CqlValue::Blob(b) = &mut changed[1] {
             b[3] ^= 1;
         }
-        let Check::Different(d) = compare(&cols, 7, &want, Some(&row(changed))) else {
+        let Check::Different(d) = compare(&[row(changed)]) else {
             panic!("a changed byte is a difference");
         };
-        assert_eq!((d.row, d.column.as_str()), (7, "payload"));
+        assert_eq!((d.row.as_str(), d.column.as_str()), ("7", "payload"));
         assert_ne!(d.expected, d.found);
         assert!(
             d.expected
                 .ends_with(&format!("({} bytes)", spec.value_size))
         );
         // Another row's values are not this row's.
-        let other = image::expected(&spec, 8);
-        assert!(matches!(
-            compare(&cols, 7, &want, Some(&row(other))),
-            Check::Different(_)
-        ));
+        let other = iot.image(8).into_iter().skip(2).map(|(_, v)| v).collect();
+        assert!(matches!(compare(&[row(other)]), Check::Different(_)));
     }
 
     #[test]
@@ -670,7 +501,10 @@ mod tests {
         w.record(view, 50, Outcome::Unknown);
         l.append("main", Mapping::Hashed, &w).unwrap();
         let ledger = Ledger::read(&lp).unwrap();
-        let rows = profile_rows(&ledger, &profile, &spec);
+        let rows = written(
+            &ProfileWorkload::from_profile(&spec, profile.clone()),
+            &ledger,
+        );
         // Rampup wrote every row of the 10 partitions once.
         let all: u64 = (0..10)
             .map(|p| profile.rows_in(p).iter().product::<u64>())
@@ -682,9 +516,9 @@ mod tests {
         let views = (0..50)
             .filter(|&c| plan.query_row(&profile, Fields::Samerow, c) == (p, r))
             .count() as u64;
-        assert_eq!(rows.increments[&id].0, 1 + views);
+        assert_eq!(rows.writes[&id].0, 1 + views);
         let (p50, r50) = plan.query_row(&profile, Fields::Samerow, 50);
-        assert_eq!(rows.increments[&row_id(p50, r50.unwrap())].1, 1);
+        assert_eq!(rows.writes[&row_id(p50, r50.unwrap())].1, 1);
         // A row only an unknown write touched is not in the acknowledged set: none here, as
         // rampup wrote them all.
         assert!(rows.unknown.is_empty());

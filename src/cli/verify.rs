@@ -77,10 +77,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
     for d in &r.first_differences {
         println!(
             "  row {}: {} expected {}, found {}",
-            r.row_label(d.row),
-            d.column,
-            d.expected,
-            d.found
+            d.row, d.column, d.expected, d.found
         );
     }
     if !r.first_missing.is_empty() {

@@ -29,8 +29,6 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use futures::task::AtomicWaker;
-use scylla::client::session::Session;
-use scylla::errors::{DbError, ExecutionError, RequestAttemptError, WriteType};
 use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
@@ -40,7 +38,6 @@ use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
 use crate::stats::writes::Outcome;
 use crate::stats::{ErrorKind, Snapshot};
-use crate::workload::Workload;
 
 /// Length of a reporting interval.
 pub const INTERVAL: Duration = Duration::from_secs(1);
@@ -87,7 +84,8 @@ pub struct PhaseOutcome {
 }
 
 /// What the executor runs: the operation kind of a cycle, and the operation itself. The real
-/// one is a workload on a driver session ([`Driven`]); tests run fake ones on a paused clock.
+/// one is a workload on a driver session ([`super::driven::Driven`]); tests run fake ones on a
+/// paused clock.
 pub trait Operations: Send + Sync + 'static {
     /// What a failed operation returns; [`Operations::kind_of`] sorts it.
     type Error;
@@ -101,36 +99,6 @@ pub trait Operations: Send + Sync + 'static {
         rampup: bool,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
     fn kind_of(e: &Self::Error) -> ErrorKind;
-}
-
-/// A workload's operations on a driver session.
-pub struct Driven {
-    pub session: Arc<Session>,
-    pub workload: Arc<Workload>,
-}
-
-impl Operations for Driven {
-    type Error = crate::workload::OpError;
-
-    fn op_for(&self, cycle: u64) -> OpKind {
-        self.workload.op_for(cycle)
-    }
-
-    fn execute(
-        &self,
-        kind: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> impl Future<Output = Result<(), crate::workload::OpError>> + Send {
-        self.workload.execute(&self.session, kind, cycle, rampup)
-    }
-
-    fn kind_of(e: &crate::workload::OpError) -> ErrorKind {
-        match e {
-            crate::workload::OpError::Driver(e) => classify(e),
-            crate::workload::OpError::Mismatch => ErrorKind::Mismatch,
-        }
-    }
 }
 
 /// Shared, read-mostly state of a phase.
@@ -221,34 +189,6 @@ struct Done {
     sent: Instant,
     completed: Instant,
     result: Result<(), ErrorKind>,
-}
-
-/// Maps a driver error to its kind.
-pub fn classify(e: &ExecutionError) -> ErrorKind {
-    match e {
-        ExecutionError::RequestTimeout(_) => ErrorKind::ClientTimeout,
-        ExecutionError::ConnectionPoolError(_) => ErrorKind::ConnectionLost,
-        ExecutionError::LastAttemptError(a) => match a {
-            RequestAttemptError::DbError(db, _) => match db {
-                DbError::ReadTimeout { consistency, .. } if consistency.is_serial() => {
-                    ErrorKind::CasReadTimeout
-                }
-                DbError::ReadTimeout { .. } => ErrorKind::ReadTimeout,
-                DbError::WriteTimeout {
-                    write_type: WriteType::Cas,
-                    ..
-                } => ErrorKind::CasWriteTimeout,
-                DbError::WriteTimeout { .. } => ErrorKind::WriteTimeout,
-                DbError::Unavailable { .. } => ErrorKind::Unavailable,
-                DbError::Overloaded => ErrorKind::Overloaded,
-                _ => ErrorKind::Other,
-            },
-            RequestAttemptError::BrokenConnectionError(_)
-            | RequestAttemptError::UnableToAllocStreamId => ErrorKind::ConnectionLost,
-            _ => ErrorKind::Other,
-        },
-        _ => ErrorKind::Other,
-    }
 }
 
 /// A request slot's deadline: when its current request was sent (nanoseconds after the
@@ -483,83 +423,153 @@ pub async fn run_phase<O: Operations>(
     mut on_interval: impl FnMut(&IntervalReport),
 ) -> PhaseOutcome {
     let t0 = Instant::now();
-    let share = load.share;
-    // In open loop `rate` is the whole run's: this process's share of it is `rate_per_s`.
-    let (rate, total_limit) = match load.mode {
-        LoadMode::Closed { concurrency } => (None, concurrency.max(1)),
-        LoadMode::Open {
-            rate_per_s,
-            max_in_flight,
-        } => (Some(rate_per_s * share.count as f64), max_in_flight.max(1)),
-    };
-    // The schedule's end: a duration's, or in open loop the intended start of the operation
-    // after the last.
-    let end_ns = match (load.stop, rate) {
-        (Stop::Duration { secs }, _) => Some(window::secs_to_ns(secs)),
-        (Stop::Ops { count }, Some(r)) => Some(window::intended_ns(count, r)),
-        (Stop::Ops { .. }, None) => None,
-    };
-    let end = end_ns.map(|ns| t0 + Duration::from_nanos(ns));
-    let max_ops = match load.stop {
-        Stop::Ops { count } => Some(share.local_count(count)),
-        Stop::Duration { .. } => None,
-    };
-    let ctx = Arc::new(Ctx {
-        ops,
-        rampup,
-        t0,
-        end,
-        max_ops,
-        rate,
-        first_measured: rate.map_or(0, |r| {
-            share.local_count(window::scheduled_before(
-                r,
-                window::secs_to_ns(load.warmup_s),
-            ))
-        }),
-        ended_ns: AtomicU64::new(0),
-        warmup_end: t0 + Duration::from_nanos(window::secs_to_ns(load.warmup_s)),
-        cycle_start: load.cycles.start,
-        cycle_len: (load.cycles.end - load.cycles.start).max(1),
-        share,
-        next: AtomicU64::new(0),
-        sent: AtomicU64::new(0),
-        errors: AtomicU64::new(0),
-        max_errors: load.max_errors,
-        stop: stop.clone(),
-        too_many_errors: AtomicBool::new(false),
-        timeout: Duration::from_secs_f64(load.timeout_s),
-    });
-    let workers = load.threads.max(1).min(total_limit);
+    let s = Schedule::of(load);
+    let ctx = Arc::new(Ctx::new(ops, load, rampup, stop, t0, &s));
+    let workers = load.threads.max(1).min(s.in_flight);
     let (tx, mut rx) = mpsc::unbounded_channel();
     for w in 0..workers {
-        let limit = total_limit / workers + usize::from(w < total_limit % workers);
+        let limit = s.in_flight / workers + usize::from(w < s.in_flight % workers);
         tokio::spawn(worker(ctx.clone(), w, limit, tx.clone()));
     }
     drop(tx);
+    let mut c = Collector::new(&ctx, load, workers, s.end_ns);
+    while let Some(msg) = rx.recv().await {
+        c.receive(msg, &mut on_interval);
+    }
+    c.outcome(load)
+}
 
-    let warmup = Duration::from_secs_f64(load.warmup_s);
-    let mut pending: std::collections::BTreeMap<u64, Snapshot> = Default::default();
-    let mut progress = vec![0u64; workers];
-    let mut done = vec![false; workers];
-    let mut next_emit = 0u64;
-    let mut measured = Snapshot::default();
-    let mut drain = Snapshot::default();
-    let mut on_schedule = 0u64;
-    let mut carried_over = 0u64;
-    let mut window_start: Option<f64> = None;
-    let mut last_end = 0.0f64;
-    // Where the window ends: the schedule's end, unless a stop or an operation count ended
-    // the claims first.
-    let window_end_s = || -> Option<f64> {
-        let ended = ctx.ended_ns.load(Ordering::Relaxed);
-        if ended > 0 && (stop.load(Ordering::Relaxed) || end_ns.is_none()) {
+/// A phase's schedule, from its load.
+struct Schedule {
+    /// Open loop: the whole run's rate (this process's share of it is `rate_per_s`).
+    rate: Option<f64>,
+    /// The requests this process may have claimed or in flight at once.
+    in_flight: usize,
+    /// The schedule's end (ns after the start): a duration's, or in open loop the intended
+    /// start of the operation after the last.
+    end_ns: Option<u64>,
+}
+
+impl Schedule {
+    fn of(load: &LoadSpec) -> Schedule {
+        let (rate, in_flight) = match load.mode {
+            LoadMode::Closed { concurrency } => (None, concurrency.max(1)),
+            LoadMode::Open {
+                rate_per_s,
+                max_in_flight,
+            } => (
+                Some(rate_per_s * load.share.count as f64),
+                max_in_flight.max(1),
+            ),
+        };
+        let end_ns = match (load.stop, rate) {
+            (Stop::Duration { secs }, _) => Some(window::secs_to_ns(secs)),
+            (Stop::Ops { count }, Some(r)) => Some(window::intended_ns(count, r)),
+            (Stop::Ops { .. }, None) => None,
+        };
+        Schedule {
+            rate,
+            in_flight,
+            end_ns,
+        }
+    }
+}
+
+impl<O> Ctx<O> {
+    fn new(
+        ops: Arc<O>,
+        load: &LoadSpec,
+        rampup: bool,
+        stop: Arc<AtomicBool>,
+        t0: Instant,
+        s: &Schedule,
+    ) -> Ctx<O> {
+        let share = load.share;
+        let rate = s.rate;
+        Ctx {
+            ops,
+            rampup,
+            t0,
+            end: s.end_ns.map(|ns| t0 + Duration::from_nanos(ns)),
+            max_ops: match load.stop {
+                Stop::Ops { count } => Some(share.local_count(count)),
+                Stop::Duration { .. } => None,
+            },
+            rate,
+            first_measured: rate.map_or(0, |r| {
+                share.local_count(window::scheduled_before(
+                    r,
+                    window::secs_to_ns(load.warmup_s),
+                ))
+            }),
+            ended_ns: AtomicU64::new(0),
+            warmup_end: t0 + Duration::from_nanos(window::secs_to_ns(load.warmup_s)),
+            cycle_start: load.cycles.start,
+            cycle_len: (load.cycles.end - load.cycles.start).max(1),
+            share,
+            next: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            max_errors: load.max_errors,
+            stop,
+            too_many_errors: AtomicBool::new(false),
+            timeout: Duration::from_secs_f64(load.timeout_s),
+        }
+    }
+}
+
+/// Merges the workers' interval snapshots and emits each interval once every worker has
+/// reported it; keeps the phase's totals.
+struct Collector<'c, O> {
+    ctx: &'c Ctx<O>,
+    warmup: Duration,
+    end_ns: Option<u64>,
+    /// Snapshots by interval, until emitted.
+    pending: std::collections::BTreeMap<u64, Snapshot>,
+    /// Per worker: the intervals reported, and whether it is done.
+    progress: Vec<u64>,
+    done: Vec<bool>,
+    next_emit: u64,
+    measured: Snapshot,
+    drain: Snapshot,
+    on_schedule: u64,
+    carried_over: u64,
+    window_start: Option<f64>,
+    last_end: f64,
+}
+
+impl<'c, O> Collector<'c, O> {
+    fn new(ctx: &'c Ctx<O>, load: &LoadSpec, workers: usize, end_ns: Option<u64>) -> Self {
+        Collector {
+            ctx,
+            warmup: Duration::from_secs_f64(load.warmup_s),
+            end_ns,
+            pending: Default::default(),
+            progress: vec![0; workers],
+            done: vec![false; workers],
+            next_emit: 0,
+            measured: Snapshot::default(),
+            drain: Snapshot::default(),
+            on_schedule: 0,
+            carried_over: 0,
+            window_start: None,
+            last_end: 0.0,
+        }
+    }
+
+    /// Where the window ends: the schedule's end, unless a stop or an operation count ended
+    /// the claims first.
+    fn window_end_s(&self) -> Option<f64> {
+        let ended = self.ctx.ended_ns.load(Ordering::Relaxed);
+        if ended > 0 && (self.ctx.stop.load(Ordering::Relaxed) || self.end_ns.is_none()) {
             Some((ended - 1) as f64 / 1e9)
         } else {
-            end_ns.map(|ns| ns as f64 / 1e9)
+            self.end_ns.map(|ns| ns as f64 / 1e9)
         }
-    };
-    while let Some(msg) = rx.recv().await {
+    }
+
+    /// Takes a worker's message and emits the intervals every worker has now reported.
+    fn receive(&mut self, msg: Msg, on_interval: &mut impl FnMut(&IntervalReport)) {
         let (w, index, snapshot, fin) = match msg {
             Msg::Interval {
                 worker,
@@ -573,93 +583,105 @@ pub async fn run_phase<O: Operations>(
                 on_schedule: n,
                 carried_over: c,
             } => {
-                on_schedule += n;
-                carried_over += c;
+                self.on_schedule += n;
+                self.carried_over += c;
                 (worker, index, snapshot, true)
             }
         };
-        pending.entry(index).or_default().add(&snapshot);
-        progress[w] = index + 1;
-        done[w] |= fin;
-        let all_done = done.iter().all(|d| *d);
-        let ready_below = (0..workers)
-            .filter(|&w| !done[w])
-            .map(|w| progress[w])
+        self.pending.entry(index).or_default().add(&snapshot);
+        self.progress[w] = index + 1;
+        self.done[w] |= fin;
+        let all_done = self.done.iter().all(|d| *d);
+        let ready_below = (0..self.done.len())
+            .filter(|&w| !self.done[w])
+            .map(|w| self.progress[w])
             .min()
             .unwrap_or(u64::MAX);
-        while next_emit < ready_below && (pending.contains_key(&next_emit) || !all_done) {
-            let snap = pending.remove(&next_emit).unwrap_or_default();
-            let start = (next_emit as f64) * INTERVAL.as_secs_f64();
-            let is_last = all_done && pending.is_empty();
-            let end_s = if is_last {
-                t0.elapsed().as_secs_f64()
-            } else {
-                start + INTERVAL.as_secs_f64()
-            };
-            let in_warmup = Duration::from_secs_f64(end_s) <= warmup;
-            let window_end = window_end_s();
-            let in_drain = window_end.is_some_and(|e| start >= e - 1e-9);
-            let sent = ctx.sent.load(Ordering::Relaxed);
-            // Operations due by the interval's end (never past the schedule's) not yet sent.
-            let backlog = match rate {
-                Some(r) => {
-                    let due_s = end_s
-                        .min(t0.elapsed().as_secs_f64())
-                        .min(window_end.unwrap_or(f64::INFINITY));
-                    share
-                        .local_count(window::scheduled_before(r, window::secs_to_ns(due_s)))
-                        .saturating_sub(sent)
-                }
-                None => 0,
-            };
-            if !in_warmup {
-                measured.add_stats(&snap);
-                window_start.get_or_insert(start);
-                last_end = end_s;
-                if in_drain {
-                    drain.add_stats(&snap);
-                }
-            }
-            on_interval(&IntervalReport {
-                index: next_emit,
-                start_s: start,
-                end_s,
-                warmup: in_warmup,
-                drain: in_drain && !in_warmup,
-                snapshot: snap,
-                backlog,
-            });
-            next_emit += 1;
+        while self.next_emit < ready_below
+            && (self.pending.contains_key(&self.next_emit) || !all_done)
+        {
+            let snap = self.pending.remove(&self.next_emit).unwrap_or_default();
+            let is_last = all_done && self.pending.is_empty();
+            on_interval(&self.report(snap, is_last));
+            self.next_emit += 1;
             if is_last {
                 break;
             }
         }
     }
-    let reason = if ctx.too_many_errors.load(Ordering::Relaxed) {
-        StopReason::TooManyErrors
-    } else if stop.load(Ordering::Relaxed) {
-        StopReason::Interrupted
-    } else {
-        StopReason::Completed
-    };
-    let issued = ctx.sent.load(Ordering::Relaxed);
-    let start_s = window_start.unwrap_or(last_end);
-    let window = Window::new(
-        start_s,
-        window_end_s().unwrap_or(last_end),
-        last_end,
-        rate,
-        load.warmup_s,
-        share,
-    );
-    PhaseOutcome {
-        measured,
-        drain,
-        on_schedule,
-        carried_over,
-        window,
-        reason,
-        issued,
+
+    /// The next interval to emit, counted into the phase's totals unless in the warmup.
+    fn report(&mut self, snap: Snapshot, is_last: bool) -> IntervalReport {
+        let t0 = self.ctx.t0;
+        let start = (self.next_emit as f64) * INTERVAL.as_secs_f64();
+        let end_s = if is_last {
+            t0.elapsed().as_secs_f64()
+        } else {
+            start + INTERVAL.as_secs_f64()
+        };
+        let in_warmup = Duration::from_secs_f64(end_s) <= self.warmup;
+        let window_end = self.window_end_s();
+        let in_drain = window_end.is_some_and(|e| start >= e - 1e-9);
+        let sent = self.ctx.sent.load(Ordering::Relaxed);
+        // Operations due by the interval's end (never past the schedule's) not yet sent.
+        let backlog = match self.ctx.rate {
+            Some(r) => {
+                let due_s = end_s
+                    .min(t0.elapsed().as_secs_f64())
+                    .min(window_end.unwrap_or(f64::INFINITY));
+                self.ctx
+                    .share
+                    .local_count(window::scheduled_before(r, window::secs_to_ns(due_s)))
+                    .saturating_sub(sent)
+            }
+            None => 0,
+        };
+        if !in_warmup {
+            self.measured.add_stats(&snap);
+            self.window_start.get_or_insert(start);
+            self.last_end = end_s;
+            if in_drain {
+                self.drain.add_stats(&snap);
+            }
+        }
+        IntervalReport {
+            index: self.next_emit,
+            start_s: start,
+            end_s,
+            warmup: in_warmup,
+            drain: in_drain && !in_warmup,
+            snapshot: snap,
+            backlog,
+        }
+    }
+
+    /// What the phase measured, once every worker is done.
+    fn outcome(self, load: &LoadSpec) -> PhaseOutcome {
+        let ctx = self.ctx;
+        let reason = if ctx.too_many_errors.load(Ordering::Relaxed) {
+            StopReason::TooManyErrors
+        } else if ctx.stop.load(Ordering::Relaxed) {
+            StopReason::Interrupted
+        } else {
+            StopReason::Completed
+        };
+        let window = Window::new(
+            self.window_start.unwrap_or(self.last_end),
+            self.window_end_s().unwrap_or(self.last_end),
+            self.last_end,
+            ctx.rate,
+            load.warmup_s,
+            ctx.share,
+        );
+        PhaseOutcome {
+            measured: self.measured,
+            drain: self.drain,
+            on_schedule: self.on_schedule,
+            carried_over: self.carried_over,
+            window,
+            reason,
+            issued: ctx.sent.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -670,47 +692,6 @@ mod tests {
 
     use super::*;
     use crate::spec::Cycles;
-
-    #[test]
-    fn paxos_timeouts_are_counted_apart_from_plain_ones() {
-        use scylla::statement::Consistency;
-        let db = |e: DbError| {
-            ExecutionError::LastAttemptError(RequestAttemptError::DbError(e, String::new()))
-        };
-        let write = |write_type| DbError::WriteTimeout {
-            consistency: Consistency::Quorum,
-            received: 1,
-            required: 2,
-            write_type,
-        };
-        let read = |consistency| DbError::ReadTimeout {
-            consistency,
-            received: 1,
-            required: 2,
-            data_present: false,
-        };
-        assert_eq!(
-            classify(&db(write(WriteType::Cas))),
-            ErrorKind::CasWriteTimeout
-        );
-        assert_eq!(
-            classify(&db(write(WriteType::Simple))),
-            ErrorKind::WriteTimeout
-        );
-        assert_eq!(
-            classify(&db(read(Consistency::Serial))),
-            ErrorKind::CasReadTimeout
-        );
-        assert_eq!(
-            classify(&db(read(Consistency::LocalSerial))),
-            ErrorKind::CasReadTimeout
-        );
-        assert_eq!(
-            classify(&db(read(Consistency::Quorum))),
-            ErrorKind::ReadTimeout
-        );
-        assert_eq!(ErrorKind::CasWriteTimeout.name(), "cas_write_timeout");
-    }
 
     /// Writes that each take `latency` (the first `slow` of them `slow_latency`), failing
     /// with `fail` if set.

@@ -56,6 +56,18 @@ impl IntervalLog {
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+
+    /// A log every write of which fails, as on a full disk (for the tests of its writers).
+    #[cfg(test)]
+    pub fn full() -> IntervalLog {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        IntervalLog {
+            file: std::io::BufWriter::new(file),
+        }
+    }
 }
 
 /// One histogram line of an interval log: tag, start (s), length (s), histogram.

@@ -13,16 +13,6 @@ pub const VERIFY_VERSION: u32 = 1;
 /// How many mismatches, differences and missing rows a result lists (the first ones found).
 pub const FIRST_KEPT: usize = 10;
 
-/// One row whose content differs from what was written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Difference {
-    /// The row number (the generator's input).
-    pub row: u64,
-    pub column: String,
-    pub expected: String,
-    pub found: String,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VerifyResult {
     pub schema_version: u32,
@@ -56,8 +46,8 @@ pub struct VerifyResult {
     pub unknown_rows: u64,
     /// How many of those rows are there with the content written (the write landed).
     pub unknown_landed: u64,
-    /// The first few differences.
-    pub first_differences: Vec<Difference>,
+    /// The first few differences (rows by their label, as in [`ReadsVerified`]).
+    pub first_differences: Vec<Mismatch>,
     /// The first few missing rows.
     pub first_missing: Vec<u64>,
     pub elapsed_s: f64,
@@ -126,7 +116,7 @@ pub struct ReadsVerified {
     /// Reads that returned a row other than written, or no row where one is known written.
     pub mismatches: u64,
     /// The first few mismatches.
-    pub first: Vec<ReadMismatch>,
+    pub first: Vec<Mismatch>,
 }
 
 impl ReadsVerified {
@@ -156,25 +146,86 @@ impl ReadsVerified {
     }
 }
 
-/// One read whose rows differ from the generator's.
+/// The `column` of a [`Mismatch`] whose row is absent.
+pub const MISSING_ROW: &str = "(row)";
+
+/// One row whose content differs from what the generator wrote: found by a read of a run
+/// under `--verify` ([`ReadsVerified`]) or by `cqlbench verify` reading the row back
+/// ([`VerifyResult`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadMismatch {
-    /// The operation that read it.
+pub struct Mismatch {
+    /// The operation whose read found it; empty (and left out) in a verification, whose reads
+    /// are all its own read-back.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub op: String,
     /// The row, as the generator numbers it (`k`, or `partition/row` for a profile).
+    /// Verification files from before the two records were one held the row id as a number
+    /// (a profile's `partition << 32 | row`): it is read as its digits.
+    #[serde(deserialize_with = "number_or_text")]
     pub row: String,
-    /// The column that differs ("(row)" when the row is missing).
+    /// The column that differs ([`MISSING_ROW`] when the row is absent).
     pub column: String,
     pub expected: String,
     pub found: String,
 }
 
-impl std::fmt::Display for ReadMismatch {
+impl Mismatch {
+    /// The row was absent, not different.
+    pub fn row_missing(&self) -> bool {
+        self.column == MISSING_ROW
+    }
+}
+
+/// A row named by a number (older verification files) or by its label.
+fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Row {
+        Number(u64),
+        Text(String),
+    }
+    Ok(match Row::deserialize(d)? {
+        Row::Number(n) => n.to_string(),
+        Row::Text(t) => t,
+    })
+}
+
+impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.op.is_empty() {
+            write!(f, "{} ", self.op)?;
+        }
         write!(
             f,
-            "{} row {} column {}: expected {}, found {}",
-            self.op, self.row, self.column, self.expected, self.found
+            "row {} column {}: expected {}, found {}",
+            self.row, self.column, self.expected, self.found
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mismatches_of_both_older_records_still_load() {
+        // A run's `--verify` mismatch (the former `ReadMismatch`) reads and writes as it was.
+        let read = r#"{"op":"read","row":"3/0","column":"name","expected":"a","found":"b"}"#;
+        let m: Mismatch = serde_json::from_str(read).unwrap();
+        assert_eq!((m.op.as_str(), m.row.as_str()), ("read", "3/0"));
+        assert_eq!(serde_json::to_string(&m).unwrap(), read);
+        assert_eq!(
+            m.to_string(),
+            "read row 3/0 column name: expected a, found b"
+        );
+        // A verification's difference (the former `Difference`): the row as a number, no op.
+        let old = r#"{"row":7,"column":"value","expected":"x","found":"y"}"#;
+        let d: Mismatch = serde_json::from_str(old).unwrap();
+        assert_eq!((d.op.as_str(), d.row.as_str()), ("", "7"));
+        assert!(!d.row_missing());
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            r#"{"row":"7","column":"value","expected":"x","found":"y"}"#
+        );
     }
 }

@@ -61,6 +61,12 @@ pub enum Warning {
         phase: String,
         error: String,
     },
+    /// Appending to the HDR interval log failed: the run went on, but the log holds only the
+    /// intervals before the failure (the result's own histograms are complete).
+    HlogFailed {
+        phase: String,
+        error: String,
+    },
     /// One shard of a merged run could not keep up: the merged throughput is short by its
     /// part, or the merged latencies include its own delays.
     ShardBehind {
@@ -144,6 +150,10 @@ impl fmt::Display for Warning {
             Warning::LedgerFailed { phase, error } => write!(
                 f,
                 "{phase}: the acknowledged-write ledger could not be written ({error}): writes acknowledged from then on are not in it, and verify does not check them"
+            ),
+            Warning::HlogFailed { phase, error } => write!(
+                f,
+                "{phase}: the HDR interval log could not be written ({error}): it holds only the intervals before that; the result's histograms are complete"
             ),
         }
     }

@@ -1,23 +1,28 @@
-//! `--verify`: every read of the main phase compares the rows it got with what the generator
-//! says they hold. Row content is a pure function of the row (any write of a row writes the
-//! same values), so a returned row that can be identified from its key columns must equal its
-//! image whether or not this run wrote it. A row that is absent is a mismatch only when the
-//! run knows it was written: acknowledged by rampup or, an interval later, by the main phase
-//! ([`ReadVerifier::learn`]).
+//! Rows checked against the generator, by both verifiers: `--verify` (every read of a run's
+//! main phase compares the rows it got) and `cqlbench verify` (every acknowledged row read back
+//! after the run, `crate::verify`). Row content is a pure function of the row, so a returned row
+//! that can be identified from its key columns must equal its image whether or not the run
+//! wrote it. A row that is absent is a mismatch only when it is known written: for `--verify`,
+//! acknowledged by rampup or, an interval later, by the main phase ([`ReadVerifier::learn`]).
 //!
-//! What a read returns is identified per workload: the built-ins here ([`check_builtin`]),
-//! profiles in [`super::profile::check`]. A mismatch fails the operation with
-//! [`crate::stats::ErrorKind::Mismatch`]; the first few are kept for the result.
+//! Both verifiers know a row by its [`RowId`] and compare it with [`first_difference`]; a
+//! workload says which rows a read returned ([`super::Workload::check_row`], the built-ins'
+//! [`super::builtin::check_read`], profiles' [`super::profile::check`]). A mismatch fails the
+//! operation with [`crate::stats::ErrorKind::Mismatch`]; the first few are kept for the result.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
 use roaring::RoaringTreemap;
+use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
-use super::{image, iot_devices, partitions, shapes};
-use crate::result::verify::{FIRST_KEPT as FIRST, ReadMismatch, ReadsVerified};
-use crate::spec::{WorkloadKind, WorkloadSpec};
+use crate::result::verify::{FIRST_KEPT as FIRST, MISSING_ROW, Mismatch, ReadsVerified};
+
+/// A row as the generator numbers it: a built-in's row `k`, a profile's
+/// `partition << 32 | row` ([`super::profile::check::row_id`]). The acknowledged-write ledger's
+/// cycles map to these, `--verify` learns them, `verify` reads them back.
+pub type RowId = u64;
 
 /// What one read showed.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +31,7 @@ pub enum Verdict {
     Matched(u64),
     /// Nothing returned could be compared, and nothing known written was absent.
     Unchecked,
-    Mismatch(ReadMismatch),
+    Mismatch(Mismatch),
 }
 
 /// The rows known written, and the counts of a run's checked reads.
@@ -37,22 +42,22 @@ pub struct ReadVerifier {
     rows_checked: AtomicU64,
     reads_unchecked: AtomicU64,
     mismatches: AtomicU64,
-    first: Mutex<Vec<ReadMismatch>>,
+    first: Mutex<Vec<Mismatch>>,
 }
 
 impl ReadVerifier {
-    /// Rows (by the workload's row ids) whose writes were acknowledged.
-    pub fn learn(&self, ids: impl IntoIterator<Item = u64>) {
+    /// Rows whose writes were acknowledged.
+    pub fn learn(&self, ids: impl IntoIterator<Item = RowId>) {
         // Collected first: checked reads wait for the lock only for the union.
         let new: RoaringTreemap = ids.into_iter().collect();
         *self.known.write().expect("known rows lock") |= new;
     }
 
-    pub fn knows(&self, id: u64) -> bool {
+    pub fn knows(&self, id: RowId) -> bool {
         self.known.read().expect("known rows lock").contains(id)
     }
 
-    /// Counts what a read of `op` showed; true when it was a mismatch.
+    /// Counts what a read showed; true when it was a mismatch.
     pub fn count(&self, v: Verdict) -> bool {
         match v {
             Verdict::Matched(n) => {
@@ -86,6 +91,22 @@ impl ReadVerifier {
     }
 }
 
+/// A read's rows and the names of their columns.
+pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), String> {
+    let rows = r.into_rows_result().map_err(|e| e.to_string())?;
+    let names = rows
+        .column_specs()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let rows = rows
+        .rows::<Row>()
+        .map_err(|e| e.to_string())?
+        .collect::<Result<Vec<Row>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((names, rows))
+}
+
 /// A value as a difference line shows it: blobs as a hex prefix and their length, long text
 /// cut.
 pub fn show(v: Option<&CqlValue>) -> String {
@@ -114,9 +135,57 @@ pub fn column<'a>(names: &[String], row: &'a Row, name: &str) -> Option<&'a CqlV
     row.columns.get(i).and_then(|c| c.as_ref())
 }
 
+/// Equal as stored: sets and maps whatever their order, empty collections as null.
+pub fn same(want: &CqlValue, got: Option<&CqlValue>) -> bool {
+    let Some(got) = got else {
+        return matches!(want, CqlValue::List(v) | CqlValue::Set(v) if v.is_empty())
+            || matches!(want, CqlValue::Map(m) if m.is_empty());
+    };
+    match (want, got) {
+        (CqlValue::Set(a), CqlValue::Set(b)) => {
+            a.len() == b.len() && a.iter().all(|x| b.contains(x))
+        }
+        (CqlValue::Map(a), CqlValue::Map(b)) => {
+            a.len() == b.len() && a.iter().all(|x| b.contains(x))
+        }
+        _ => want == got,
+    }
+}
+
+/// One column that differs: its name, and the expected and found values as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    pub column: String,
+    pub expected: String,
+    pub found: String,
+}
+
+/// The comparison both verifiers make: the first column of a row's image (name, value) that
+/// the returned `row` holds otherwise. Columns the read did not return are not compared;
+/// `fits(name, expected, found)` tells a value as written (a counter's, say, which is a
+/// multiple of its increment).
+pub fn first_difference<'a>(
+    names: &[String],
+    row: &Row,
+    image: impl IntoIterator<Item = (&'a str, &'a CqlValue)>,
+    fits: impl Fn(&str, &CqlValue, Option<&CqlValue>) -> bool,
+) -> Option<Difference> {
+    image.into_iter().find_map(|(name, want)| {
+        if !names.iter().any(|n| n == name) {
+            return None;
+        }
+        let got = column(names, row, name);
+        (!fits(name, want, got)).then(|| Difference {
+            column: name.to_string(),
+            expected: show(Some(want)),
+            found: show(got),
+        })
+    })
+}
+
 /// A mismatch of `op` on `row`.
 pub fn mismatch(op: &str, row: String, column: &str, expected: String, found: String) -> Verdict {
-    Verdict::Mismatch(ReadMismatch {
+    Verdict::Mismatch(Mismatch {
         op: op.to_string(),
         row,
         column: column.to_string(),
@@ -125,273 +194,19 @@ pub fn mismatch(op: &str, row: String, column: &str, expected: String, found: St
     })
 }
 
+/// A mismatch of `op` on `row` in the column `d` names.
+pub fn differs(op: &str, row: String, d: Difference) -> Verdict {
+    mismatch(op, row, &d.column, d.expected, d.found)
+}
+
 /// The row absent although known written.
 pub fn missing(op: &str, row: String) -> Verdict {
-    mismatch(op, row, "(row)", "the row".into(), "no row".into())
-}
-
-/// What a built-in read asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadAt {
-    /// Row `k` by its key (keyvalue, stress).
-    Row(u64),
-    /// Partition `part` from clustering row `start` on (tabular).
-    Slice { part: u64, start: u64 },
-    /// The first `limit` rows of partition `part`; `h` picks nb-iot's sensor.
-    Partition { part: u64, limit: i32, h: u64 },
-    /// Rows from a token on (stress range).
-    Token(i64),
-}
-
-/// Compares a built-in read's rows with the generator: each row identified by its key,
-/// its returned value columns compared with row `k`'s image.
-pub fn check_builtin(
-    spec: &WorkloadSpec,
-    op: &str,
-    at: ReadAt,
-    names: &[String],
-    rows: &[Row],
-    knows: &dyn Fn(u64) -> bool,
-) -> Verdict {
-    let rows_n = spec.rows.max(1);
-    let parts = partitions(spec);
-    let cols = image::columns(spec);
-    // The row number each returned row holds (None: not one the generator writes here).
-    let identify = |row: &Row| -> Option<u64> {
-        let get = |n: &str| column(names, row, n);
-        match (spec.kind, at) {
-            (_, ReadAt::Row(k)) => Some(k),
-            (WorkloadKind::Stress, ReadAt::Token(_)) => match get("key")? {
-                CqlValue::Blob(b) if b.len() == 10 => {
-                    let k = u64::from_be_bytes(b[..8].try_into().ok()?);
-                    (k < rows_n && image::key(spec, k) == [CqlValue::Blob(b.clone())]).then_some(k)
-                }
-                _ => None,
-            },
-            (WorkloadKind::Tabular, ReadAt::Slice { part, .. }) => match get("row")? {
-                CqlValue::BigInt(r) if *r >= 0 => Some(part + *r as u64 * parts),
-                _ => None,
-            },
-            (WorkloadKind::Iot, ReadAt::Partition { part, .. }) => match get("ts")? {
-                CqlValue::BigInt(t) if *t >= 0 => Some(part + *t as u64 * iot_devices(rows_n)),
-                _ => None,
-            },
-            (WorkloadKind::NbTabular2, ReadAt::Partition { part, .. }) => match get("clust")? {
-                CqlValue::Text(c) => Some(part + c.parse::<u64>().ok()? * parts),
-                _ => None,
-            },
-            (WorkloadKind::NbIot, ReadAt::Partition { part, .. }) => match get("time")? {
-                CqlValue::Timestamp(t) if t.0 >= shapes::IOT_EPOCH_MS => {
-                    let j = (t.0 - shapes::IOT_EPOCH_MS) / shapes::IOT_STEP_MS;
-                    Some(part + j as u64 * parts)
-                }
-                _ => None,
-            },
-            _ => None,
-        }
-    };
-    let mut compared = 0u64;
-    let mut seen = Vec::with_capacity(rows.len());
-    for row in rows {
-        let Some(k) = identify(row) else {
-            continue;
-        };
-        seen.push(k);
-        // The key columns returned must be row k's (a row in another row's place).
-        let key_names = key_columns(spec.kind);
-        for (name, want) in key_names.iter().zip(image::key(spec, k)) {
-            if let Some(got) = column(names, row, name)
-                && *got != want
-            {
-                return mismatch(op, k.to_string(), name, show(Some(&want)), show(Some(got)));
-            }
-        }
-        for (name, want) in cols.iter().zip(image::expected(spec, k)) {
-            if !names.contains(name) {
-                continue;
-            }
-            let got = column(names, row, name);
-            if got != Some(&want) {
-                return mismatch(op, k.to_string(), name, show(Some(&want)), show(got));
-            }
-        }
-        compared += 1;
-    }
-    let must = must_row(spec, at).filter(|_| {
-        // A partition's first row only when the read found none of its rows.
-        !matches!(at, ReadAt::Partition { .. }) || rows.is_empty()
-    });
-    if let Some(k) = must
-        && k < rows_n
-        && !seen.contains(&k)
-        && knows(k)
-    {
-        return missing(op, k.to_string());
-    }
-    if compared == 0 {
-        Verdict::Unchecked
-    } else {
-        Verdict::Matched(compared)
-    }
-}
-
-/// The row a read must return once it is known written: a key's row, a slice's first row,
-/// a partition's first row (its row number is the partition's). Its `knows` answer is taken
-/// before the read is sent: a write acknowledged while the read was in flight does not make
-/// the read's miss a mismatch.
-pub fn must_row(spec: &WorkloadSpec, at: ReadAt) -> Option<u64> {
-    let parts = partitions(spec);
-    match (spec.kind, at) {
-        (_, ReadAt::Row(k)) => Some(k),
-        (WorkloadKind::Tabular, ReadAt::Slice { part, start }) => Some(part + start * parts),
-        (WorkloadKind::Iot | WorkloadKind::NbTabular2, ReadAt::Partition { part, .. }) => {
-            Some(part)
-        }
-        _ => None,
-    }
-}
-
-/// The key columns of a built-in table, in the order of [`image::key`].
-fn key_columns(kind: WorkloadKind) -> &'static [&'static str] {
-    match kind {
-        WorkloadKind::Keyvalue | WorkloadKind::Stress => &["key"],
-        WorkloadKind::Tabular => &["part", "row"],
-        WorkloadKind::Iot => &["device", "ts"],
-        WorkloadKind::NbTabular2 => &["part", "clust"],
-        WorkloadKind::NbIot => &["machine_id", "sensor_name", "time"],
-        WorkloadKind::Profile => &[],
-    }
+    mismatch(op, row, MISSING_ROW, "the row".into(), "no row".into())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(v: Vec<CqlValue>) -> Row {
-        Row {
-            columns: v.into_iter().map(Some).collect(),
-        }
-    }
-
-    fn copy(rows: &[Row]) -> Vec<Row> {
-        rows.iter()
-            .map(|r| Row {
-                columns: r.columns.clone(),
-            })
-            .collect()
-    }
-
-    fn names(n: &[&str]) -> Vec<String> {
-        n.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_point_read_matches_differs_or_misses() {
-        let spec = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
-        let n = names(&["value"]);
-        let good = row(image::expected(&spec, 5));
-        let yes = |_: u64| true;
-        let no = |_: u64| false;
-        let at = ReadAt::Row(5);
-        assert_eq!(
-            check_builtin(&spec, "read", at, &n, &[good], &yes),
-            Verdict::Matched(1)
-        );
-        let other = row(image::expected(&spec, 6));
-        let Verdict::Mismatch(m) = check_builtin(&spec, "read", at, &n, &[other], &yes) else {
-            panic!("another row's value is a mismatch");
-        };
-        assert_eq!((m.row.as_str(), m.column.as_str()), ("5", "value"));
-        assert!(m.expected.ends_with("(100 bytes)"), "{}", m.expected);
-        // Absent: a mismatch only when known written.
-        assert!(matches!(
-            check_builtin(&spec, "read", at, &n, &[], &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "(row)"
-        ));
-        assert_eq!(
-            check_builtin(&spec, "read", at, &n, &[], &no),
-            Verdict::Unchecked
-        );
-    }
-
-    #[test]
-    fn slices_identify_each_row_by_its_clustering_key() {
-        let mut spec = WorkloadSpec::defaults(WorkloadKind::Tabular);
-        spec.rows = 1000;
-        spec.partsize = 100;
-        let parts = partitions(&spec);
-        let n = names(&["row", "value"]);
-        let slice: Vec<Row> = (3..6)
-            .map(|r| {
-                let k = 2 + r * parts;
-                let mut v = vec![CqlValue::BigInt(r as i64)];
-                v.extend(image::expected(&spec, k));
-                row(v)
-            })
-            .collect();
-        let at = ReadAt::Slice { part: 2, start: 3 };
-        let yes = |_: u64| true;
-        assert_eq!(
-            check_builtin(&spec, "range", at, &n, &slice, &yes),
-            Verdict::Matched(3)
-        );
-        // The first row of the slice absent while known written.
-        assert!(matches!(
-            check_builtin(&spec, "range", at, &n, &slice[1..], &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "(row)"
-        ));
-        // A row holding another row's value.
-        let mut swapped = copy(&slice);
-        swapped[2].columns[1] = slice[1].columns[1].clone();
-        let Verdict::Mismatch(m) = check_builtin(&spec, "range", at, &n, &swapped, &yes) else {
-            panic!("a swapped value is a mismatch");
-        };
-        assert_eq!(m.row, (2 + 5 * parts).to_string());
-    }
-
-    #[test]
-    fn nb_iot_rows_are_checked_with_their_keys() {
-        let mut spec = WorkloadSpec::defaults(WorkloadKind::NbIot);
-        spec.rows = 5000;
-        let machines = partitions(&spec);
-        let n = names(&[
-            "machine_id",
-            "sensor_name",
-            "time",
-            "data",
-            "sensor_value",
-            "station_id",
-        ]);
-        let full = |k: u64| {
-            let (m, s, t) = shapes::iot_key(k, machines);
-            let (v, st, d) = shapes::iot_values(k, machines);
-            row(vec![
-                CqlValue::Uuid(m),
-                CqlValue::Text(s.into()),
-                CqlValue::Timestamp(t),
-                CqlValue::Text(d),
-                CqlValue::Double(v),
-                CqlValue::Uuid(st),
-            ])
-        };
-        let at = ReadAt::Partition {
-            part: 1,
-            limit: 10,
-            h: 0,
-        };
-        let rows = vec![full(1), full(1 + machines)];
-        let yes = |_: u64| true;
-        assert_eq!(
-            check_builtin(&spec, "range", at, &n, &rows, &yes),
-            Verdict::Matched(2)
-        );
-        let mut bad = copy(&rows);
-        bad[1].columns[4] = Some(CqlValue::Double(-1.0));
-        assert!(matches!(
-            check_builtin(&spec, "range", at, &n, &bad, &yes),
-            Verdict::Mismatch(ReadMismatch { ref column, .. }) if column == "sensor_value"
-        ));
-    }
 
     #[test]
     fn the_verifier_counts_and_keeps_the_first_mismatches() {
@@ -410,5 +225,23 @@ mod tests {
         );
         assert_eq!((s.mismatches, s.first.len()), (FIRST as u64 + 2, FIRST));
         assert_eq!(s.first[0].row, "0");
+    }
+
+    #[test]
+    fn the_first_returned_column_that_differs_is_named() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let row = Row {
+            columns: vec![Some(CqlValue::Int(1)), None],
+        };
+        let (one, two) = (CqlValue::Int(1), CqlValue::Int(2));
+        let exact = |_: &str, w: &CqlValue, g: Option<&CqlValue>| same(w, g);
+        assert_eq!(
+            first_difference(&names, &row, [("a", &one), ("c", &two)], exact),
+            None,
+            "a column not returned is not compared"
+        );
+        let d = first_difference(&names, &row, [("a", &one), ("b", &two)], exact).unwrap();
+        assert_eq!((d.column.as_str(), d.found.as_str()), ("b", "null"));
+        assert_eq!(d.expected, "Int(2)");
     }
 }

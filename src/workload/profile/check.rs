@@ -1,5 +1,6 @@
-//! `--verify` for profiles: the rows a query returned, identified by their key columns among
-//! the rows the generator writes, and compared with them.
+//! Profile rows checked (`--verify`'s reads, `verify`'s read-back): the rows a query returned,
+//! identified by their key columns among the rows the generator writes, and compared with them
+//! ([`crate::workload::check::first_difference`]).
 //!
 //! Keys drawn from a population can collide: two partitions (or two rows of one) may get the
 //! same key, and the table then holds one row where the generator has several (the last
@@ -13,35 +14,21 @@ use std::sync::{Arc, Mutex};
 
 use scylla::value::{CqlValue, Row};
 
-use super::cql::{CqlType, Query};
+use super::cql::Query;
 use super::{Fields, Profile, Role};
-use crate::workload::check::{Verdict, column, mismatch, missing, show};
+pub use crate::workload::check::same;
+use crate::workload::check::{
+    Difference, RowId, Verdict, column, first_difference, mismatch, missing, show,
+};
 
 /// Partitions past this many rows are not indexed: their rows go unchecked.
 const MAX_INDEXED_ROWS: u64 = 100_000;
 /// Partition indexes kept between reads.
 const CACHED_PARTITIONS: usize = 512;
 
-/// The row id `--verify` knows a profile row by.
-pub fn row_id(p: u64, r: u64) -> u64 {
+/// The id both verifiers know row `r` of partition `p` by.
+pub fn row_id(p: u64, r: u64) -> RowId {
     (p << 32) | (r & 0xFFFF_FFFF)
-}
-
-/// Equal as stored: sets and maps whatever their order, empty collections as null.
-pub fn same(want: &CqlValue, got: Option<&CqlValue>) -> bool {
-    let Some(got) = got else {
-        return matches!(want, CqlValue::List(v) | CqlValue::Set(v) if v.is_empty())
-            || matches!(want, CqlValue::Map(m) if m.is_empty());
-    };
-    match (want, got) {
-        (CqlValue::Set(a), CqlValue::Set(b)) => {
-            a.len() == b.len() && a.iter().all(|x| b.contains(x))
-        }
-        (CqlValue::Map(a), CqlValue::Map(b)) => {
-            a.len() == b.len() && a.iter().all(|x| b.contains(x))
-        }
-        _ => want == got,
-    }
 }
 
 /// The partitions sharing a partition key, and per partition key the rows of its
@@ -176,103 +163,36 @@ pub fn check_rows(
 ) -> Verdict {
     let t = &profile.table;
     let binds_eq = |c: &String| q.equal.contains(c);
-    // Every row returned is in `p`'s partition key when the query fixes all of it.
-    let in_partition = t.partition_key.iter().all(binds_eq);
-    let returns = |c: usize| names.iter().any(|n| *n == profile.columns[c].name);
-    let pk_values = profile.values(p, 0, &index.partition_key);
-    let one_row = r.filter(|_| fields == Fields::Samerow && t.clustering.iter().all(binds_eq));
-    let label = |(q, r): (u64, u64)| format!("{q}/{r}");
+    let read = Read {
+        profile,
+        index,
+        p,
+        names,
+        // Every row returned is in `p`'s partition key when the query fixes all of it.
+        in_partition: t.partition_key.iter().all(binds_eq),
+        one_row: r.filter(|_| fields == Fields::Samerow && t.clustering.iter().all(binds_eq)),
+    };
     let mut compared = 0u64;
     let mut seen_r = false;
     for row in rows {
-        // Its partition: `p`'s key, or a row of another partition (an index lookup).
-        let mut other = false;
-        for (k, &c) in index.partition_key.iter().enumerate() {
-            if let Some(got) = column(names, row, &profile.columns[c].name)
-                && *got != pk_values[k]
-            {
-                other = true;
+        let candidates = match read.candidates(row) {
+            Ok(Some(c)) => c,
+            Ok(None) => continue,
+            Err(key) => {
+                return mismatch(
+                    op,
+                    format!("{p}/?"),
+                    &profile.columns[index.clustering[0]].name,
+                    "a clustering key the generator writes in this partition".into(),
+                    show(key.first()),
+                );
             }
-        }
-        if other || (!in_partition && !index.partition_key.iter().all(|&c| returns(c))) {
-            continue;
-        }
-        // Its candidates among the generator's rows.
-        let candidates: Vec<(u64, u64)> = if index.clustering.is_empty() {
-            index
-                .partitions_like(profile, p)
-                .into_iter()
-                .map(|q| (q, 0))
-                .collect()
-        } else if index.clustering.iter().all(|&c| returns(c)) {
-            let key: Vec<CqlValue> = index
-                .clustering
-                .iter()
-                .map(|&c| {
-                    column(names, row, &profile.columns[c].name)
-                        .cloned()
-                        .unwrap_or(CqlValue::Empty)
-                })
-                .collect();
-            let Some(by_key) = index.rows(profile, p) else {
-                continue;
-            };
-            match by_key.get(&key_text(&key)) {
-                Some(c) => c.clone(),
-                None => {
-                    return mismatch(
-                        op,
-                        format!("{p}/?"),
-                        &profile.columns[index.clustering[0]].name,
-                        "a clustering key the generator writes in this partition".into(),
-                        show(key.first()),
-                    );
-                }
-            }
-        } else if let Some(r) = one_row {
-            // Its key fixed by the query: the generator rows with that key.
-            index
-                .sharing_key(profile, p, r)
-                .unwrap_or_else(|| vec![(p, r)])
-        } else {
-            continue;
         };
         if candidates.contains(&(p, r.unwrap_or(u64::MAX))) {
             seen_r = true;
         }
-        // The returned value columns against each candidate's.
-        let mut first_difference = None;
-        let matched = candidates.iter().any(|&(cq, cr)| {
-            let want = profile.values(cq, cr, &index.values);
-            for (k, &c) in index.values.iter().enumerate() {
-                let name = &profile.columns[c].name;
-                if !names.contains(name) {
-                    continue;
-                }
-                let got = column(names, row, name);
-                let ok = match (&profile.columns[c].ty, &want[k], got) {
-                    (CqlType::Counter, CqlValue::Counter(d), Some(CqlValue::Counter(n))) => {
-                        counter_fits(profile, &candidates, c, d.0, n.0)
-                    }
-                    _ => same(&want[k], got),
-                };
-                if !ok {
-                    first_difference.get_or_insert_with(|| {
-                        (
-                            label((cq, cr)),
-                            name.clone(),
-                            show(Some(&want[k])),
-                            show(got),
-                        )
-                    });
-                    return false;
-                }
-            }
-            true
-        });
-        if !matched {
-            let (row, col, want, got) = first_difference.expect("a candidate differed");
-            return mismatch(op, row, &col, want, got);
+        if let Some((row, d)) = read.unlike(&candidates, row) {
+            return mismatch(op, row, &d.column, d.expected, d.found);
         }
         compared += 1;
     }
@@ -284,22 +204,125 @@ pub fn check_rows(
         && q.limit.is_none_or(|l| (rows.len() as u64) < l)
         && !seen_r
         && knows(row_id(p, r))
-        // A row whose key another generator row shares may hold that row's values, and a
-        // query on a value column would then not find it.
-        && index
-            .sharing_key(profile, p, r)
-            .is_some_and(|rows| rows == [(p, r)])
-        && (in_partition || index.partition_key.iter().all(|&c| returns(c)))
-        && (index.clustering.is_empty()
-            || index.clustering.iter().all(|&c| returns(c))
-            || one_row.is_some())
+        && read.would_return(r)
     {
-        return missing(op, label((p, r)));
+        return missing(op, format!("{p}/{r}"));
     }
     if compared == 0 {
         Verdict::Unchecked
     } else {
         Verdict::Matched(compared)
+    }
+}
+
+/// A read of partition `p`'s key, and what it returned.
+struct Read<'a> {
+    profile: &'a Profile,
+    index: &'a RowIndex,
+    p: u64,
+    names: &'a [String],
+    /// The query fixes the whole partition key.
+    in_partition: bool,
+    /// The row every marker was bound from, when the query fixes all of its key.
+    one_row: Option<u64>,
+}
+
+impl Read<'_> {
+    /// Whether the read returns column `c`.
+    fn returns(&self, c: usize) -> bool {
+        self.names
+            .iter()
+            .any(|n| *n == self.profile.columns[c].name)
+    }
+
+    /// The generator rows a returned row may be (Ok(None): not one this read can tell; Err:
+    /// a clustering key the generator never writes in the partition).
+    fn candidates(&self, row: &Row) -> Result<Option<Vec<(u64, u64)>>, Vec<CqlValue>> {
+        let (profile, index, p) = (self.profile, self.index, self.p);
+        // Its partition: `p`'s key, or a row of another partition (an index lookup).
+        let pk_values = profile.values(p, 0, &index.partition_key);
+        let other = index.partition_key.iter().enumerate().any(|(k, &c)| {
+            column(self.names, row, &profile.columns[c].name)
+                .is_some_and(|got| *got != pk_values[k])
+        });
+        let key_returned = index.partition_key.iter().all(|&c| self.returns(c));
+        if other || (!self.in_partition && !key_returned) {
+            return Ok(None);
+        }
+        if index.clustering.is_empty() {
+            let all = index
+                .partitions_like(profile, p)
+                .into_iter()
+                .map(|q| (q, 0));
+            return Ok(Some(all.collect()));
+        }
+        if index.clustering.iter().all(|&c| self.returns(c)) {
+            let key: Vec<CqlValue> = index
+                .clustering
+                .iter()
+                .map(|&c| {
+                    column(self.names, row, &profile.columns[c].name)
+                        .cloned()
+                        .unwrap_or(CqlValue::Empty)
+                })
+                .collect();
+            let Some(by_key) = index.rows(profile, p) else {
+                return Ok(None);
+            };
+            return match by_key.get(&key_text(&key)) {
+                Some(c) => Ok(Some(c.clone())),
+                None => Err(key),
+            };
+        }
+        // Its key fixed by the query: the generator rows with that key.
+        Ok(self.one_row.map(|r| {
+            index
+                .sharing_key(profile, p, r)
+                .unwrap_or_else(|| vec![(p, r)])
+        }))
+    }
+
+    /// None when the returned row's value columns equal one candidate's; else the first
+    /// candidate's label and its first difference.
+    fn unlike(&self, candidates: &[(u64, u64)], row: &Row) -> Option<(String, Difference)> {
+        let (profile, index) = (self.profile, self.index);
+        let fits = |name: &str, want: &CqlValue, got: Option<&CqlValue>| match (want, got) {
+            (CqlValue::Counter(d), Some(CqlValue::Counter(n))) => {
+                counter_fits(profile, candidates, profile.index_of(name), d.0, n.0)
+            }
+            _ => same(want, got),
+        };
+        let mut first = None;
+        for &(cq, cr) in candidates {
+            let want = profile.values(cq, cr, &index.values);
+            let image = index
+                .values
+                .iter()
+                .map(|&c| profile.columns[c].name.as_str())
+                .zip(&want);
+            match first_difference(self.names, row, image, fits) {
+                None => return None,
+                Some(d) => {
+                    first.get_or_insert((format!("{cq}/{cr}"), d));
+                }
+            }
+        }
+        Some(first.expect("a row has at least one candidate"))
+    }
+
+    /// Row `r` would be among what the read returned, had it been stored as the generator
+    /// wrote it.
+    fn would_return(&self, r: u64) -> bool {
+        let (profile, index, p) = (self.profile, self.index, self.p);
+        // A row whose key another generator row shares may hold that row's values, and a
+        // query on a value column would then not find it.
+        index
+            .sharing_key(profile, p, r)
+            .is_some_and(|rows| rows == [(p, r)])
+            && (self.in_partition || index.partition_key.iter().all(|&c| self.returns(c)))
+            && (index.clustering.is_empty()
+                || index.clustering.iter().all(|&c| self.returns(c))
+                || self.one_row.is_some())
     }
 }
 

@@ -355,37 +355,11 @@ impl Query {
                 None => Err(format!("column '{n}' is not in table {}", table.name)),
             }
         };
-        let mut binds = Vec::new();
-        if verb == Verb::Insert {
-            let open = toks
-                .iter()
-                .position(|t| t == "(")
-                .ok_or("INSERT without a column list")?;
-            let close = toks
-                .iter()
-                .position(|t| t == ")")
-                .ok_or("INSERT without ')'")?;
-            let cols: Vec<&String> = toks[open + 1..close].iter().filter(|t| *t != ",").collect();
-            let values = upper
-                .iter()
-                .position(|t| t == "VALUES")
-                .ok_or("INSERT without VALUES")?;
-            let (mut depth, mut pos) = (0, 0);
-            for t in &toks[values + 1..] {
-                match t.as_str() {
-                    "(" => depth += 1,
-                    ")" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    "," if depth == 1 => pos += 1,
-                    "?" => binds.push(known(cols.get(pos).ok_or("more values than columns")?)?),
-                    _ => {}
-                }
-            }
-        }
+        let mut binds = if verb == Verb::Insert {
+            insert_binds(&toks, &upper, &known)?
+        } else {
+            Vec::new()
+        };
         // Everything else: `column OP ?` (=, <, >, <=, >=, IN, CONTAINS), after SET or WHERE.
         let start = if verb == Verb::Insert { toks.len() } else { 0 };
         let where_at = upper.iter().position(|t| t == "WHERE");
@@ -444,6 +418,44 @@ impl Query {
             limit,
         })
     }
+}
+
+/// An INSERT's markers: the column each `?` of its VALUES list stands for.
+fn insert_binds(
+    toks: &[String],
+    upper: &[String],
+    known: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Vec<String>, String> {
+    let open = toks
+        .iter()
+        .position(|t| t == "(")
+        .ok_or("INSERT without a column list")?;
+    let close = toks
+        .iter()
+        .position(|t| t == ")")
+        .ok_or("INSERT without ')'")?;
+    let cols: Vec<&String> = toks[open + 1..close].iter().filter(|t| *t != ",").collect();
+    let values = upper
+        .iter()
+        .position(|t| t == "VALUES")
+        .ok_or("INSERT without VALUES")?;
+    let mut binds = Vec::new();
+    let (mut depth, mut pos) = (0, 0);
+    for t in &toks[values + 1..] {
+        match t.as_str() {
+            "(" => depth += 1,
+            ")" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            "," if depth == 1 => pos += 1,
+            "?" => binds.push(known(cols.get(pos).ok_or("more values than columns")?)?),
+            _ => {}
+        }
+    }
+    Ok(binds)
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@ pub mod cql;
 pub mod dist;
 pub mod run;
 pub mod values;
+pub mod workload;
+
+pub use workload::ProfileWorkload;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -441,14 +444,34 @@ impl Profile {
     /// an insert's size, a sample row and what each query binds.
     pub fn describe(&self, ops: Option<&BTreeMap<String, u32>>) -> String {
         let mut o = String::new();
-        let f = &self.file;
         let _ = writeln!(
             o,
             "profile {}: keyspace {}, table {}",
             self.path.display(),
-            f.keyspace,
+            self.file.keyspace,
             self.table.name
         );
+        self.describe_columns(&mut o);
+        self.describe_sizes(&mut o);
+        let sample = self.row(0, 0);
+        let _ = writeln!(o, "\nsample row (partition 0, row 0):");
+        for (name, v) in &sample {
+            let _ = writeln!(o, "  {name} = {}", show(v));
+        }
+        self.describe_queries(&mut o, &sample);
+        if let Some(ops) = ops {
+            let total: u32 = ops.values().sum();
+            let parts: Vec<String> = ops
+                .iter()
+                .map(|(k, w)| format!("{k} {:.0}%", *w as f64 * 100.0 / total as f64))
+                .collect();
+            let _ = writeln!(o, "\nops: {}", parts.join(", "));
+        }
+        o
+    }
+
+    /// Each column: its type, its place in the key and its distributions.
+    fn describe_columns(&self, o: &mut String) {
         let _ = writeln!(o, "\ncolumns (size, population, cluster):");
         for c in &self.columns {
             let role = if self.table.partition_key.contains(&c.name) {
@@ -469,7 +492,12 @@ impl Profile {
                 c.cluster
             );
         }
-        // Means over sampled partitions and rows.
+    }
+
+    /// Rows per partition, a row's bytes, and what an insert writes (means over sampled
+    /// partitions and rows).
+    fn describe_sizes(&self, o: &mut String) {
+        let f = &self.file;
         let parts = 200u64;
         let rows: Vec<u64> = (0..parts)
             .map(|p| self.rows_in(p).iter().product::<u64>().max(1))
@@ -519,11 +547,11 @@ impl Profile {
             per_insert,
             per_insert * row_bytes
         );
-        let sample = self.row(0, 0);
-        let _ = writeln!(o, "\nsample row (partition 0, row 0):");
-        for (name, v) in &sample {
-            let _ = writeln!(o, "  {name} = {}", show(v));
-        }
+    }
+
+    /// Each query, and what it binds from the sample row.
+    fn describe_queries(&self, o: &mut String, sample: &[(String, CqlValue)]) {
+        let f = &self.file;
         if !self.queries.is_empty() {
             let _ = writeln!(o, "\nqueries:");
         }
@@ -560,15 +588,6 @@ impl Profile {
                 }
             );
         }
-        if let Some(ops) = ops {
-            let total: u32 = ops.values().sum();
-            let parts: Vec<String> = ops
-                .iter()
-                .map(|(k, w)| format!("{k} {:.0}%", *w as f64 * 100.0 / total as f64))
-                .collect();
-            let _ = writeln!(o, "\nops: {}", parts.join(", "));
-        }
-        o
     }
 }
 

@@ -1,0 +1,312 @@
+//! What a run leaves on disk as it goes: its result (JSON, rewritten after intervals so an
+//! interrupted run keeps what it measured), its HDR interval log (`.hlog`) and its
+//! acknowledged-write ledger (`.ledger`), all next to the result's path.
+//!
+//! A failed append to the HDR log or the ledger is a typed warning in the result
+//! ([`Warning::HlogFailed`], [`Warning::LedgerFailed`]) and that file stops growing; the run
+//! goes on. A failed write of the result itself ends the run, at the end of its phase.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::LoadError;
+use super::executor::IntervalReport;
+use crate::metrics::sampler::Sampler;
+use crate::result::hlog::IntervalLog;
+use crate::result::ledger::{LedgerWriter, Mapping};
+use crate::result::verify::ReadsVerified;
+use crate::result::{
+    IntervalRecord, PhaseResult, PhaseSummary, RunResult, RunStatus, Warning, phase_warnings,
+};
+
+/// Every interval for the first minute of a phase, then every 10 s: a long run's result grows,
+/// and rewriting it each second would cost the client more and more.
+const WRITE_EVERY_INTERVAL: usize = 60;
+const WRITE_EVERY: Duration = Duration::from_secs(10);
+
+/// A run's result, HDR log and ledger, and their writes.
+pub struct Recorder {
+    out: PathBuf,
+    result: RunResult,
+    /// Server and host metrics sampled beside the run.
+    sampler: Option<Sampler>,
+    /// None once an append failed.
+    ledger: Option<LedgerWriter>,
+    ledger_path: PathBuf,
+    /// None until the phases start, and once an append failed.
+    hlog: Option<IntervalLog>,
+    hlog_path: PathBuf,
+    last_write: Instant,
+    /// The first failed write of the result during a phase.
+    write_error: Option<std::io::Error>,
+}
+
+impl Recorder {
+    /// Creates the ledger and writes the result as it starts. The ledger is created
+    /// (truncated) first: a ledger an earlier run left at the same path never stands beside
+    /// this run's result.
+    pub fn start(
+        out: &Path,
+        result: RunResult,
+        sampler: Option<Sampler>,
+    ) -> Result<Recorder, LoadError> {
+        let ledger_path = out.with_extension("ledger");
+        let ledger = LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
+            path: ledger_path.clone(),
+            source,
+        })?;
+        let r = Recorder {
+            out: out.to_path_buf(),
+            result,
+            sampler,
+            ledger: Some(ledger),
+            ledger_path,
+            hlog: None,
+            hlog_path: out.with_extension("hlog"),
+            last_write: Instant::now(),
+            write_error: None,
+        };
+        r.result.write(&r.out).map_err(|source| r.io(source))?;
+        Ok(r)
+    }
+
+    /// Creates the HDR log, its base time the run's start.
+    pub fn open_hlog(&mut self, started_unix_s: f64) -> Result<(), LoadError> {
+        let log = IntervalLog::create(&self.hlog_path, started_unix_s).map_err(|source| {
+            LoadError::Io {
+                path: self.hlog_path.clone(),
+                source,
+            }
+        })?;
+        self.hlog = Some(log);
+        Ok(())
+    }
+
+    pub fn result(&self) -> &RunResult {
+        &self.result
+    }
+
+    /// Notes the time this shard's main phase started.
+    pub fn main_started(&mut self, at_unix_s: f64) {
+        if let Some(s) = &mut self.result.shard {
+            s.main_started_unix_s = Some(at_unix_s);
+        }
+    }
+
+    pub fn start_phase(&mut self, phase: PhaseResult) {
+        self.result.phases.push(phase);
+        self.last_write = Instant::now();
+    }
+
+    /// Records an interval of phase `phase` (which began `offset_s` into the run): its
+    /// histograms into the HDR log, its writes into the ledger, `rec` into the result.
+    pub fn interval(
+        &mut self,
+        phase: &str,
+        offset_s: f64,
+        rampup: bool,
+        rep: &IntervalReport,
+        rec: IntervalRecord,
+    ) {
+        if let Some(log) = &mut self.hlog
+            && let Err(e) = append_histograms(log, phase, offset_s, rep)
+        {
+            self.result.warnings.push(Warning::HlogFailed {
+                phase: phase.to_string(),
+                error: format!("{}: {e}", self.hlog_path.display()),
+            });
+            self.hlog = None;
+        }
+        let mapping = if rampup {
+            Mapping::Sequential
+        } else {
+            Mapping::Hashed
+        };
+        if let Some(l) = &mut self.ledger
+            && let Err(e) = l.append(phase, mapping, &rep.snapshot.writes)
+        {
+            self.result.warnings.push(Warning::LedgerFailed {
+                phase: phase.to_string(),
+                error: format!("{}: {e}", self.ledger_path.display()),
+            });
+            self.ledger = None;
+        }
+        self.phase_mut().intervals.push(rec);
+    }
+
+    /// The last interval recorded.
+    pub fn last_interval(&self) -> &IntervalRecord {
+        let phase = self.result.phases.last().expect("a phase started");
+        phase.intervals.last().expect("an interval recorded")
+    }
+
+    pub fn warn(&mut self, w: Warning) {
+        self.result.warnings.push(w);
+    }
+
+    pub fn set_events(&mut self, events: Vec<crate::result::fault::FaultEvent>) {
+        self.result.events = events;
+    }
+
+    pub fn set_reads_verified(&mut self, r: ReadsVerified) {
+        self.result.reads_verified = Some(r);
+    }
+
+    /// Writes the result when it is due (with the metrics sampled so far); a failure is kept
+    /// for [`Recorder::end_phase`].
+    pub fn save_if_due(&mut self) {
+        let n = self.result.phases.last().map_or(0, |p| p.intervals.len());
+        if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < WRITE_EVERY {
+            return;
+        }
+        if let Some(s) = &self.sampler {
+            self.result.metrics = Some(Box::new(s.series()));
+        }
+        if let Err(e) = self.result.write(&self.out) {
+            self.write_error.get_or_insert(e);
+        }
+        self.last_write = Instant::now();
+    }
+
+    /// A failed write of the result during the phase, as the run's error.
+    pub fn check_writes(&mut self) -> Result<(), LoadError> {
+        match self.write_error.take() {
+            Some(e) => Err(self.io(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends phase `name` with its summary and the warnings it calls for.
+    pub fn end_phase(&mut self, name: &str, summary: PhaseSummary) {
+        self.result.warnings.extend(phase_warnings(name, &summary));
+        self.phase_mut().summary = Some(summary);
+    }
+
+    /// The summary of the current phase.
+    pub fn phase_summary(&self) -> Option<&PhaseSummary> {
+        self.result.phases.last()?.summary.as_ref()
+    }
+
+    pub fn set_status(&mut self, status: RunStatus) {
+        self.result.status = status;
+    }
+
+    /// Ends the run: its status (completed unless a phase said otherwise), its end time, the
+    /// metrics' final series and what they warn of, and the result's last write.
+    pub fn finish(mut self) -> Result<RunResult, LoadError> {
+        let r = &mut self.result;
+        if r.status == RunStatus::Running {
+            r.status = RunStatus::Completed;
+        }
+        r.finished_unix_s = Some(crate::host::unix_now() as u64);
+        if let Some(s) = self.sampler.take() {
+            let series = s.finish();
+            if let Some(main) = r.phases.iter().rev().find(|p| p.name == "main")
+                && let Some(w) = crate::result::compaction_warning(main, &series)
+            {
+                r.warnings.push(w);
+            }
+            r.metrics = Some(Box::new(series));
+        }
+        self.result
+            .write(&self.out)
+            .map_err(|source| self.io(source))?;
+        Ok(self.result)
+    }
+
+    fn phase_mut(&mut self) -> &mut PhaseResult {
+        self.result.phases.last_mut().expect("a phase started")
+    }
+
+    fn io(&self, source: std::io::Error) -> LoadError {
+        LoadError::Io {
+            path: self.out.clone(),
+            source,
+        }
+    }
+}
+
+/// An interval's histograms, response and service time of each operation kind, tagged
+/// `phase/kind/response`.
+fn append_histograms(
+    log: &mut IntervalLog,
+    phase: &str,
+    offset_s: f64,
+    rep: &IntervalReport,
+) -> std::io::Result<()> {
+    let len = rep.end_s - rep.start_s;
+    for k in rep.snapshot.kinds() {
+        let o = rep.snapshot.op(k);
+        let start = offset_s + rep.start_s;
+        log.append(&format!("{phase}/{k}/response"), start, len, &o.response)?;
+        log.append(&format!("{phase}/{k}/service"), start, len, &o.service)?;
+    }
+    log.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> IntervalReport {
+        let mut snapshot = crate::stats::Snapshot::default();
+        snapshot.record_ok(crate::spec::OpKind::Write, 1_000_000, 900_000);
+        IntervalReport {
+            index: 0,
+            start_s: 0.0,
+            end_s: 1.0,
+            warmup: false,
+            drain: false,
+            snapshot,
+            backlog: 0,
+        }
+    }
+
+    fn record(rep: &IntervalReport) -> IntervalRecord {
+        IntervalRecord::from_snapshot(rep.start_s, rep.end_s, false, &rep.snapshot, 0, 0.0)
+    }
+
+    #[test]
+    fn a_failed_hdr_log_append_is_a_warning_and_the_run_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let result =
+            crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let mut rec = Recorder::start(&out, result, None).unwrap();
+        // An HDR log on a disk that takes no more writes.
+        rec.hlog = Some(IntervalLog::full());
+        rec.start_phase(PhaseResult {
+            name: "main".into(),
+            offset_s: 0.0,
+            load: rec.result.phases[0].load.clone(),
+            intervals: Vec::new(),
+            summary: None,
+        });
+        let warnings_before = rec.result().warnings.len();
+        for _ in 0..3 {
+            let rep = report();
+            rec.interval("main", 0.0, false, &rep, record(&rep));
+        }
+        let hlog_warnings: Vec<&Warning> = rec.result().warnings[warnings_before..]
+            .iter()
+            .filter(|w| matches!(w, Warning::HlogFailed { .. }))
+            .collect();
+        assert_eq!(hlog_warnings.len(), 1, "warned once: {hlog_warnings:?}");
+        assert!(
+            hlog_warnings[0]
+                .to_string()
+                .starts_with("main: the HDR interval log")
+        );
+        // The intervals and the ledger went on.
+        assert_eq!(rec.result().phases.last().unwrap().intervals.len(), 3);
+        assert!(rec.ledger.is_some());
+        rec.save_if_due();
+        rec.check_writes().unwrap();
+        let back = RunResult::read(&out).unwrap();
+        assert!(
+            back.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::HlogFailed { .. }))
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! `keyvalue`: single-row writes and reads by key (`key bigint PRIMARY KEY, value blob`), and
+//! when the mix has them `delete`, `lwt` (a conditional update that keeps the row as written),
+//! `batch` (a logged batch of [`BATCH_ROWS`] rows) and `counter` (an increment in
+//! [`COUNTER_TABLE`]).
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::response::query_result::QueryResult;
+use scylla::statement::batch::{Batch, BatchType};
+use scylla::value::CqlValue;
+
+use super::builtin::{self, Builtin, ReadAt, Statements};
+use super::check::RowId;
+use super::data::mix;
+use super::keys::Keys;
+use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
+use crate::spec::{OpKind, WorkloadSpec};
+
+/// Rows a `batch` writes (a logged batch of single-row partitions).
+pub const BATCH_ROWS: u64 = 5;
+
+/// The table of the `counter` operation.
+pub const COUNTER_TABLE: &str = "kv_counts";
+
+/// The rows a `batch` of `cycle` writes (the first drawn like a write's).
+pub fn batch_rows(rows: &Keys, cycle: u64) -> impl Iterator<Item = u64> + '_ {
+    (0..BATCH_ROWS).map(move |j| rows.pick(if j == 0 { cycle } else { mix(cycle ^ j) }, true))
+}
+
+#[derive(Debug)]
+pub struct Keyvalue {
+    spec: WorkloadSpec,
+    rows: Keys,
+}
+
+impl Keyvalue {
+    /// `delete`, `lwt`, `batch` and `counter` of `cycle`.
+    async fn more(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+    ) -> Result<(), ExecutionError> {
+        let stmt = st.get(op);
+        let k = self.rows.pick(cycle, true);
+        let value = |k: u64| builtin::blob(k, self.spec.value_size);
+        match op.name() {
+            "delete" | "counter" => {
+                session.execute_unpaged(stmt, (k as i64,)).await?;
+            }
+            "lwt" => {
+                let v = value(k);
+                session.execute_unpaged(stmt, (&v, k as i64, &v)).await?;
+            }
+            "batch" => {
+                let mut batch = Batch::new(BatchType::Logged);
+                let mut values = Vec::new();
+                for r in batch_rows(&self.rows, cycle) {
+                    batch.append_statement(stmt.clone());
+                    values.push((r as i64, value(r)));
+                }
+                batch.set_consistency(stmt.get_consistency().unwrap_or_default());
+                batch.set_execution_profile_handle(stmt.get_execution_profile_handle().cloned());
+                batch.set_is_idempotent(true);
+                session.batch(&batch, values).await?;
+            }
+            other => unreachable!("keyvalue has no operation {other}"),
+        }
+        Ok(())
+    }
+}
+
+impl Workload for Keyvalue {
+    type Statements = Statements;
+
+    fn new(spec: &WorkloadSpec) -> Result<Keyvalue, WorkloadError> {
+        Ok(Keyvalue {
+            spec: spec.clone(),
+            rows: Keys::new(spec.key_dist, spec.rows),
+        })
+    }
+
+    fn spec(&self) -> &WorkloadSpec {
+        &self.spec
+    }
+
+    fn offers(&self) -> Vec<OpKind> {
+        let more = crate::spec::workload::MORE_OPS
+            .iter()
+            .map(|n| n.parse::<OpKind>().expect("built-in"));
+        [OpKind::Write, OpKind::Read]
+            .into_iter()
+            .chain(more)
+            .collect()
+    }
+
+    fn statement(&self, op: OpKind) -> Option<String> {
+        let (ks, t) = (&self.spec.keyspace, Self::TABLE);
+        Some(match op.name() {
+            "write" | "batch" => format!("INSERT INTO {ks}.{t} (key, value) VALUES (?, ?)"),
+            "read" => format!("SELECT value FROM {ks}.{t} WHERE key = ?"),
+            "delete" => format!("DELETE FROM {ks}.{t} WHERE key = ?"),
+            // A conditional update that keeps the row as written: Paxos on a live row.
+            "lwt" => format!("UPDATE {ks}.{t} SET value = ? WHERE key = ? IF value = ?"),
+            "counter" => format!("UPDATE {ks}.{COUNTER_TABLE} SET n = n + 1 WHERE key = ?"),
+            _ => return None,
+        })
+    }
+
+    fn schema(&self) -> Schema {
+        let mut s = builtin::schema(self, "key bigint PRIMARY KEY, value blob", Vec::new());
+        if self.spec.ratio.has("counter") {
+            s.tables.push(format!(
+                "CREATE TABLE IF NOT EXISTS {}.{COUNTER_TABLE} (key bigint PRIMARY KEY, n counter)",
+                self.spec.keyspace
+            ));
+        }
+        s
+    }
+
+    async fn prepare(
+        &self,
+        session: &Session,
+        how: &Preparer,
+    ) -> Result<Statements, WorkloadError> {
+        builtin::prepare(self, session, how).await
+    }
+
+    async fn execute(
+        p: &Prepared<Self>,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> Result<(), OpError> {
+        if let Some(v) = p.checking(op, rampup) {
+            // Boxed: the checked read's state stays out of the plain path's.
+            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
+        }
+        let w = &p.workload;
+        if let OpKind::Named(_) = op
+            && !rampup
+        {
+            return Ok(Box::pin(w.more(&p.statements, session, op, cycle)).await?);
+        }
+        let stmt = p.statements.get(op);
+        let k = builtin::row_of(&w.rows, op, cycle, rampup);
+        if op == OpKind::Write {
+            let v = builtin::blob(k, w.spec.value_size);
+            session.execute_unpaged(stmt, (k as i64, v)).await?;
+        } else {
+            session.execute_unpaged(stmt, (k as i64,)).await?;
+        }
+        Ok(())
+    }
+
+    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
+        if op.name() == "batch" && !sequential {
+            out.extend(batch_rows(&self.rows, cycle));
+        }
+        // An lwt only rewrites a row as it is; a delete or a counter writes none of it.
+        builtin::written_row(&self.rows, op, cycle, sequential, out);
+    }
+
+    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
+        builtin::image(self, row)
+    }
+
+    fn read_back(&self) -> String {
+        builtin::select(self)
+    }
+
+    fn key(&self, row: RowId) -> Vec<CqlValue> {
+        vec![CqlValue::BigInt(row as i64)]
+    }
+}
+
+impl Builtin for Keyvalue {
+    const TABLE: &'static str = "kv";
+    const KEY_COLUMNS: &'static [&'static str] = &["key"];
+
+    fn value_columns(&self) -> Vec<&str> {
+        vec!["value"]
+    }
+
+    fn values(&self, k: u64) -> Vec<CqlValue> {
+        vec![CqlValue::Blob(builtin::blob(k, self.spec.value_size))]
+    }
+
+    fn read_at(&self, _op: OpKind, cycle: u64) -> ReadAt {
+        ReadAt::Row(self.rows.pick(cycle, false))
+    }
+
+    async fn send_read(
+        p: &Prepared<Self>,
+        session: &Session,
+        op: OpKind,
+        at: ReadAt,
+    ) -> Result<QueryResult, ExecutionError> {
+        let ReadAt::Row(k) = at else {
+            unreachable!("a keyvalue read is by key: {at:?}");
+        };
+        session
+            .execute_unpaged(p.statements.get(op), (k as i64,))
+            .await
+    }
+}
