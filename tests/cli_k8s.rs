@@ -148,7 +148,7 @@ fn shards_make_an_indexed_job_with_the_defaults() {
     assert_eq!(
         args,
         format!(
-            "run keyvalue --hosts cassandra-dc1-service --rate=4000 --shard $(SHARD_INDEX)/4 \
+            "run keyvalue --hosts cassandra-dc1-service --rate 4000 --shard $(SHARD_INDEX)/4 \
              --run-id {run_id} --out /results/{run_id}/shard-$(SHARD_INDEX).json"
         )
     );
@@ -616,6 +616,8 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
         "--consistency",
         "QUORUM",
     ]);
+    // Parsed by `cqlbench run`'s own parser and written back in its one form: the options
+    // in the order `run` declares them, values as they read back.
     let args = o.container().args.as_ref().unwrap();
     assert_eq!(
         args[..8],
@@ -624,10 +626,10 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
             "stress",
             "--ratio",
             "write=10,read=10,range=1",
-            "--duration",
-            "5m",
             "--consistency",
-            "QUORUM"
+            "QUORUM",
+            "--duration",
+            "300s"
         ]
     );
     for flag in [
@@ -655,6 +657,32 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
     refused(
         &["--shards", "2", "--", "run", "keyvalue"],
         "the run arguments start with 'run'",
+    );
+    // What every pod would refuse after `kubectl apply` is refused now, by run's own checks.
+    refused(
+        &[
+            "--shards", "4", "--", "keyvalue", "--hosts", "h", "--rate", "fast",
+        ],
+        "run arguments: invalid value 'fast' for '--rate",
+    );
+    refused(
+        &[
+            "--shards",
+            "4",
+            "--",
+            "keyvalue",
+            "--hosts",
+            "h",
+            "--concurrency",
+            "0",
+        ],
+        "run arguments: --concurrency and --max-in-flight must be at least 1",
+    );
+    refused(
+        &[
+            "--shards", "4", "--", "keyvalue", "--hosts", "h", "--ratio", "range=1",
+        ],
+        "run arguments: --ratio: workload keyvalue has no range operation",
     );
 }
 

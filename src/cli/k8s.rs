@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use clap::{Args, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::k8s::cluster::K8sClusterSpec;
 use crate::k8s::loaders::{
@@ -195,6 +195,31 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The pods' run arguments, parsed and checked by `cqlbench run`'s own parser and checks
+/// (what each pod would refuse after `kubectl apply` is refused now), the flags the renderer
+/// owns refused, then written back by the one argv serialiser.
+fn run_args(given: &[String]) -> anyhow::Result<Vec<String>> {
+    crate::k8s::loaders::validate::validate_run_args(given)?;
+    let argv = ["cqlbench", "run"]
+        .into_iter()
+        .map(String::from)
+        .chain(given.iter().cloned());
+    let step = match super::Cli::try_parse_from(argv) {
+        Ok(super::Cli {
+            command: super::Command::Run(step),
+        }) => step,
+        Ok(_) => unreachable!("the command is run"),
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("");
+            anyhow::bail!("run arguments: {}", first.trim_start_matches("error: "));
+        }
+    };
+    step.validate()
+        .map_err(|e| anyhow::anyhow!("run arguments: {e}"))?;
+    Ok(step.args_shown("run").into_iter().skip(1).collect())
+}
+
 fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
     let credentials = match (&a.credentials_file, a.secret) {
         (Some(file), _) => CredentialsSource::Given(Credentials::from_file(file)?),
@@ -218,7 +243,7 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         shards: a.shards,
         backoff_limit: a.backoff_limit,
         run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
-        run_args: a.run_args,
+        run_args: run_args(&a.run_args)?,
         credentials,
         results,
         resources: Resources {

@@ -20,7 +20,7 @@ use crate::error::Invalid;
 use crate::load::session::Credentials;
 
 mod objects;
-mod validate;
+pub mod validate;
 mod workflow;
 
 pub use objects::shard_args;

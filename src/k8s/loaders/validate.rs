@@ -90,9 +90,11 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
     resources(&spec.resources)
 }
 
-/// A run id that `cqlbench run --run-id` and a Kubernetes label value both accept.
+/// A run id that `cqlbench run --run-id` accepts (the one rule, `spec::load::parse_run_id`),
+/// which is also a Kubernetes label value.
 fn run_id(s: &str) -> Result<(), Invalid> {
-    if label_value("--run-id", s).is_err() || s.bytes().any(|c| c.is_ascii_uppercase()) {
+    let ok = crate::spec::load::parse_run_id(s).is_ok() && label_value("--run-id", s).is_ok();
+    if !ok {
         return Err(crate::invalid!(
             "--run-id '{s}' is not a run id that is also a Kubernetes label: give 1 to 63 \
              lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
@@ -101,7 +103,9 @@ fn run_id(s: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
+/// The run arguments as given: some, without `run` first, none of the flags the renderer
+/// owns ([`OWNED_FLAGS`]).
+pub fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
     let Some(first) = args.first() else {
         return Err(crate::invalid!(
             "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m"
