@@ -325,7 +325,7 @@ fn summarize(
         .map(|n| n.get())
         .unwrap_or(1);
     let threads = load.threads.clamp(1, cores) as f64;
-    let measured: Vec<&IntervalRecord> = intervals.iter().filter(|i| !i.warmup).collect();
+    let measured: Vec<&IntervalRecord> = intervals.iter().filter(|i| i.after_warmup()).collect();
     let all_ops_per_s = in_window(&all, &o.drain.all());
     PhaseSummary {
         measured_s: secs,

@@ -20,11 +20,7 @@ pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
         .rev()
         .find(|p| p.name == "main")
         .ok_or("no main phase (the run stopped before it)")?;
-    let measured: Vec<_> = phase
-        .intervals
-        .iter()
-        .filter(|i| !i.warmup && !i.drain)
-        .collect();
+    let measured: Vec<_> = phase.intervals.iter().filter(|i| i.measured()).collect();
     let mut out = vec![Series {
         metric: "throughput ops/s".into(),
         direction: Direction::HigherIsBetter,

@@ -54,6 +54,18 @@ pub fn kinds_in<'a>(intervals: impl IntoIterator<Item = &'a IntervalRecord>) -> 
 }
 
 impl IntervalRecord {
+    /// Inside the measured window: after the warmup, before the drain. Every figure of the
+    /// window (throughput, warnings, comparisons) is taken over these intervals.
+    pub fn measured(&self) -> bool {
+        !self.warmup && !self.drain
+    }
+
+    /// After the warmup, the drain included: when the window's operations were being sent
+    /// or completed (the backlog and the send lag are watched over these).
+    pub fn after_warmup(&self) -> bool {
+        !self.warmup
+    }
+
     /// Successful ÷ attempted operations (None when nothing completed).
     pub fn availability(&self) -> Option<f64> {
         let attempted = self.ok + self.errors;

@@ -165,11 +165,7 @@ pub fn compaction_warning(
     phase: &PhaseResult,
     metrics: &crate::result::series::MetricSeries,
 ) -> Option<Warning> {
-    let measured: Vec<&IntervalRecord> = phase
-        .intervals
-        .iter()
-        .filter(|i| !i.warmup && !i.drain)
-        .collect();
+    let measured: Vec<&IntervalRecord> = phase.intervals.iter().filter(|i| i.measured()).collect();
     let (first, last) = (measured.first()?, measured.last()?);
     let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
     // The highest pending count of any node in each sample of the window that has one.
@@ -307,11 +303,7 @@ mod tests {
             .find(|p| p.name == "main")
             .unwrap()
             .clone();
-        let measured: Vec<_> = main
-            .intervals
-            .iter()
-            .filter(|i| !i.warmup && !i.drain)
-            .collect();
+        let measured: Vec<_> = main.intervals.iter().filter(|i| i.measured()).collect();
         let start = main.offset_s + measured[0].start_s;
         let end = main.offset_s + measured.last().unwrap().end_s;
         // Two nodes sampled each second; node 2 has compactions pending for the first 4 s of

@@ -77,7 +77,7 @@ pub(super) fn merge_summaries(
         // The run's backlog at any moment is the shards' summed, per interval.
         max_backlog: intervals
             .iter()
-            .filter(|iv| !iv.warmup)
+            .filter(|iv| iv.after_warmup())
             .map(|iv| iv.backlog)
             .max()
             .unwrap_or(0),

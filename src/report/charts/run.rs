@@ -116,7 +116,7 @@ impl Charts {
         let measured_start = run
             .intervals
             .iter()
-            .find(|i| !i.warmup)
+            .find(|i| i.after_warmup())
             .map(|i| at(i.start_s))
             .or(run.intervals.last().map(|i| at(i.end_s)));
         let before = Fill::light(GREY, 0.16);

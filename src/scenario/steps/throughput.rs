@@ -66,11 +66,11 @@ pub struct IntervalThroughput {
 
 pub fn interval_throughput(r: &RunResult) -> Option<IntervalThroughput> {
     let main = r.phases.iter().rev().find(|p| p.name == "main")?;
-    // The last interval is usually partial; full intervals only.
+    // The last interval is usually partial; full intervals of the window only.
     let mut v: Vec<f64> = main
         .intervals
         .iter()
-        .filter(|i| !i.warmup && (i.end_s - i.start_s) > 0.99)
+        .filter(|i| i.measured() && (i.end_s - i.start_s) > 0.99)
         .map(|i| i.ops_per_s)
         .collect();
     if v.is_empty() {
@@ -104,7 +104,7 @@ mod tests {
         let full: Vec<f64> = main
             .intervals
             .iter()
-            .filter(|i| !i.warmup && i.end_s - i.start_s > 0.99)
+            .filter(|i| i.measured() && i.end_s - i.start_s > 0.99)
             .map(|i| i.ops_per_s)
             .collect();
         assert_eq!(t.intervals, full.len());
