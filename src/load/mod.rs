@@ -69,6 +69,19 @@ pub struct RunPlan {
     pub probe: Option<crate::result::ProbeRef>,
 }
 
+impl RunPlan {
+    /// Refuses a plan no run can carry out, as its flags would be refused: the workload and
+    /// each phase's load, checked wherever the plan was built.
+    pub fn check(&self) -> Result<(), crate::error::Invalid> {
+        crate::workload::check_spec(&self.workload)?;
+        self.main.check()?;
+        if let Some(r) = &self.rampup {
+            r.check()?;
+        }
+        Ok(())
+    }
+}
+
 /// One shard of a run split across processes: its share, and how the shards agree on when
 /// their main phases start.
 #[derive(Debug, Clone)]
@@ -82,6 +95,9 @@ pub struct ShardPlan {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The plan itself is refused (as its flags would be), before anything connects.
+    #[error(transparent)]
+    Invalid(#[from] crate::error::Invalid),
     #[error("{0}")]
     Connect(String),
     #[error(transparent)]
@@ -117,6 +133,7 @@ pub fn run(
     stop: Arc<AtomicBool>,
     observer: &mut dyn FnMut(Event),
 ) -> Result<RunResult, LoadError> {
+    plan.check()?;
     // One thread: a current-thread runtime avoids cross-thread wake-ups and atomics.
     let mut builder = if plan.main.threads <= 1 {
         tokio::runtime::Builder::new_current_thread()
@@ -324,4 +341,78 @@ async fn connect_resolved(
         .await
         .map_err(|e| LoadError::Connect(e.to_string()))?;
     Ok((session, workload, target))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::load::{Cycles, Share};
+    use crate::spec::{LoadMode, Stop, WorkloadKind};
+
+    /// A plan built in code meets the rules its flags meet, before anything connects (the
+    /// contact point is never listened on).
+    #[test]
+    fn a_plan_built_in_code_is_refused_like_its_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut workload = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+        workload.replication.insert("dc1".into(), 1);
+        let main = LoadSpec {
+            mode: LoadMode::Closed { concurrency: 8 },
+            stop: Stop::Duration { secs: 5.0 },
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 1.0,
+            max_errors: 0,
+            cycles: Cycles { start: 0, end: 100 },
+            share: Share::WHOLE,
+        };
+        let plan = RunPlan {
+            env: "lab".into(),
+            workload,
+            rampup: None,
+            main,
+            connect: ConnectSpec {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                timeout: std::time::Duration::from_secs(1),
+                credentials: None,
+            },
+            target: Target {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                cluster: None,
+            },
+            cluster: None,
+            drop_keyspace: false,
+            out: dir.path().join("r.json"),
+            sequential_main: false,
+            until: None,
+            metrics: Default::default(),
+            local_rf: None,
+            rate_share: None,
+            faults: Vec::new(),
+            nodes: None,
+            end_on_node_death: false,
+            shard: None,
+            probe: None,
+        };
+        let refused = |p: RunPlan| {
+            let e = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap_err();
+            assert!(matches!(e, LoadError::Invalid(_)), "{e}");
+            e.to_string()
+        };
+        let mut p = plan.clone();
+        p.main.threads = 0;
+        assert_eq!(refused(p), "--threads must be at least 1");
+        let mut p = plan.clone();
+        p.main.warmup_s = 5.0;
+        assert!(refused(p).starts_with("--warmup"));
+        let mut p = plan.clone();
+        p.workload.rows = 0;
+        assert_eq!(refused(p), "--rows must be at least 1");
+        let mut p = plan.clone();
+        p.workload.ratio = "range=1".parse().unwrap();
+        assert!(refused(p).contains("workload keyvalue has no range operation"));
+        assert!(!dir.path().join("r.json").exists(), "nothing was written");
+    }
 }

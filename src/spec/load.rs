@@ -231,6 +231,50 @@ pub struct LoadSpec {
 }
 
 impl LoadSpec {
+    /// Refuses values no phase can run with, in one line naming the flag (or key) that sets
+    /// it: a spec built in code is refused exactly as the command line's.
+    pub fn check(&self) -> Result<(), crate::error::Invalid> {
+        let no = |why: String| Err(crate::error::Invalid(why));
+        if self.threads == 0 {
+            return no("--threads must be at least 1".into());
+        }
+        if !(self.timeout_s >= 0.01 && self.timeout_s.is_finite()) {
+            return no("--timeout must be at least 10ms".into());
+        }
+        match self.mode {
+            LoadMode::Closed { concurrency: 0 }
+            | LoadMode::Open {
+                max_in_flight: 0, ..
+            } => {
+                return no("--concurrency and --max-in-flight must be at least 1".into());
+            }
+            LoadMode::Open { rate_per_s, .. } if !(rate_per_s > 0.0 && rate_per_s.is_finite()) => {
+                return no(format!("--rate {rate_per_s}: give a rate above 0"));
+            }
+            _ => {}
+        }
+        match self.stop {
+            Stop::Ops { count: 0 } => return no("--ops must be at least 1".into()),
+            Stop::Duration { secs } if !(secs > 0.0 && secs.is_finite()) => {
+                return no(format!("--duration {secs}s: give a duration above 0"));
+            }
+            Stop::Duration { secs } if self.warmup_s >= secs => {
+                return no(format!(
+                    "--warmup ({:?}) must be shorter than --duration ({secs}s)",
+                    Duration::from_secs_f64(self.warmup_s.max(0.0))
+                ));
+            }
+            _ => {}
+        }
+        if self.cycles.end <= self.cycles.start {
+            return no(format!("--cycles {}: the range is empty", self.cycles));
+        }
+        if self.share.index >= self.share.count {
+            return no(format!("--shard {}: not a shard", self.share));
+        }
+        Ok(())
+    }
+
     pub fn duration(&self) -> Option<Duration> {
         match self.stop {
             Stop::Duration { secs } => Some(Duration::from_secs_f64(secs)),

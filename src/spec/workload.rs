@@ -347,6 +347,34 @@ pub struct ProfileSource {
 }
 
 impl WorkloadSpec {
+    /// Refuses values no workload can run with, in one line naming the flag (or key) that
+    /// sets it (which operations a kind offers is checked by the workload itself).
+    pub fn check(&self) -> Result<(), crate::error::Invalid> {
+        let no = |why: &str| Err(crate::error::Invalid(why.to_string()));
+        if self.rows == 0 {
+            return no("--rows must be at least 1");
+        }
+        // A profile's partitions and columns come from its columnspec.
+        if self.kind != WorkloadKind::Profile {
+            if self.partsize == 0 {
+                return no("--partsize must be at least 1");
+            }
+            if self.columns == 0 {
+                return no("--columns must be at least 1");
+            }
+        }
+        if let Some((dc, _)) = self.replication.iter().find(|(_, rf)| **rf == 0) {
+            return Err(crate::invalid!(
+                "--rf {dc}:0: the keyspace needs at least one replica in every data centre it names"
+            ));
+        }
+        parse_keyspace(&self.keyspace)?;
+        if self.ratio.0.values().all(|w| *w == 0) {
+            return no("--ratio: give at least one operation a weight above 0");
+        }
+        Ok(())
+    }
+
     /// The workload as reports name it: its kind, and its key distribution unless uniform.
     pub fn label(&self) -> String {
         let kind = match &self.profile {

@@ -256,6 +256,25 @@ pub fn offers(kind: WorkloadKind) -> Vec<OpKind> {
     with(&WorkloadSpec::defaults(kind), Offers).unwrap_or_default()
 }
 
+/// Checks a workload spec, wherever it was built: its values ([`WorkloadSpec::check`]) and,
+/// for a built-in workload, that its mix asks only for operations it offers.
+pub fn check_spec(spec: &WorkloadSpec) -> Result<(), crate::error::Invalid> {
+    spec.check()?;
+    if spec.kind == WorkloadKind::Profile {
+        return Ok(());
+    }
+    let offered = offers(spec.kind);
+    if let Some(op) = spec.ratio.0.keys().find(|op| !offered.contains(op)) {
+        let names: Vec<&str> = offered.iter().map(|o| o.name()).collect();
+        return Err(crate::invalid!(
+            "--ratio: workload {} has no {op} operation (it offers {})",
+            spec.kind,
+            names.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// Creates the workload's schema (optionally dropping the keyspace first) and waits for
 /// agreement.
 pub async fn create_schema<W: Workload>(

@@ -1,7 +1,10 @@
-//! The checks of a run step's values and their combinations that need no cluster: what
-//! building its plan would refuse before it connects, so a flag, a scenario key and a step
-//! built in code are refused alike, and a scenario's dry run refuses it too.
+//! The checks of a run step that need no cluster: the combinations of its flags here, then
+//! the values of the specs it makes ([`crate::spec::LoadSpec::check`],
+//! [`crate::workload::check_spec`]: the same rules a spec built in code meets in the load
+//! engine). What building its plan would refuse before it connects, so a flag, a scenario key
+//! and a step built in code are refused alike, and a scenario's dry run refuses it too.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{DEFAULT_DURATION_S, RunStep};
@@ -9,8 +12,25 @@ use crate::error::Invalid;
 use crate::metrics::sampler::Endpoint;
 use crate::spec::load::RateArg;
 use crate::spec::workload::parse_replication;
-use crate::spec::{Ratio, WorkloadKind};
+use crate::spec::{LoadSpec, Ratio, WorkloadKind, WorkloadSpec};
 use crate::workload::profile::Profile;
+
+/// A user profile as the step reads it, once: its text, the profile, the ratio of its
+/// operations.
+pub(super) struct ProfileRead {
+    pub path: PathBuf,
+    pub text: String,
+    pub profile: Profile,
+    pub ratio: Ratio,
+}
+
+/// What a checked step makes: its workload spec (replication aside, which needs the target;
+/// a profile read once, into it) and its phases (closed loop: a rate is set from the target).
+pub(super) struct Checked {
+    pub workload: WorkloadSpec,
+    pub rampup: Option<LoadSpec>,
+    pub main: LoadSpec,
+}
 
 /// Refuses with a one-line message.
 macro_rules! no {
@@ -22,10 +42,31 @@ macro_rules! no {
 impl RunStep {
     /// Checks every value and combination that can be checked without the cluster.
     pub fn validate(&self) -> Result<(), Invalid> {
+        self.checked().map(drop)
+    }
+
+    /// [`Self::validate`], keeping what the checks made.
+    pub(super) fn checked(&self) -> Result<Checked, Invalid> {
         self.check_target()?;
         self.check_workload()?;
         self.check_shards()?;
-        self.check_load()
+        self.check_load()?;
+        let profile = match &self.profile {
+            Some(_) => Some(self.load_profile()?),
+            None => None,
+        };
+        let workload = self.workload_base(profile.as_ref())?;
+        crate::workload::check_spec(&workload)?;
+        let (rampup, main) = self.phases(&workload, profile.as_ref());
+        main.check()?;
+        if let Some(r) = &rampup {
+            r.check()?;
+        }
+        Ok(Checked {
+            workload,
+            rampup,
+            main,
+        })
     }
 
     /// The main phase's length in seconds; `None` when it is an operation count.
@@ -65,15 +106,6 @@ impl RunStep {
     }
 
     fn check_workload(&self) -> Result<(), Invalid> {
-        if self.rows == 0 {
-            no!("--rows must be at least 1");
-        }
-        if self.partsize == Some(0) {
-            no!("--partsize must be at least 1");
-        }
-        if self.columns == Some(0) {
-            no!("--columns must be at least 1");
-        }
         match (self.workload == WorkloadKind::Profile, &self.profile) {
             (true, None) => {
                 no!("workload profile needs --profile FILE (a cassandra-stress user profile)")
@@ -82,7 +114,6 @@ impl RunStep {
                 no!("--profile goes with the workload profile: cqlbench run profile --profile FILE")
             }
             (true, Some(_)) => {
-                self.load_profile()?;
                 if self.ratio.is_some() || self.partsize.is_some() {
                     no!(
                         "--ratio and --partsize: a profile's mix is --profile-ops and its partitions come from its columnspec"
@@ -99,17 +130,6 @@ impl RunStep {
                 "--value-size and --columns: workload {} writes its reference workload's row as it is; use tabular, iot or stress to size values",
                 self.workload
             );
-        }
-        if let Some(r) = &self.ratio {
-            let offers = crate::workload::offers(self.workload);
-            if let Some(op) = r.0.keys().find(|op| !offers.contains(op)) {
-                let names: Vec<&str> = offers.iter().map(|o| o.name()).collect();
-                no!(
-                    "--ratio: workload {} has no {op} operation (it offers {})",
-                    self.workload,
-                    names.join(", ")
-                );
-            }
         }
         if self.verify && self.ratio.as_ref().is_some_and(|r| r.has("delete")) {
             no!(
@@ -133,26 +153,9 @@ impl RunStep {
         if self.duration.is_some() && self.ops.is_some() {
             no!("give --duration or --ops, not both");
         }
-        if self.threads == Some(0) {
-            no!("--threads must be at least 1");
-        }
-        if self.timeout < Duration::from_millis(10) {
-            no!("--timeout must be at least 10ms");
-        }
+        // Before a shard's part of them is taken (which is at least 1).
         if self.concurrency == Some(0) || self.max_in_flight == 0 {
             no!("--concurrency and --max-in-flight must be at least 1");
-        }
-        if self.ops == Some(0) {
-            no!("--ops must be at least 1");
-        }
-        let secs = self
-            .duration
-            .map_or(DEFAULT_DURATION_S, |d| d.as_secs_f64());
-        if self.ops.is_none() && self.warmup.as_secs_f64() >= secs {
-            no!(
-                "--warmup ({:?}) must be shorter than --duration ({secs}s)",
-                self.warmup
-            );
         }
         // The node count is checked against the cluster when the plan is built.
         let nodes = self.cluster.as_ref().map(|_| usize::MAX);
@@ -180,15 +183,17 @@ impl RunStep {
         Ok(())
     }
 
-    /// The profile (read once per call) and the ratio of its operations (`--profile-ops`,
-    /// else insert only).
-    pub(super) fn load_profile(&self) -> Result<(Profile, Ratio), Invalid> {
+    /// The profile, read once, and the ratio of its operations (`--profile-ops`, else insert
+    /// only).
+    fn load_profile(&self) -> Result<ProfileRead, Invalid> {
         use crate::workload::profile::{parse_ops, run};
         let Some(path) = self.profile.as_ref() else {
             no!("workload profile needs --profile FILE (a cassandra-stress user profile)");
         };
         let invalid = |e: crate::workload::profile::ProfileError| Invalid(e.to_string());
-        let profile = Profile::load(path).map_err(invalid)?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| crate::invalid!("{}: file: {e}", path.display()))?;
+        let profile = Profile::parse(path, &text).map_err(invalid)?;
         let ops = parse_ops(self.profile_ops.as_deref().unwrap_or("insert=1"))
             .map_err(|e| crate::invalid!("--profile-ops {e}"))?;
         profile.check_ops(&ops).map_err(invalid)?;
@@ -202,6 +207,11 @@ impl RunStep {
             .filter(|(_, w)| **w > 0)
             .map(|(name, w)| (run::op_kind(&profile, name), *w))
             .collect();
-        Ok((profile, Ratio(ratio)))
+        Ok(ProfileRead {
+            path: path.clone(),
+            text,
+            profile,
+            ratio: Ratio(ratio),
+        })
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::check::ProfileRead;
 use super::{DEFAULT_KEYSPACE, RunStep};
 use crate::fault::{HookInjector, Inject, LocalInjector};
 use crate::load::session::{ConnectSpec, Credentials};
@@ -23,10 +24,13 @@ impl RunStep {
     /// Builds the run plan (checking every value first); local clusters are looked up in the
     /// context's clusters directory.
     pub fn to_plan(&self, ctx: &Context) -> Result<RunPlan, ScenarioError> {
-        self.validate()?;
+        let super::check::Checked {
+            workload,
+            rampup,
+            main,
+        } = self.checked()?;
         let target = self.target(ctx)?;
-        let (workload, local_rf) = self.workload_spec(&target)?;
-        let (rampup, main) = self.phases(&workload)?;
+        let (workload, local_rf) = self.replicated(workload, &target)?;
         let (rate_share, main) = match self.rate {
             Some(r) => {
                 let (rate, share) = self.resolve_rate(r)?;
@@ -126,12 +130,14 @@ impl RunStep {
         })
     }
 
-    /// The workload spec, and the replicas to put in the local DC once it is known (`--hosts`
-    /// without `--dc`: the run reads the DC from the node it connects to).
-    fn workload_spec(&self, target: &Target) -> Result<(WorkloadSpec, Option<u32>), ScenarioError> {
-        let mut w = WorkloadSpec::defaults(self.workload);
-        w.schema_version = WORKLOAD_SPEC_VERSION;
-        w.keyspace = self.keyspace.clone();
+    /// The workload spec with its replication, and the replicas to put in the local DC once
+    /// it is known (`--hosts` without `--dc`: the run reads the DC from the node it connects
+    /// to).
+    fn replicated(
+        &self,
+        mut w: WorkloadSpec,
+        target: &Target,
+    ) -> Result<(WorkloadSpec, Option<u32>), ScenarioError> {
         let local_dc = target.local_dc();
         // A bare RF, or none with --hosts, is for the local DC.
         let bare_rf = self
@@ -153,6 +159,17 @@ impl RunStep {
                 BTreeMap::new()
             }
         };
+        Ok((w, local_rf))
+    }
+
+    /// The workload spec of the step's flags (its replication left to [`Self::replicated`]).
+    pub(super) fn workload_base(
+        &self,
+        profile: Option<&ProfileRead>,
+    ) -> Result<WorkloadSpec, crate::error::Invalid> {
+        let mut w = WorkloadSpec::defaults(self.workload);
+        w.schema_version = WORKLOAD_SPEC_VERSION;
+        w.keyspace = self.keyspace.clone();
         w.rows = self.rows;
         if let Some(p) = self.partsize {
             w.partsize = p;
@@ -173,26 +190,27 @@ impl RunStep {
         w.write_cl = self.write_cl.or(self.consistency).unwrap_or(w.write_cl);
         w.read_cl = self.read_cl.or(self.consistency).unwrap_or(w.read_cl);
         w.table_options = self.table_options.clone();
-        if let Some(path) = &self.profile {
-            let (profile, ratio) = self.load_profile()?;
-            w.ratio = ratio;
+        if let Some(p) = profile {
+            w.ratio = p.ratio.clone();
             if self.keyspace == DEFAULT_KEYSPACE {
-                w.keyspace = parse_keyspace(&profile.file.keyspace)
-                    .map_err(|e| crate::invalid!("{}: keyspace: {e}", path.display()))?;
+                w.keyspace = parse_keyspace(&p.profile.file.keyspace)
+                    .map_err(|e| crate::invalid!("{}: keyspace: {e}", p.path.display()))?;
             }
-            let text =
-                std::fs::read_to_string(path).map_err(|e| ScenarioError::io("reading", path, e))?;
             w.profile = Some(ProfileSource {
-                path: path.clone(),
-                text,
+                path: p.path.clone(),
+                text: p.text.clone(),
             });
         }
-        Ok((w, local_rf))
+        Ok(w)
     }
 
     /// The rampup (writing the key space once, this process's share of it with `--cycles`)
     /// and the main phase, closed loop (a rate is set by the caller).
-    fn phases(&self, w: &WorkloadSpec) -> Result<(Option<LoadSpec>, LoadSpec), ScenarioError> {
+    pub(super) fn phases(
+        &self,
+        w: &WorkloadSpec,
+        profile: Option<&ProfileRead>,
+    ) -> (Option<LoadSpec>, LoadSpec) {
         let threads = self.threads.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -221,10 +239,8 @@ impl RunStep {
             share,
         };
         // A profile's partitions take several operations each.
-        let rampup_ops = match &self.profile {
-            Some(_) => w
-                .rows
-                .saturating_mul(self.load_profile()?.0.rampup_chunks().1),
+        let rampup_ops = match profile {
+            Some(p) => w.rows.saturating_mul(p.profile.rampup_chunks().1),
             None => w.rows,
         };
         let cycles = match self.cycles {
@@ -248,7 +264,7 @@ impl RunStep {
             cycles,
             ..main.clone()
         });
-        Ok((rampup, main))
+        (rampup, main)
     }
 
     /// `--rate` in ops/s, reading the `--of` result for a share (which is returned too).
