@@ -67,9 +67,17 @@ fn probe_prints_the_table_and_writes_a_versioned_result() {
         .success();
     let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
     assert!(stdout.contains("Disk p99 read latency"), "{stdout}");
-    assert!(stdout.lines().any(|l| l.starts_with("ci-box ")), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("ci-box ")),
+        "{stdout}"
+    );
     for name in ["rand_read_4k", "lcs", "mmap_rand_read"] {
-        assert!(stdout.lines().any(|l| l.starts_with(name)), "{stdout}");
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(name)),
+            "{stdout}"
+        );
         assert!(
             jobs.join(format!("{name}.fio")).is_file(),
             "job file {name}"
