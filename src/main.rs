@@ -12,11 +12,18 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = cqlbench::cli::Cli::parse();
-    match cqlbench::cli::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
+    let outcome = cqlbench::cli::run(cli);
+    // Interrupted by a signal: what was measured is written (and said); the exit code says so.
+    let interrupted = cqlbench::cli::signals::exit_code();
+    match (outcome, interrupted) {
+        (Ok(()), None) => ExitCode::SUCCESS,
+        (Ok(()), Some(code)) => {
+            eprintln!("interrupted: the results measured so far are written");
+            ExitCode::from(code)
+        }
+        (Err(err), code) => {
             eprintln!("error: {}", cqlbench::cli::one_line(&err));
-            ExitCode::FAILURE
+            code.map_or(ExitCode::FAILURE, ExitCode::from)
         }
     }
 }

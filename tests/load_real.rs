@@ -385,12 +385,20 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+    let signalled = std::time::Instant::now();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
+    // Interrupted: its result kept, the exit code 128 + SIGINT, within seconds.
+    assert_eq!(
+        output.status.code(),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        signalled.elapsed() < Duration::from_secs(10),
+        "took {:?} to stop",
+        signalled.elapsed()
     );
     let r = RunResult::read(&out).unwrap();
     assert_eq!(r.status, RunStatus::Interrupted);

@@ -10,6 +10,8 @@ use std::sync::{Arc, OnceLock};
 use crate::cancel::Cancel;
 
 static TOKEN: OnceLock<Cancel> = OnceLock::new();
+/// Which signals arrived (SIGINT, SIGTERM), for the exit code.
+static SEEN: OnceLock<[Arc<AtomicBool>; 2]> = OnceLock::new();
 
 /// The process's token, cancelled by SIGINT and SIGTERM (handlers installed on first use).
 pub fn token() -> Cancel {
@@ -17,15 +19,34 @@ pub fn token() -> Cancel {
         .get_or_init(|| {
             let cancel = Cancel::new();
             let flag: Arc<AtomicBool> = cancel.flag();
-            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let seen = SEEN.get_or_init(Default::default);
+            for (signal, seen) in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+                .into_iter()
+                .zip(seen)
+            {
                 // The conditional shutdown first: it exits only when the flag is already set,
                 // i.e. on the second signal.
                 let _ = signal_hook::flag::register_conditional_shutdown(signal, 1, flag.clone());
+                let _ = signal_hook::flag::register(signal, seen.clone());
                 let _ = signal_hook::flag::register(signal, flag.clone());
             }
             cancel
         })
         .clone()
+}
+
+/// The exit code of a command a signal interrupted: 128 + the signal's number (130 for
+/// SIGINT, 143 for SIGTERM), as a shell reports a process the signal ended; `None` when none
+/// arrived.
+pub fn exit_code() -> Option<u8> {
+    let seen = SEEN.get()?;
+    if seen[0].load(Ordering::Relaxed) {
+        Some(128 + signal_hook::consts::SIGINT as u8)
+    } else if seen[1].load(Ordering::Relaxed) {
+        Some(128 + signal_hook::consts::SIGTERM as u8)
+    } else {
+        None
+    }
 }
 
 /// True once SIGINT or SIGTERM arrived (after [`token`] installed the handlers).

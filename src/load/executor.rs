@@ -314,7 +314,12 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
     let mut now = Instant::now();
     while let Some((i, intended)) = ctx.claim(now) {
         let sent = if intended > now {
-            tokio::time::sleep_until(intended).await;
+            // A slot may hold an operation due seconds ahead (up to max-in-flight ÷ rate): a
+            // stop while it waits ends the slot there, unsent.
+            if !wait_unless_stopped(ctx, intended).await {
+                ctx.mark_ended(Instant::now());
+                break;
+            }
             Instant::now()
         } else {
             if ctx.rate.is_some() {
@@ -353,6 +358,24 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
         };
         now = d.completed;
         stats.record(ctx, d);
+    }
+}
+
+/// How often a slot waiting for an operation's intended start looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// Waits until `at`, unless the phase is stopped first (checked every [`STOP_POLL`]); true
+/// when `at` came.
+async fn wait_unless_stopped<O>(ctx: &Ctx<O>, at: Instant) -> bool {
+    loop {
+        if ctx.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= at {
+            return true;
+        }
+        tokio::time::sleep_until(at.min(now + STOP_POLL)).await;
     }
 }
 
@@ -927,6 +950,42 @@ mod tests {
         // warmup's last 5 complete in it, the window's last 4 or 5 after it).
         let in_window = o.measured.op(OpKind::Write).ok - o.drain.op(OpKind::Write).ok;
         assert!((in_window as i64 - 100).abs() <= 1, "{in_window}");
+    }
+
+    /// A stop ends an open loop at once, though its slots hold operations due seconds ahead
+    /// (1024 in flight at 100 ops/s): nothing is sent after it, and the window is cut there.
+    #[tokio::test(start_paused = true)]
+    async fn a_stop_ends_an_open_loop_without_sending_what_is_due_later() {
+        let load = open(100.0, 1024, 30.0, 0.0);
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let t0 = Instant::now();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(6)).await;
+            s.store(true, Ordering::Relaxed);
+        });
+        let o = run_phase(
+            Arc::new(Fake::taking(Duration::from_millis(1))),
+            &load,
+            false,
+            stop,
+            |_| {},
+        )
+        .await;
+        let took = t0.elapsed();
+        assert!(
+            took < Duration::from_millis(6_200),
+            "ended {took:?} after the start"
+        );
+        assert_eq!(o.reason, StopReason::Interrupted);
+        // 600 were due in the first 6 s; none of the later ones went out.
+        assert!((600..=606).contains(&o.issued), "{}", o.issued);
+        let achieved = o.window.achieved_ratio(o.on_schedule).unwrap();
+        assert!(
+            achieved <= 1.0 && achieved > 0.99,
+            "{achieved} {:?}",
+            o.window
+        );
     }
 
     #[tokio::test(start_paused = true)]
