@@ -60,6 +60,15 @@ pub enum VerifyError {
         "{0}: no write ledger next to the run result (runs before the ledger existed cannot be verified)"
     )]
     NoLedger(PathBuf),
+    #[error(
+        "{ledger}: written by another run (ledger id {found}) than {run} (ledger id {expected}): a ledger left from another run is not read; verify the run that wrote it"
+    )]
+    OtherRun {
+        ledger: PathBuf,
+        run: PathBuf,
+        found: String,
+        expected: String,
+    },
     #[error("{0}")]
     Connect(String),
     #[error("preparing the read-back statement: {0}")]
@@ -149,6 +158,26 @@ pub fn verify(
         return Err(VerifyError::NoLedger(spec.run.clone()));
     }
     let ledger = Ledger::read(&ledger_path)?;
+    // A ledger names the run that wrote it; one from another run gives no verdict on this one.
+    // (A run result or a ledger from before ids were recorded cannot be matched.)
+    if let (Some(expected), Some(found)) = (&run.ledger_id, &ledger.id)
+        && expected != found
+    {
+        return Err(VerifyError::OtherRun {
+            ledger: ledger_path,
+            run: spec.run.clone(),
+            found: found.clone(),
+            expected: expected.clone(),
+        });
+    }
+    if run.ledger_id.is_some() != ledger.id.is_some() {
+        return Err(VerifyError::OtherRun {
+            ledger: ledger_path,
+            run: spec.run.clone(),
+            found: ledger.id.clone().unwrap_or_else(|| "none".into()),
+            expected: run.ledger_id.clone().unwrap_or_else(|| "none".into()),
+        });
+    }
     let profile_error = |e: String| VerifyError::Profile(format!("{}: {e}", spec.run.display()));
     let verifying = Verifying {
         spec,
@@ -402,7 +431,7 @@ mod tests {
     fn cycles_map_to_rows_as_the_writes_chose_them() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.ledger");
-        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut l = LedgerWriter::create(&path, "t").unwrap();
         l.append("rampup", Mapping::Sequential, &acked(0..100))
             .unwrap();
         let mut w = acked(0..50);
@@ -428,7 +457,7 @@ mod tests {
     fn main_phase_writes_map_to_rows_through_the_runs_key_distribution() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("z.ledger");
-        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut l = LedgerWriter::create(&path, "t").unwrap();
         l.append("main", Mapping::Hashed, &acked(0..2000)).unwrap();
         let ledger = Ledger::read(&path).unwrap();
         let mut spec = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
@@ -490,7 +519,7 @@ mod tests {
         let (_, chunks) = profile.rampup_chunks();
         let dir = tempfile::tempdir().unwrap();
         let lp = dir.path().join("c.ledger");
-        let mut l = LedgerWriter::create(&lp).unwrap();
+        let mut l = LedgerWriter::create(&lp, "t").unwrap();
         l.append("rampup", Mapping::Sequential, &acked(0..10 * chunks))
             .unwrap();
         let view = OpKind::profile_op("view", true);

@@ -990,3 +990,34 @@ fn options_that_would_be_ignored_are_refused() {
         refused(&["scenario", f.to_str().unwrap(), "--dry-run"], needle);
     }
 }
+
+/// `verify` reads a ledger only for the run that wrote it: one left by another run at the
+/// same path is refused by name before anything connects, not read as missing rows.
+#[test]
+fn verify_refuses_a_ledger_another_run_wrote() {
+    let home = tempfile::tempdir().unwrap();
+    let run = home.path().join("run.json");
+    let mut r =
+        cqlbench::result::fixture::run("lab", &cqlbench::result::fixture::RunShape::default());
+    r.ledger_id = Some("lab-1-1".into());
+    r.write(&run).unwrap();
+    let ledger = run.with_extension("ledger");
+    let mut w = cqlbench::result::ledger::LedgerWriter::create(&ledger, "lab-2-2").unwrap();
+    w.append(
+        "main",
+        cqlbench::result::ledger::Mapping::Hashed,
+        &Default::default(),
+    )
+    .unwrap();
+    drop(w);
+    refused(
+        &["verify", run.to_str().unwrap(), "--hosts", HOST],
+        "written by another run (ledger id lab-2-2) than",
+    );
+    // A ledger from before ledgers named their run, beside a result that names one.
+    std::fs::write(&ledger, b"CQLBLDG1").unwrap();
+    refused(
+        &["verify", run.to_str().unwrap(), "--hosts", HOST],
+        "written by another run (ledger id none)",
+    );
+}

@@ -210,6 +210,7 @@ async fn first_result(
         }),
         merged: None,
         reads_verified: None,
+        ledger_id: None,
     }
 }
 

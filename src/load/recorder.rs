@@ -51,7 +51,10 @@ impl Recorder {
         sampler: Option<Sampler>,
     ) -> Result<Recorder, LoadError> {
         let ledger_path = out.with_extension("ledger");
-        let ledger = LedgerWriter::create(&ledger_path).map_err(|source| LoadError::Io {
+        let mut result = result;
+        let id = crate::result::ledger::new_id(&result.env);
+        result.ledger_id = Some(id.clone());
+        let ledger = LedgerWriter::create(&ledger_path, &id).map_err(|source| LoadError::Io {
             path: ledger_path.clone(),
             source,
         })?;

@@ -172,6 +172,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
         shard: None,
         merged: None,
         reads_verified: None,
+        ledger_id: None,
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,

@@ -24,6 +24,18 @@ use crate::spec::OpKind;
 use crate::stats::writes::{Outcome, Writes};
 
 const MAGIC: &[u8; 8] = b"CQLBLDG1";
+/// Since the ledger names the run that wrote it: the magic, then the run's ledger id (a u16
+/// length, little-endian, and its UTF-8), then the frames.
+const MAGIC_2: &[u8; 8] = b"CQLBLDG2";
+
+/// A ledger id for a run starting now: the time in nanoseconds and this process, unique
+/// among the runs of a machine (and the shards of one run).
+pub fn new_id(env: &str) -> String {
+    let ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{env}-{ns}-{}", std::process::id())
+}
 
 /// How a phase maps cycles to rows: rampup and fills write row `cycle mod rows` in order,
 /// the main phase's mix draws the row by hashing the cycle.
@@ -91,10 +103,15 @@ pub struct LedgerWriter {
 }
 
 impl LedgerWriter {
-    /// Creates (truncates) the file and writes its magic.
-    pub fn create(path: &Path) -> io::Result<LedgerWriter> {
+    /// Creates (truncates) the file and writes its magic and the id of the run writing it
+    /// (the run's result carries the same id, so a ledger another run left is never read for
+    /// it).
+    pub fn create(path: &Path, id: &str) -> io::Result<LedgerWriter> {
+        let id_len = u16::try_from(id.len()).map_err(|_| io::Error::other("ledger id too long"))?;
         let mut file = io::BufWriter::new(std::fs::File::create(path)?);
-        file.write_all(MAGIC)?;
+        file.write_all(MAGIC_2)?;
+        file.write_all(&id_len.to_le_bytes())?;
+        file.write_all(id.as_bytes())?;
         file.flush()?;
         Ok(LedgerWriter { file })
     }
@@ -130,6 +147,8 @@ impl LedgerWriter {
 /// A ledger as read back: the union of its frames per tag.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ledger {
+    /// The id of the run that wrote it (none in a ledger written before ledgers had one).
+    pub id: Option<String>,
     pub bitmaps: BTreeMap<Tag, RoaringTreemap>,
     /// Frames read.
     pub frames: u64,
@@ -169,9 +188,23 @@ impl Ledger {
     }
 
     fn parse(bytes: &[u8]) -> Result<Ledger, ParseError> {
-        let rest = bytes.strip_prefix(MAGIC).ok_or(ParseError::NotALedger)?;
-        let mut r = rest;
         let mut ledger = Ledger::default();
+        let rest = match (bytes.strip_prefix(MAGIC_2), bytes.strip_prefix(MAGIC)) {
+            (Some(after), _) => {
+                let corrupt = || ParseError::Corrupt {
+                    frame: 0,
+                    what: "the run's id is cut short".into(),
+                };
+                let (len, after) = after.split_at_checked(2).ok_or_else(corrupt)?;
+                let len = u16::from_le_bytes([len[0], len[1]]) as usize;
+                let (id, after) = after.split_at_checked(len).ok_or_else(corrupt)?;
+                ledger.id = Some(String::from_utf8_lossy(id).into_owned());
+                after
+            }
+            (None, Some(after)) => after,
+            (None, None) => return Err(ParseError::NotALedger),
+        };
+        let mut r = rest;
         while !r.is_empty() {
             let frame = ledger.frames + 1;
             let Some((&tag_len, after)) = r.split_first() else {
@@ -262,7 +295,7 @@ mod tests {
     fn frames_are_unioned_per_tag_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ledger");
-        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut l = LedgerWriter::create(&path, "t").unwrap();
         l.append("rampup", Mapping::Sequential, &writes(0..1000, &[]))
             .unwrap();
         l.append("main", Mapping::Hashed, &writes(0..500, &[501, 777]))
@@ -289,7 +322,7 @@ mod tests {
     fn long_runs_stay_small() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ledger");
-        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut l = LedgerWriter::create(&path, "t").unwrap();
         // A million acknowledged writes with a few hundred failures among them.
         let fails: Vec<u64> = (0..300).map(|i| i * 3331).collect();
         let mut w = writes(0..1_000_000, &fails);
@@ -309,7 +342,7 @@ mod tests {
     fn a_frame_cut_short_is_left_out_and_reported() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ledger");
-        let mut l = LedgerWriter::create(&path).unwrap();
+        let mut l = LedgerWriter::create(&path, "t").unwrap();
         l.append("main", Mapping::Hashed, &writes(0..100, &[]))
             .unwrap();
         l.append("main", Mapping::Hashed, &writes(100..200, &[]))

@@ -123,6 +123,10 @@ pub struct RunResult {
     /// `--verify`: the main phase's reads compared with the generator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_verified: Option<verify::ReadsVerified>,
+    /// The id its acknowledged-write ledger (`NAME.ledger`) carries: `verify` reads a ledger
+    /// only for the run that wrote it (none in results written before ledgers had one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_id: Option<String>,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

@@ -31,15 +31,19 @@ pub fn write(
         .iter()
         .map(|s| s.path.with_extension("ledger"))
         .collect();
+    let mut merged = merged.clone();
+    merged.ledger_id = None;
     if ledgers.iter().all(|p| p.exists()) {
-        merge_ledgers(&ledgers, &out.with_extension("ledger"))?;
+        let id = crate::result::ledger::new_id(&merged.env);
+        merge_ledgers(&ledgers, &out.with_extension("ledger"), &id)?;
+        merged.ledger_id = Some(id);
     }
     merged.write(out).map_err(|e| io(out, e))?;
     Ok(())
 }
 
 /// The union of shards' ledgers, one frame per phase, mapping and outcome.
-pub fn merge_ledgers(paths: &[PathBuf], out: &Path) -> Result<(), Invalid> {
+pub fn merge_ledgers(paths: &[PathBuf], out: &Path, id: &str) -> Result<(), Invalid> {
     use crate::result::ledger::{Ledger, LedgerWriter};
     use crate::stats::writes::Writes;
     let mut union: BTreeMap<(String, crate::result::ledger::Mapping), Writes> = BTreeMap::new();
@@ -51,7 +55,7 @@ pub fn merge_ledgers(paths: &[PathBuf], out: &Path) -> Result<(), Invalid> {
         }
     }
     let io = |e: std::io::Error| crate::invalid!("writing {}: {e}", out.display());
-    let mut w = LedgerWriter::create(out).map_err(io)?;
+    let mut w = LedgerWriter::create(out, id).map_err(io)?;
     for ((phase, mapping), writes) in &union {
         w.append(phase, *mapping, writes).map_err(io)?;
     }
