@@ -20,7 +20,7 @@ fn every_shipped_profile_is_valid_with_its_mix() {
     ] {
         let f = dir.join(file);
         let a = cqlbench()
-            .args(["profile", f.to_str().unwrap(), "--ops", ops])
+            .args(["profile", f.to_str().unwrap(), "--profile-ops", ops])
             .assert()
             .success();
         let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
@@ -58,13 +58,13 @@ fn bad_profiles_and_mixes_are_refused_in_one_line() {
         ),
         (
             good.clone(),
-            vec!["--ops", "ops(insert=1,oldest=1)"],
+            vec!["--profile-ops", "ops(insert=1,oldest=1)"],
             "ops: 'oldest' is neither insert nor a query",
         ),
         (
             good.clone(),
-            vec!["--ops", "ops(insert)"],
-            "--ops 'insert' in 'ops(insert)'",
+            vec!["--profile-ops", "ops(insert)"],
+            "--profile-ops 'insert' in 'ops(insert)'",
         ),
         (
             good.replace("    raw blob,", "    raw duration,"),
@@ -75,6 +75,23 @@ fn bad_profiles_and_mixes_are_refused_in_one_line() {
             good.replace("table: readings", "table: [readings"),
             vec![],
             "yaml: ",
+        ),
+        // A negative size would write empty values; an insert of no partition writes nothing.
+        // The old spelling of the mix, refused with the one that works.
+        (
+            good.clone(),
+            vec!["--ops", "ops(insert=1)"],
+            "--ops: a profile's operation mix is --profile-ops",
+        ),
+        (
+            good.replace("gaussian(64..256)", "fixed(-100)"),
+            vec![],
+            "columnspec[4].size: 'fixed(-100)': a size is at least 0",
+        ),
+        (
+            good.replacen("partitions: fixed(1)", "partitions: fixed(0)", 1),
+            vec![],
+            "insert.partitions: 'fixed(0)': an insert writes at least 1 partition",
         ),
     ];
     for (i, (text, extra, says)) in cases.iter().enumerate() {
@@ -90,8 +107,8 @@ fn bad_profiles_and_mixes_are_refused_in_one_line() {
         assert_ne!(out.status.code(), Some(101), "case {i} panicked: {err}");
         assert_eq!(err.trim().lines().count(), 1, "case {i}: {err}");
         assert!(
-            // A malformed --ops is the flag's error; everything else is the file's.
-            says.starts_with("--ops") || err.contains(f.to_str().unwrap()),
+            // A malformed mix is the flag's error; everything else is the file's.
+            says.starts_with("--") || err.contains(f.to_str().unwrap()),
             "case {i} names the file: {err}"
         );
         assert!(err.contains(says), "case {i}: {err}");

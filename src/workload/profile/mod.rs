@@ -276,6 +276,28 @@ impl Profile {
                 ));
             }
         }
+        // Sizes are counts of bytes or characters, populations counts of distinct values,
+        // and an insert writes at least one partition: values below refuse the profile.
+        for (i, c) in file.columnspec.iter().enumerate() {
+            for (key, dist, least) in [("size", &c.size, 0), ("population", &c.population, 1)] {
+                if let Some(d) = dist
+                    && d.min < least
+                {
+                    return Err(err(
+                        &format!("columnspec[{i}].{key}"),
+                        format!("'{d}': a {key} is at least {least}"),
+                    ));
+                }
+            }
+        }
+        if let Some(p) = &file.insert.partitions
+            && p.min < 1
+        {
+            return Err(err(
+                "insert.partitions",
+                format!("'{p}': an insert writes at least 1 partition"),
+            ));
+        }
         let mut queries = BTreeMap::new();
         for (name, q) in &file.queries {
             if name == "insert" {
