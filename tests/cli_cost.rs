@@ -432,3 +432,29 @@ fn plan_json_is_ranked() {
     assert!(ranked.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(v["spec"]["headroom"]["value"]["factor"], 1.2);
 }
+
+/// An unknown provider is named as such, with the ones the catalogue has.
+#[test]
+fn plan_names_an_unknown_provider() {
+    let out = cqlbench()
+        .args([
+            "plan",
+            "--ops",
+            "10000",
+            "--data",
+            "1TB",
+            "--provider",
+            "mars",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(
+            "--provider mars: the catalogue has no such provider (it has aws, azure, gcp)"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -116,6 +116,15 @@ pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Cos
     if spec.ops_per_s.is_nan() || spec.ops_per_s <= 0.0 || spec.rf == 0 {
         return Err(CostError::Plan("--ops and --rf must be positive".into()));
     }
+    let mut known: Vec<&str> = cat.instances.iter().map(|i| i.provider.as_str()).collect();
+    known.sort_unstable();
+    known.dedup();
+    if let Some(p) = spec.providers.iter().find(|p| !known.contains(&p.as_str())) {
+        return Err(CostError::Plan(format!(
+            "--provider {p}: the catalogue has no such provider (it has {})",
+            known.join(", ")
+        )));
+    }
     let mut candidates = Vec::new();
     let mut rejected = Vec::new();
     for cap in capacities(cat, measured)? {
