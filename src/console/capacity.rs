@@ -40,6 +40,13 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
                     c.measured()
                 );
             }
+            if !step.passed && step.host_saturated() {
+                let _ = writeln!(
+                    out,
+                    "  note: this host's CPUs were {:.0}% busy during the step: the client and the nodes share them, so the failure may be the host's or the load generator's, not Cassandra's",
+                    step.host_cpu.unwrap_or(0.0) * 100.0
+                );
+            }
             out
         }
         Progress::Run(crate::load::Event::Interval { phase, record }) if !quiet => format!(
@@ -148,6 +155,19 @@ pub fn result_text(r: &CapacityResult) -> String {
     };
     for u in &v.unverified {
         let _ = writeln!(out, "unverified: {u}");
+    }
+    if let Some(f) = r
+        .steps
+        .iter()
+        .find(|s| Some(s.target_rate_per_s) == v.failing_rate_per_s)
+        .filter(|s| s.host_saturated())
+    {
+        let _ = writeln!(
+            out,
+            "note: the host's CPUs were {:.0}% busy in the failing step {}: with the client on the same host, the capacity may be the host's or the load generator's limit rather than Cassandra's",
+            f.host_cpu.unwrap_or(0.0) * 100.0,
+            f.index
+        );
     }
     if r.status == CapacityStatus::Interrupted {
         let _ = writeln!(out, "the search was interrupted; completed steps are kept");

@@ -204,10 +204,11 @@ impl Recorder {
         r.finished_unix_s = Some(crate::host::unix_now() as u64);
         if let Some(s) = self.sampler.take() {
             let series = s.finish();
-            if let Some(main) = r.phases.iter().rev().find(|p| p.name == "main")
-                && let Some(w) = crate::result::compaction_warning(main, &series)
-            {
-                r.warnings.push(w);
+            if let Some(main) = r.phases.iter().rev().find(|p| p.name == "main") {
+                r.warnings
+                    .extend(crate::result::compaction_warning(main, &series));
+                r.warnings
+                    .extend(crate::result::host_warning(main, &series));
             }
             r.metrics = Some(Box::new(series));
         }

@@ -158,6 +158,10 @@ pub struct SearchStep {
     pub pending_after: Option<f64>,
     /// Highest mean CPU of any node over the step, as a share of its CPUs.
     pub node_cpu: Option<f64>,
+    /// Mean CPU of the whole host over the step, a share of all its CPUs (where cqlbench
+    /// samples the host: local clusters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<f64>,
     /// The step's main-phase figures.
     pub summary: PhaseSummary,
     pub checks: Vec<CriterionCheck>,
@@ -166,6 +170,12 @@ pub struct SearchStep {
 }
 
 impl SearchStep {
+    /// The host's CPUs were saturated during the step ([`crate::result::warning::HOST_SATURATED`]).
+    pub fn host_saturated(&self) -> bool {
+        self.host_cpu
+            .is_some_and(|c| c >= crate::result::warning::HOST_SATURATED)
+    }
+
     /// The criteria the step failed, each with its measured value, e.g. "read p50 ≤ 20 ms: 35.20".
     pub fn failed_checks(&self) -> Vec<String> {
         self.checks
@@ -322,6 +332,7 @@ mod tests {
             pending_before: None,
             pending_after: None,
             node_cpu: None,
+            host_cpu: None,
             summary: r.main_summary().unwrap().clone(),
             checks: vec![CriterionCheck {
                 criterion: "x".into(),

@@ -389,6 +389,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 pending_before: Some(1.0),
                 pending_after: Some(pending_after),
                 node_cpu: Some(node_cpu),
+                host_cpu: None,
                 passed: checks.iter().all(|c| c.passed),
                 summary,
                 checks,

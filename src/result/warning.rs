@@ -47,6 +47,17 @@ pub enum Warning {
         busy_share: f64,
     },
     Interrupted,
+    /// This host's CPUs were (nearly) all busy over the measured window: where the client and
+    /// the nodes share the host, the figures are the host's limit as much as Cassandra's.
+    HostSaturated {
+        phase: String,
+        /// Mean share of all CPUs busy (user + system) over the window.
+        host_cpu: f64,
+        /// Mean CPU of cqlbench itself, in cores.
+        client_cpu_cores: f64,
+        /// Mean CPU of the local nodes' processes together, in cores (none when not local).
+        nodes_cpu_cores: Option<f64>,
+    },
     /// A node's process went away during the run without a scheduled fault naming it.
     NodeDied {
         phase: String,
@@ -121,6 +132,19 @@ impl fmt::Display for Warning {
                 100.0 * *ops as f64 / (*scheduled).max(1) as f64,
                 100.0 * ops_per_s / target_per_s
             ),
+            Warning::HostSaturated {
+                phase,
+                host_cpu,
+                client_cpu_cores,
+                nodes_cpu_cores,
+            } => write!(
+                f,
+                "{phase}: this host's CPUs were {:.0}% busy over the window (cqlbench {client_cpu_cores:.2} cores{}): the client and the nodes share them, so the figures may be the host's or the load generator's limit rather than Cassandra's",
+                host_cpu * 100.0,
+                nodes_cpu_cores
+                    .map(|n| format!(", the nodes {n:.2} cores"))
+                    .unwrap_or_default()
+            ),
             Warning::CompactionsInWindow {
                 phase,
                 pending_at_start,
@@ -189,6 +213,53 @@ pub fn compaction_warning(
         phase: phase.name.clone(),
         pending_at_start: at_start,
         busy_share: busy,
+    })
+}
+
+/// The host's CPUs busy at or above this share over a window make it saturated.
+pub const HOST_SATURATED: f64 = 0.9;
+
+/// The mean host CPU (user + system, a share of all CPUs), cqlbench's and the local nodes'
+/// CPU (cores) over a phase's measured window, from the run's host samples.
+pub fn host_cpu(
+    phase: &PhaseResult,
+    metrics: &crate::result::series::MetricSeries,
+) -> Option<(f64, f64, Option<f64>)> {
+    let measured: Vec<&IntervalRecord> = phase.intervals.iter().filter(|i| i.measured()).collect();
+    let (first, last) = (measured.first()?, measured.last()?);
+    let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
+    let hosts: Vec<&crate::result::series::HostSample> = metrics
+        .samples
+        .iter()
+        .filter(|s| s.t_s >= start && s.t_s <= end)
+        .filter_map(|s| s.host.as_ref())
+        .collect();
+    if hosts.is_empty() {
+        return None;
+    }
+    let n = hosts.len() as f64;
+    let cpu = hosts.iter().map(|h| h.cpu_user + h.cpu_system).sum::<f64>() / n;
+    let client = hosts.iter().map(|h| h.client_cpu_cores).sum::<f64>() / n;
+    let nodes = hosts
+        .iter()
+        .map(|h| h.node_cpu_cores.iter().flatten().sum::<f64>())
+        .sum::<f64>()
+        / n;
+    let local = hosts.iter().any(|h| !h.node_cpu_cores.is_empty());
+    Some((cpu, client, local.then_some(nodes)))
+}
+
+/// A warning when the host's CPUs were saturated over a phase's measured window.
+pub fn host_warning(
+    phase: &PhaseResult,
+    metrics: &crate::result::series::MetricSeries,
+) -> Option<Warning> {
+    let (cpu, client, nodes) = host_cpu(phase, metrics)?;
+    (cpu >= HOST_SATURATED).then(|| Warning::HostSaturated {
+        phase: phase.name.clone(),
+        host_cpu: cpu,
+        client_cpu_cores: client,
+        nodes_cpu_cores: nodes,
     })
 }
 
@@ -353,6 +424,62 @@ mod tests {
         assert_eq!(compaction_warning(&main, &later), None);
         // No readings: nothing to say.
         assert_eq!(compaction_warning(&main, &MetricSeries::default()), None);
+    }
+
+    #[test]
+    fn a_host_busy_over_the_window_is_a_warning_naming_who_used_it() {
+        use crate::result::series::{HostSample, MetricSeries, Sample};
+        let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let main = r.phases.iter().rev().find(|p| p.name == "main").unwrap();
+        let measured: Vec<_> = main.intervals.iter().filter(|i| i.measured()).collect();
+        let start = main.offset_s + measured[0].start_s;
+        let end = main.offset_s + measured.last().unwrap().end_s;
+        // One sample before the window (idle, must not count), then the window at `busy`.
+        let series = |busy: f64| MetricSeries {
+            interval_s: 1.0,
+            nodes: vec!["node1".into()],
+            samples: std::iter::once(start - 1.0)
+                .chain(
+                    (0..)
+                        .map(|i| start + f64::from(i))
+                        .take_while(|t| *t <= end),
+                )
+                .map(|t| Sample {
+                    t_s: t,
+                    nodes: vec![Default::default()],
+                    host: Some(HostSample {
+                        cpu_user: if t < start { 0.0 } else { busy * 0.8 },
+                        cpu_system: if t < start { 0.0 } else { busy * 0.2 },
+                        node_cpu_cores: vec![Some(1.2)],
+                        client_cpu_cores: 0.7,
+                        ..Default::default()
+                    }),
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let w = host_warning(main, &series(0.95)).expect("95% busy is saturated");
+        let Warning::HostSaturated {
+            host_cpu,
+            client_cpu_cores,
+            nodes_cpu_cores,
+            ..
+        } = &w
+        else {
+            panic!("{w:?}")
+        };
+        assert!((host_cpu - 0.95).abs() < 1e-9, "{host_cpu}");
+        assert!((client_cpu_cores - 0.7).abs() < 1e-9);
+        assert!((nodes_cpu_cores.unwrap() - 1.2).abs() < 1e-9);
+        let text = w.to_string();
+        assert!(text.contains("95% busy"), "{text}");
+        assert!(
+            text.contains("cqlbench 0.70 cores, the nodes 1.20 cores"),
+            "{text}"
+        );
+        assert_eq!(host_warning(main, &series(0.6)), None);
+        // Not sampled (a remote cluster): nothing to say.
+        assert_eq!(host_warning(main, &MetricSeries::default()), None);
     }
 
     #[test]

@@ -228,6 +228,10 @@ fn step(
         }
     };
     let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
+    let host_cpu = run.metrics.as_ref().and_then(|m| {
+        let main = run.phases.iter().rev().find(|p| p.name == "main")?;
+        crate::result::host_cpu(main, m).map(|(cpu, _, _)| cpu)
+    });
     let mut checks = apply(
         &spec.criteria,
         &summary,
@@ -263,6 +267,7 @@ fn step(
             pending_before,
             pending_after: pending_after.ok(),
             node_cpu,
+            host_cpu,
             summary,
             checks,
             passed,
@@ -511,6 +516,7 @@ mod tests {
             pending_before: None,
             pending_after: None,
             node_cpu: None,
+            host_cpu: None,
             summary: summary_at_2000(),
             passed: !checks.iter().any(Check::failed),
             checks,
@@ -608,6 +614,7 @@ mod tests {
             pending_before: None,
             pending_after: None,
             node_cpu: None,
+            host_cpu: None,
             summary: s,
             passed: !checks.iter().any(Check::failed),
             checks,

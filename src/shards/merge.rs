@@ -127,6 +127,8 @@ fn warnings(
                     | Warning::LedgerFailed { .. }
                     | Warning::Interrupted
                     | Warning::CompactionsInWindow { .. }
+                    | Warning::HlogFailed { .. }
+                    | Warning::HostSaturated { .. }
             );
             if keep && !warnings.contains(w) {
                 warnings.push(w.clone());
