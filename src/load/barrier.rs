@@ -23,6 +23,53 @@ pub const TABLE: &str = "cqlbench_shards";
 pub const START_MARGIN_S: f64 = 1.5;
 const POLL: Duration = Duration::from_millis(100);
 
+/// Why shards could not meet.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BarrierError {
+    /// A statement on the meeting table failed (the driver's message).
+    #[error("{doing}: {error}")]
+    Query { doing: String, error: String },
+    #[error(
+        "waited {} for shard 0 to create {keyspace}.{TABLE}; is shard 0 running? \
+         (--barrier-timeout sets the wait)",
+        humantime::format_duration(*waited)
+    )]
+    NoTable { keyspace: String, waited: Duration },
+    #[error(
+        "shard {share} of run {run} is registered already (another process with the same \
+         --run-id, or an earlier attempt): give a new --run-id"
+    )]
+    Registered { share: Share, run: String },
+    #[error(
+        "run {run}: shard {}/{} registered, but this shard is {share}: every shard of a run \
+         needs the same N",
+        other.shard,
+        other.shards
+    )]
+    CountsDiffer {
+        run: String,
+        other: Arrival,
+        share: Share,
+    },
+    #[error(
+        "run {run}: waited {} for {waiting_for} ({last}); were all shards started with the \
+         same --run-id? (--barrier-timeout sets the wait)",
+        humantime::format_duration(*waited)
+    )]
+    TimedOut {
+        run: String,
+        waited: Duration,
+        waiting_for: String,
+        /// What the last poll saw: how many had registered, or its error.
+        last: String,
+    },
+}
+
+fn query(doing: impl Into<String>) -> impl FnOnce(String) -> BarrierError {
+    let doing = doing.into();
+    move |error| BarrierError::Query { doing, error }
+}
+
 /// One shard's registration.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Arrival {
@@ -33,7 +80,7 @@ pub struct Arrival {
 }
 
 /// Creates the meeting table in `keyspace` (which exists).
-pub async fn create_table(session: &Session, keyspace: &str) -> Result<(), String> {
+pub async fn create_table(session: &Session, keyspace: &str) -> Result<(), BarrierError> {
     let q = format!(
         "CREATE TABLE IF NOT EXISTS {keyspace}.{TABLE} (run text, step text, shard bigint, \
          shards bigint, at_ms bigint, owner text, PRIMARY KEY ((run, step), shard))"
@@ -41,11 +88,11 @@ pub async fn create_table(session: &Session, keyspace: &str) -> Result<(), Strin
     session
         .query_unpaged(q, &[])
         .await
-        .map_err(|e| format!("creating {keyspace}.{TABLE}: {e}"))?;
+        .map_err(|e| query(format!("creating {keyspace}.{TABLE}"))(e.to_string()))?;
     session
         .await_schema_agreement()
         .await
-        .map_err(|e| format!("waiting for schema agreement: {e}"))?;
+        .map_err(|e| query("waiting for schema agreement")(e.to_string()))?;
     Ok(())
 }
 
@@ -56,7 +103,7 @@ pub async fn wait_for_table(
     session: &Session,
     keyspace: &str,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), BarrierError> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let found = session
@@ -75,11 +122,10 @@ pub async fn wait_for_table(
             return Ok(());
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(format!(
-                "waited {} for shard 0 to create {keyspace}.{TABLE}; is shard 0 running? \
-                 (--barrier-timeout sets the wait)",
-                humantime::format_duration(timeout)
-            ));
+            return Err(BarrierError::NoTable {
+                keyspace: keyspace.to_string(),
+                waited: timeout,
+            });
         }
         tokio::time::sleep(POLL).await;
     }
@@ -92,7 +138,7 @@ pub async fn register(
     run: &str,
     step: &str,
     share: Share,
-) -> Result<Arrival, String> {
+) -> Result<Arrival, BarrierError> {
     let at_ms = (crate::host::unix_now() * 1000.0) as i64;
     let owner = format!("{}-{}", std::process::id(), at_ms);
     let mut st = Statement::new(format!(
@@ -108,25 +154,25 @@ pub async fn register(
         at_ms,
         owner.as_str(),
     );
-    let r = session
+    let row = session
         .query_unpaged(st, values)
         .await
-        .map_err(|e| format!("registering shard {share} of run {run} ({step}): {e}"))?;
-    let row = r
-        .into_rows_result()
-        .map_err(|e| e.to_string())?
-        .maybe_first_row::<Row>()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.into_rows_result().map_err(|e| e.to_string()))
+        .and_then(|r| r.maybe_first_row::<Row>().map_err(|e| e.to_string()))
+        .map_err(query(format!(
+            "registering shard {share} of run {run} ({step})"
+        )))?;
     match row.as_ref().and_then(|r| r.columns.first()) {
         Some(Some(CqlValue::Boolean(true))) => Ok(Arrival {
             shard: share.index,
             shards: share.count,
             at_ms,
         }),
-        _ => Err(format!(
-            "shard {share} of run {run} is registered already (another process with the same \
-             --run-id, or an earlier attempt): give a new --run-id"
-        )),
+        _ => Err(BarrierError::Registered {
+            share,
+            run: run.to_string(),
+        }),
     }
 }
 
@@ -136,40 +182,42 @@ pub async fn arrivals(
     keyspace: &str,
     run: &str,
     step: &str,
-) -> Result<Vec<Arrival>, String> {
+) -> Result<Vec<Arrival>, BarrierError> {
     let mut st = Statement::new(format!(
         "SELECT shard, shards, at_ms FROM {keyspace}.{TABLE} WHERE run = ? AND step = ?"
     ));
     st.set_consistency(Consistency::Serial);
-    let r = session
+    let rows = session
         .query_unpaged(st, (run, step))
         .await
-        .map_err(|e| e.to_string())?;
-    let rows = r.into_rows_result().map_err(|e| e.to_string())?;
-    let out = rows
-        .rows::<(i64, i64, i64)>()
-        .map_err(|e| e.to_string())?
-        .map(|r| {
-            r.map(|(shard, shards, at_ms)| Arrival {
-                shard: shard.max(0) as u64,
-                shards: shards.max(0) as u64,
-                at_ms,
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.into_rows_result().map_err(|e| e.to_string()))
+        .map_err(query(format!("reading the shards of run {run} ({step})")))?;
+    rows.rows::<(i64, i64, i64)>()
+        .map_err(|e| e.to_string())
+        .and_then(|rows| {
+            rows.map(|r| {
+                r.map(|(shard, shards, at_ms)| Arrival {
+                    shard: shard.max(0) as u64,
+                    shards: shards.max(0) as u64,
+                    at_ms,
+                })
             })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    Ok(out)
+        .map_err(query(format!("reading the shards of run {run} ({step})")))
 }
 
 /// What the arrivals so far say: all `share.count` shards are there, more are awaited, or
 /// they disagree on how many shards the run has.
-pub fn complete(arrivals: &[Arrival], share: Share, run: &str) -> Result<bool, String> {
+pub fn complete(arrivals: &[Arrival], share: Share, run: &str) -> Result<bool, BarrierError> {
     if let Some(a) = arrivals.iter().find(|a| a.shards != share.count) {
-        return Err(format!(
-            "run {run}: shard {}/{} registered, but this shard is {share}: every shard of a run \
-             needs the same N",
-            a.shard, a.shards
-        ));
+        return Err(BarrierError::CountsDiffer {
+            run: run.to_string(),
+            other: *a,
+            share,
+        });
     }
     Ok(arrivals.len() as u64 >= share.count)
 }
@@ -188,9 +236,9 @@ pub async fn wait(
     run: &str,
     step: &str,
     timeout: Duration,
-    done: impl Fn(&[Arrival]) -> Result<bool, String>,
+    done: impl Fn(&[Arrival]) -> Result<bool, BarrierError>,
     waiting_for: &str,
-) -> Result<Vec<Arrival>, String> {
+) -> Result<Vec<Arrival>, BarrierError> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let last_error = match arrivals(session, keyspace, run, step).await {
@@ -200,14 +248,15 @@ pub async fn wait(
                 }
                 format!("{} registered", a.len())
             }
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         if tokio::time::Instant::now() >= deadline {
-            return Err(format!(
-                "run {run}: waited {} for {waiting_for} ({last_error}); were all shards started \
-                 with the same --run-id? (--barrier-timeout sets the wait)",
-                humantime::format_duration(timeout)
-            ));
+            return Err(BarrierError::TimedOut {
+                run: run.to_string(),
+                waited: timeout,
+                waiting_for: waiting_for.to_string(),
+                last: last_error,
+            });
         }
         tokio::time::sleep(POLL).await;
     }
@@ -230,7 +279,9 @@ mod tests {
         let three = [a(0, 3, 1_000), a(2, 3, 4_500), a(1, 3, 2_000)];
         assert_eq!(complete(&three, share, "r"), Ok(true));
         assert_eq!(start_of(&three), 4.5 + START_MARGIN_S);
-        let e = complete(&[a(0, 2, 1_000)], share, "r").unwrap_err();
+        let e = complete(&[a(0, 2, 1_000)], share, "r")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("shard 0/2 registered, but this shard is 1/3"),
             "{e}"

@@ -102,6 +102,9 @@ pub enum LoadError {
     Connect(String),
     #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// Shards of the run could not meet.
+    #[error(transparent)]
+    Barrier(#[from] barrier::BarrierError),
     #[error("writing {path}: {source}")]
     Io {
         path: PathBuf,
@@ -270,7 +273,7 @@ async fn create_schema<W: Workload>(
     session: &Session,
     w: &W,
 ) -> Result<(), LoadError> {
-    let meet = |e: String| LoadError::Connect(e);
+    let meet = LoadError::Barrier;
     let ks = w.spec().keyspace.as_str();
     match &plan.shard {
         Some(sh) if sh.share.index > 0 => {

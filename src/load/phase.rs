@@ -95,7 +95,7 @@ impl<W: Workload> Engine<'_, W> {
     /// A shard's main phase starts with the others': at the time given, or once every shard
     /// has met at the barrier after its rampup.
     async fn start_together(&mut self, sh: &ShardPlan) -> Result<(), LoadError> {
-        let meet = |e: String| LoadError::Connect(e);
+        let meet = LoadError::Barrier;
         let session = &self.ops.session;
         let ks = self.ops.workload.workload.spec().keyspace.as_str();
         let at = match sh.start_at {
