@@ -25,11 +25,30 @@ fn every_shipped_scenario_is_valid() {
     let out = tempfile::tempdir().unwrap();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        assert!(
-            text.lines().any(|l| l.starts_with("# Scaled")),
-            "{} says what was scaled down",
-            f.display()
-        );
+        // The header lists every difference from the article as `- TOPIC: THE ARTICLE / HERE`.
+        let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+        let from = header
+            .iter()
+            .position(|l| l.starts_with("# Differences, the article / here"))
+            .unwrap_or_else(|| panic!("{} lists its differences from the article", f.display()));
+        // Each item with its continuation lines (`#   …`).
+        let mut items: Vec<String> = Vec::new();
+        for l in &header[from + 1..] {
+            if let Some(item) = l.strip_prefix("# - ") {
+                items.push(item.to_string());
+            } else if let (Some(more), Some(last)) = (l.strip_prefix("#   "), items.last_mut()) {
+                last.push(' ');
+                last.push_str(more);
+            }
+        }
+        assert!(items.len() >= 3, "{}: {items:?}", f.display());
+        for item in &items {
+            assert!(
+                item.contains(": ") && item.contains(" / "),
+                "{}: a difference names the article's and this file's: {item}",
+                f.display()
+            );
+        }
         let a = cqlbench()
             .args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
             .arg(out.path())
@@ -48,16 +67,20 @@ fn every_shipped_scenario_is_valid() {
             "{} has a full scale",
             f.display()
         );
-        let mut full = cqlbench();
-        full.args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
-            .arg(out.path())
-            .args(["--scale", "full", "--hosts", "10.0.0.1"]);
-        if let Some(first) = yaml["environments"][0]["name"].as_str() {
-            full.args(["--env", first]);
-        }
+        let full = |extra: &[&str]| {
+            let mut c = cqlbench();
+            c.args(["scenario", f.to_str().unwrap(), "--dry-run", "--dir"])
+                .arg(out.path())
+                .args(["--scale", "full", "--hosts", "10.0.0.1"])
+                .args(extra);
+            if let Some(first) = yaml["environments"][0]["name"].as_str() {
+                c.args(["--env", first]);
+            }
+            c
+        };
         if text.contains("- scaling:") {
             // A scaling run makes its own local clusters: hosts are refused in one line.
-            let a = full.assert().failure();
+            let a = full(&[]).assert().failure();
             let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
             assert!(
                 err.contains("makes its clusters from the scenario's local cluster"),
@@ -66,10 +89,121 @@ fn every_shipped_scenario_is_valid() {
             assert_eq!(err.trim().lines().count(), 1, "{err}");
             continue;
         }
-        let a = full.assert().success();
+        let mut extra: &[&str] = &[];
+        if text.contains(":repair:") {
+            // Node faults need a local cluster: refused in one line against hosts, accepted
+            // once the header's `--set 'fault=~'` leaves them out.
+            let a = full(&[]).assert().failure();
+            let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+            assert!(err.contains("node faults need a local cluster"), "{err}");
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+            assert!(text.contains("--set 'fault=~'"), "{} says how", f.display());
+            extra = &["--set", "fault=~"];
+        }
+        let a = full(extra).assert().success();
         let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
         assert!(stdout.contains("--hosts 10.0.0.1"), "{stdout}");
+        assert!(!stdout.contains("--fault"), "{stdout}");
     }
+}
+
+/// What the headers say the shipped scenarios take from their articles is in the files: the
+/// dry run's commands and the cluster sections carry the article's settings.
+#[test]
+fn shipped_scenarios_use_their_articles_settings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let out = tempfile::tempdir().unwrap();
+    let dry = |file: &str, extra: &[&str]| {
+        let a = cqlbench()
+            .args([
+                "scenario",
+                dir.join(file).to_str().unwrap(),
+                "--dry-run",
+                "--dir",
+            ])
+            .arg(out.path())
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&a.get_output().stdout).to_string()
+    };
+    let yaml = |file: &str| -> serde_yaml::Value {
+        serde_yaml::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
+    };
+
+    // Ref 000: the latency test's threads=150 bound what is in flight.
+    let s = dry("ref000-k8ssandra-vs-ec2.yaml", &[]);
+    assert!(
+        s.contains("latency nb-tabular2") && s.contains("--max-in-flight 150"),
+        "{s}"
+    );
+    assert_eq!(yaml("ref000-k8ssandra-vs-ec2.yaml")["cluster"]["racks"], 3);
+
+    // Ref 002: rampup-cycles=1k, async=100, cql-iot's rf 1, 70/30; the full scale its 10k cycles.
+    let s = dry("ref002-laptop.yaml", &[]);
+    for rate in ["100", "500", "1000", "1500"] {
+        let line = s
+            .lines()
+            .find(|l| l.contains(&format!("--rate {rate} ")))
+            .unwrap_or_else(|| panic!("rate {rate}: {s}"));
+        for flag in [
+            "--rows 1000 ",
+            "--max-in-flight 100 ",
+            "--rf 1 ",
+            "--ratio write=7,range=3",
+        ] {
+            assert!(line.contains(flag), "{flag}: {line}");
+        }
+    }
+    let s = dry(
+        "ref002-laptop.yaml",
+        &["--scale", "full", "--hosts", "10.0.0.1"],
+    );
+    assert_eq!(s.matches("--ops 10000 ").count(), 4, "{s}");
+    assert!(!s.contains("--duration"), "{s}");
+
+    // Ref 003: repairs during the load, and the nodes' concurrent_reads/writes.
+    let s = dry("ref003-storage-on-kubernetes.yaml", &[]);
+    assert!(s.contains("--fault 30s:repair:node1"), "{s}");
+    let c = &yaml("ref003-storage-on-kubernetes.yaml")["cluster"];
+    assert_eq!(c["set"]["concurrent_reads"], 256);
+    assert_eq!(c["set"]["concurrent_writes"], 256);
+
+    // Ref 004: its JVM flag and cassandra.yaml tuning, heap : new gen 5 : 1, in both files; the
+    // full scale of the SSD run gives its 10G / 2G.
+    for file in ["ref004-ssd-instances.yaml", "ref004-scaling.yaml"] {
+        let c = &yaml(file)["cluster"];
+        assert_eq!(c["jvm-arg"][0], "-XX:+UseCondCardMark", "{file}");
+        let set = &c["set"];
+        assert_eq!(set["concurrent_reads"], 128, "{file}");
+        assert_eq!(set["concurrent_writes"], 128, "{file}");
+        assert_eq!(set["dynamic_snitch_update_interval"], "100ms", "{file}");
+        assert_eq!(set["dynamic_snitch_reset_interval"], "60000ms", "{file}");
+        assert_eq!(set["dynamic_snitch_badness_threshold"], 0.2, "{file}");
+        let mib = |v: &serde_yaml::Value| {
+            v.as_str()
+                .unwrap()
+                .trim_end_matches('M')
+                .parse::<f64>()
+                .unwrap()
+        };
+        let ratio = mib(&c["heap"]) / mib(&c["new-gen"]);
+        assert!(
+            (4.5..=5.5).contains(&ratio),
+            "{file}: heap / new gen {ratio}"
+        );
+    }
+    let full = yaml("ref004-ssd-instances.yaml")["scales"]["full"].clone();
+    let full: Vec<&str> = full
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        full.contains(&"cluster.heap=10G") && full.contains(&"cluster.new-gen=2G"),
+        "{full:?}"
+    );
 }
 
 #[test]
