@@ -44,8 +44,21 @@ fn report_prints_environments_side_by_side_in_three_formats() {
     let b = write_run(dir.path(), "b.json", "k8s", shape(3, 1_800.0, 3.0));
     let out = cmd().arg("report").args([&a1, &a2, &b]).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.starts_with("Average throughput (ops/s) — keyvalue, closed loop, 64 in flight\n"));
-    let header = text.lines().nth(1).unwrap();
+    // The summary on top, one row per run, then the environments side by side.
+    assert!(text.starts_with("Runs (latency in ms)\n"), "{text}");
+    for (row, name, env) in [
+        ("#1", "a1.json", "ec2"),
+        ("#2", "a2.json", "ec2"),
+        ("#3", "b.json", "k8s"),
+    ] {
+        let cells: Vec<&str> = line(&text, row).split_whitespace().collect();
+        assert_eq!(cells[..3], [row, env, name], "{text}");
+    }
+    line(&text, "response time (resp) = from the intended start");
+    let at = text
+        .find("Average throughput (ops/s) — keyvalue, closed loop, 64 in flight\n")
+        .expect("the scenario's tables");
+    let header = text[at..].lines().nth(1).unwrap();
     assert_eq!(
         header.split_whitespace().collect::<Vec<_>>(),
         ["ec2", "k8s"]
@@ -141,6 +154,51 @@ fn compare_tells_same_from_handicapped() {
         line(&text, "throughput ops/s").ends_with("better"),
         "{text}"
     );
+}
+
+#[test]
+fn compare_warns_when_the_loads_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let closed = write_run(dir.path(), "closed.json", "ec2", shape(1, 2_000.0, 2.0));
+    let at = |name: &str, rate: f64, seed: u64| {
+        let shape = RunShape {
+            rate_per_s: Some(rate),
+            ops_per_s_sd: 5.0,
+            ..shape(seed, rate, 2.0)
+        };
+        write_run(dir.path(), name, "ec2", shape)
+    };
+    let (r700, r1400, again) = (
+        at("r700.json", 700.0, 2),
+        at("r1400.json", 1_400.0, 3),
+        at("again.json", 700.0, 4),
+    );
+    let stderr = |a: &Path, b: &Path| {
+        let out = cmd().arg("compare").arg(a).arg(b).assert().success();
+        let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        // The comparison is still made.
+        line(&stdout, "throughput ops/s");
+        String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    };
+    let err = stderr(&closed, &r700);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("warning: A is closed loop (64 in flight), B is a fixed rate (700 ops/s): open loop against closed loop"),
+        "{err}"
+    );
+    assert!(
+        err.trim_end()
+            .ends_with("so their latencies are not comparable"),
+        "{err}"
+    );
+    let err = stderr(&r700, &r1400);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("B is a fixed rate (1,400 ops/s): their targets differ"),
+        "{err}"
+    );
+    // The same load: no warning.
+    assert_eq!(stderr(&r700, &again), "");
 }
 
 #[test]

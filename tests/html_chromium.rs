@@ -1,9 +1,11 @@
 //! The HTML report in a real browser: `cqlbench report --html` on synthetic results
-//! (`result::fixture::write_showcase` and the probe test data), opened in headless Chromium.
-//! Every chart must have drawn something inside its box, no script may fail, the console must
-//! stay silent, and a screenshot must come out. Chromium is required — `scripts/setup.sh`
-//! installs it — and the test fails without it. `REPORT_SCREENSHOT=PATH` keeps a copy of the
-//! screenshot.
+//! (`result::fixture::write_showcase` and the probe test data; and the three runs of a latency
+//! methodology: a throughput run, a fixed-rate run and a run at 35% of the throughput run's),
+//! opened in headless Chromium. Every chart must have drawn something inside its box, no
+//! script may fail, the console must stay silent, the summary table must be on top, and a
+//! screenshot must come out. Chromium is required — `scripts/setup.sh` installs it — and the
+//! test fails without it. `REPORT_SCREENSHOT=PATH` keeps a copy of the methodology report's
+//! screenshot (`docs/report-screenshot.png` is one).
 //!
 //! With `--enable-logging=stderr --v=0`, Chromium 156 prints every console message, whatever
 //! its level, and every uncaught exception as a line like
@@ -18,16 +20,18 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use cqlbench::result::fixture::write_showcase;
+use cqlbench::result::RateShare;
+use cqlbench::result::fixture::{RunShape, run_with_metrics, write_showcase};
+use cqlbench::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The showcase's charts: for its one scenario, throughput over time and the latency
-/// spectrum; per run response time and throughput (three runs), and pending compactions,
+/// The showcase's charts: the overlaid spectra of its three runs; for its one scenario,
+/// throughput over time and the latency spectrum; per run response time and throughput (three runs), and pending compactions,
 /// node CPU, host CPU, disk throughput and disk latency for the run with server and host
 /// series; target/achieved rate and response time per step of the capacity search.
-const EXPECTED_CHARTS: usize = 2 + 3 * 2 + 5 + 2;
+const EXPECTED_CHARTS: usize = 1 + 2 + 3 * 2 + 5 + 2;
 
 const FLAGS: [&str; 11] = [
     "--headless",
@@ -123,13 +127,27 @@ fn run_chromium(args: &[String]) -> Browser {
 }
 
 /// What the page's own check wrote on `<body>`, and the console lines Chromium logged.
-#[derive(Debug)]
 struct PageCheck {
     charts: Option<usize>,
     drawn: Option<usize>,
     empty: Option<String>,
     errors: Option<String>,
     console: Vec<String>,
+    /// The page as the browser parsed it (`--dump-dom`).
+    dom: String,
+}
+
+/// The checks, without the page itself.
+impl std::fmt::Debug for PageCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageCheck")
+            .field("charts", &self.charts)
+            .field("drawn", &self.drawn)
+            .field("empty", &self.empty)
+            .field("errors", &self.errors)
+            .field("console", &self.console)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The value of attribute `name` of the `<body>` tag in `dom`.
@@ -157,6 +175,7 @@ fn check_page(html: &Path) -> PageCheck {
             .filter(|l| l.contains(":CONSOLE:") || l.contains(":CONSOLE("))
             .map(str::to_string)
             .collect(),
+        dom: b.stdout,
     }
 }
 
@@ -170,6 +189,11 @@ fn showcase_report(dir: &Path) -> PathBuf {
     )
     .unwrap();
     inputs.push(probe);
+    render(dir, &inputs)
+}
+
+/// Renders `inputs` (files in `dir`) with `cqlbench report --html` into `dir/report.html`.
+fn render(dir: &Path, inputs: &[PathBuf]) -> PathBuf {
     // Named relative to the directory, as a user in it would: the page shows the names given.
     let names: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.file_name().unwrap()).collect();
     let html = dir.join("report.html");
@@ -188,8 +212,116 @@ fn showcase_report(dir: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     // The tables are still printed.
-    assert!(stdout.contains("Capacity verdict"), "{stdout}");
+    assert!(stdout.starts_with("Runs (latency in ms)"), "{stdout}");
     html
+}
+
+/// The latency methodology of reference 000 on one laptop: the throughput at 64 in flight,
+/// a latency test at a fixed 1,000 ops/s, and one at 35% of the measured throughput.
+fn methodology_report(dir: &Path) -> PathBuf {
+    let shape = |ops_per_s, latency_ms, rate_per_s: Option<f64>, seed| RunShape {
+        ops_per_s,
+        ops_per_s_sd: if rate_per_s.is_some() { 8.0 } else { 120.0 },
+        latency_ms,
+        intervals: 40,
+        warmup: 5,
+        rate_per_s,
+        seed,
+    };
+    let mut tput = run_with_metrics("laptop", &shape(7_000.0, 9.0, None, 1), 1, &["nvme0n1"]);
+    // In closed loop an operation is sent when it is claimed: its service time is its
+    // response time (the fixture's are 80% of it).
+    let summary = tput.phases[0].summary.as_mut().unwrap();
+    summary.all.service = summary.all.response;
+    summary.all.service_histogram_ns = summary.all.response_histogram_ns.clone();
+    let measured = summary.ops_per_s;
+    let fixed = run_with_metrics(
+        "laptop",
+        &shape(1_000.0, 1.2, Some(1_000.0), 2),
+        1,
+        &["nvme0n1"],
+    );
+    let rate = (0.35 * measured).round();
+    let mut share = run_with_metrics("laptop", &shape(rate, 2.0, Some(rate), 3), 1, &["nvme0n1"]);
+    share.rate_share = Some(RateShare {
+        share: 0.35,
+        of: "throughput.json".into(),
+        of_ops_per_s: measured,
+    });
+    let mut inputs = Vec::new();
+    for (name, mut result) in [
+        ("throughput.json", tput),
+        ("fixed-1000.json", fixed),
+        ("latency-35.json", share),
+    ] {
+        // A one-node local cluster.
+        result.fingerprint.cluster = Some(one_node());
+        result.fingerprint.cassandra_version = Some("5.0.4".into());
+        let path = dir.join(name);
+        result.write(&path).unwrap();
+        inputs.push(path);
+    }
+    render(dir, &inputs)
+}
+
+/// A local cluster of one node with a 1 GiB heap.
+fn one_node() -> ClusterSpec {
+    ClusterSpec {
+        schema_version: cqlbench::spec::cluster::CLUSTER_SPEC_VERSION,
+        name: "laptop".into(),
+        cassandra: CassandraSource::Maven {
+            version: "5.0.4".into(),
+        },
+        dcs: vec![DcSpec {
+            name: "dc1".into(),
+            nodes: 1,
+            racks: 1,
+        }],
+        jvm: JvmSpec {
+            heap: Some(MiB(1024)),
+            new_gen: None,
+            gc: Gc::G1,
+            extra_args: Vec::new(),
+        },
+        cpus_per_node: None,
+        host_cpus: None,
+        vnodes: 1,
+        address_prefix: "127.0.0.".into(),
+        yaml_overrides: Default::default(),
+        storage: Default::default(),
+        node_memory: None,
+    }
+}
+
+/// The element of `dom` that starts at the first `open` (e.g. `<section id="summary">`), up
+/// to its `close`.
+fn element<'a>(dom: &'a str, open: &str, close: &str) -> &'a str {
+    let start = dom
+        .find(open)
+        .unwrap_or_else(|| panic!("no {open} in the page"));
+    let end = dom[start..].find(close).expect("closed") + start;
+    &dom[start..end]
+}
+
+/// Takes a 1280×`height` screenshot of `html` and checks it is a PNG of that size holding
+/// more than a blank page; `REPORT_SCREENSHOT=PATH` keeps it.
+fn screenshot(html: &Path, height: u32, keep: bool) {
+    let png = html.with_extension("png");
+    run_chromium(&[
+        format!("--screenshot={}", png.display()),
+        format!("--window-size=1280,{height}"),
+        "--hide-scrollbars".into(),
+        format!("file://{}", html.display()),
+    ]);
+    let bytes = std::fs::read(&png).expect("the screenshot was written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let dim = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((dim(16), dim(20)), (1280, height), "IHDR width and height");
+    // A blank page of that size compresses to under 20 kB; the charts make it far larger.
+    assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
+    if let Some(path) = std::env::var_os("REPORT_SCREENSHOT").filter(|_| keep) {
+        std::fs::copy(&png, path).unwrap();
+    }
 }
 
 #[test]
@@ -209,22 +341,64 @@ fn the_html_report_draws_every_chart_in_chromium() {
     assert_eq!(page.errors, None, "{page:?}");
     assert!(page.console.is_empty(), "{page:?}");
 
-    let png = dir.path().join("report.png");
-    run_chromium(&[
-        format!("--screenshot={}", png.display()),
-        "--window-size=1280,3000".into(),
-        "--hide-scrollbars".into(),
-        format!("file://{}", html.display()),
-    ]);
-    let bytes = std::fs::read(&png).expect("the screenshot was written");
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-    let dim = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
-    assert_eq!((dim(16), dim(20)), (1280, 3000), "IHDR width and height");
-    // A blank page of that size compresses to under 20 kB; the charts make it far larger.
-    assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
-    if let Some(keep) = std::env::var_os("REPORT_SCREENSHOT") {
-        std::fs::copy(&png, keep).unwrap();
+    screenshot(&html, 3000, false);
+}
+
+#[test]
+fn the_summary_and_the_overlaid_spectra_render_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = methodology_report(dir.path());
+    let page = check_page(&html);
+    // The overlaid spectra; per scenario (three) throughput over time and the spectrum; per
+    // run (three) response time, throughput and the five server and host series.
+    let expected = 1 + 3 * 2 + 3 * 7;
+    assert_eq!(page.charts, Some(expected), "{page:?}");
+    assert_eq!(page.drawn, Some(expected), "{page:?}");
+    assert_eq!(page.errors, None, "{page:?}");
+    assert!(page.console.is_empty(), "{page:?}");
+
+    // What the browser parsed: the summary is the first section, one row per run, the share
+    // run naming its rate and the run it came from, then the legend and the settings.
+    let dom = &page.dom;
+    let first = dom.find("<section").unwrap();
+    assert_eq!(dom[first..].find(r#"<section id="summary">"#), Some(0));
+    let summary = element(dom, r#"<section id="summary">"#, "</section>");
+    let runs = element(
+        summary,
+        "<caption>Runs (latency in ms)</caption>",
+        "</table>",
+    );
+    assert_eq!(runs.matches("<tr>").count(), 1 + 3, "{runs}");
+    for (row, load) in [
+        ("#1", "closed loop"),
+        ("#2", "fixed rate"),
+        ("#3", "share of a run"),
+    ] {
+        let tr = element(runs, &format!("</span>{row}</td>"), "</tr>");
+        assert!(tr.contains(&format!(">{load}</td>")), "{tr}");
     }
+    let share = element(runs, "</span>#3</td>", "</tr>");
+    assert!(share.contains("ops/s = 35% of "), "{share}");
+    assert!(share.contains("(#1 throughput.json)"), "{share}");
+    assert!(
+        summary
+            .contains(r#"<p class="meta legend">response time (resp) = from the intended start"#)
+    );
+    let settings = element(
+        summary,
+        "<caption>Run settings and host CPU</caption>",
+        "</table>",
+    );
+    assert_eq!(settings.matches("<tr>").count(), 1 + 3, "{settings}");
+    // One chart holds every run's spectrum: a response and a service line each.
+    let spectra = element(summary, r#"data-chart="latency-spectra""#, "</svg>");
+    for i in 1..=3 {
+        assert!(spectra.contains(&format!(">#{i} laptop · ")), "{spectra}");
+    }
+    let lines = element(spectra, r#"<g class="marks""#, "</g>");
+    assert_eq!(lines.matches("<path").count(), 3 * 2, "{lines}");
+
+    screenshot(&html, 1500, true);
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! `cqlbench compare A B`: per metric, is run B better, worse or not distinguishable from A.
+//! `cqlbench compare A B`: per metric, is run B better, worse or not distinguishable from A;
+//! a warning first when the two runs' loads differ (open loop against closed loop, or other
+//! targets), since their latencies do not compare.
 
 use std::path::PathBuf;
 
@@ -42,6 +44,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let series =
         |r: &RunResult, p: &PathBuf| series::of(r).map_err(|e| anyhow!("{}: {e}", p.display()));
     let (sa, sb) = (series(&a, &args.a)?, series(&b, &args.b)?);
+    if let Some(why) = crate::report::model::summary::not_comparable(&a, &b) {
+        eprintln!("warning: {why}");
+    }
     println!(
         "B {} ({}) vs A {} ({}): main phase, measured one-second intervals",
         args.b.display(),

@@ -279,7 +279,7 @@ impl SearchReport {
 
 /// A table with one row per item; the first column holds `first(item)`. Text columns are
 /// aligned left.
-fn rows_table<T>(
+pub(crate) fn rows_table<T>(
     title: String,
     first_header: &str,
     columns: &[Column<T>],

@@ -3,6 +3,7 @@
 //! on the run's time axis; per capacity search, its steps. Each environment keeps one colour
 //! in every chart. A chart whose data is absent is left out (`None`, or not in the list).
 
+use super::model::summary::RunRow;
 use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::{Axis, Chart, LegendItem, Size, Stroke, Tick};
 
@@ -41,6 +42,11 @@ pub struct Charts {
 
 fn series_colour(i: usize) -> &'static str {
     SERIES_COLOURS[i % SERIES_COLOURS.len()]
+}
+
+/// The colour of run `#index` of the summary (in its table and the overlaid spectra).
+pub fn run_colour(index: usize) -> &'static str {
+    series_colour(index.saturating_sub(1))
 }
 
 fn file_name(path: &std::path::Path) -> String {
@@ -163,6 +169,86 @@ impl Charts {
         );
         for (label, points, stroke) in &lines {
             chart.line(label, points, stroke);
+        }
+        Some(chart.render())
+    }
+
+    /// The latency spectra of runs of one workload overlaid, whatever their load: one colour
+    /// per run, its response time solid and its service time dashed, from each run's own
+    /// histograms.
+    pub fn latency_spectra(&mut self, workload: &str, runs: &[&RunRow]) -> Option<String> {
+        let runs: Vec<&&RunRow> = runs
+            .iter()
+            .filter(|r| !r.response_spectrum.is_empty())
+            .collect();
+        if runs.is_empty() {
+            return None;
+        }
+        let x_max = runs
+            .iter()
+            .filter_map(|r| r.response_spectrum.last().map(|(p, _)| spectrum_x(*p)))
+            .fold(100.0, f64::max);
+        let values = runs.iter().flat_map(|r| {
+            r.response_spectrum
+                .iter()
+                .chain(&r.service_spectrum)
+                .map(|(_, ms)| *ms)
+        });
+        let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let solid = |r: &RunRow| Stroke {
+            width: 2.2,
+            ..Stroke::solid(run_colour(r.index))
+        };
+        let mut legend: Vec<LegendItem> = runs
+            .iter()
+            .map(|r| {
+                LegendItem::line(
+                    format!(
+                        "#{} {} · {} {} · {}",
+                        r.index,
+                        r.env,
+                        r.load.mode(),
+                        r.load.target(),
+                        r.name()
+                    ),
+                    &solid(r),
+                )
+            })
+            .collect();
+        legend.push(LegendItem::line(
+            "dashed: service time",
+            &Stroke::dashed(GREY),
+        ));
+        let mut chart = Chart::new(
+            self.id(),
+            "latency-spectra",
+            &format!(
+                "Latency spectra of the {workload} runs: response time (solid) and service time (dashed), ms by percentile"
+            ),
+            WIDE,
+            spectrum_axis(x_max),
+            Axis::log(lo, hi),
+            legend,
+        );
+        for r in &runs {
+            let points = |s: &[(f64, f64)]| -> Vec<(f64, Option<f64>)> {
+                s.iter()
+                    .map(|(p, ms)| (spectrum_x(*p), Some(*ms)))
+                    .collect()
+            };
+            let label = format!("#{}", r.index);
+            chart.line(
+                &format!("{label} service"),
+                &points(&r.service_spectrum),
+                &Stroke::dashed(run_colour(r.index)),
+            );
+            chart.line(
+                &format!("{label} response"),
+                &points(&r.response_spectrum),
+                &solid(r),
+            );
         }
         Some(chart.render())
     }

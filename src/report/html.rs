@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::capacity::SearchReport;
 use super::charts::{Charts, FAIL_COLOUR, PASS_COLOUR};
-use super::model::{Report, RunTimeline, ScenarioGroup};
+use super::model::{Report, RunTimeline, ScenarioGroup, summary};
 use super::svg::escape;
 use crate::format::Table;
 
@@ -50,6 +50,8 @@ svg.chart .axis line { stroke: #8a94a3; }
 .stack { border-left: 3px solid var(--line); padding-left: 10px; margin: 6px 0 20px; }
 .stack svg.chart { margin: 2px 0 4px; }
 .notes li { margin: 3px 0; }
+p.legend { margin: -8px 0 12px; }
+.summary th, .summary td { padding: 3px 6px; font-size: 13px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 "#;
 
@@ -159,6 +161,29 @@ fn scenario_section(
     out.push_str("</div>");
     out.extend(charts.throughput_over_time(g));
     out.extend(charts.latency_spectrum(g));
+    out.push_str("</section>");
+    out
+}
+
+/// The summary on top: every run's load, throughput, response and service time with the
+/// legend, the runs' settings, and the latency spectra of the runs of each workload overlaid.
+/// Each run's number carries its colour in the spectra.
+fn summary_section(anchor: &str, report: &Report, charts: &mut Charts) -> String {
+    let run_colour = |s: &str| -> Option<&'static str> {
+        let i: usize = s.strip_prefix('#')?.parse().ok()?;
+        Some(super::charts::run_colour(i))
+    };
+    let mut out = format!(r#"<section id="{anchor}"><h2>Runs</h2><div class="summary">"#);
+    for t in summary::tables(&report.runs) {
+        out.push_str(&table(&t, Some(&t.title), &run_colour));
+        if let Some(legend) = summary::legend_of(&t) {
+            let _ = write!(out, r#"<p class="meta legend">{}</p>"#, escape(legend));
+        }
+    }
+    out.push_str("</div>");
+    for (workload, runs) in summary::comparable(&report.runs) {
+        out.extend(charts.latency_spectra(&workload, &runs));
+    }
     out.push_str("</section>");
     out
 }
@@ -302,6 +327,10 @@ pub fn render(report: &Report) -> String {
     let env_colour = |s: &str| envs.iter().find(|(e, _)| e == s).map(|(_, c)| *c);
 
     let mut body = Body::default();
+    if !report.runs.is_empty() {
+        let html = summary_section("summary", report, &mut charts);
+        body.push("summary".into(), "runs".into(), &html);
+    }
     for (gi, g) in report.groups.iter().enumerate() {
         let anchor = format!("scenario-{}", gi + 1);
         let html = scenario_section(&anchor, g, &mut charts, &env_colour);
@@ -497,8 +526,12 @@ mod tests {
                 result: capacity("ec2", &[1_000.0, 2_000.0, 3_000.0], 3),
             },
         ]);
-        // 2 per scenario, 7 + 2 per run, 2 per capacity search.
-        assert_eq!(html.matches(r#"<svg class="chart""#).count(), 2 + 7 + 2 + 2);
+        // The two keyvalue runs' spectra overlaid, 2 per scenario, 7 + 2 per run, 2 per
+        // capacity search.
+        assert_eq!(
+            html.matches(r#"<svg class="chart""#).count(),
+            1 + 2 + 7 + 2 + 2
+        );
         for external in [
             "http://", "https://", "src=", "<link", "@import", "url(http",
         ] {

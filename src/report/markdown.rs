@@ -1,6 +1,7 @@
 //! Markdown exporter: one pipe table per report table, numbers right-aligned, notes as a list.
 
 use super::Report;
+use super::model::summary;
 
 /// Escapes the characters that would break a table cell.
 fn cell(s: &str) -> String {
@@ -29,6 +30,9 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out.push('\n');
+        if let Some(legend) = summary::legend_of(table) {
+            out.push_str(&format!("{legend}\n\n"));
+        }
     }
     if tables.is_empty() {
         out.push_str("No results with a main-phase summary or probe figures.\n\n");

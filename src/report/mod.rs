@@ -252,3 +252,5 @@ mod tests {
 }
 #[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod summary_tests;

@@ -7,6 +7,8 @@
 //! - `build`: the model from loaded results ([`Report::build`]).
 //! - `faults`, `shards`, `verification`, `by_rate`: the tables of faults and their impact, of
 //!   a merged run's shards, of verifications, and of response time by rate.
+//! - `summary`: the tables on top, one row per run whatever its scenario (load, target,
+//!   throughput, response and service time, errors; settings and host CPU).
 
 use std::path::PathBuf;
 
@@ -25,6 +27,7 @@ mod by_rate;
 mod faults;
 mod sections;
 mod shards;
+pub mod summary;
 mod verification;
 
 pub use faults::FaultImpact;
@@ -120,6 +123,8 @@ pub struct ProbeRow {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
+    /// Every run with a main-phase summary, in file order (the summary on top).
+    pub runs: Vec<summary::RunRow>,
     pub groups: Vec<ScenarioGroup>,
     /// Capacity searches, in file order.
     pub capacity: Vec<SearchReport>,
@@ -208,11 +213,12 @@ impl Report {
         section_table(PROBE_SECTION.title.to_string(), &PROBE_SECTION, &items)
     }
 
-    /// The tables of the terminal and Markdown exporters: per scenario the run sections, the
-    /// response time by rate, then each capacity search's steps and the verdicts, then the
-    /// probe table.
+    /// The tables of the terminal and Markdown exporters: the summary of every run and its
+    /// settings, per scenario the run sections, the response time by rate, then each capacity
+    /// search's steps and the verdicts, then the probe table.
     pub fn tables(&self) -> Vec<Table> {
-        let mut out: Vec<Table> = self.groups.iter().flat_map(|g| g.tables()).collect();
+        let mut out = summary::tables(&self.runs);
+        out.extend(self.groups.iter().flat_map(|g| g.tables()));
         out.extend(self.by_rate_tables());
         out.extend(self.capacity.iter().map(capacity::step_table));
         out.extend(capacity::verdict_table(&self.capacity));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
+use super::summary::RunRow;
 use super::{EnvRuns, ProbeRow, Report, RunTimeline, ScenarioGroup, scenario_of, spectrum};
 use crate::report::capacity::SearchReport;
 use crate::report::{Input, ReportError};
@@ -85,6 +86,11 @@ impl<'a> Builder<'a> {
             ));
             return Ok(());
         };
+        if let Some(main) = main_phase(result) {
+            let index = self.report.runs.len() + 1;
+            let row = RunRow::of(index, path, result, main, summary)?;
+            self.report.runs.push(row);
+        }
         let group = self.group(scenario, result);
         if let Some(main) = main_phase(result) {
             group.runs.push(RunTimeline::of(path, result, main));
@@ -181,6 +187,7 @@ impl<'a> Builder<'a> {
 
     /// The groups with their percentiles and spectra, and each environment's latest probe.
     fn finish(mut self) -> Report {
+        super::summary::link_sources(&mut self.report.runs);
         self.report.groups = self.groups.into_iter().map(GroupAcc::finish).collect();
         for env in self.probe_order {
             let (path, result, count) = &self.probes[&env];
