@@ -1262,7 +1262,7 @@ fn verify_reports_rows_changed_behind_the_tools_back(tc: &TestCluster, dir: &std
     assert!(
         v.first
             .iter()
-            .all(|m| m.row == "3/0" && m.column == "name" && m.found == "Text(\"someone else\")"),
+            .all(|m| m.row == "3/0" && m.column == "name" && m.found == "'someone else'"),
         "{:?}",
         v.first
     );

@@ -107,25 +107,12 @@ pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), String> {
     Ok((names, rows))
 }
 
-/// A value as a difference line shows it: blobs as a hex prefix and their length, long text
-/// cut.
+/// A value as a difference line shows it: its CQL literal, long ones cut to their start and
+/// size.
 pub fn show(v: Option<&CqlValue>) -> String {
     match v {
         None => "null".into(),
-        Some(CqlValue::Blob(b)) => {
-            let hex: String = b.iter().take(8).map(|x| format!("{x:02x}")).collect();
-            format!(
-                "0x{hex}{} ({} byte{})",
-                if b.len() > 8 { "…" } else { "" },
-                b.len(),
-                if b.len() == 1 { "" } else { "s" }
-            )
-        }
-        Some(CqlValue::Text(t) | CqlValue::Ascii(t)) if t.chars().count() > 40 => {
-            let head: String = t.chars().take(40).collect();
-            format!("{head:?}… ({} chars)", t.chars().count())
-        }
-        Some(other) => format!("{other:?}"),
+        Some(v) => super::literal::cql_literal_short(v, 48),
     }
 }
 
@@ -242,6 +229,6 @@ mod tests {
         );
         let d = first_difference(&names, &row, [("a", &one), ("b", &two)], exact).unwrap();
         assert_eq!((d.column.as_str(), d.found.as_str()), ("b", "null"));
-        assert_eq!(d.expected, "Int(2)");
+        assert_eq!(d.expected, "2");
     }
 }
