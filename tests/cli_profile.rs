@@ -146,19 +146,29 @@ fn the_sample_row_is_cql_literals() {
             .unwrap_or_else(|| panic!("no {name} in {sample:?}"))
             .to_string()
     };
-    for debug in ["Cql", "Varint(", "Decimal(", "List(", "Set(", "Map(", "Time(", "Text("] {
+    for debug in [
+        "Cql", "Varint(", "Decimal(", "List(", "Set(", "Map(", "Time(", "Text(",
+    ] {
         assert!(!out.contains(debug), "{debug} in:\n{out}");
     }
-    let digits = |s: &str| s.trim_start_matches('-').chars().all(|c| c.is_ascii_digit());
+    let digits = |s: &str| {
+        s.trim_start_matches('-')
+            .chars()
+            .all(|c| c.is_ascii_digit())
+    };
     assert!(digits(&value("v")), "varint {}", value("v"));
     let dec = value("dec");
     assert!(
-        dec.split_once('.').is_some_and(|(i, f)| digits(i) && digits(f)),
+        dec.split_once('.')
+            .is_some_and(|(i, f)| digits(i) && digits(f)),
         "decimal {dec}"
     );
     let quoted = |s: &str| s.starts_with('\'') && s.ends_with('\'');
     let ts = value("ts");
-    assert!(quoted(&ts) && ts.ends_with("Z'") && ts.contains('T'), "{ts}");
+    assert!(
+        quoted(&ts) && ts.ends_with("Z'") && ts.contains('T'),
+        "{ts}"
+    );
     let dt = value("dt");
     assert!(quoted(&dt) && dt.len() == 12, "date {dt}");
     let tm = value("tm");

@@ -73,7 +73,11 @@ fn write_literal(o: &mut String, v: Option<&CqlValue>) {
         CqlValue::Float(x) => o.push_str(&float(f64::from(*x), x.to_string())),
         CqlValue::Double(x) => o.push_str(&float(*x, x.to_string())),
         CqlValue::Varint(n) => {
-            let _ = write!(o, "{}", BigInt::from_signed_bytes_be(n.as_signed_bytes_be_slice()));
+            let _ = write!(
+                o,
+                "{}",
+                BigInt::from_signed_bytes_be(n.as_signed_bytes_be_slice())
+            );
         }
         CqlValue::Decimal(d) => {
             let (bytes, scale) = d.as_signed_be_bytes_slice_and_exponent();
@@ -197,7 +201,11 @@ fn decimal(n: &BigInt, scale: i32) -> String {
         ""
     };
     if scale <= 0 {
-        let zeros = if n.magnitude().bits() == 0 { 0 } else { scale.unsigned_abs() as usize };
+        let zeros = if n.magnitude().bits() == 0 {
+            0
+        } else {
+            scale.unsigned_abs() as usize
+        };
         return format!("{sign}{digits}{}", "0".repeat(zeros));
     }
     let scale = scale as usize;
@@ -300,7 +308,11 @@ mod tests {
 
     #[test]
     fn varints_are_whole_numbers_of_any_size() {
-        let v = |b: &[u8]| lit(CqlValue::Varint(CqlVarint::from_signed_bytes_be(b.to_vec())));
+        let v = |b: &[u8]| {
+            lit(CqlValue::Varint(CqlVarint::from_signed_bytes_be(
+                b.to_vec(),
+            )))
+        };
         assert_eq!(v(&[0x01, 0x00]), "256");
         assert_eq!(v(&[0xff]), "-1");
         assert_eq!(v(&[]), "0");
@@ -327,7 +339,10 @@ mod tests {
     #[test]
     fn uuids_are_bare() {
         let u = uuid::Uuid::parse_str("6d8df5d6-57b4-4121-87eb-135faf9cecf5").unwrap();
-        assert_eq!(lit(CqlValue::Uuid(u)), "6d8df5d6-57b4-4121-87eb-135faf9cecf5");
+        assert_eq!(
+            lit(CqlValue::Uuid(u)),
+            "6d8df5d6-57b4-4121-87eb-135faf9cecf5"
+        );
         let t = uuid::Uuid::parse_str("6450dfe8-20c1-1b2c-b1d2-92dfd43ba15c").unwrap();
         assert_eq!(
             lit(CqlValue::Timeuuid(CqlTimeuuid::from(t))),
