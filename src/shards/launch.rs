@@ -62,9 +62,14 @@ pub fn shard_out(out: &Path, index: u64) -> PathBuf {
     out.with_file_name(format!("{stem}.shard-{index}.json"))
 }
 
-/// A run id for a launch that names none: time and process.
+/// A run id for a launch that names none: the UTC time (as in file names) and the process,
+/// `run-20261122T023005Z-4242`.
 pub fn default_run_id() -> String {
-    format!("run-{}-{}", crate::host::unix_now_s(), std::process::id())
+    format!(
+        "run-{}-{}",
+        crate::format::compact_utc(crate::host::unix_now_s()),
+        std::process::id()
+    )
 }
 
 struct Loader {
@@ -198,6 +203,22 @@ fn signal_child(child: &Child, signal: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_run_id_has_the_readable_utc_time() {
+        let id = default_run_id();
+        let parts: Vec<&str> = id.split('-').collect();
+        assert_eq!(parts.len(), 3, "{id}");
+        assert_eq!(parts[0], "run");
+        // 20261122T023005Z: as every file name made from a time.
+        let t = parts[1];
+        assert!(
+            t.len() == 16 && t.as_bytes()[8] == b'T' && t.ends_with('Z'),
+            "{id}"
+        );
+        assert!(t.starts_with("20"), "{id}");
+        assert_eq!(parts[2], std::process::id().to_string());
+    }
 
     #[test]
     fn shards_go_beside_the_merged_result() {
