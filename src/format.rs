@@ -64,6 +64,22 @@ pub fn rfc3339_utc(unix_s: u64) -> String {
     humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(unix_s)).to_string()
 }
 
+/// The known name closest to a mistyped `word`, when close enough to be what was meant
+/// (Jaro-Winkler similarity of at least 0.8, as `concurency` is to `concurrency`).
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(word, k), k))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// `"; did you mean `concurrency`?"` after an unknown `word`, or nothing.
+pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, known).map_or_else(String::new, |k| format!("; did you mean `{k}`?"))
+}
+
 /// Compact form for file names: `20261122T023005Z`.
 pub fn compact_utc(unix_s: u64) -> String {
     rfc3339_utc(unix_s).replace(['-', ':'], "")
@@ -125,6 +141,21 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_close_name_is_suggested_and_a_far_one_is_not() {
+        let known = ["rows", "concurrency", "rate", "cluster", "duration"];
+        assert_eq!(closest("concurency", known), Some("concurrency"));
+        assert_eq!(closest("clustr", known), Some("cluster"));
+        assert_eq!(closest("durtion", known), Some("duration"));
+        assert_eq!(closest("xyz", known), None);
+        assert_eq!(closest("flux-capacitor", known), None);
+        assert_eq!(
+            did_you_mean("rwos", known),
+            "; did you mean `rows`?".to_string()
+        );
+        assert_eq!(did_you_mean("zzz", known), "");
+    }
 
     #[test]
     fn numbers_format_for_people() {

@@ -135,7 +135,7 @@ impl Check {
     pub fn of(v: Verdict) -> Check {
         match v {
             Verdict::Matched(_) => Check::Present,
-            Verdict::Unchecked => {
+            Verdict::Unchecked(_) => {
                 Check::Unreadable("the row read back could not be identified".into())
             }
             Verdict::Mismatch(m) if m.row_missing() => Check::Missing,

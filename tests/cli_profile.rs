@@ -121,3 +121,61 @@ fn bad_profiles_and_mixes_are_refused_in_one_line() {
     assert!(!out.status.success());
     assert!(err.contains("/nonexistent/p.yaml: file: "), "{err}");
 }
+
+/// The sample row shows every value as the CQL literal that writes it, never the driver's
+/// debug form (issue 38: `Decimal(CqlDecimal { int_val: CqlVarint([…`).
+#[test]
+fn the_sample_row_is_cql_literals() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/alltypes.yaml");
+    let a = cqlbench()
+        .args(["profile", f.to_str().unwrap()])
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    let sample: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("sample row"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let value = |name: &str| -> String {
+        let prefix = format!("  {name} = ");
+        sample
+            .iter()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no {name} in {sample:?}"))
+            .to_string()
+    };
+    for debug in [
+        "Cql", "Varint(", "Decimal(", "List(", "Set(", "Map(", "Time(", "Text(",
+    ] {
+        assert!(!out.contains(debug), "{debug} in:\n{out}");
+    }
+    let digits = |s: &str| {
+        s.trim_start_matches('-')
+            .chars()
+            .all(|c| c.is_ascii_digit())
+    };
+    assert!(digits(&value("v")), "varint {}", value("v"));
+    let dec = value("dec");
+    assert!(
+        dec.split_once('.')
+            .is_some_and(|(i, f)| digits(i) && digits(f)),
+        "decimal {dec}"
+    );
+    let quoted = |s: &str| s.starts_with('\'') && s.ends_with('\'');
+    let ts = value("ts");
+    assert!(
+        quoted(&ts) && ts.ends_with("Z'") && ts.contains('T'),
+        "{ts}"
+    );
+    let dt = value("dt");
+    assert!(quoted(&dt) && dt.len() == 12, "date {dt}");
+    let tm = value("tm");
+    assert!(quoted(&tm) && tm.matches(':').count() == 2, "time {tm}");
+    assert!(value("b").starts_with("0x"), "blob");
+    assert!(value("li").starts_with('[') && value("li").ends_with(']'));
+    assert!(value("st").starts_with("{'"), "set {}", value("st"));
+    assert!(value("mp").starts_with('{') && value("mp").contains(": '"));
+    assert!(["true", "false"].contains(&value("yes").as_str()));
+}

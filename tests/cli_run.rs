@@ -1021,3 +1021,66 @@ fn verify_refuses_a_ledger_another_run_wrote() {
         "written by another run (ledger id none)",
     );
 }
+
+/// Before its first step, a capacity search says how long it can take: its most steps times
+/// a step's length with its waits. Nothing listens on the address, so the first step fails
+/// to connect right after the estimate.
+#[test]
+fn a_capacity_search_starts_with_its_time_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.json");
+    let estimate = |extra: &[&str]| -> String {
+        let a = cqlbench(dir.path())
+            .args([
+                "capacity",
+                "keyvalue",
+                "--hosts",
+                "127.0.99.1",
+                "--rows",
+                "100",
+            ])
+            .args(["--out", out.to_str().unwrap()])
+            .args(extra)
+            .timeout(std::time::Duration::from_secs(120))
+            .assert()
+            .failure();
+        let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+        let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert!(stderr.contains("cannot connect"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        stdout
+            .lines()
+            .find(|l| l.starts_with("capacity search: "))
+            .unwrap_or_else(|| panic!("no estimate in:\n{stdout}"))
+            .to_string()
+    };
+    // Without a metrics endpoint there are no compaction waits: 20 steps of 60 s.
+    let line = estimate(&[]);
+    assert!(
+        line.contains("up to 20 steps × 60 s ≈ at most 20m"),
+        "{line}"
+    );
+    // With one (nothing answers it), each step may wait to settle and waits --pending-after.
+    let line = estimate(&[
+        "--prometheus",
+        "http://127.0.99.1:9",
+        "--max-steps",
+        "4",
+        "--step",
+        "30s",
+        "--step-warmup",
+        "5s",
+        "--settle-timeout",
+        "1s",
+        "--pending-after",
+        "60s",
+    ]);
+    assert!(
+        line.contains("up to 4 steps × 90–91 s ≈ at most 6m 4s"),
+        "{line}"
+    );
+    assert!(
+        line.contains("60 s wait to read pending compactions (--pending-after)"),
+        "{line}"
+    );
+}

@@ -603,3 +603,87 @@ fn shard_keys_are_not_scenario_step_keys() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// A mistyped key, step command or `--set` option is refused in one line naming the closest
+/// known one; a flag too (clap's suggestions). A name far from every known one gets no guess.
+#[test]
+fn a_mistyped_name_gets_a_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = |yaml: &str, extra: &[&str]| -> String {
+        let f = dir.path().join("s.yaml");
+        std::fs::write(&f, yaml).unwrap();
+        let a = cqlbench()
+            .args(["scenario", "--dry-run", f.to_str().unwrap()])
+            .args(extra)
+            .assert()
+            .failure();
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        err
+    };
+    let step = "steps:\n  - run: {workload: keyvalue, duration: 5s}\n";
+    let cases: Vec<(String, Vec<&str>, &str, &str)> = vec![
+        (
+            "name: x\nsteps:\n  - run: {workload: keyvalue, concurency: 4}\n".into(),
+            vec![],
+            "unknown field `concurency`",
+            "concurrency",
+        ),
+        (
+            format!("name: x\nclustr: {{nodes: 1}}\n{step}"),
+            vec![],
+            "unknown field `clustr`",
+            "cluster",
+        ),
+        (
+            "name: x\nsteps:\n  - runn: {workload: keyvalue}\n".into(),
+            vec![],
+            "'runn' is not a step command",
+            "run",
+        ),
+        (
+            format!("name: x\n{step}"),
+            vec!["--set", "durtion=3s"],
+            "no step of the scenario takes 'durtion'",
+            "duration",
+        ),
+        (
+            format!("name: x\n{step}"),
+            vec!["--set", "run.ratee=3"],
+            "a run step has no option 'ratee'",
+            "rate",
+        ),
+    ];
+    for (yaml, extra, want, meant) in cases {
+        let err = refused(&yaml, &extra);
+        assert!(err.contains(want), "{err}");
+        assert!(
+            err.trim_end()
+                .ends_with(&format!("; did you mean `{meant}`?")),
+            "{err}"
+        );
+    }
+    // Nothing close: no guess.
+    let err = refused(
+        "name: x\nsteps:\n  - run: {workload: keyvalue, flux-capacitor: 4}\n",
+        &[],
+    );
+    assert!(
+        err.contains("unknown field `flux-capacitor`") && !err.contains("did you mean"),
+        "{err}"
+    );
+    // A mistyped flag: clap names the one meant.
+    let a = cqlbench()
+        .args(["run", "keyvalue", "--concurency", "4"])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("a similar argument exists: '--concurrency'"),
+        "{err}"
+    );
+    let a = cqlbench().args(["runn"]).assert().failure();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("a similar subcommand exists: 'run'"), "{err}");
+}

@@ -258,6 +258,93 @@ mod tests {
         assert_eq!(format!("{:?}", flags.options), format!("{keys:?}"));
     }
 
+    /// Every step of every shipped scenario (each scale too, and the quickstart's), as the
+    /// command line its plan prints (`→ cqlbench …`), parses with this CLI into the same
+    /// typed step: a pasted step command runs what the scenario runs.
+    #[test]
+    fn every_shipped_step_command_parses_back_to_its_step() {
+        use crate::scenario::file::{ScenarioFile, parse, plan_all};
+        use crate::scenario::overrides::{Overrides, apply};
+        use crate::scenario::steps::{Step, throughput::throughput_run};
+
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("scenarios"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        files.sort();
+        files.push(root.join("src/cli/quickstart.yaml"));
+        let mut checked = std::collections::BTreeMap::<&str, usize>::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let base = parse(&text).unwrap();
+            let scales = std::iter::once(None).chain(base.scales.keys().cloned().map(Some));
+            let variants: Vec<(Option<String>, ScenarioFile)> = scales
+                .map(|scale| {
+                    let mut f = base.clone();
+                    let o = Overrides {
+                        scale: scale.clone(),
+                        ..Default::default()
+                    };
+                    apply(&mut f, &o).unwrap();
+                    (scale, f)
+                })
+                .collect();
+            for (scale, f) in variants {
+                let m = plan_all(&f, std::path::Path::new("/results")).unwrap();
+                for s in m.envs.iter().flat_map(|e| &e.steps) {
+                    let at = format!("{} {scale:?} step {}", file.display(), s.name);
+                    let line = s.step.describe();
+                    if matches!(s.step, Step::Scaling(_) | Step::Smoke(_)) {
+                        assert!(!line.starts_with("cqlbench"), "{at}: {line}");
+                        *checked.entry("scenario-only").or_default() += 1;
+                        continue;
+                    }
+                    // What a shell makes of the printed line.
+                    let words = shlex::split(&line).unwrap_or_else(|| panic!("{at}: {line}"));
+                    let parsed = Cli::try_parse_from(&words)
+                        .unwrap_or_else(|e| panic!("{at}: `{line}` does not parse: {e}"))
+                        .command;
+                    let mut same = |kind: &'static str, a: String, b: String| {
+                        assert_eq!(a, b, "{at}: `{line}` parses to another {kind} step");
+                        *checked.entry(kind).or_default() += 1;
+                    };
+                    match (&s.step, parsed) {
+                        (Step::Run(r), Command::Run(p)) => {
+                            same("run", format!("{r:?}"), format!("{p:?}"))
+                        }
+                        (Step::Throughput(r), Command::Throughput(p)) => same(
+                            "throughput",
+                            format!("{:?}", throughput_run(r)),
+                            format!("{:?}", throughput_run(&p)),
+                        ),
+                        (Step::Latency(r), Command::Latency(p)) => {
+                            same("latency", format!("{r:?}"), format!("{p:?}"))
+                        }
+                        (Step::Capacity(c), Command::Capacity(p)) => {
+                            same("capacity", format!("{c:?}"), format!("{p:?}"))
+                        }
+                        (Step::Fill(f), Command::Fill(p)) => {
+                            same("fill", format!("{f:?}"), format!("{p:?}"))
+                        }
+                        (Step::Probe(x), Command::Probe(p)) => {
+                            same("probe", format!("{x:?}"), format!("{p:?}"))
+                        }
+                        (_, other) => panic!("{at}: `{line}` parses to {other:?}"),
+                    }
+                }
+            }
+        }
+        // The shipped files hold every step kind that has a command of its own.
+        for kind in ["throughput", "latency", "capacity", "fill", "probe"] {
+            assert!(
+                checked.contains_key(kind),
+                "no {kind} step checked: {checked:?}"
+            );
+        }
+    }
+
     /// The same values given as flags and as keys make the same spec.
     #[test]
     fn flags_and_keys_make_the_same_spec() {

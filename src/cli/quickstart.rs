@@ -31,7 +31,8 @@ pub struct QuickstartArgs {
     /// Only the cluster and the smoke check (no probe, load tests or report).
     #[arg(long)]
     pub smoke_only: bool,
-    /// Directory for the results [default: <cqlbench home>/quickstart/<time>].
+    /// Directory for the results [default: <cqlbench home>/quickstart/<time>, <time> the UTC
+    /// start as 20261122T023005Z].
     #[arg(long)]
     pub results: Option<std::path::PathBuf>,
     #[command(flatten)]

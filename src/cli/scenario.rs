@@ -13,7 +13,8 @@ use crate::scenario::{self, file};
 pub struct ScenarioArgs {
     /// The scenario file (YAML); `scenarios/` holds one per reference article.
     pub file: PathBuf,
-    /// Directory for the results [default: <cqlbench home>/scenarios/<name>-<time>].
+    /// Directory for the results [default: <cqlbench home>/scenarios/<name>-<time>, <time> the
+    /// UTC start as 20261122T023005Z].
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Directory holding local clusters [default: $CQLBENCH_CLUSTERS_DIR, else <cqlbench

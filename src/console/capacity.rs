@@ -5,11 +5,12 @@ use std::fmt::Write;
 
 use crate::format::Table;
 use crate::result::capacity::{CapacityResult, CapacityStatus};
-use crate::scenario::capacity::Progress;
+use crate::scenario::capacity::{Estimate, Progress};
 
 pub(super) fn progress(p: &Progress, quiet: bool) -> String {
     let pending = |p: &Option<f64>| p.map_or_else(|| "?".into(), |v| format!("{v:.0}"));
     match p {
+        Progress::Plan(e) => estimate(e),
         Progress::Settling { pending: p } => {
             format!(
                 "waiting for compactions to settle (pending: {})\n",
@@ -57,6 +58,40 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
         ),
         Progress::Run(_) => String::new(),
     }
+}
+
+/// "capacity search: up to 10 steps × 90–210 s ≈ at most 35 min (…)".
+fn estimate(e: &Estimate) -> String {
+    let mut parts = vec![format!(
+        "{} s step ({} s of it warmup)",
+        e.step_s, e.warmup_s
+    )];
+    if e.settle_max_s > 0.0 {
+        parts.insert(
+            0,
+            format!("settling compactions up to {} s", e.settle_max_s),
+        );
+    }
+    if e.pending_after_s > 0.0 {
+        parts.push(format!(
+            "{} s wait to read pending compactions (--pending-after)",
+            e.pending_after_s
+        ));
+    }
+    let each = if e.step_min_s() == e.step_max_s() {
+        format!("{} s", e.step_min_s())
+    } else {
+        format!("{}–{} s", e.step_min_s(), e.step_max_s())
+    };
+    format!(
+        "capacity search: up to {} step{} × {each} ≈ at most {}, plus the first step's rampup (each step: {})\n",
+        e.steps,
+        if e.steps == 1 { "" } else { "s" },
+        humantime::format_duration(std::time::Duration::from_secs(
+            e.total_max_s().round() as u64
+        )),
+        parts.join(" + ")
+    )
 }
 
 /// The steps as a table.
@@ -173,4 +208,34 @@ pub fn result_text(r: &CapacityResult) -> String {
         let _ = writeln!(out, "the search was interrupted; completed steps are kept");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_says_steps_times_each_step_and_the_total() {
+        let e = Estimate {
+            steps: 10,
+            step_s: 30.0,
+            warmup_s: 5.0,
+            settle_max_s: 120.0,
+            pending_after_s: 60.0,
+        };
+        assert_eq!(
+            progress(&Progress::Plan(e.clone()), false),
+            "capacity search: up to 10 steps × 90–210 s ≈ at most 35m, plus the first step's rampup (each step: settling compactions up to 120 s + 30 s step (5 s of it warmup) + 60 s wait to read pending compactions (--pending-after))\n"
+        );
+        let blind = Estimate {
+            steps: 1,
+            settle_max_s: 0.0,
+            pending_after_s: 0.0,
+            ..e
+        };
+        assert_eq!(
+            progress(&Progress::Plan(blind), true),
+            "capacity search: up to 1 step × 30 s ≈ at most 30s, plus the first step's rampup (each step: 30 s step (5 s of it warmup))\n"
+        );
+    }
 }

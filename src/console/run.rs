@@ -75,12 +75,29 @@ pub(super) fn load_event(e: &Event, quiet: bool, st: &mut State) -> String {
             if r.warmup {
                 line.push_str("  (warmup)");
             }
+            line.push_str(&partial(r));
             line + "\n"
         }
         Event::PhaseDone { name, summary } => format!(
             "── {name} done: {:.0} ops/s over {:.1}s\n",
             summary.ops_per_s, summary.measured_s
         ),
+    }
+}
+
+/// What an interval shorter than the others is (its rate is per second of its own length,
+/// so a short one does not read as a collapse): the window's tail of operations in flight, or
+/// the phase's last, partial interval.
+fn partial(r: &crate::result::IntervalRecord) -> String {
+    let secs = r.end_s - r.start_s;
+    if r.drain {
+        format!(
+            "  (after the window: {secs:.2}s of operations in flight completing, not in the throughput)"
+        )
+    } else if secs < 0.95 * crate::load::executor::INTERVAL.as_secs_f64() {
+        format!("  (partial: last {secs:.2}s)")
+    } else {
+        String::new()
     }
 }
 
@@ -109,6 +126,9 @@ pub fn final_text(r: &RunResult) -> String {
     }
     if let Some(v) = &r.reads_verified {
         let _ = writeln!(out, "{}", v.line());
+        for l in v.unchecked_lines() {
+            let _ = writeln!(out, "  not compared, {l}");
+        }
         for m in &v.first {
             let _ = writeln!(out, "  mismatch: {m}");
         }
@@ -265,6 +285,50 @@ pub(super) fn fill(e: &FillEvent, quiet: bool) -> String {
 mod tests {
     use super::*;
     use crate::spec::load::{Cycles, Share};
+
+    fn interval(start_s: f64, end_s: f64, ok: u64) -> crate::result::IntervalRecord {
+        let mut r = crate::result::IntervalRecord::from_snapshot(
+            start_s,
+            end_s,
+            false,
+            &Default::default(),
+            0,
+            0.0,
+        );
+        r.ok = ok;
+        r.ops_per_s = ok as f64 / (end_s - start_s);
+        r
+    }
+
+    #[test]
+    fn a_short_last_interval_is_marked_partial_not_a_collapse() {
+        let mut st = State::default();
+        let line = |st: &mut State, r: crate::result::IntervalRecord| {
+            load_event(
+                &Event::Interval {
+                    phase: "main",
+                    record: &r,
+                },
+                false,
+                st,
+            )
+        };
+        let full = line(&mut st, interval(9.0, 10.0, 3_000));
+        assert!(full.contains("3000 ops/s"), "{full}");
+        assert!(!full.contains("partial"), "{full}");
+        // 0.3 s holding 900 operations: 3,000 a second, marked partial with its length.
+        let last = line(&mut st, interval(10.0, 10.3, 900));
+        assert!(last.contains("3000 ops/s"), "{last}");
+        assert!(last.contains("(partial: last 0.30s)"), "{last}");
+        let mut drain = interval(10.0, 10.05, 12);
+        drain.drain = true;
+        let tail = line(&mut st, drain);
+        assert!(
+            tail.contains("after the window: 0.05s of operations in flight completing"),
+            "{tail}"
+        );
+        assert!(!tail.contains("partial"), "{tail}");
+    }
 
     #[test]
     fn progress_follows_the_stop_condition() {

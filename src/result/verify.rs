@@ -2,6 +2,7 @@
 //! write of, read back and compared with what the generator says it holds. Written next to the
 //! run result as `RUN.verify.json`; the report shows it with the run.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -117,6 +118,47 @@ pub struct ReadsVerified {
     pub mismatches: u64,
     /// The first few mismatches.
     pub first: Vec<Mismatch>,
+    /// The unchecked reads by operation and why none of their rows was compared (results
+    /// from before this was kept have none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unchecked: BTreeMap<String, BTreeMap<Unchecked, u64>>,
+}
+
+/// Why a read under `--verify` compared none of its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unchecked {
+    /// It returned no row, and the row it asks for was not yet known written when it was
+    /// sent (its write not yet acknowledged, or not yet learnt: the main phase's writes are
+    /// learnt an interval later).
+    NotYetWritten,
+    /// It returned no row and need not have: a range or slice that may be empty, a query
+    /// that does not fix one row, a LIMIT, or a row whose key another row shares.
+    NoRowRequired,
+    /// It returned rows, none of which the generator can tell from the columns returned
+    /// (key columns not selected, or a partition too large to index).
+    Unidentified,
+    /// The workload does not check this query's rows.
+    NotChecked,
+}
+
+impl Unchecked {
+    pub const ALL: [Unchecked; 4] = [
+        Unchecked::NotYetWritten,
+        Unchecked::NoRowRequired,
+        Unchecked::Unidentified,
+        Unchecked::NotChecked,
+    ];
+
+    /// The reason for people, after a count: "15,000 row not yet written when read".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Unchecked::NotYetWritten => "found no row not yet known written when the read was sent",
+            Unchecked::NoRowRequired => "found no row and need not have (range, slice or LIMIT)",
+            Unchecked::Unidentified => "returned rows not identifiable from the columns returned",
+            Unchecked::NotChecked => "query whose rows the workload does not check",
+        }
+    }
 }
 
 impl ReadsVerified {
@@ -126,6 +168,12 @@ impl ReadsVerified {
         self.rows_checked += other.rows_checked;
         self.reads_unchecked += other.reads_unchecked;
         self.mismatches += other.mismatches;
+        for (op, reasons) in &other.unchecked {
+            let mine = self.unchecked.entry(op.clone()).or_default();
+            for (reason, n) in reasons {
+                *mine.entry(*reason).or_default() += n;
+            }
+        }
         for m in &other.first {
             if self.first.len() < keep {
                 self.first.push(m.clone());
@@ -133,17 +181,60 @@ impl ReadsVerified {
         }
     }
 
-    /// One line: "reads verified: 12,034 of 12,040 reads compared (120,340 rows), 0 mismatches".
+    /// One line: "reads verified: 12,034 of 12,040 reads compared (120,340 rows), 0 mismatches";
+    /// with unchecked reads, why: "; 6 not compared: 6 found no row not yet known written …".
     pub fn line(&self) -> String {
-        format!(
+        let n = |v: u64| crate::format::thousands(v as f64);
+        let mut line = format!(
             "reads verified: {} of {} reads compared ({} rows), {} mismatch{}",
-            crate::format::thousands(self.reads_checked as f64),
-            crate::format::thousands((self.reads_checked + self.reads_unchecked) as f64),
-            crate::format::thousands(self.rows_checked as f64),
-            crate::format::thousands(self.mismatches as f64),
+            n(self.reads_checked),
+            n(self.reads_checked + self.reads_unchecked),
+            n(self.rows_checked),
+            n(self.mismatches),
             if self.mismatches == 1 { "" } else { "es" }
-        )
+        );
+        if self.reads_unchecked > 0 {
+            line += &format!("; {} not compared", n(self.reads_unchecked));
+            let by = self.unchecked_by_reason();
+            if !by.is_empty() {
+                line += ": ";
+                line += &reasons(&by);
+            }
+        }
+        line
     }
+
+    /// The unchecked reads of all operations by reason.
+    pub fn unchecked_by_reason(&self) -> BTreeMap<Unchecked, u64> {
+        let mut all = BTreeMap::new();
+        for reasons in self.unchecked.values() {
+            for (r, n) in reasons {
+                *all.entry(*r).or_default() += n;
+            }
+        }
+        all
+    }
+
+    /// Per operation, when more than one had unchecked reads: "read: 15,000 found no row …".
+    pub fn unchecked_lines(&self) -> Vec<String> {
+        if self.unchecked.len() < 2 {
+            return Vec::new();
+        }
+        self.unchecked
+            .iter()
+            .map(|(op, by)| format!("{op}: {}", reasons(by)))
+            .collect()
+    }
+}
+
+/// "15,000 found no row …, 48 returned rows not identifiable …", most first.
+fn reasons(by: &BTreeMap<Unchecked, u64>) -> String {
+    let mut v: Vec<(&Unchecked, &u64)> = by.iter().filter(|(_, n)| **n > 0).collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(r, n)| format!("{} {}", crate::format::thousands(**n as f64), r.describe()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The `column` of a [`Mismatch`] whose row is absent.
@@ -206,6 +297,61 @@ impl std::fmt::Display for Mismatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unchecked_reads_are_told_by_reason_and_operation() {
+        let by = |v: &[(Unchecked, u64)]| v.iter().copied().collect::<BTreeMap<_, _>>();
+        let mut a = ReadsVerified {
+            reads_checked: 5_033,
+            rows_checked: 5_033,
+            reads_unchecked: 15_000,
+            unchecked: BTreeMap::from([(
+                "read".to_string(),
+                by(&[(Unchecked::NotYetWritten, 15_000)]),
+            )]),
+            ..Default::default()
+        };
+        let b = ReadsVerified {
+            reads_checked: 0,
+            reads_unchecked: 48,
+            unchecked: BTreeMap::from([(
+                "range".to_string(),
+                by(&[(Unchecked::NoRowRequired, 40), (Unchecked::Unidentified, 8)]),
+            )]),
+            ..Default::default()
+        };
+        assert!(
+            a.unchecked_lines().is_empty(),
+            "one operation: the line says it all"
+        );
+        a.add(&b, FIRST_KEPT);
+        assert_eq!(
+            a.line(),
+            "reads verified: 5,033 of 20,081 reads compared (5,033 rows), 0 mismatches; \
+             15,048 not compared: 15,000 found no row not yet known written when the read was sent, \
+             40 found no row and need not have (range, slice or LIMIT), \
+             8 returned rows not identifiable from the columns returned"
+        );
+        assert_eq!(
+            a.unchecked_lines(),
+            vec![
+                "range: 40 found no row and need not have (range, slice or LIMIT), 8 returned rows not identifiable from the columns returned",
+                "read: 15,000 found no row not yet known written when the read was sent",
+            ]
+        );
+        // Persisted by name, and a result without the field still loads.
+        let json = serde_json::to_string(&a).unwrap();
+        assert!(json.contains(r#""unchecked":{"range":{"no_row_required":40,"unidentified":8},"read":{"not_yet_written":15000}}"#), "{json}");
+        assert_eq!(serde_json::from_str::<ReadsVerified>(&json).unwrap(), a);
+        let old =
+            r#"{"reads_checked":1,"rows_checked":1,"reads_unchecked":2,"mismatches":0,"first":[]}"#;
+        let o: ReadsVerified = serde_json::from_str(old).unwrap();
+        assert!(o.unchecked.is_empty());
+        assert_eq!(
+            o.line(),
+            "reads verified: 1 of 3 reads compared (1 rows), 0 mismatches; 2 not compared"
+        );
+    }
 
     #[test]
     fn mismatches_of_both_older_records_still_load() {

@@ -22,12 +22,80 @@ const PENDING_SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the search tells its observer besides the steps' own run events.
 pub enum Progress<'a> {
-    Settling { pending: Option<f64> },
-    Settled { secs: f64, pending: Option<f64> },
-    StepStarted { index: usize, rate: f64 },
-    WaitingAfter { secs: f64 },
-    StepDone { step: &'a CapacityStep },
+    /// Before the first step: how long the search can take.
+    Plan(Estimate),
+    Settling {
+        pending: Option<f64>,
+    },
+    Settled {
+        secs: f64,
+        pending: Option<f64>,
+    },
+    StepStarted {
+        index: usize,
+        rate: f64,
+    },
+    WaitingAfter {
+        secs: f64,
+    },
+    StepDone {
+        step: &'a CapacityStep,
+    },
     Run(Event<'a>),
+}
+
+/// How long a search can take: each step waits for compactions to settle (up to the settle
+/// timeout), runs `step_s` (warmup included), then waits `pending_after_s` before reading
+/// pending compactions; the search stops after at most `steps` steps (the first also runs the
+/// rampup, whose length depends on the rows and the cluster).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// The most steps still to run (`--max-steps`, less those a resumed search has).
+    pub steps: usize,
+    pub step_s: f64,
+    pub warmup_s: f64,
+    /// The longest settle wait before a step (0 without a metrics endpoint to read).
+    pub settle_max_s: f64,
+    /// The wait after a step before reading pending compactions (0 when not asked for or not
+    /// observable).
+    pub pending_after_s: f64,
+}
+
+impl Estimate {
+    /// The search `spec` with `done` steps complete; `observable`: there is a metrics endpoint
+    /// to read pending compactions from (else neither wait happens).
+    pub fn of(spec: &CapacitySpec, done: usize, observable: bool) -> Estimate {
+        Estimate {
+            steps: spec.max_steps.saturating_sub(done),
+            step_s: spec.step_s,
+            warmup_s: spec.warmup_s.min(spec.step_s),
+            settle_max_s: if observable {
+                spec.settle.timeout_s
+            } else {
+                0.0
+            },
+            pending_after_s: if observable && spec.criteria.max_pending_compactions.is_some() {
+                spec.criteria.pending_after_s
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// A step's shortest length: compactions already settled.
+    pub fn step_min_s(&self) -> f64 {
+        self.step_s + self.pending_after_s
+    }
+
+    /// A step's longest: the settle wait to its timeout.
+    pub fn step_max_s(&self) -> f64 {
+        self.settle_max_s + self.step_min_s()
+    }
+
+    /// The whole search at most (rampup aside).
+    pub fn total_max_s(&self) -> f64 {
+        self.steps as f64 * self.step_max_s()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +141,11 @@ pub fn run(
     // A resumed search keeps its own spec.
     let spec = result.spec.clone();
     result.write(out).map_err(io)?;
+    observer(Progress::Plan(Estimate::of(
+        &spec,
+        result.steps.len(),
+        !base.metrics.endpoints.is_empty(),
+    )));
     loop {
         let index = result.steps.len() + 1;
         let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
@@ -487,6 +560,36 @@ mod tests {
             max_error_rate: Some(0.01),
             min_achieved: Some(0.98),
         }
+    }
+
+    #[test]
+    fn the_estimate_adds_each_steps_waits_and_counts_the_steps_left() {
+        let spec = CapacitySpec {
+            start_rate_per_s: 1000.0,
+            growth: crate::result::capacity::Growth::Factor(1.5),
+            step_s: 30.0,
+            warmup_s: 5.0,
+            max_steps: 10,
+            refine: 2,
+            settle: crate::result::capacity::Settle {
+                max_pending: 5.0,
+                timeout_s: 120.0,
+            },
+            criteria: criteria(),
+        };
+        let e = Estimate::of(&spec, 0, true);
+        assert_eq!(e.steps, 10);
+        assert_eq!((e.step_min_s(), e.step_max_s()), (90.0, 210.0));
+        assert_eq!(e.total_max_s(), 2100.0);
+        // Resumed after 4 steps: 6 left.
+        assert_eq!(Estimate::of(&spec, 4, true).steps, 6);
+        // Nothing to read pending compactions from: no waits.
+        let blind = Estimate::of(&spec, 0, false);
+        assert_eq!((blind.step_min_s(), blind.step_max_s()), (30.0, 30.0));
+        // No pending criterion: no wait after the step.
+        let mut no_pending = spec.clone();
+        no_pending.criteria.max_pending_compactions = None;
+        assert_eq!(Estimate::of(&no_pending, 0, true).step_min_s(), 30.0);
     }
 
     /// A fixture step's figures: 2,000 ops/s at 2 ms.

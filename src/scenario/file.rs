@@ -447,8 +447,9 @@ fn written<'a>(
     };
     if !Step::COMMANDS.contains(&command) {
         return Err(crate::invalid!(
-            "step {n}: '{command}' is not a step command ({})",
-            Step::COMMANDS.join(", ")
+            "step {n}: '{command}' is not a step command ({}){}",
+            Step::COMMANDS.join(", "),
+            crate::format::did_you_mean(command, Step::COMMANDS.iter().copied())
         ));
     }
     let name = name.ok_or_else(|| crate::invalid!("step {n}: the name must be text"))?;

@@ -135,7 +135,10 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
         }
         if !Step::keys(&command).contains(&option) {
             if scope.is_some() {
-                return Err(crate::invalid!("a {command} step has no option '{option}'"));
+                return Err(crate::invalid!(
+                    "a {command} step has no option '{option}'{}",
+                    crate::format::did_you_mean(option, Step::keys(&command))
+                ));
             }
             continue;
         }
@@ -164,7 +167,19 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
         (0, Some(scope)) => Err(crate::invalid!(
             "no step is named '{scope}' or is a '{scope}' step"
         )),
-        (0, None) => Err(crate::invalid!("no step of the scenario takes '{option}'")),
+        (0, None) => {
+            let mut known: Vec<&str> = f
+                .steps
+                .iter()
+                .filter_map(step_command)
+                .flat_map(Step::keys)
+                .collect();
+            known.extend(["repeat", "cluster"]);
+            Err(crate::invalid!(
+                "no step of the scenario takes '{option}'{}",
+                crate::format::did_you_mean(option, known)
+            ))
+        }
         _ => Ok(()),
     }
 }

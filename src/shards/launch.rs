@@ -62,9 +62,16 @@ pub fn shard_out(out: &Path, index: u64) -> PathBuf {
     out.with_file_name(format!("{stem}.shard-{index}.json"))
 }
 
-/// A run id for a launch that names none: time and process.
+/// A run id for a launch that names none: the UTC time, readable, and the process,
+/// `run-20261122-023005-4242` (a run id is lower case: `spec::load::parse_run_id`).
 pub fn default_run_id() -> String {
-    format!("run-{}-{}", crate::host::unix_now_s(), std::process::id())
+    let t = crate::format::rfc3339_utc(crate::host::unix_now_s()); // 2026-11-22T02:30:05Z
+    format!(
+        "run-{}-{}-{}",
+        t[..10].replace('-', ""),
+        t[11..19].replace(':', ""),
+        std::process::id()
+    )
 }
 
 struct Loader {
@@ -198,6 +205,23 @@ fn signal_child(child: &Child, signal: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_run_id_has_the_readable_utc_time() {
+        let id = default_run_id();
+        // What --run-id takes: the shards get it on their command lines.
+        crate::spec::load::parse_run_id(&id).unwrap();
+        let parts: Vec<&str> = id.split('-').collect();
+        assert_eq!(parts.len(), 4, "{id}");
+        assert_eq!(parts[0], "run");
+        // 20261122-023005: the date and time of day (UTC), as `k8s loaders` names its runs.
+        assert!(parts[1].len() == 8 && parts[1].starts_with("20"), "{id}");
+        assert!(
+            parts[2].len() == 6 && parts[2].chars().all(|c| c.is_ascii_digit()),
+            "{id}"
+        );
+        assert_eq!(parts[3], std::process::id().to_string());
+    }
 
     #[test]
     fn shards_go_beside_the_merged_result() {

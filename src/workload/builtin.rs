@@ -275,17 +275,20 @@ pub fn check_read<B: Builtin>(
         // A partition's first row only when the read found none of its rows.
         !matches!(at, ReadAt::Partition { .. }) || rows.is_empty()
     });
+    let must = must.filter(|k| *k < b.spec().rows.max(1) && !seen.contains(k));
     if let Some(k) = must
-        && k < b.spec().rows.max(1)
-        && !seen.contains(&k)
         && knows(k)
     {
         return check::missing(op, k.to_string());
     }
-    if compared == 0 {
-        Verdict::Unchecked
-    } else {
+    if compared > 0 {
         Verdict::Matched(compared)
+    } else if !rows.is_empty() {
+        Verdict::Unchecked(check::Unchecked::Unidentified)
+    } else if must.is_some() {
+        Verdict::Unchecked(check::Unchecked::NotYetWritten)
+    } else {
+        Verdict::Unchecked(check::Unchecked::NoRowRequired)
     }
 }
 
@@ -307,7 +310,7 @@ pub async fn read_verified<B: Builtin>(
         }),
         Err(e) => check::mismatch(op.name(), "?".into(), "(result)", "rows".into(), e),
     };
-    if v.count(verdict) {
+    if v.count(op.name(), verdict) {
         Err(OpError::Mismatch)
     } else {
         Ok(())
@@ -368,7 +371,7 @@ mod tests {
         ));
         assert_eq!(
             check_read(&kv, "read", at, &n, &[], &no),
-            Verdict::Unchecked
+            Verdict::Unchecked(check::Unchecked::NotYetWritten)
         );
     }
 

@@ -10,6 +10,7 @@
 //! [`super::builtin::check_read`], profiles' [`super::profile::check`]). A mismatch fails the
 //! operation with [`crate::stats::ErrorKind::Mismatch`]; the first few are kept for the result.
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
 
@@ -17,6 +18,7 @@ use roaring::RoaringTreemap;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+pub use crate::result::verify::Unchecked;
 use crate::result::verify::{FIRST_KEPT as FIRST, MISSING_ROW, Mismatch, ReadsVerified};
 
 /// A row as the generator numbers it: a built-in's row `k`, a profile's
@@ -29,8 +31,8 @@ pub type RowId = u64;
 pub enum Verdict {
     /// This many rows compared, each as written.
     Matched(u64),
-    /// Nothing returned could be compared, and nothing known written was absent.
-    Unchecked,
+    /// Nothing returned could be compared, and nothing known written was absent: why.
+    Unchecked(Unchecked),
     Mismatch(Mismatch),
 }
 
@@ -41,6 +43,8 @@ pub struct ReadVerifier {
     reads_checked: AtomicU64,
     rows_checked: AtomicU64,
     reads_unchecked: AtomicU64,
+    /// Per operation, the unchecked reads by reason (in [`Unchecked::ALL`]'s order).
+    unchecked: RwLock<HashMap<String, [AtomicU64; Unchecked::ALL.len()]>>,
     mismatches: AtomicU64,
     first: Mutex<Vec<Mismatch>>,
 }
@@ -57,16 +61,32 @@ impl ReadVerifier {
         self.known.read().expect("known rows lock").contains(id)
     }
 
-    /// Counts what a read showed; true when it was a mismatch.
-    pub fn count(&self, v: Verdict) -> bool {
+    /// Counts what a read of `op` showed; true when it was a mismatch.
+    pub fn count(&self, op: &str, v: Verdict) -> bool {
         match v {
             Verdict::Matched(n) => {
                 self.reads_checked.fetch_add(1, Ordering::Relaxed);
                 self.rows_checked.fetch_add(n, Ordering::Relaxed);
                 false
             }
-            Verdict::Unchecked => {
+            Verdict::Unchecked(why) => {
                 self.reads_unchecked.fetch_add(1, Ordering::Relaxed);
+                let i = why as usize;
+                let counted = self
+                    .unchecked
+                    .read()
+                    .expect("unchecked lock")
+                    .get(op)
+                    .map(|c| c[i].fetch_add(1, Ordering::Relaxed))
+                    .is_some();
+                if !counted {
+                    self.unchecked
+                        .write()
+                        .expect("unchecked lock")
+                        .entry(op.to_string())
+                        .or_default()[i]
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 false
             }
             Verdict::Mismatch(m) => {
@@ -87,6 +107,21 @@ impl ReadVerifier {
             reads_unchecked: self.reads_unchecked.load(Ordering::Relaxed),
             mismatches: self.mismatches.load(Ordering::Relaxed),
             first: self.first.lock().expect("mismatch lock").clone(),
+            unchecked: self
+                .unchecked
+                .read()
+                .expect("unchecked lock")
+                .iter()
+                .map(|(op, counts)| {
+                    let by: BTreeMap<Unchecked, u64> = Unchecked::ALL
+                        .iter()
+                        .zip(counts)
+                        .map(|(r, n)| (*r, n.load(Ordering::Relaxed)))
+                        .filter(|(_, n)| *n > 0)
+                        .collect();
+                    (op.clone(), by)
+                })
+                .collect(),
         }
     }
 }
@@ -107,25 +142,12 @@ pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), String> {
     Ok((names, rows))
 }
 
-/// A value as a difference line shows it: blobs as a hex prefix and their length, long text
-/// cut.
+/// A value as a difference line shows it: its CQL literal, long ones cut to their start and
+/// size.
 pub fn show(v: Option<&CqlValue>) -> String {
     match v {
         None => "null".into(),
-        Some(CqlValue::Blob(b)) => {
-            let hex: String = b.iter().take(8).map(|x| format!("{x:02x}")).collect();
-            format!(
-                "0x{hex}{} ({} byte{})",
-                if b.len() > 8 { "…" } else { "" },
-                b.len(),
-                if b.len() == 1 { "" } else { "s" }
-            )
-        }
-        Some(CqlValue::Text(t) | CqlValue::Ascii(t)) if t.chars().count() > 40 => {
-            let head: String = t.chars().take(40).collect();
-            format!("{head:?}… ({} chars)", t.chars().count())
-        }
-        Some(other) => format!("{other:?}"),
+        Some(v) => super::literal::cql_literal_short(v, 48),
     }
 }
 
@@ -213,15 +235,30 @@ mod tests {
         let v = ReadVerifier::default();
         v.learn([3, 4]);
         assert!(v.knows(3) && !v.knows(5));
-        assert!(!v.count(Verdict::Matched(4)));
-        assert!(!v.count(Verdict::Unchecked));
+        assert!(!v.count("read", Verdict::Matched(4)));
+        assert!(!v.count("read", Verdict::Unchecked(Unchecked::NotYetWritten)));
+        assert!(!v.count("read", Verdict::Unchecked(Unchecked::NotYetWritten)));
+        assert!(!v.count("range", Verdict::Unchecked(Unchecked::NoRowRequired)));
         for i in 0..(FIRST + 2) {
-            assert!(v.count(missing("read", i.to_string())));
+            assert!(v.count("read", missing("read", i.to_string())));
         }
         let s = v.summary();
         assert_eq!(
             (s.reads_checked, s.rows_checked, s.reads_unchecked),
-            (1, 4, 1)
+            (1, 4, 3)
+        );
+        assert_eq!(
+            s.unchecked,
+            BTreeMap::from([
+                (
+                    "range".to_string(),
+                    BTreeMap::from([(Unchecked::NoRowRequired, 1)])
+                ),
+                (
+                    "read".to_string(),
+                    BTreeMap::from([(Unchecked::NotYetWritten, 2)])
+                ),
+            ])
         );
         assert_eq!((s.mismatches, s.first.len()), (FIRST as u64 + 2, FIRST));
         assert_eq!(s.first[0].row, "0");
@@ -242,6 +279,6 @@ mod tests {
         );
         let d = first_difference(&names, &row, [("a", &one), ("b", &two)], exact).unwrap();
         assert_eq!((d.column.as_str(), d.found.as_str()), ("b", "null"));
-        assert_eq!(d.expected, "Int(2)");
+        assert_eq!(d.expected, "2");
     }
 }

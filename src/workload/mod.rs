@@ -17,6 +17,7 @@ pub mod data;
 pub mod iot;
 pub mod keys;
 pub mod keyvalue;
+pub mod literal;
 pub mod nb_iot;
 pub mod nb_tabular2;
 pub mod profile;

@@ -248,13 +248,28 @@ where
     Ok((a, b))
 }
 
+/// serde's "unknown field `concurency`, expected one of `rows`, `concurrency`, …" (or
+/// variant) with the closest of the names it lists: "…; did you mean `concurrency`?".
+pub fn with_suggestion(message: String) -> String {
+    if !(message.starts_with("unknown field `") || message.starts_with("unknown variant `")) {
+        return message;
+    }
+    // The names are the back-quoted parts: the unknown one first, then the expected ones.
+    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    let Some((word, known)) = quoted.split_first() else {
+        return message;
+    };
+    let hint = crate::format::did_you_mean(word, known.iter().copied());
+    message + &hint
+}
+
 /// Deserializes a YAML value; the error names the key at fault (`rate: '-1' is not a rate`).
 pub fn from_value<T: serde::de::DeserializeOwned>(
     v: serde_yaml::Value,
 ) -> Result<T, crate::error::Invalid> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
+        let inner = with_suggestion(e.into_inner().to_string());
         crate::error::Invalid(if path == "." || path.is_empty() {
             inner
         } else {

@@ -266,9 +266,13 @@ impl Step {
     }
 
     /// The step as one command line a shell reads back (for the plan's printout). A scaling
-    /// or smoke step has no command of its own: it is a scenario step, shown in the same form.
+    /// or smoke step has no command of its own: it is a scenario step, shown in the same form
+    /// without the `cqlbench` that would make it look like a command to paste.
     pub fn describe(&self) -> String {
         let mut line = argv::shell_line(&self.args());
+        if matches!(self, Step::Scaling(_) | Step::Smoke(_)) {
+            line = line.trim_start_matches("cqlbench ").to_string();
+        }
         if let Step::Scaling(s) = self
             && let Some((base, _)) = &s.base
         {
@@ -278,6 +282,9 @@ impl Step {
                 .map(|n| scaling::ScalingStep::cluster_name(base, *n))
                 .collect();
             line.push_str(&format!(" (on clusters {})", names.join(", ")));
+        }
+        if matches!(self, Step::Scaling(_) | Step::Smoke(_)) {
+            line.push_str(" (a scenario step: no cqlbench command of its own)");
         }
         line
     }

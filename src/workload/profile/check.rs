@@ -18,7 +18,7 @@ use super::cql::Query;
 use super::{Fields, Profile, Role};
 pub use crate::workload::check::same;
 use crate::workload::check::{
-    Difference, RowId, Verdict, column, first_difference, mismatch, missing, show,
+    Difference, RowId, Unchecked, Verdict, column, first_difference, mismatch, missing, show,
 };
 
 /// Partitions past this many rows are not indexed: their rows go unchecked.
@@ -198,20 +198,26 @@ pub fn check_rows(
     }
     // A query that fixes one row by equalities must return it, once it is known written
     // (unless its LIMIT cut the result).
-    if let Some(r) = r
-        && fields == Fields::Samerow
-        && q.only_equalities
-        && q.limit.is_none_or(|l| (rows.len() as u64) < l)
-        && !seen_r
+    let must = r.filter(|&r| {
+        fields == Fields::Samerow
+            && q.only_equalities
+            && q.limit.is_none_or(|l| (rows.len() as u64) < l)
+            && !seen_r
+            && read.would_return(r)
+    });
+    if let Some(r) = must
         && knows(row_id(p, r))
-        && read.would_return(r)
     {
         return missing(op, format!("{p}/{r}"));
     }
-    if compared == 0 {
-        Verdict::Unchecked
-    } else {
+    if compared > 0 {
         Verdict::Matched(compared)
+    } else if !rows.is_empty() {
+        Verdict::Unchecked(Unchecked::Unidentified)
+    } else if must.is_some() {
+        Verdict::Unchecked(Unchecked::NotYetWritten)
+    } else {
+        Verdict::Unchecked(Unchecked::NoRowRequired)
     }
 }
 

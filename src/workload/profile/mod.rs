@@ -613,44 +613,9 @@ impl Profile {
     }
 }
 
-/// A short, readable form of a value: long text and blobs cut to their start and length.
+/// A value as the CQL literal that writes it, long ones cut to their start and size.
 fn show(v: &CqlValue) -> String {
-    match v {
-        CqlValue::Text(s) | CqlValue::Ascii(s) if s.len() > 24 => {
-            format!("'{}…' ({} chars)", &s[..24], s.len())
-        }
-        CqlValue::Text(s) | CqlValue::Ascii(s) => format!("'{s}'"),
-        CqlValue::Blob(b) => format!(
-            "0x{}{} ({} bytes)",
-            b.iter()
-                .take(8)
-                .map(|x| format!("{x:02x}"))
-                .collect::<String>(),
-            if b.len() > 8 { "…" } else { "" },
-            b.len()
-        ),
-        CqlValue::BigInt(v) => v.to_string(),
-        CqlValue::Int(v) => v.to_string(),
-        CqlValue::SmallInt(v) => v.to_string(),
-        CqlValue::TinyInt(v) => v.to_string(),
-        CqlValue::Double(v) => v.to_string(),
-        CqlValue::Float(v) => v.to_string(),
-        CqlValue::Boolean(v) => v.to_string(),
-        CqlValue::Uuid(u) => u.to_string(),
-        CqlValue::Timeuuid(u) => u.to_string(),
-        CqlValue::Inet(a) => format!("'{a}'"),
-        CqlValue::Counter(c) => format!("+{}", c.0),
-        CqlValue::Timestamp(t) => format!("{} ms since 1970", t.0),
-        CqlValue::Date(d) => format!("day {} since 1970", i64::from(d.0) - (1i64 << 31)),
-        other => {
-            let s = format!("{other:?}");
-            if s.len() > 60 {
-                format!("{}…", &s[..60])
-            } else {
-                s
-            }
-        }
-    }
+    crate::workload::literal::cql_literal_short(v, 60)
 }
 
 /// A stable hash of a name.

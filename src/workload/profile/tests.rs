@@ -203,7 +203,7 @@ mod verify_reads {
 
     use super::super::check::{RowIndex, check_rows, row_id, same};
     use super::*;
-    use crate::workload::check::Verdict;
+    use crate::workload::check::{Unchecked, Verdict};
 
     fn row(v: Vec<CqlValue>) -> Row {
         Row {
@@ -269,7 +269,10 @@ mod verify_reads {
         };
         assert_eq!((m.row.as_str(), m.column.as_str()), ("7/0", "name"));
         assert!(matches!(check(&[], &yes), Verdict::Mismatch(m) if m.column == "(row)"));
-        assert_eq!(check(&[], &|id| id != row_id(7, 0)), Verdict::Unchecked);
+        assert_eq!(
+            check(&[], &|id| id != row_id(7, 0)),
+            Verdict::Unchecked(Unchecked::NotYetWritten)
+        );
         // Another partition's row (a different key) is not this read's to judge.
         let other = returned(&p, 8, 0, &cols);
         assert!(matches!(check(&[other], &yes), Verdict::Mismatch(m) if m.column == "(row)"));
@@ -412,7 +415,7 @@ mod verify_reads {
             &none,
             &|_| true,
         );
-        assert_eq!(v, Verdict::Unchecked);
+        assert_eq!(v, Verdict::Unchecked(Unchecked::NoRowRequired));
     }
 
     #[test]

@@ -260,7 +260,7 @@ impl ProfileWorkload {
             .execute_unpaged(&p.statements.queries[i], bound)
             .await?;
         let verdict = match (w.profile.queries.get(op.name()), check::returned(result)) {
-            (None, _) => Verdict::Unchecked,
+            (None, _) => Verdict::Unchecked(check::Unchecked::NotChecked),
             (Some(q), Ok((names, rows))) => check_rows(
                 &w.profile,
                 w.index(),
@@ -277,7 +277,7 @@ impl ProfileWorkload {
                 check::mismatch(op.name(), format!("{part}/?"), "(result)", "rows".into(), e)
             }
         };
-        if v.count(verdict) {
+        if v.count(op.name(), verdict) {
             Err(OpError::Mismatch)
         } else {
             Ok(())

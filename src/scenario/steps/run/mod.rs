@@ -326,7 +326,8 @@ pub struct RunStep {
     #[arg(long, value_parser = crate::spec::probe::parse_env)]
     #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
-    /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json].
+    /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json, <time> the
+    /// UTC start as 20261122T023005Z].
     #[arg(long)]
     #[serde(default)]
     pub out: Option<PathBuf>,
