@@ -13,6 +13,8 @@
 //! (older versions: `INFO:CONSOLE(7)`). The page logs nothing, so any such line is a failure;
 //! `a_broken_page_fails_every_check` shows the checks catch one.
 
+mod common;
+
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use cqlbench::result::RateShare;
 use cqlbench::result::fixture::{RunShape, run_with_metrics, write_showcase};
-use cqlbench::spec::{CassandraSource, ClusterSpec, DcSpec, Gc, JvmSpec, MiB};
+use cqlbench::spec::{CassandraSource, ClusterSpec, MiB};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -266,31 +268,12 @@ fn methodology_report(dir: &Path) -> PathBuf {
 
 /// A local cluster of one node with a 1 GiB heap.
 fn one_node() -> ClusterSpec {
-    ClusterSpec {
-        schema_version: cqlbench::spec::cluster::CLUSTER_SPEC_VERSION,
-        name: "laptop".into(),
-        cassandra: CassandraSource::Maven {
-            version: "5.0.4".into(),
-        },
-        dcs: vec![DcSpec {
-            name: "dc1".into(),
-            nodes: 1,
-            racks: 1,
-        }],
-        jvm: JvmSpec {
-            heap: Some(MiB(1024)),
-            new_gen: None,
-            gc: Gc::G1,
-            extra_args: Vec::new(),
-        },
-        cpus_per_node: None,
-        host_cpus: None,
-        vnodes: 1,
-        address_prefix: "127.0.0.".into(),
-        yaml_overrides: Default::default(),
-        storage: Default::default(),
-        node_memory: None,
-    }
+    let mut spec = common::spec("laptop", "dc1:1");
+    spec.cassandra = CassandraSource::Maven {
+        version: "5.0.4".into(),
+    };
+    spec.jvm.heap = Some(MiB(1024));
+    spec
 }
 
 /// The element of `dom` that starts at the first `open` (e.g. `<section id="summary">`), up

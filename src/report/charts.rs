@@ -60,6 +60,30 @@ fn spectrum_x(percentile: f64) -> f64 {
     1.0 / (1.0 - percentile / 100.0)
 }
 
+/// A spectrum's (percentile, ms) pairs as chart points on the spectrum's x axis.
+fn spectrum_points(s: &[(f64, f64)]) -> Vec<(f64, Option<f64>)> {
+    s.iter()
+        .map(|(p, ms)| (spectrum_x(*p), Some(*ms)))
+        .collect()
+}
+
+/// The axes of a chart of spectra: the spectrum x axis up to the deepest percentile any of
+/// `deepest` reaches, and a log y axis over the values of all of `spectra`.
+fn spectrum_axes<'a>(
+    deepest: impl Iterator<Item = &'a [(f64, f64)]>,
+    spectra: impl Iterator<Item = &'a [(f64, f64)]>,
+) -> (Axis, Axis) {
+    let x_max = deepest
+        .filter_map(|s| s.last().map(|(p, _)| spectrum_x(*p)))
+        .fold(100.0, f64::max);
+    let (lo, hi) = spectra
+        .flat_map(|s| s.iter().map(|(_, ms)| *ms))
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    (spectrum_axis(x_max), Axis::log(lo, hi))
+}
+
 /// The latency spectrum's x axis: percentiles on the log scale of 1/(1−p), from p50 to the
 /// decade that holds `x_max` (at least p99).
 fn spectrum_axis(x_max: f64) -> Axis {
@@ -184,19 +208,15 @@ impl Charts {
         if runs.is_empty() {
             return None;
         }
-        let x_max = runs
-            .iter()
-            .filter_map(|r| r.response_spectrum.last().map(|(p, _)| spectrum_x(*p)))
-            .fold(100.0, f64::max);
-        let values = runs.iter().flat_map(|r| {
-            r.response_spectrum
-                .iter()
-                .chain(&r.service_spectrum)
-                .map(|(_, ms)| *ms)
-        });
-        let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
+        let (x, y) = spectrum_axes(
+            runs.iter().map(|r| r.response_spectrum.as_slice()),
+            runs.iter().flat_map(|r| {
+                [
+                    r.response_spectrum.as_slice(),
+                    r.service_spectrum.as_slice(),
+                ]
+            }),
+        );
         let solid = |r: &RunRow| Stroke {
             width: 2.2,
             ..Stroke::solid(run_colour(r.index))
@@ -228,25 +248,20 @@ impl Charts {
                 "Latency spectra of the {workload} runs: response time (solid) and service time (dashed), ms by percentile"
             ),
             WIDE,
-            spectrum_axis(x_max),
-            Axis::log(lo, hi),
+            x,
+            y,
             legend,
         );
         for r in &runs {
-            let points = |s: &[(f64, f64)]| -> Vec<(f64, Option<f64>)> {
-                s.iter()
-                    .map(|(p, ms)| (spectrum_x(*p), Some(*ms)))
-                    .collect()
-            };
             let label = format!("#{}", r.index);
             chart.line(
                 &format!("{label} service"),
-                &points(&r.service_spectrum),
+                &spectrum_points(&r.service_spectrum),
                 &Stroke::dashed(run_colour(r.index)),
             );
             chart.line(
                 &format!("{label} response"),
-                &points(&r.response_spectrum),
+                &spectrum_points(&r.response_spectrum),
                 &solid(r),
             );
         }
@@ -260,17 +275,8 @@ impl Charts {
         if envs.is_empty() {
             return None;
         }
-        let x_max = envs
-            .iter()
-            .filter_map(|e| e.spectrum.last().map(|(p, _)| spectrum_x(*p)))
-            .fold(100.0, f64::max);
-        let x = spectrum_axis(x_max);
-        let values = envs
-            .iter()
-            .flat_map(|e| e.spectrum.iter().map(|(_, ms)| *ms));
-        let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
+        let spectra = || envs.iter().map(|e| e.spectrum.as_slice());
+        let (x, y) = spectrum_axes(spectra(), spectra());
         let legend = envs
             .iter()
             .map(|e| {
@@ -295,15 +301,11 @@ impl Charts {
             "Latency spectrum: response time (ms, log scale) by percentile, merged histograms",
             WIDE,
             x,
-            Axis::log(lo, hi),
+            y,
             legend,
         );
         for e in &envs {
-            let points: Vec<(f64, Option<f64>)> = e
-                .spectrum
-                .iter()
-                .map(|(p, ms)| (spectrum_x(*p), Some(*ms)))
-                .collect();
+            let points = spectrum_points(&e.spectrum);
             let stroke = Stroke {
                 width: 2.2,
                 ..Stroke::solid(self.env_colour(&e.env))

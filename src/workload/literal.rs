@@ -43,32 +43,18 @@ fn write_literal(o: &mut String, v: Option<&CqlValue>) {
         return;
     };
     match v {
-        CqlValue::Ascii(s) | CqlValue::Text(s) => {
-            let _ = write!(o, "'{}'", s.replace('\'', "''"));
-        }
-        CqlValue::Blob(b) => {
-            o.push_str("0x");
-            for x in b {
-                let _ = write!(o, "{x:02x}");
-            }
-        }
-        CqlValue::Boolean(b) => {
-            let _ = write!(o, "{b}");
-        }
-        CqlValue::Counter(c) => {
-            let _ = write!(o, "{}", c.0);
-        }
-        CqlValue::TinyInt(n) => {
-            let _ = write!(o, "{n}");
-        }
-        CqlValue::SmallInt(n) => {
-            let _ = write!(o, "{n}");
-        }
-        CqlValue::Int(n) => {
-            let _ = write!(o, "{n}");
-        }
-        CqlValue::BigInt(n) => {
-            let _ = write!(o, "{n}");
+        // Where the driver's `Display` writes the literal we want (quoted text with '' doubled,
+        // lower-case hex blobs, integers, uuids, quoted inet), it writes it.
+        CqlValue::Ascii(_)
+        | CqlValue::Text(_)
+        | CqlValue::Blob(_)
+        | CqlValue::Boolean(_)
+        | CqlValue::Counter(_)
+        | CqlValue::TinyInt(_)
+        | CqlValue::SmallInt(_)
+        | CqlValue::Int(_)
+        | CqlValue::BigInt(_) => {
+            let _ = write!(o, "{v}");
         }
         CqlValue::Float(x) => o.push_str(&float(f64::from(*x), x.to_string())),
         CqlValue::Double(x) => o.push_str(&float(*x, x.to_string())),
@@ -83,14 +69,8 @@ fn write_literal(o: &mut String, v: Option<&CqlValue>) {
             let (bytes, scale) = d.as_signed_be_bytes_slice_and_exponent();
             o.push_str(&decimal(&BigInt::from_signed_bytes_be(bytes), scale));
         }
-        CqlValue::Uuid(u) => {
-            let _ = write!(o, "{u}");
-        }
-        CqlValue::Timeuuid(u) => {
-            let _ = write!(o, "{u}");
-        }
-        CqlValue::Inet(a) => {
-            let _ = write!(o, "'{a}'");
+        CqlValue::Uuid(_) | CqlValue::Timeuuid(_) | CqlValue::Inet(_) => {
+            let _ = write!(o, "{v}");
         }
         CqlValue::Timestamp(t) => match DateTime::from_timestamp_millis(t.0) {
             Some(d) => {
