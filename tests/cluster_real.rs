@@ -329,7 +329,13 @@ fn faults_during_a_run_lose_no_acknowledged_write(tc: &TestCluster) {
         ),
     );
     assert!(stdout.contains("row 10: value expected 0x"), "{stdout}");
-    assert!(stdout.contains("found 0x00 (1 byte)"), "{stdout}");
+    // The found value is the CQL literal that writes it, whole when it is short.
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.contains("row 10:") && l.ends_with("found 0x00")),
+        "{stdout}"
+    );
     let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
     assert_eq!((v.missing, v.different), (7, 1));
     assert_eq!(v.first_missing, vec![0, 1, 2, 3, 4, 5, 6]);
