@@ -46,8 +46,18 @@ pub struct VerifySpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
-    #[error("{0}")]
-    Profile(String),
+    /// The run's workload cannot be built again from what the result carries.
+    #[error("{}: {source}", run.display())]
+    Workload {
+        run: PathBuf,
+        source: crate::workload::WorkloadError,
+    },
+    /// The run's mix leaves rows the generator cannot tell.
+    #[error("{}: {source}", run.display())]
+    Unverifiable {
+        run: PathBuf,
+        source: crate::workload::profile::ProfileError,
+    },
     #[error(
         "{0}: the run deleted rows (delete is in its mix): a row missing could be a delete, not a lost write, so it cannot be verified"
     )]
@@ -69,10 +79,10 @@ pub enum VerifyError {
         found: String,
         expected: String,
     },
-    #[error("{0}")]
-    Connect(String),
+    #[error(transparent)]
+    Connect(#[from] crate::load::session::ConnectError),
     #[error("preparing the read-back statement: {0}")]
-    Prepare(String),
+    Prepare(#[from] scylla::errors::PrepareError),
     #[error("starting the client runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -178,14 +188,16 @@ pub fn verify(
             expected: run.ledger_id.clone().unwrap_or_else(|| "none".into()),
         });
     }
-    let profile_error = |e: String| VerifyError::Profile(format!("{}: {e}", spec.run.display()));
     let verifying = Verifying {
         spec,
         run: &run,
         ledger: &ledger,
         progress,
     };
-    crate::workload::with(&run.workload, verifying).map_err(|e| profile_error(e.to_string()))?
+    crate::workload::with(&run.workload, verifying).map_err(|source| VerifyError::Workload {
+        run: spec.run.clone(),
+        source,
+    })?
 }
 
 /// A verification waiting for the run's workload.
@@ -208,8 +220,10 @@ impl Visit for Verifying<'_> {
         } = self;
         // A mix that deletes rows or writes other rows' values leaves rows the generator
         // cannot tell.
-        w.verifiable()
-            .map_err(|e| VerifyError::Profile(format!("{}: {e}", spec.run.display())))?;
+        w.verifiable().map_err(|source| VerifyError::Unverifiable {
+            run: spec.run.clone(),
+            source,
+        })?;
         let rows = written(&w, ledger);
         let t0 = Instant::now();
         let (acked, unknown) = read_back(spec, run, w, &rows, progress)?;
@@ -246,13 +260,8 @@ fn read_back<W: Workload>(
         credentials: spec.credentials.clone(),
     };
     rt.block_on(async {
-        let session = crate::load::session::connect(&connect)
-            .await
-            .map_err(|e| VerifyError::Connect(e.to_string()))?;
-        let mut stmt = session
-            .prepare(workload.read_back())
-            .await
-            .map_err(|e| VerifyError::Prepare(e.to_string()))?;
+        let session = crate::load::session::connect(&connect).await?;
+        let mut stmt = session.prepare(workload.read_back()).await?;
         stmt.set_consistency(spec.consistency.to_driver());
         stmt.set_is_idempotent(true);
         let total = rows.acked.len() + rows.unknown.len();
@@ -384,7 +393,7 @@ async fn check_one<W: Workload>(ctx: &Ctx<W>, id: RowId) -> Check {
                 let writes = ctx.writes.get(&id).copied();
                 return Check::of(ctx.workload.check_row(id, writes, &names, &rows));
             }
-            Err(e) => last_error = e,
+            Err(e) => last_error = e.to_string(),
         }
     }
     Check::Unreadable(last_error)

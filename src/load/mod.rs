@@ -98,8 +98,20 @@ pub enum LoadError {
     /// The plan itself is refused (as its flags would be), before anything connects.
     #[error(transparent)]
     Invalid(#[from] crate::error::Invalid),
-    #[error("{0}")]
-    Connect(String),
+    #[error(transparent)]
+    Connect(#[from] session::ConnectError),
+    #[error("{hosts}: could not read the node's data centre from system.local; give --dc")]
+    NoLocalDc { hosts: String },
+    /// `--start-at` came before this shard was ready for its main phase.
+    #[error(
+        "--start-at passed {late_s:.1}s before shard {shard} was ready to start its main phase (its rampup took longer): give a later time; the result so far is in {}",
+        out.display()
+    )]
+    StartPassed {
+        late_s: f64,
+        shard: String,
+        out: PathBuf,
+    },
     #[error(transparent)]
     Workload(#[from] WorkloadError),
     /// Shards of the run could not meet.
@@ -312,20 +324,17 @@ async fn connect_resolved(
 ) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
     let mut workload = plan.workload.clone();
     let mut target = plan.target.clone();
-    let session = session::connect(&plan.connect)
-        .await
-        .map_err(|e| LoadError::Connect(e.to_string()))?;
+    let session = session::connect(&plan.connect).await?;
     if plan.connect.local_dc.is_some() && plan.local_rf.is_none() {
         return Ok((session, workload, target));
     }
     let dc = match &plan.connect.local_dc {
         Some(dc) => dc.clone(),
-        None => session::local_dc(&session).await.ok_or_else(|| {
-            LoadError::Connect(format!(
-                "{}: could not read the node's data centre from system.local; give --dc",
-                plan.connect.hosts.join(",")
-            ))
-        })?,
+        None => session::local_dc(&session)
+            .await
+            .ok_or_else(|| LoadError::NoLocalDc {
+                hosts: plan.connect.hosts.join(","),
+            })?,
     };
     if let Some(rf) = plan.local_rf
         && workload.replication.is_empty()
@@ -341,9 +350,7 @@ async fn connect_resolved(
         ..plan.connect.clone()
     };
     drop(session);
-    let session = session::connect(&spec)
-        .await
-        .map_err(|e| LoadError::Connect(e.to_string()))?;
+    let session = session::connect(&spec).await?;
     Ok((session, workload, target))
 }
 

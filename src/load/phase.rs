@@ -120,12 +120,11 @@ impl<W: Workload> Engine<'_, W> {
         };
         let wait_s = at - crate::host::unix_now();
         if sh.start_at.is_some() && wait_s < -1.0 {
-            return Err(LoadError::Connect(format!(
-                "--start-at passed {:.1}s before shard {} was ready to start its main phase                      (its rampup took longer): give a later time; the result so far is in {}",
-                -wait_s,
-                sh.share,
-                self.plan.out.display()
-            )));
+            return Err(LoadError::StartPassed {
+                late_s: -wait_s,
+                shard: sh.share.to_string(),
+                out: self.plan.out.clone(),
+            });
         }
         if wait_s > 0.0 {
             tokio::time::sleep(std::time::Duration::from_secs_f64(wait_s)).await;

@@ -308,7 +308,13 @@ pub async fn read_verified<B: Builtin>(
         Ok((names, rows)) => check_read(w, op.name(), at, &names, &rows, &|k| {
             known_before == Some(k)
         }),
-        Err(e) => check::mismatch(op.name(), "?".into(), "(result)", "rows".into(), e),
+        Err(e) => check::mismatch(
+            op.name(),
+            "?".into(),
+            "(result)",
+            "rows".into(),
+            e.to_string(),
+        ),
     };
     if v.count(op.name(), verdict) {
         Err(OpError::Mismatch)

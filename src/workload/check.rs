@@ -126,19 +126,28 @@ impl ReadVerifier {
     }
 }
 
+/// A read's answer that is not rows of the types asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum ReturnedError {
+    #[error(transparent)]
+    NotRows(Box<scylla::errors::IntoRowsResultError>),
+    #[error(transparent)]
+    Types(#[from] scylla::errors::RowsError),
+    #[error(transparent)]
+    Row(#[from] scylla::errors::DeserializationError),
+}
+
 /// A read's rows and the names of their columns.
-pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), String> {
-    let rows = r.into_rows_result().map_err(|e| e.to_string())?;
+pub fn returned(r: QueryResult) -> Result<(Vec<String>, Vec<Row>), ReturnedError> {
+    let rows = r
+        .into_rows_result()
+        .map_err(|e| ReturnedError::NotRows(Box::new(e)))?;
     let names = rows
         .column_specs()
         .iter()
         .map(|c| c.name().to_string())
         .collect();
-    let rows = rows
-        .rows::<Row>()
-        .map_err(|e| e.to_string())?
-        .collect::<Result<Vec<Row>, _>>()
-        .map_err(|e| e.to_string())?;
+    let rows = rows.rows::<Row>()?.collect::<Result<Vec<Row>, _>>()?;
     Ok((names, rows))
 }
 

@@ -129,7 +129,7 @@ pub trait Workload: Sized + Send + Sync + 'static {
     }
 
     /// Whether `verify` can compare the rows of its mix with the generator's (why not).
-    fn verifiable(&self) -> Result<(), String> {
+    fn verifiable(&self) -> Result<(), profile::ProfileError> {
         Ok(())
     }
 

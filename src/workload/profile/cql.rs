@@ -30,10 +30,21 @@ pub enum CqlType {
     Map(Box<CqlType>, Box<CqlType>),
 }
 
+/// A table definition, query or column type cqlbench cannot read: what is wrong, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CqlError(pub String);
+
+impl From<&str> for CqlError {
+    fn from(s: &str) -> Self {
+        CqlError(s.to_string())
+    }
+}
+
 const SUPPORTED: &str = "text, varchar, ascii, blob, tinyint, smallint, int, bigint, varint, float, double, decimal, uuid, timeuuid, timestamp, date, time, inet, boolean, counter, list, set, map (frozen or not)";
 
 impl CqlType {
-    pub fn parse(s: &str) -> Result<CqlType, String> {
+    pub fn parse(s: &str) -> Result<CqlType, CqlError> {
         let t = s.trim();
         let lower = t.to_ascii_lowercase();
         if let Some(inner) = generic(&lower, "frozen") {
@@ -48,7 +59,7 @@ impl CqlType {
         if let Some(inner) = generic(&lower, "map") {
             let parts = split_top(inner, ',');
             if parts.len() != 2 {
-                return Err(format!("'{t}': a map has a key and a value type"));
+                return Err(CqlError(format!("'{t}': a map has a key and a value type")));
             }
             return Ok(CqlType::Map(
                 Box::new(CqlType::parse(parts[0])?),
@@ -76,9 +87,9 @@ impl CqlType {
             "boolean" => CqlType::Boolean,
             "counter" => CqlType::Counter,
             _ => {
-                return Err(format!(
+                return Err(CqlError(format!(
                     "type '{t}' has no value generator (supported: {SUPPORTED})"
-                ));
+                )));
             }
         })
     }
@@ -151,7 +162,7 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn parse(cql: &str) -> Result<Table, String> {
+    pub fn parse(cql: &str) -> Result<Table, CqlError> {
         let t = cql.trim().trim_end_matches(';');
         let lower = t.to_ascii_lowercase();
         let words: Vec<&str> = lower.split_whitespace().take(2).collect();
@@ -216,7 +227,7 @@ impl Table {
             }
             let (name, rest) = def
                 .split_once(char::is_whitespace)
-                .ok_or_else(|| format!("column '{def}' has no type"))?;
+                .ok_or_else(|| CqlError(format!("column '{def}' has no type")))?;
             let mut ty = rest.trim().to_string();
             let rl = ty.to_ascii_lowercase();
             let inline_key = rl.ends_with("primary key");
@@ -227,7 +238,7 @@ impl Table {
                 ty.truncate(ty.len() - " static".len());
             }
             let name = column_name(name);
-            let ty = CqlType::parse(&ty).map_err(|e| format!("column {name}: {e}"))?;
+            let ty = CqlType::parse(&ty).map_err(|e| CqlError(format!("column {name}: {e}")))?;
             if inline_key {
                 key = Some((vec![name.clone()], Vec::new()));
             }
@@ -236,7 +247,9 @@ impl Table {
         let (partition_key, clustering) = key.ok_or("no PRIMARY KEY")?;
         for k in partition_key.iter().chain(&clustering) {
             if !columns.iter().any(|c| &c.name == k) {
-                return Err(format!("PRIMARY KEY names '{k}', which is not a column"));
+                return Err(CqlError(format!(
+                    "PRIMARY KEY names '{k}', which is not a column"
+                )));
             }
         }
         Ok(Table {
@@ -323,7 +336,7 @@ fn tokens(s: &str) -> Vec<String> {
 impl Query {
     /// Reads `cql` against `table`: its verb, that it names the table, and the column of
     /// every marker.
-    pub fn parse(cql: &str, table: &Table) -> Result<Query, String> {
+    pub fn parse(cql: &str, table: &Table) -> Result<Query, CqlError> {
         let toks = tokens(cql.trim().trim_end_matches(';'));
         let upper: Vec<String> = toks.iter().map(|t| t.to_ascii_uppercase()).collect();
         let verb = match upper.first().map(String::as_str) {
@@ -343,16 +356,19 @@ impl Query {
         .ok_or("the query names no table")?;
         let target = column_name(target.rsplit('.').next().unwrap_or(target));
         if target != table.name {
-            return Err(format!(
+            return Err(CqlError(format!(
                 "the query is on table '{target}', the profile's table is '{}'",
                 table.name
-            ));
+            )));
         }
-        let known = |name: &str| -> Result<String, String> {
+        let known = |name: &str| -> Result<String, CqlError> {
             let n = column_name(name);
             match table.column(&n) {
                 Some(_) => Ok(n),
-                None => Err(format!("column '{n}' is not in table {}", table.name)),
+                None => Err(CqlError(format!(
+                    "column '{n}' is not in table {}",
+                    table.name
+                ))),
             }
         };
         let mut binds = if verb == Verb::Insert {
@@ -396,10 +412,10 @@ impl Query {
                     binds.push(c)
                 }
                 _ => {
-                    return Err(format!(
+                    return Err(CqlError(format!(
                         "marker {} is not bound to a column (use column = ?, <, >, <=, >=, IN or CONTAINS)",
                         binds.len() + 1
-                    ));
+                    )));
                 }
             }
         }
@@ -424,8 +440,8 @@ impl Query {
 fn insert_binds(
     toks: &[String],
     upper: &[String],
-    known: &dyn Fn(&str) -> Result<String, String>,
-) -> Result<Vec<String>, String> {
+    known: &dyn Fn(&str) -> Result<String, CqlError>,
+) -> Result<Vec<String>, CqlError> {
     let open = toks
         .iter()
         .position(|t| t == "(")
@@ -515,7 +531,7 @@ mod tests {
             ("SELECT * FROM t", "CREATE TABLE"),
         ] {
             let e = Table::parse(cql).unwrap_err();
-            assert!(e.contains(says), "{cql}: {e}");
+            assert!(e.0.contains(says), "{cql}: {e}");
         }
     }
 
@@ -585,7 +601,7 @@ mod tests {
             ("truncate typestest", "begins with SELECT"),
         ] {
             let e = Query::parse(cql, &t).unwrap_err();
-            assert!(e.contains(says), "{cql}: {e}");
+            assert!(e.0.contains(says), "{cql}: {e}");
         }
     }
 }

@@ -92,8 +92,21 @@ impl Dist {
     }
 }
 
+/// A count, distribution or ratio that does not parse: the text given, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DistError {
+    #[error("'{0}' is not a whole number (suffixes k, m, b)")]
+    Count(String),
+    #[error("'{text}': {why} (use {FORMS})")]
+    Dist { text: String, why: String },
+    #[error("'{0}': expected DIST/N, e.g. uniform(1..10)/10")]
+    RatioForm(String),
+    #[error("'{0}': the denominator must be a whole number above 0")]
+    Denominator(String),
+}
+
 /// A count with cassandra-stress's suffixes: 10, 5k, 1M, 100B.
-pub fn parse_count(s: &str) -> Result<i64, String> {
+pub fn parse_count(s: &str) -> Result<i64, DistError> {
     let t = s.trim().to_ascii_lowercase();
     let (digits, mult) = match t.chars().last() {
         Some('k') => (&t[..t.len() - 1], 1_000i64),
@@ -106,15 +119,18 @@ pub fn parse_count(s: &str) -> Result<i64, String> {
         .parse::<i64>()
         .ok()
         .and_then(|v| v.checked_mul(mult))
-        .ok_or_else(|| format!("'{s}' is not a whole number (suffixes k, m, b)"))
+        .ok_or_else(|| DistError::Count(s.to_string()))
 }
 
 const FORMS: &str = "FIXED(v), UNIFORM(min..max), GAUSSIAN(min..max[,stdvs]), GAUSSIAN(min..max,mean,stdev), EXP(min..max), EXTREME(min..max,shape) or SEQ(min..max), ~ before the name inverts";
 
 impl FromStr for Dist {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = |why: &str| format!("'{s}': {why} (use {FORMS})");
+    type Err = DistError;
+    fn from_str(s: &str) -> Result<Self, DistError> {
+        let bad = |why: &str| DistError::Dist {
+            text: s.to_string(),
+            why: why.to_string(),
+        };
         let t = s.trim();
         let (inverted, t) = match t.strip_prefix('~') {
             Some(rest) => (true, rest.trim()),
@@ -126,19 +142,19 @@ impl FromStr for Dist {
             .ok_or_else(|| bad("no closing ')'"))?;
         let name = t[..open].trim().to_ascii_lowercase();
         let args: Vec<&str> = body.split(',').map(str::trim).collect();
-        let number = |a: &str| -> Result<f64, String> {
+        let number = |a: &str| -> Result<f64, DistError> {
             a.parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite())
                 .ok_or_else(|| bad(&format!("'{a}' is not a number")))
         };
-        let range = || -> Result<(i64, i64), String> {
+        let range = || -> Result<(i64, i64), DistError> {
             let (a, b) = args[0]
                 .split_once("..")
                 .ok_or_else(|| bad("the first argument must be min..max"))?;
             let (min, max) = (
-                parse_count(a).map_err(|e| bad(&e))?,
-                parse_count(b.trim_start_matches('.')).map_err(|e| bad(&e))?,
+                parse_count(a).map_err(|e| bad(&e.to_string()))?,
+                parse_count(b.trim_start_matches('.')).map_err(|e| bad(&e.to_string()))?,
             );
             if min > max {
                 return Err(bad("min is above max"));
@@ -160,7 +176,7 @@ impl FromStr for Dist {
         let (shape, min, max) = match name.as_str() {
             "fixed" => {
                 arity(1..=1)?;
-                let v = parse_count(args[0]).map_err(|e| bad(&e))?;
+                let v = parse_count(args[0]).map_err(|e| bad(&e.to_string()))?;
                 (Shape::Fixed, v, v)
             }
             "uniform" => {
@@ -233,8 +249,8 @@ impl fmt::Display for Dist {
 }
 
 impl TryFrom<String> for Dist {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = DistError;
+    fn try_from(s: String) -> Result<Self, DistError> {
         s.parse()
     }
 }
@@ -263,15 +279,15 @@ impl Ratio {
 }
 
 impl FromStr for Ratio {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = DistError;
+    fn from_str(s: &str) -> Result<Self, DistError> {
         let (d, n) = s
             .rsplit_once('/')
-            .ok_or_else(|| format!("'{s}': expected DIST/N, e.g. uniform(1..10)/10"))?;
+            .ok_or_else(|| DistError::RatioForm(s.to_string()))?;
         let denominator = parse_count(n)
             .ok()
             .filter(|v| *v > 0)
-            .ok_or_else(|| format!("'{s}': the denominator must be a whole number above 0"))?;
+            .ok_or_else(|| DistError::Denominator(s.to_string()))?;
         Ok(Ratio {
             text: s.trim().to_string(),
             numerator: d.parse()?,
@@ -287,8 +303,8 @@ impl fmt::Display for Ratio {
 }
 
 impl TryFrom<String> for Ratio {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
+    type Error = DistError;
+    fn try_from(s: String) -> Result<Self, DistError> {
         s.parse()
     }
 }
@@ -375,7 +391,11 @@ mod tests {
             "exp(1..10,2)",
         ] {
             let e = bad.parse::<Dist>().unwrap_err();
-            assert!(e.contains("FIXED(v)"), "{bad}: {e}");
+            assert!(
+                matches!(&e, DistError::Dist { text, .. } if text == bad),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("FIXED(v)"), "{bad}: {e}");
         }
     }
 
@@ -386,7 +406,13 @@ mod tests {
         assert!(shares.iter().all(|s| (0.1..=1.0).contains(s)));
         let all: Ratio = "fixed(1)/1".parse().unwrap();
         assert_eq!(all.sample(3), 1.0);
-        assert!("uniform(1..10)".parse::<Ratio>().is_err());
-        assert!("fixed(1)/0".parse::<Ratio>().is_err());
+        assert_eq!(
+            "uniform(1..10)".parse::<Ratio>(),
+            Err(DistError::RatioForm("uniform(1..10)".into()))
+        );
+        assert_eq!(
+            "fixed(1)/0".parse::<Ratio>(),
+            Err(DistError::Denominator("fixed(1)/0".into()))
+        );
     }
 }

@@ -152,8 +152,21 @@ pub struct Profile {
     pub queries: BTreeMap<String, Query>,
 }
 
+/// An operation mix that does not parse: the text given, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpsError {
+    #[error("'{part}' in '{mix}': expected NAME=WEIGHT, e.g. ops(insert=1,simple1=3)")]
+    Form { part: String, mix: String },
+    #[error("'{part}': the weight must be a whole number")]
+    Weight { part: String },
+    #[error("'{mix}': '{name}' is given twice")]
+    Twice { mix: String, name: String },
+    #[error("'{0}': at least one operation needs a positive weight")]
+    NoneWeighted(String),
+}
+
 /// The operation mix: `ops(insert=1,latest=3)` or `insert=1,latest=3`.
-pub fn parse_ops(s: &str) -> Result<BTreeMap<String, u32>, String> {
+pub fn parse_ops(s: &str) -> Result<BTreeMap<String, u32>, OpsError> {
     let t = s.trim();
     let inner = t
         .strip_prefix("ops(")
@@ -161,21 +174,22 @@ pub fn parse_ops(s: &str) -> Result<BTreeMap<String, u32>, String> {
         .unwrap_or(t);
     let mut out = BTreeMap::new();
     for part in inner.split(',') {
-        let (name, w) = part.split_once('=').ok_or_else(|| {
-            format!("'{part}' in '{s}': expected NAME=WEIGHT, e.g. ops(insert=1,simple1=3)")
+        let (name, w) = part.split_once('=').ok_or_else(|| OpsError::Form {
+            part: part.to_string(),
+            mix: s.to_string(),
         })?;
-        let w: u32 = w
-            .trim()
-            .parse()
-            .map_err(|_| format!("'{part}': the weight must be a whole number"))?;
+        let w: u32 = w.trim().parse().map_err(|_| OpsError::Weight {
+            part: part.to_string(),
+        })?;
         if out.insert(name.trim().to_string(), w).is_some() {
-            return Err(format!("'{s}': '{}' is given twice", name.trim()));
+            return Err(OpsError::Twice {
+                mix: s.to_string(),
+                name: name.trim().to_string(),
+            });
         }
     }
     if out.values().all(|w| *w == 0) {
-        return Err(format!(
-            "'{s}': at least one operation needs a positive weight"
-        ));
+        return Err(OpsError::NoneWeighted(s.to_string()));
     }
     Ok(out)
 }
@@ -216,7 +230,7 @@ impl Profile {
                 "missing: cqlbench needs the CREATE TABLE to know the column types".into(),
             )
         })?;
-        let table = Table::parse(def).map_err(|e| err("table_definition", e))?;
+        let table = Table::parse(def).map_err(|e| err("table_definition", e.to_string()))?;
         if table.name != file.table.to_ascii_lowercase() && table.name != file.table {
             return Err(err(
                 "table",
@@ -306,8 +320,8 @@ impl Profile {
                     "'insert' is the profile's own write: name the query otherwise".into(),
                 ));
             }
-            let parsed =
-                Query::parse(&q.cql, &table).map_err(|e| err(&format!("queries.{name}.cql"), e))?;
+            let parsed = Query::parse(&q.cql, &table)
+                .map_err(|e| err(&format!("queries.{name}.cql"), e.to_string()))?;
             queries.insert(name.clone(), parsed);
         }
         Ok(Profile {

@@ -273,9 +273,13 @@ impl ProfileWorkload {
                 &rows,
                 &|id| known_before == Some(id),
             ),
-            (Some(_), Err(e)) => {
-                check::mismatch(op.name(), format!("{part}/?"), "(result)", "rows".into(), e)
-            }
+            (Some(_), Err(e)) => check::mismatch(
+                op.name(),
+                format!("{part}/?"),
+                "(result)",
+                "rows".into(),
+                e.to_string(),
+            ),
         };
         if v.count(op.name(), verdict) {
             Err(OpError::Mismatch)
@@ -517,7 +521,7 @@ impl Workload for ProfileWorkload {
         format!("{}/{}", row >> 32, row & 0xFFFF_FFFF)
     }
 
-    fn verifiable(&self) -> Result<(), String> {
+    fn verifiable(&self) -> Result<(), super::ProfileError> {
         let ops = self
             .spec
             .ratio
@@ -525,9 +529,7 @@ impl Workload for ProfileWorkload {
             .iter()
             .map(|(k, w)| (k.name().to_string(), *w))
             .collect();
-        self.profile
-            .check_verifiable(&ops)
-            .map_err(|e| e.to_string())
+        self.profile.check_verifiable(&ops)
     }
 
     fn accumulates(&self) -> bool {
