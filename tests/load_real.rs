@@ -653,10 +653,25 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
     assert_eq!(rampup, [1000, 1000]);
     let main = merged.main_summary().unwrap();
     assert_eq!(main.target_rate_per_s, Some(2000.0));
+    // The merged schedule is the two shards' 1,000 ops/s each, and the shards sent it. The
+    // window counts what completed in it: beyond its own schedule, the warmup's backlog it
+    // caught up (carried over) and the operations in flight when it opened, which a stall at
+    // its start on a loaded host makes hundreds (seen: 2,120 ops/s with 391 carried over).
+    let scheduled = main.scheduled_ops.expect("open loop") as f64;
+    let sent = main.sent_on_schedule.expect("open loop") as f64;
+    let figures = format!(
+        "{} ops/s, {} ok, {sent} of {scheduled} scheduled sent over {} s, {:?} carried over",
+        main.ops_per_s, main.ok, main.measured_s, main.carried_over_ops
+    );
+    eprintln!("loaders merged: {figures}");
     assert!(
-        (main.ops_per_s - 2000.0).abs() < 0.03 * 2000.0,
-        "{} ops/s",
-        main.ops_per_s
+        (scheduled / main.measured_s - 2000.0).abs() < 0.01 * 2000.0,
+        "{figures}"
+    );
+    assert!(sent >= 0.97 * scheduled, "{figures}");
+    assert!(
+        (0.97 * 2000.0..1.1 * 2000.0).contains(&main.ops_per_s),
+        "{figures}"
     );
     assert_eq!(
         main.ok,
