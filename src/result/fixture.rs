@@ -128,6 +128,8 @@ fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
         client_max_rss_bytes: 50 << 20,
         max_backlog: 0,
         max_send_lag_ms: 0.0,
+        send_lag: None,
+        send_lag_histogram_ns: None,
     }
 }
 
