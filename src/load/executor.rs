@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
 
-use super::timer::{COARSE_MARGIN, PreciseTimer};
+use super::timer::PreciseTimer;
 use super::window::{self, Window};
 use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
@@ -378,15 +378,12 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
 const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// Waits until the intended start `at`, unless the phase is stopped first; true when `at`
-/// came. On tokio's wheel until [`COARSE_MARGIN`] before it, then on the precise timer.
+/// came. On the precise timer (which also watches the stop flag) when the phase has one, else
+/// on tokio's wheel.
 async fn wait_for_start<O>(ctx: &Ctx<O>, at: Instant) -> bool {
     let Some(timer) = &ctx.timer else {
         return wait_unless_stopped(ctx, at).await;
     };
-    let coarse = at.checked_sub(COARSE_MARGIN).unwrap_or(at);
-    if !wait_unless_stopped(ctx, coarse).await {
-        return false;
-    }
     timer.wait_until(at.into_std()).await;
     !ctx.stop.load(Ordering::Relaxed)
 }
@@ -537,7 +534,7 @@ impl<O: Operations> Ctx<O> {
         let share = load.share;
         let rate = s.rate;
         let timer = if rate.is_some() && ops.precise_waits() {
-            PreciseTimer::start()
+            PreciseTimer::start(stop.clone())
         } else {
             None
         };

@@ -4,27 +4,28 @@
 //! after its deadline, so an operation left up to a tick (and the driver's wake-up) after its
 //! intended start, and at light load that wait was most of its response time (issue 38: at
 //! 2,000 ops/s against an idle node, response p50 1.11 ms against service p50 0.28 ms). A slot
-//! now sleeps on tokio only until [`COARSE_MARGIN`] before its intended start, then hands the
-//! rest of the wait to this timer: one thread per open-loop phase keeps the slots' deadlines
-//! in a heap and sleeps on a futex until the earliest (an hrtimer; the thread's timer slack
-//! is set to 1 µs, against Linux's default 50 µs), then wakes each slot whose deadline has
-//! passed. Nothing spins: the cost is one futex wake-up of this thread per deadline and one
-//! wake-up of the runtime's thread per send, which a busy runtime takes from its queue.
+//! now waits for its intended start on this timer alone: one thread per open-loop phase keeps
+//! the slots' deadlines in a heap and sleeps on a futex until the earliest (an hrtimer; the
+//! thread's timer slack is set to 1 µs, against Linux's default 50 µs), then wakes each slot
+//! whose deadline has passed. Nothing spins: the cost is one futex wake-up of this thread per
+//! deadline and one wake-up of the runtime's thread per send, which a busy runtime takes from
+//! its queue. The thread also watches the phase's stop flag (at least every [`STOP_POLL`]) and
+//! ends every wait when it is raised.
 //!
-//! A wait never ends before its deadline: the slot's future completes only once the clock
-//! has reached it, whoever woke it.
+//! A wait never ends before its deadline unless the phase stopped: the slot's future
+//! completes only once the clock has reached it, whoever woke it.
 
 use std::collections::BinaryHeap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How long before an intended start a slot stops sleeping on tokio's wheel (which may wake
-/// it up to a tick late) and waits on the precise timer instead.
-pub const COARSE_MARGIN: Duration = Duration::from_millis(2);
+/// How often the timer's thread looks at the stop flag when no deadline comes sooner.
+pub const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// A deadline and the slot to wake at it.
 struct Entry {
@@ -56,10 +57,11 @@ struct State {
     shutdown: bool,
 }
 
-#[derive(Default)]
 struct Shared {
     state: Mutex<State>,
     wake: Condvar,
+    /// The phase's stop flag: raised, every wait ends.
+    stop: Arc<AtomicBool>,
 }
 
 /// The timer thread of one phase; dropping it stops and joins the thread.
@@ -69,10 +71,14 @@ pub struct PreciseTimer {
 }
 
 impl PreciseTimer {
-    /// Starts the timer's thread (None if the thread could not be started: the waits then
-    /// end on tokio's wheel, a tick late at worst).
-    pub fn start() -> Option<PreciseTimer> {
-        let shared = Arc::new(Shared::default());
+    /// Starts the timer's thread, its waits ended early by `stop` (None if the thread could
+    /// not be started: the waits then end on tokio's wheel, a tick late at worst).
+    pub fn start(stop: Arc<AtomicBool>) -> Option<PreciseTimer> {
+        let shared = Arc::new(Shared {
+            state: Mutex::default(),
+            wake: Condvar::new(),
+            stop,
+        });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("cqlbench-send-timer".into())
@@ -84,7 +90,7 @@ impl PreciseTimer {
         })
     }
 
-    /// A future that completes at `at` (at once if it has passed).
+    /// A future that completes at `at` (at once if it has passed), or when the phase stops.
     pub fn wait_until(&self, at: Instant) -> Wait<'_> {
         Wait {
             shared: &self.shared,
@@ -116,7 +122,7 @@ impl Future for Wait<'_> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() >= self.at {
+        if Instant::now() >= self.at || self.shared.stop.load(Ordering::Relaxed) {
             return Poll::Ready(());
         }
         // Registered once per waker: a poll by the same task (woken early by something
@@ -151,7 +157,8 @@ fn run(shared: &Shared) {
             return;
         }
         let now = Instant::now();
-        while st.heap.peek().is_some_and(|e| e.at <= now) {
+        let stopped = shared.stop.load(Ordering::Relaxed);
+        while st.heap.peek().is_some_and(|e| stopped || e.at <= now) {
             due.push(st.heap.pop().expect("peeked").waker);
         }
         if !due.is_empty() {
@@ -161,16 +168,12 @@ fn run(shared: &Shared) {
             st = shared.state.lock().expect("timer lock");
             continue;
         }
-        st = match st.heap.peek().map(|e| e.at) {
-            Some(at) => {
-                shared
-                    .wake
-                    .wait_timeout(st, at.saturating_duration_since(now))
-                    .expect("timer lock")
-                    .0
-            }
-            None => shared.wake.wait(st).expect("timer lock"),
-        };
+        let next = st
+            .heap
+            .peek()
+            .map_or(STOP_POLL, |e| e.at.saturating_duration_since(now))
+            .min(STOP_POLL);
+        st = shared.wake.wait_timeout(st, next).expect("timer lock").0;
     }
 }
 
@@ -190,7 +193,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_wait_never_ends_before_its_deadline_and_the_lag_is_recorded_as_it_is() {
-        let timer = PreciseTimer::start().unwrap();
+        let timer = PreciseTimer::start(Arc::default()).unwrap();
         let t0 = Instant::now();
         let mut lags = Vec::new();
         for i in 1..=200u64 {
@@ -210,7 +213,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn many_waiters_each_wake_at_their_own_deadline_in_any_order_of_registration() {
-        let timer = Arc::new(PreciseTimer::start().unwrap());
+        let timer = Arc::new(PreciseTimer::start(Arc::default()).unwrap());
         let t0 = Instant::now();
         // Registered latest-first: the heap, not the order of arrival, decides.
         let handles: Vec<_> = (0..50u64)
@@ -231,9 +234,32 @@ mod tests {
         timer.wait_until(t0).await;
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_stop_ends_every_wait_within_its_poll() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let timer = Arc::new(PreciseTimer::start(stop.clone()).unwrap());
+        let t0 = Instant::now();
+        let far = t0 + Duration::from_secs(3600);
+        let waits: Vec<_> = (0..3)
+            .map(|_| {
+                let timer = timer.clone();
+                tokio::spawn(async move { timer.wait_until(far).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        stop.store(true, Ordering::Relaxed);
+        for w in waits {
+            w.await.unwrap();
+        }
+        // Within the stop poll, with room for a loaded host.
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        // A wait begun after the stop ends at once.
+        timer.wait_until(far).await;
+    }
+
     #[test]
     fn dropping_the_timer_stops_its_thread_with_waits_still_registered() {
-        let timer = PreciseTimer::start().unwrap();
+        let timer = PreciseTimer::start(Arc::default()).unwrap();
         let waker = futures::task::noop_waker();
         let mut cx = Context::from_waker(&waker);
         let mut w = Box::pin(timer.wait_until(Instant::now() + Duration::from_secs(3600)));
