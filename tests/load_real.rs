@@ -140,6 +140,8 @@ fn data_is_a_function_of_the_cycle_and_results_are_complete(
     let main = r.main_summary().unwrap();
     assert_eq!(main.ok + main.errors, 3000);
     assert_eq!(main.errors, 0);
+    // A closed loop has no schedule to be late against: no send lag.
+    assert!(main.send_lag.is_none() && main.send_lag_histogram_ns.is_none());
     let reads = main.by_op[&OpKind::Read].ok;
     assert!(
         (1200..1800).contains(&reads),
@@ -258,6 +260,35 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
         (9_800..=10_000).contains(&(s.ok + s.errors)),
         "{} ops of 10,000 intended",
         s.ok + s.errors
+    );
+    // The wait in the client is the send lag: every operation's, recorded; its tail holds
+    // the pause as the response time's does, its median stays under the response time's,
+    // and its maximum is the one the intervals saw.
+    let lag = s.send_lag.expect("an open loop records its send lag");
+    eprintln!(
+        "paused node: send lag p50 {:.3} ms, p99.9 {:.1} ms, max {:.1} ms",
+        lag.p50_ms, lag.p999_ms, lag.max_ms
+    );
+    assert_eq!(lag.count, s.ok + s.errors);
+    assert!(lag.p999_ms >= 1000.0, "send lag p99.9 {} ms", lag.p999_ms);
+    assert!(lag.p50_ms <= s.all.response.p50_ms, "{lag:?}");
+    assert!(
+        (lag.max_ms - s.max_send_lag_ms).abs() <= 0.01 * s.max_send_lag_ms,
+        "{} vs {}",
+        lag.max_ms,
+        s.max_send_lag_ms
+    );
+    let h = cqlbench::stats::decode(s.send_lag_histogram_ns.as_ref().unwrap()).unwrap();
+    assert_eq!(h.len(), lag.count);
+    // Per interval too: the intervals of the pause have a send-lag p99 of a second or more.
+    let main = r.phases.iter().find(|p| p.name == "main").unwrap();
+    assert!(
+        main.intervals.iter().any(|i| i.send_lag_p99_ms >= 500.0),
+        "{:?}",
+        main.intervals
+            .iter()
+            .map(|i| i.send_lag_p99_ms)
+            .collect::<Vec<_>>()
     );
 }
 

@@ -65,6 +65,9 @@ pub(super) fn load_event(e: &Event, quiet: bool, st: &mut State) -> String {
                     o.response_p50_ms, o.response_p99_ms
                 );
             }
+            if r.send_lag_p99_ms > 0.0 {
+                let _ = write!(line, "  send lag p99 {:.2}", r.send_lag_p99_ms);
+            }
             line.push_str(" ms");
             if r.errors > 0 {
                 let _ = write!(line, "  errors {}", r.errors);
@@ -108,6 +111,9 @@ pub fn final_text(r: &RunResult) -> String {
         return "no main-phase result\n".into();
     };
     let mut out = format!("\n{}", summary_table(s).text());
+    if s.send_lag.is_some() {
+        out.push_str(WHICH_FIGURE);
+    }
     out.push_str(&totals(s));
     if let Some(m) = &r.metrics {
         let missing: Vec<String> = m
@@ -139,7 +145,11 @@ pub fn final_text(r: &RunResult) -> String {
     out
 }
 
-/// Response and service time per operation (and of all), in milliseconds.
+/// What the open loop's three figures mean (README's "Which latency figure to quote").
+pub const WHICH_FIGURE: &str = "response time counts from each operation's intended start: what a user of the cluster sees at this offered rate, the client's own waiting included; service time counts from the actual send; send lag is how late the client sent (response = send lag + service, per operation): where it is close to the gap between response and service time, that gap is the client's, not the cluster's\n";
+
+/// Response and service time per operation (and of all), then the send lag of all (open
+/// loop), in milliseconds.
 pub fn summary_table(s: &PhaseSummary) -> Table {
     let header = ["operation", "time", "ops/s", "errors"]
         .into_iter()
@@ -170,6 +180,16 @@ pub fn summary_table(s: &PhaseSummary) -> Table {
             row.extend(p.values().iter().map(|v| format!("{v:.2}")));
             table.rows.push(row);
         }
+    }
+    if let Some(lag) = &s.send_lag {
+        let mut row = vec![
+            "all".to_string(),
+            "send lag".to_string(),
+            String::new(),
+            String::new(),
+        ];
+        row.extend(lag.values().iter().map(|v| format!("{v:.2}")));
+        table.rows.push(row);
     }
     table
 }
@@ -368,5 +388,39 @@ mod tests {
             text.contains(&format!("throughput {:.0} ops/s", s.ops_per_s)),
             "{text}"
         );
+        // A closed loop (or an old result) has no send lag: no row, no statement about it.
+        assert!(!text.contains("send lag"), "{text}");
+    }
+
+    #[test]
+    fn an_open_loop_shows_its_send_lag_under_response_and_service_and_says_which_is_which() {
+        let mut r = crate::result::fixture::run(
+            "lab",
+            &crate::result::fixture::RunShape {
+                rate_per_s: Some(2000.0),
+                ..Default::default()
+            },
+        );
+        let mut lags = crate::stats::new_histogram();
+        for us in [30u64, 40, 50, 60, 900] {
+            crate::stats::record(&mut lags, us * 1_000);
+        }
+        let main = r
+            .phases
+            .iter_mut()
+            .rev()
+            .find(|p| p.name == "main")
+            .unwrap();
+        main.summary.as_mut().unwrap().set_send_lag(Some(&lags));
+        let text = final_text(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        let lag_row = lines.iter().position(|l| l.contains("send lag")).unwrap();
+        // Right under the last service row (of all operations), with the lags' p50 and max.
+        assert!(lines[lag_row - 1].contains(" service "), "{text}");
+        let cells: Vec<&str> = lines[lag_row].split_whitespace().collect();
+        assert_eq!(cells[..3], ["all", "send", "lag"], "{text}");
+        assert_eq!(cells[3], "0.05", "p50: {text}");
+        assert_eq!(cells.last(), Some(&"0.90"), "max: {text}");
+        assert!(text.contains(WHICH_FIGURE), "{text}");
     }
 }

@@ -11,6 +11,12 @@
 //! The executor runs any [`Operations`]: the real one is a workload on a driver session; the
 //! tests below run fake ones on tokio's paused clock.
 //!
+//! Open loop, a slot holding an operation due later sleeps on tokio's timer wheel until
+//! shortly before its intended start, then on the phase's [`PreciseTimer`] (a thread of its
+//! own, microsecond resolution) for the rest: sent on tokio's wheel alone, an operation left
+//! up to a millisecond tick late, and at light load that wait was most of its response time.
+//! Every operation's send lag (actual send − intended start) is recorded in a histogram.
+//!
 //! The client timeout (`--timeout`) is enforced here rather than by the driver: the driver
 //! arms one tokio timer per request (registered, re-registered and removed from the timer
 //! wheel for every operation), while a worker scans its few request slots on a coarse tick
@@ -33,6 +39,7 @@ use tokio::sync::mpsc;
 // tokio's clock: the same as std's in a real run, and one a test can pause and advance.
 use tokio::time::Instant;
 
+use super::timer::PreciseTimer;
 use super::window::{self, Window};
 use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
@@ -99,6 +106,12 @@ pub trait Operations: Send + Sync + 'static {
         rampup: bool,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
     fn kind_of(e: &Self::Error) -> ErrorKind;
+
+    /// Whether open-loop waits end on the [`PreciseTimer`], which keeps std's clock (real
+    /// operations); fakes on tokio's paused clock say no, and wait on tokio's wheel alone.
+    fn precise_waits(&self) -> bool {
+        true
+    }
 }
 
 /// Shared, read-mostly state of a phase.
@@ -126,6 +139,8 @@ struct Ctx<O> {
     stop: Arc<AtomicBool>,
     too_many_errors: AtomicBool,
     timeout: Duration,
+    /// Open loop: ends the waits for intended starts (None: tokio's wheel alone).
+    timer: Option<PreciseTimer>,
 }
 
 impl<O> Ctx<O> {
@@ -280,6 +295,9 @@ impl WorkerStats {
             self.carried_over.fetch_add(1, Ordering::Relaxed);
         }
         let mut snap = self.snap.lock().expect("stats lock");
+        if ctx.rate.is_some() {
+            snap.record_send_lag(d.sent.saturating_duration_since(d.intended).as_nanos() as u64);
+        }
         if d.kind.writes() {
             let outcome = match d.result {
                 Ok(()) => Outcome::Acked,
@@ -316,17 +334,12 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
         let sent = if intended > now {
             // A slot may hold an operation due seconds ahead (up to max-in-flight ÷ rate): a
             // stop while it waits ends the slot there, unsent.
-            if !wait_unless_stopped(ctx, intended).await {
+            if !wait_for_start(ctx, intended).await {
                 ctx.mark_ended(Instant::now());
                 break;
             }
             Instant::now()
         } else {
-            if ctx.rate.is_some() {
-                let lag = now.duration_since(intended).as_nanos() as u64;
-                let mut snap = stats.snap.lock().expect("stats lock");
-                snap.max_send_lag_ns = snap.max_send_lag_ns.max(lag);
-            }
             now
         };
         ctx.sent.fetch_add(1, Ordering::Relaxed);
@@ -363,6 +376,17 @@ async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTime
 
 /// How often a slot waiting for an operation's intended start looks at the stop flag.
 const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// Waits until the intended start `at`, unless the phase is stopped first; true when `at`
+/// came. On the precise timer (which also watches the stop flag) when the phase has one, else
+/// on tokio's wheel.
+async fn wait_for_start<O>(ctx: &Ctx<O>, at: Instant) -> bool {
+    let Some(timer) = &ctx.timer else {
+        return wait_unless_stopped(ctx, at).await;
+    };
+    timer.wait_until(at.into_std()).await;
+    !ctx.stop.load(Ordering::Relaxed)
+}
 
 /// Waits until `at`, unless the phase is stopped first (checked every [`STOP_POLL`]); true
 /// when `at` came.
@@ -498,7 +522,7 @@ impl Schedule {
     }
 }
 
-impl<O> Ctx<O> {
+impl<O: Operations> Ctx<O> {
     fn new(
         ops: Arc<O>,
         load: &LoadSpec,
@@ -509,6 +533,11 @@ impl<O> Ctx<O> {
     ) -> Ctx<O> {
         let share = load.share;
         let rate = s.rate;
+        let timer = if rate.is_some() && ops.precise_waits() {
+            PreciseTimer::start(stop.clone())
+        } else {
+            None
+        };
         Ctx {
             ops,
             rampup,
@@ -537,6 +566,7 @@ impl<O> Ctx<O> {
             stop,
             too_many_errors: AtomicBool::new(false),
             timeout: Duration::from_secs_f64(load.timeout_s),
+            timer,
         }
     }
 }
@@ -767,6 +797,10 @@ mod tests {
         fn kind_of(e: &ErrorKind) -> ErrorKind {
             *e
         }
+
+        fn precise_waits(&self) -> bool {
+            false
+        }
     }
 
     fn open(rate_per_s: f64, max_in_flight: usize, secs: f64, warmup_s: f64) -> LoadSpec {
@@ -792,6 +826,8 @@ mod tests {
     struct Recording {
         t0: Instant,
         sent: std::sync::Mutex<Vec<(u64, Duration)>>,
+        /// On a real clock: waits end on the precise timer.
+        precise: bool,
     }
 
     impl Operations for Recording {
@@ -815,6 +851,10 @@ mod tests {
         fn kind_of(e: &ErrorKind) -> ErrorKind {
             *e
         }
+
+        fn precise_waits(&self) -> bool {
+            self.precise
+        }
     }
 
     #[tokio::test(start_paused = true)]
@@ -824,6 +864,7 @@ mod tests {
             let ops = Arc::new(Recording {
                 t0: Instant::now(),
                 sent: Default::default(),
+                precise: false,
             });
             let out = run_phase(
                 ops.clone(),
@@ -928,6 +969,73 @@ mod tests {
             intervals.iter().all(|i| i.3 == 0),
             "no backlog: {intervals:?}"
         );
+        // Each operation sent at its intended start (the clock is exact): a lag per
+        // operation, every one at the histogram's 1 µs floor.
+        assert_eq!(o.measured.send_lag.len(), 200);
+        let lag = &o.measured.send_lag;
+        assert!(lag.equivalent(lag.max(), 1_000), "{}", lag.max());
+        assert_eq!(o.measured.max_send_lag_ns, 0);
+    }
+
+    /// On a real clock, with the precise timer: no operation leaves before its intended
+    /// start, and each one's lag is recorded. (How late they leave depends on the machine:
+    /// `bench/send_lag.py` measures it.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn on_a_real_clock_no_operation_is_sent_before_its_intended_start() {
+        let ops = Arc::new(Recording {
+            t0: Instant::now(),
+            sent: Default::default(),
+            precise: true,
+        });
+        let load = open(1000.0, 64, 0.5, 0.0);
+        let o = run_phase(
+            ops.clone(),
+            &load,
+            false,
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await;
+        let sent = ops.sent.lock().unwrap().clone();
+        assert_eq!(sent.len(), 500);
+        for (cycle, at) in &sent {
+            // Operation i (cycle i) is intended for i ms after the phase's start, which is
+            // after the recorder's t0.
+            let intended = Duration::from_millis(*cycle);
+            assert!(*at >= intended, "cycle {cycle} sent at {at:?}");
+        }
+        assert_eq!(o.measured.send_lag.len(), 500);
+        let max = o.measured.max_send_lag_ns;
+        assert!(
+            o.measured
+                .send_lag
+                .equivalent(o.measured.send_lag.max(), max.max(1_000))
+        );
+    }
+
+    /// A stop ends a real-clock open loop within its stop poll, the precise timer's waits
+    /// included.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn on_a_real_clock_a_stop_ends_the_waits_for_intended_starts() {
+        let ops = Arc::new(Recording {
+            t0: Instant::now(),
+            sent: Default::default(),
+            precise: true,
+        });
+        let load = open(100.0, 1024, 30.0, 0.0);
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            s.store(true, Ordering::Relaxed);
+        });
+        let t0 = Instant::now();
+        let o = run_phase(ops, &load, false, stop, |_| {}).await;
+        let took = t0.elapsed();
+        assert!(took < Duration::from_millis(1_500), "ended after {took:?}");
+        assert_eq!(o.reason, StopReason::Interrupted);
+        // About 30 due in the first 300 ms (more if the machine was slow to stop).
+        assert!((25..=100).contains(&o.issued), "{}", o.issued);
     }
 
     #[tokio::test(start_paused = true)]
@@ -1006,6 +1114,16 @@ mod tests {
             intervals.iter().any(|i| i.3 > 50),
             "backlog grows: {intervals:?}"
         );
+        // The send lag is the queue: response time = send lag + service time, operation by
+        // operation, so (the service time constant) their percentiles 20 ms apart.
+        assert_eq!(o.measured.send_lag.len(), w.ok);
+        for q in [0.5, 0.9, 0.99] {
+            let (r, l) = (ms(&w.response, q), ms(&o.measured.send_lag, q));
+            assert!(
+                (r - l - 20.0).abs() < 0.01 * r,
+                "q {q}: response {r} lag {l}"
+            );
+        }
         // Nothing is dropped: every scheduled operation ran, the drain took the rest.
         assert_eq!(o.issued, 300);
         assert!(o.window.drain_s > 2.0, "{:?}", o.window);

@@ -9,6 +9,7 @@ pub mod executor;
 mod phase;
 pub mod recorder;
 pub mod session;
+pub mod timer;
 pub mod window;
 
 use std::path::PathBuf;

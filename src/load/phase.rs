@@ -326,7 +326,7 @@ fn summarize(
     let threads = load.threads.clamp(1, cores) as f64;
     let measured: Vec<&IntervalRecord> = intervals.iter().filter(|i| i.after_warmup()).collect();
     let all_ops_per_s = in_window(&all, &o.drain.all());
-    PhaseSummary {
+    let mut summary = PhaseSummary {
         measured_s: secs,
         ok: all.ok,
         errors: all.error_count(),
@@ -358,5 +358,9 @@ fn summarize(
             .iter()
             .map(|i| i.max_send_lag_ms)
             .fold(0.0, f64::max),
-    }
+        send_lag: None,
+        send_lag_histogram_ns: None,
+    };
+    summary.set_send_lag(target.map(|_| &o.measured.send_lag));
+    summary
 }

@@ -104,7 +104,7 @@ fn intervals(shape: &RunShape) -> (Vec<IntervalRecord>, Snapshot) {
 /// The main phase's summary over the `measured` window of a run shaped like `shape`.
 fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
     let secs = (shape.intervals - shape.warmup) as f64;
-    PhaseSummary {
+    let mut s = PhaseSummary {
         measured_s: secs,
         ok: measured.ok(),
         errors: 0,
@@ -128,7 +128,18 @@ fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
         client_max_rss_bytes: 50 << 20,
         max_backlog: 0,
         max_send_lag_ms: 0.0,
+        send_lag: None,
+        send_lag_histogram_ns: None,
+    };
+    // An open-loop client sends most operations within 60 µs of their intended start.
+    if shape.rate_per_s.is_some() {
+        let mut lag = hdrhistogram::Histogram::<u64>::new(3).expect("3 significant figures");
+        lag.record_n(60_000, 98).expect("in range");
+        lag.record_n(250_000, 2).expect("in range");
+        s.max_send_lag_ms = 0.25;
+        s.set_send_lag(Some(&lag));
     }
+    s
 }
 
 /// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.

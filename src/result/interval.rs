@@ -37,6 +37,13 @@ pub struct IntervalRecord {
     /// Open loop: operations whose intended start had passed but were not yet sent.
     pub backlog: u64,
     pub max_send_lag_ms: f64,
+    /// Open loop: the interval's send lag (actual send − intended start) at p50 and p99,
+    /// all kinds together (0 in closed loop). A shard merge keeps the largest shard's: an
+    /// upper bound, not the merged percentile (the HDR log holds no send-lag histograms).
+    #[serde(default)]
+    pub send_lag_p50_ms: f64,
+    #[serde(default)]
+    pub send_lag_p99_ms: f64,
     /// CPU time (user + system) the client used in the interval.
     pub client_cpu_s: f64,
     /// The interval's errors by kind (all operations).
@@ -100,6 +107,7 @@ impl IntervalRecord {
             })
             .collect();
         let secs = (end_s - start_s).max(1e-9);
+        let lag = Percentiles::of(&s.send_lag);
         IntervalRecord {
             start_s,
             end_s,
@@ -111,6 +119,8 @@ impl IntervalRecord {
             by_op,
             backlog,
             max_send_lag_ms: s.max_send_lag_ns as f64 / 1e6,
+            send_lag_p50_ms: lag.p50_ms,
+            send_lag_p99_ms: lag.p99_ms,
             client_cpu_s,
             errors_by_kind: s.all().errors,
         }

@@ -78,6 +78,25 @@ pub struct PhaseSummary {
     pub client_max_rss_bytes: u64,
     pub max_backlog: u64,
     pub max_send_lag_ms: f64,
+    /// Open loop: how late the client sent each operation of the window (actual send −
+    /// intended start), all kinds together. Response time = send lag + service time, per
+    /// operation: a send lag near the gap between response and service time means that gap
+    /// is the client's, not the cluster's. None in closed loop and in results written before
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag: Option<Percentiles>,
+    /// The send lags as an HDR histogram (V2-deflate, base64, nanoseconds): a shard merge
+    /// adds them, so the merged percentiles are exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_histogram_ns: Option<String>,
+}
+
+impl PhaseSummary {
+    /// Sets the send-lag figures from the window's histogram (None: not recorded).
+    pub fn set_send_lag(&mut self, h: Option<&hdrhistogram::Histogram<u64>>) {
+        self.send_lag = h.map(Percentiles::of);
+        self.send_lag_histogram_ns = h.map(encode);
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

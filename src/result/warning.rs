@@ -345,6 +345,8 @@ mod tests {
             client_max_rss_bytes: 0,
             max_backlog: 0,
             max_send_lag_ms: 0.0,
+            send_lag: None,
+            send_lag_histogram_ns: None,
         }
     }
 

@@ -311,6 +311,8 @@ fn summed(ivs: &[ShardInterval]) -> IntervalRecord {
         by_op: BTreeMap::new(),
         backlog: 0,
         max_send_lag_ms: 0.0,
+        send_lag_p50_ms: 0.0,
+        send_lag_p99_ms: 0.0,
         client_cpu_s: 0.0,
         errors_by_kind: BTreeMap::new(),
     };
@@ -320,6 +322,9 @@ fn summed(ivs: &[ShardInterval]) -> IntervalRecord {
         rec.ops_per_s += iv.ops_per_s;
         rec.backlog += iv.backlog;
         rec.max_send_lag_ms = rec.max_send_lag_ms.max(iv.max_send_lag_ms);
+        // The largest shard's: an upper bound of the merged percentiles (no histogram here).
+        rec.send_lag_p50_ms = rec.send_lag_p50_ms.max(iv.send_lag_p50_ms);
+        rec.send_lag_p99_ms = rec.send_lag_p99_ms.max(iv.send_lag_p99_ms);
         rec.client_cpu_s += iv.client_cpu_s;
         for (kind, n) in &iv.errors_by_kind {
             *rec.errors_by_kind.entry(*kind).or_default() += n;
@@ -381,7 +386,7 @@ mod tests {
     use crate::stats::Snapshot;
 
     /// Shard `index` of 2 of run "r1": 10 one-second intervals of `per_s` writes whose
-    /// response times are `latency(k, j)` ms (service time: 80% of it).
+    /// response times are `latency(k, j)` ms (service time: 80% of it, send lag the rest).
     fn shard(index: u64, per_s: u64, latency: impl Fn(u64, u64) -> f64) -> ShardInput {
         let mut r = fixture::run("lab", &fixture::RunShape::default());
         let offset = 0.25 + index as f64 * 0.5;
@@ -393,6 +398,7 @@ mod tests {
             for j in 0..per_s {
                 let ns = (latency(k, j) * 1e6) as u64;
                 snap.record_ok(OpKind::Write, ns, ns * 8 / 10);
+                snap.record_send_lag(ns - ns * 8 / 10);
             }
             let start = k as f64;
             let o = snap.op(OpKind::Write);
@@ -439,6 +445,8 @@ mod tests {
         )]
         .into();
         s.all = OpSummary::of(&measured.all(), 10.0);
+        s.set_send_lag(Some(&measured.send_lag));
+        s.max_send_lag_ms = measured.max_send_lag_ns as f64 / 1e6;
         r.shard = Some(ShardOf {
             run_id: "r1".into(),
             index,
@@ -499,6 +507,22 @@ mod tests {
             + shards[1].result.main_summary().unwrap().all.response.p50_ms)
             / 2.0;
         assert!(p50_avg > 2.0 * want.p50_ms, "{p50_avg} vs {}", want.p50_ms);
+        // The send lags likewise: the shards' histograms added, so their percentiles exact.
+        let mut lags = new_histogram();
+        for k in 0..10 {
+            let fast_ns = (0..900).map(|j| (fast(k, j) * 1e6) as u64);
+            let slow_ns = (0..100).map(|j| (slow(k, j) * 1e6) as u64);
+            for ns in fast_ns.chain(slow_ns) {
+                crate::stats::record(&mut lags, ns - ns * 8 / 10);
+            }
+        }
+        let want_lag = Percentiles::of(&lags);
+        let got_lag = main.send_lag.unwrap();
+        assert_eq!(got_lag.count, 10_000);
+        for (g, w) in got_lag.values().iter().zip(want_lag.values()) {
+            assert!((g - w).abs() <= w * 1e-3, "{got_lag:?} vs {want_lag:?}");
+        }
+        assert!(main.send_lag_histogram_ns.is_some());
 
         // Per interval too: summed throughput, histograms added from the HDR logs.
         let p = &merged.phases[0];
@@ -549,6 +573,21 @@ mod tests {
             merged.phases[0].load.mode,
             LoadMode::Open { rate_per_s, max_in_flight: 1024 } if rate_per_s == 1_000.0
         ));
+    }
+
+    #[test]
+    fn a_shard_without_send_lags_leaves_the_merged_send_lag_out_rather_than_partial() {
+        let mut shards = vec![shard(0, 100, fast), shard(1, 100, fast)];
+        let lone = shards[0].result.main_summary().unwrap().send_lag.unwrap();
+        // Shard 1 as a result written before send lags were recorded.
+        let s1 = shards[1].result.phases[0].summary.as_mut().unwrap();
+        s1.set_send_lag(None);
+        let (merged, _) = merge(&mut shards).unwrap();
+        let main = merged.main_summary().unwrap();
+        assert!(main.send_lag.is_none() && main.send_lag_histogram_ns.is_none());
+        // The largest lag is still the shards' largest.
+        assert!(main.max_send_lag_ms > 0.0);
+        assert!(lone.count == 1_000);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::error::Invalid;
 use crate::result::{IntervalRecord, OpSummary, PhaseSummary};
 use crate::spec::OpKind;
 use crate::stats::{Percentiles, decode, encode, new_histogram};
+use hdrhistogram::Histogram;
 
 /// The shards' summaries of one phase as one; `intervals` are the merged phase's.
 pub(super) fn merge_summaries(
@@ -49,7 +50,8 @@ pub(super) fn merge_summaries(
     let ops_per_s: f64 = s.iter().map(|x| x.ops_per_s).sum();
     let scheduled_ops = opt_sum(|x| x.scheduled_ops);
     let sent_on_schedule = opt_sum(|x| x.sent_on_schedule);
-    Ok(PhaseSummary {
+    let send_lag = merge_send_lag(s)?;
+    let mut merged = PhaseSummary {
         measured_s,
         ok: sum(|x| x.ok),
         errors: sum(|x| x.errors),
@@ -82,7 +84,25 @@ pub(super) fn merge_summaries(
             .max()
             .unwrap_or(0),
         max_send_lag_ms: s.iter().map(|x| x.max_send_lag_ms).fold(0.0, f64::max),
-    })
+        send_lag: None,
+        send_lag_histogram_ns: None,
+    };
+    merged.set_send_lag(send_lag.as_ref());
+    Ok(merged)
+}
+
+/// The shards' send lags added into one histogram (so its percentiles are exact); None
+/// unless every shard recorded them (closed loop, or a shard's result written before they
+/// were).
+fn merge_send_lag(s: &[&PhaseSummary]) -> Result<Option<Histogram<u64>>, Invalid> {
+    let mut merged = new_histogram();
+    for x in s {
+        let Some(h) = &x.send_lag_histogram_ns else {
+            return Ok(None);
+        };
+        add_into(&mut merged, &decode(h)?, "a phase's send lag")?;
+    }
+    Ok(Some(merged))
 }
 
 /// One operation kind (or all) over the shards: counts and throughputs summed, histograms added.

@@ -210,7 +210,7 @@ impl OpStats {
 }
 
 /// Per-operation statistics of one worker or of all workers merged.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Snapshot {
     /// The built-in kinds: write, read, range.
     pub ops: [OpStats; 3],
@@ -218,8 +218,23 @@ pub struct Snapshot {
     pub named: Vec<(OpKind, OpStats)>,
     /// Largest delay between an operation's intended start and its actual send.
     pub max_send_lag_ns: u64,
+    /// Open loop: every operation's send lag (actual send − intended start), all kinds
+    /// together (a lag below the histogram's 1 µs floor is recorded as 1 µs).
+    pub send_lag: Histogram<u64>,
     /// Write cycles by outcome (the acknowledged-write ledger's share of this snapshot).
     pub writes: crate::stats::writes::Writes,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot {
+            ops: Default::default(),
+            named: Vec::new(),
+            max_send_lag_ns: 0,
+            send_lag: new_histogram(),
+            writes: Default::default(),
+        }
+    }
 }
 
 /// The statistics of a kind no operation of which was seen.
@@ -271,6 +286,13 @@ impl Snapshot {
         s.ok += 1;
     }
 
+    /// Records how late one operation was sent after its intended start (open loop).
+    #[inline]
+    pub fn record_send_lag(&mut self, lag_ns: u64) {
+        record(&mut self.send_lag, lag_ns);
+        self.max_send_lag_ns = self.max_send_lag_ns.max(lag_ns);
+    }
+
     pub fn record_error(&mut self, k: OpKind, e: ErrorKind) {
         *self.op_mut(k).errors.entry(e).or_default() += 1;
     }
@@ -292,12 +314,16 @@ impl Snapshot {
             self.op_mut(*k).add(b);
         }
         self.max_send_lag_ns = self.max_send_lag_ns.max(other.max_send_lag_ns);
+        self.send_lag
+            .add(&other.send_lag)
+            .expect("same histogram bounds");
     }
 
     pub fn reset(&mut self) {
         self.ops.iter_mut().for_each(OpStats::reset);
         self.named.iter_mut().for_each(|(_, s)| s.reset());
         self.max_send_lag_ns = 0;
+        self.send_lag.reset();
         self.writes.clear();
     }
 
@@ -385,16 +411,24 @@ mod tests {
         b.record_ok(OpKind::Read, 2_000_000, 2_000_000);
         b.record_error(OpKind::Read, ErrorKind::Unavailable);
         b.max_send_lag_ns = 7;
+        a.record_send_lag(40_000);
+        b.record_send_lag(3_000_000);
+        b.record_send_lag(500);
         a.add(&b);
         assert_eq!(a.op(OpKind::Write).ok, 2);
         assert_eq!(a.op(OpKind::Write).response.len(), 2);
         assert_eq!(a.errors(), 1);
         assert_eq!(a.ok(), 3);
-        assert_eq!(a.max_send_lag_ns, 7);
+        // The largest lag, and every lag in the histogram (the one under 1 µs clamped to it).
+        assert_eq!(a.max_send_lag_ns, 3_000_000);
+        assert_eq!(a.send_lag.len(), 3);
+        assert!(a.send_lag.equivalent(a.send_lag.min(), 1_000));
         assert_eq!(a.kinds(), vec![OpKind::Write, OpKind::Read]);
         assert_eq!(a.all().response.len(), 3);
         a.reset();
         assert_eq!(a.ok(), 0);
+        assert!(a.send_lag.is_empty());
+        assert_eq!(a.max_send_lag_ns, 0);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub const SUMMARY_TITLE: &str = "Runs (latency in ms)";
 /// The title of the settings table.
 pub const SETTINGS_TITLE: &str = "Run settings and host CPU";
 /// What the two kinds of latency in the runs table are, in one line.
-pub const LEGEND: &str = "response time (resp) = from the intended start, includes queueing (coordinated omission corrected); service time (svc) = from the actual send; in closed loop the two coincide";
+pub const LEGEND: &str = "response time (resp) = from the intended start, includes queueing (coordinated omission corrected); service time (svc) = from the actual send; in closed loop the two coincide; send lag = how late the open-loop client sent against its schedule (its p99; response includes it)";
 
 /// The legend that goes under `table`: [`LEGEND`] under the runs table.
 pub fn legend_of(table: &Table) -> Option<&'static str> {
@@ -173,6 +173,9 @@ pub struct RunRow {
     pub errors: u64,
     pub response: Percentiles,
     pub service: Percentiles,
+    /// How late the open-loop client sent against its schedule (none in closed loop, and in
+    /// results from before send lag was recorded).
+    pub send_lag: Option<Percentiles>,
     /// The latency spectra of the run's own histograms: (percentile, ms), see [`spectrum`].
     pub response_spectrum: Vec<(f64, f64)>,
     pub service_spectrum: Vec<(f64, f64)>,
@@ -217,6 +220,7 @@ impl RunRow {
             errors: summary.errors,
             response: summary.all.response,
             service: summary.all.service,
+            send_lag: summary.send_lag,
             response_spectrum: spectrum_of(&summary.all.response_histogram_ns)?,
             service_spectrum: spectrum_of(&summary.all.service_histogram_ns)?,
             settings: Settings::of(run),
@@ -270,7 +274,7 @@ macro_rules! ms {
 }
 
 /// The runs table's columns, after the run's number.
-pub const SUMMARY_COLUMNS: [Column<RunRow>; 14] = [
+pub const SUMMARY_COLUMNS: [Column<RunRow>; 15] = [
     Column {
         key: "env",
         label: "env",
@@ -313,6 +317,12 @@ pub const SUMMARY_COLUMNS: [Column<RunRow>; 14] = [
     ms!("svc p50", service, p50_ms),
     ms!("svc p99", service, p99_ms),
     ms!("svc p99.9", service, p999_ms),
+    Column {
+        key: "send lag p99",
+        label: "send lag p99",
+        decimals: 2,
+        get: |r| Cell::Num(r.send_lag.map(|l| l.p99_ms)),
+    },
     Column {
         key: "errors",
         label: "errors",
