@@ -96,6 +96,8 @@ pub struct RunTimeline {
     pub events: Vec<crate::result::fault::FaultEvent>,
     /// The run's verification (`cqlbench verify`), when there is one.
     pub verify: Option<VerifyResult>,
+    /// `--verify`: what its reads showed when compared with the generator.
+    pub reads_verified: Option<crate::result::verify::ReadsVerified>,
     /// The shards it was merged from, when it was.
     pub merged: Option<crate::result::Merged>,
 }
@@ -201,6 +203,7 @@ impl ScenarioGroup {
         out.extend(self.runs.iter().filter_map(RunTimeline::shard_table));
         let runs: Vec<&RunTimeline> = self.runs.iter().collect();
         out.extend(verification::verify_table(&self.scenario, &runs));
+        out.extend(verification::reads_table(&self.scenario, &runs));
         out
     }
 }

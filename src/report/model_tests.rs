@@ -685,3 +685,59 @@ fn a_verification_beside_a_run_goes_with_it_however_its_path_was_spelled() {
         report.notes
     );
 }
+
+#[test]
+fn reads_compared_under_verify_are_shown_with_the_reasons_others_were_not() {
+    use crate::result::verify::{ReadsVerified, Unchecked};
+    let (Input::Run { mut result, path }, _) = faulted_run() else {
+        unreachable!()
+    };
+    result.reads_verified = Some(ReadsVerified {
+        reads_checked: 5_033,
+        rows_checked: 5_033,
+        reads_unchecked: 15_048,
+        mismatches: 0,
+        first: vec![],
+        unchecked: [(
+            "read".to_string(),
+            [
+                (Unchecked::NotYetWritten, 48),
+                (Unchecked::NoRowRequired, 15_000),
+            ]
+            .into(),
+        )]
+        .into(),
+    });
+    let report = Report::build(&[Input::Run { result, path }]).unwrap();
+    let tables = report.tables();
+    let t = tables
+        .iter()
+        .find(|t| {
+            t.title
+                .starts_with("Reads compared with the generator (--verify)")
+        })
+        .expect("a reads table");
+    assert_eq!(t.header[1], "lab (lab-faults.json)");
+    let row = |label: &str| {
+        t.rows
+            .iter()
+            .find(|r| r[0] == label)
+            .map(|r| r[1].clone())
+            .unwrap_or_else(|| panic!("no row {label}: {:?}", t.rows))
+    };
+    assert_eq!(row("reads compared"), "5,033");
+    assert_eq!(row("reads not compared"), "15,048");
+    assert_eq!(row("mismatches"), "0");
+    assert_eq!(
+        row(&format!("  read: {}", Unchecked::NoRowRequired.describe())),
+        "15,000"
+    );
+    assert_eq!(
+        row(&format!("  read: {}", Unchecked::NotYetWritten.describe())),
+        "48"
+    );
+    // The page shows it too.
+    let html = super::html::render(&report);
+    assert!(html.contains("Reads compared with the generator"));
+    assert!(html.contains(Unchecked::NoRowRequired.describe()));
+}

@@ -258,6 +258,7 @@ impl RunTimeline {
             },
             events: result.events.clone(),
             verify: None,
+            reads_verified: result.reads_verified.clone(),
             merged: result.merged.clone(),
         }
     }

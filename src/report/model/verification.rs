@@ -1,8 +1,80 @@
-//! The verifications of a scenario's runs (`cqlbench verify`): acknowledged writes read back.
+//! The verifications of a scenario's runs: acknowledged writes read back (`cqlbench verify`),
+//! and reads compared with the generator during the run (`--verify`).
 
 use super::RunTimeline;
 use crate::format::Table;
 use crate::result::VerifyResult;
+use crate::result::verify::{ReadsVerified, Unchecked};
+
+/// The column header of a run: `ec2 (run-1.json)`.
+fn run_header(r: &RunTimeline) -> String {
+    format!(
+        "{} ({})",
+        r.env,
+        r.path.file_name().unwrap_or_default().to_string_lossy()
+    )
+}
+
+/// `--verify` runs of a group, runs as columns: reads compared, mismatches, and the reads not
+/// compared by operation and reason.
+pub(super) fn reads_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table> {
+    let verified: Vec<(&RunTimeline, &ReadsVerified)> = runs
+        .iter()
+        .filter_map(|r| r.reads_verified.as_ref().map(|v| (*r, v)))
+        .collect();
+    if verified.is_empty() {
+        return None;
+    }
+    let count = |v: u64| crate::format::cell(Some(v as f64), 0);
+    let mut rows: Vec<Vec<String>> = vec![
+        std::iter::once("reads compared".to_string())
+            .chain(verified.iter().map(|(_, v)| count(v.reads_checked)))
+            .collect(),
+        std::iter::once("rows compared".to_string())
+            .chain(verified.iter().map(|(_, v)| count(v.rows_checked)))
+            .collect(),
+        std::iter::once("mismatches".to_string())
+            .chain(verified.iter().map(|(_, v)| count(v.mismatches)))
+            .collect(),
+        std::iter::once("reads not compared".to_string())
+            .chain(verified.iter().map(|(_, v)| count(v.reads_unchecked)))
+            .collect(),
+    ];
+    // One row per operation and reason any run has, so the runs line up.
+    let mut keys: Vec<(&str, Unchecked)> = verified
+        .iter()
+        .flat_map(|(_, v)| {
+            v.unchecked
+                .iter()
+                .flat_map(|(op, by)| by.keys().map(move |reason| (op.as_str(), *reason)))
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    for (op, reason) in keys {
+        rows.push(
+            std::iter::once(format!("  {op}: {}", reason.describe()))
+                .chain(verified.iter().map(|(_, v)| {
+                    count(
+                        v.unchecked
+                            .get(op)
+                            .and_then(|by| by.get(&reason))
+                            .copied()
+                            .unwrap_or(0),
+                    )
+                }))
+                .collect(),
+        );
+    }
+    Some(Table {
+        title: format!("Reads compared with the generator (--verify) — {scenario}"),
+        header: std::iter::once(String::new())
+            .chain(verified.iter().map(|(r, _)| run_header(r)))
+            .collect(),
+        rows,
+        text_columns: (1..=verified.len()).collect(),
+    })
+}
 
 /// Verifications of a group's runs, runs as columns.
 pub(super) fn verify_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table> {
@@ -44,13 +116,7 @@ pub(super) fn verify_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Tabl
     Some(Table {
         title: format!("Acknowledged writes read back — {scenario}"),
         header: std::iter::once(String::new())
-            .chain(verified.iter().map(|(r, _)| {
-                format!(
-                    "{} ({})",
-                    r.env,
-                    r.path.file_name().unwrap_or_default().to_string_lossy()
-                )
-            }))
+            .chain(verified.iter().map(|(r, _)| run_header(r)))
             .collect(),
         rows: fields
             .iter()
