@@ -194,6 +194,39 @@ pub fn parse_ops(s: &str) -> Result<BTreeMap<String, u32>, OpsError> {
     Ok(out)
 }
 
+/// The table's columns in order, each with its role and its `columnspec` distributions (or
+/// cassandra-stress's defaults).
+fn profile_columns(table: &Table, file: &ProfileFile) -> Vec<ProfileColumn> {
+    table
+        .columns
+        .iter()
+        .map(|c| {
+            let spec = file.columnspec.iter().find(|s| s.name == c.name);
+            let pick = |d: Option<&Dist>, default: &str| {
+                d.cloned()
+                    .unwrap_or_else(|| default.parse().expect("valid default"))
+            };
+            let role = match (
+                table.partition_key.iter().position(|k| k == &c.name),
+                table.clustering.iter().position(|k| k == &c.name),
+            ) {
+                (Some(i), _) => Role::Partition(i),
+                (None, Some(i)) => Role::Clustering(i),
+                (None, None) => Role::Value,
+            };
+            ProfileColumn {
+                role,
+                name_hash: hash(&c.name),
+                name: c.name.clone(),
+                ty: c.ty.clone(),
+                size: pick(spec.and_then(|s| s.size.as_ref()), DEFAULT_SIZE),
+                population: pick(spec.and_then(|s| s.population.as_ref()), DEFAULT_POPULATION),
+                cluster: pick(spec.and_then(|s| s.cluster.as_ref()), DEFAULT_CLUSTER),
+            }
+        })
+        .collect()
+}
+
 impl Profile {
     /// Reads and checks a profile file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
@@ -248,34 +281,7 @@ impl Profile {
                 ));
             }
         }
-        let columns = table
-            .columns
-            .iter()
-            .map(|c| {
-                let spec = file.columnspec.iter().find(|s| s.name == c.name);
-                let pick = |d: Option<&Dist>, default: &str| {
-                    d.cloned()
-                        .unwrap_or_else(|| default.parse().expect("valid default"))
-                };
-                let role = match (
-                    table.partition_key.iter().position(|k| k == &c.name),
-                    table.clustering.iter().position(|k| k == &c.name),
-                ) {
-                    (Some(i), _) => Role::Partition(i),
-                    (None, Some(i)) => Role::Clustering(i),
-                    (None, None) => Role::Value,
-                };
-                ProfileColumn {
-                    role,
-                    name_hash: hash(&c.name),
-                    name: c.name.clone(),
-                    ty: c.ty.clone(),
-                    size: pick(spec.and_then(|s| s.size.as_ref()), DEFAULT_SIZE),
-                    population: pick(spec.and_then(|s| s.population.as_ref()), DEFAULT_POPULATION),
-                    cluster: pick(spec.and_then(|s| s.cluster.as_ref()), DEFAULT_CLUSTER),
-                }
-            })
-            .collect::<Vec<_>>();
+        let columns = profile_columns(&table, &file);
         // Only the file's own entries can go below 1 (the default is fixed(1)).
         for (i, c) in file.columnspec.iter().enumerate() {
             if let Some(cluster) = &c.cluster
