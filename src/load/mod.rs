@@ -4,6 +4,7 @@
 //! what it measured.
 
 pub mod barrier;
+mod deadline;
 pub mod driven;
 pub mod executor;
 mod phase;
