@@ -210,15 +210,8 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
         Stop::Duration { secs: 10.0 },
     );
     let p = plan(&out, w, main, true);
-    let c = tc.c().clone();
-    let pauser = std::thread::spawn(move || {
-        // Rampup of 1,000 rows takes well under a second; pause mid main phase.
-        std::thread::sleep(Duration::from_secs(5));
-        c.pause(1).unwrap();
-        std::thread::sleep(Duration::from_secs(2));
-        c.resume(1).unwrap();
-    });
-    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).expect("run");
+    let (pauser, mut observe) = freeze_during_main(tc, 4.0, 2.0);
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut observe).expect("run");
     pauser.join().unwrap();
     let s = r.main_summary().unwrap();
     eprintln!(
@@ -292,6 +285,36 @@ fn a_paused_node_shows_in_response_time_not_in_service_time(
     );
 }
 
+/// Freezes node 1 for `for_s` seconds, `after_s` seconds into the main phase (timed from the
+/// phase's start, which a loaded host can delay by seconds of connecting and rampup): the
+/// pausing thread, and the observer to hand `run`.
+fn freeze_during_main(
+    tc: &TestCluster,
+    after_s: f64,
+    for_s: f64,
+) -> (
+    std::thread::JoinHandle<()>,
+    impl FnMut(cqlbench::load::Event<'_>),
+) {
+    let c = tc.c().clone();
+    let (main_started, started) = std::sync::mpsc::channel::<()>();
+    let pauser = std::thread::spawn(move || {
+        started
+            .recv_timeout(Duration::from_secs(300))
+            .expect("the main phase started");
+        std::thread::sleep(Duration::from_secs_f64(after_s));
+        c.pause(1).unwrap();
+        std::thread::sleep(Duration::from_secs_f64(for_s));
+        c.resume(1).unwrap();
+    });
+    let observe = move |e: cqlbench::load::Event<'_>| {
+        if let cqlbench::load::Event::PhaseStarted { name: "main", .. } = e {
+            let _ = main_started.send(());
+        }
+    };
+    (pauser, observe)
+}
+
 /// The executor enforces `--timeout` itself (the driver's per-request timer is off for the
 /// workload's statements): requests to a frozen node fail as client timeouts about one
 /// timeout after they were sent, and the run goes on once the node is back.
@@ -306,16 +329,10 @@ fn requests_past_the_timeout_fail_as_client_timeouts(tc: &TestCluster, dir: &std
     );
     main.timeout_s = 0.5;
     let p = plan(&out, w, main, true);
-    let c = tc.c().clone();
-    let pauser = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(3));
-        c.pause(1).unwrap();
-        // 1.6 s: every request sent during the freeze times out on the client (0.5 s) before
-        // the node's own 2 s write timeout could answer for it.
-        std::thread::sleep(Duration::from_millis(1600));
-        c.resume(1).unwrap();
-    });
-    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).expect("run");
+    // 1.6 s: every request sent during the freeze times out on the client (0.5 s) before the
+    // node's own 2 s write timeout could answer for it.
+    let (pauser, mut observe) = freeze_during_main(tc, 2.0, 1.6);
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut observe).expect("run");
     pauser.join().unwrap();
     let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
     let s = phase.summary.as_ref().unwrap();
