@@ -568,7 +568,10 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
     let (_, fast_mbps) = probe("fast", "seq_write_64k");
     assert!(within(fast_mbps, 200.0), "gp3 200 MB/s: {fast_mbps} MB/s");
     let (nvme_iops, _) = probe("nvme", "rand_read_4k");
-    assert!(nvme_iops > 3.0 * fast_iops, "local: {nvme_iops} IOPS");
+    // Unthrottled: well above the highest class limit here (gp3's 4,000 IOPS, which a throttled
+    // device holds to within 15%). Not 3× it: other tests' clusters share the host's disk
+    // (seen: 11,290 IOPS under a CI run).
+    assert!(nvme_iops > 1.5 * 4000.0, "local: {nvme_iops} IOPS");
     eprintln!(
         "emulated disks: gp2 100Gi {slow_iops:.0} IOPS, gp3 {fast_iops:.0} IOPS / {fast_mbps:.1} MB/s, local {nvme_iops:.0} IOPS"
     );
