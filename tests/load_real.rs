@@ -717,8 +717,15 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
         "{figures}"
     );
     assert!(sent >= 0.97 * scheduled, "{figures}");
+    // The merge adds the shards' windows exactly; how close that comes to 2,000 is the host's
+    // (seen under a CI run: 1,895 with 98.8% sent on schedule, and 2,120), so only a floor.
+    let shards_sum: f64 = m.shards.iter().map(|s| s.ops_per_s).sum();
     assert!(
-        (0.97 * 2000.0..1.1 * 2000.0).contains(&main.ops_per_s),
+        (main.ops_per_s - shards_sum).abs() <= 0.001 * shards_sum,
+        "{figures}; shards {shards_sum}"
+    );
+    assert!(
+        (0.9 * 2000.0..1.1 * 2000.0).contains(&main.ops_per_s),
         "{figures}"
     );
     assert_eq!(
