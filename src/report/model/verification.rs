@@ -26,19 +26,17 @@ pub(super) fn reads_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table
         return None;
     }
     let count = |v: u64| crate::format::cell(Some(v as f64), 0);
+    // A row: its label, then each run's figure.
+    let row = |label: String, get: &dyn Fn(&ReadsVerified) -> u64| -> Vec<String> {
+        std::iter::once(label)
+            .chain(verified.iter().map(|(_, v)| count(get(v))))
+            .collect()
+    };
     let mut rows: Vec<Vec<String>> = vec![
-        std::iter::once("reads compared".to_string())
-            .chain(verified.iter().map(|(_, v)| count(v.reads_checked)))
-            .collect(),
-        std::iter::once("rows compared".to_string())
-            .chain(verified.iter().map(|(_, v)| count(v.rows_checked)))
-            .collect(),
-        std::iter::once("mismatches".to_string())
-            .chain(verified.iter().map(|(_, v)| count(v.mismatches)))
-            .collect(),
-        std::iter::once("reads not compared".to_string())
-            .chain(verified.iter().map(|(_, v)| count(v.reads_unchecked)))
-            .collect(),
+        row("reads compared".into(), &|v| v.reads_checked),
+        row("rows compared".into(), &|v| v.rows_checked),
+        row("mismatches".into(), &|v| v.mismatches),
+        row("reads not compared".into(), &|v| v.reads_unchecked),
     ];
     // One row per operation and reason any run has, so the runs line up.
     let mut keys: Vec<(&str, Unchecked)> = verified
@@ -52,19 +50,13 @@ pub(super) fn reads_table(scenario: &str, runs: &[&RunTimeline]) -> Option<Table
     keys.sort();
     keys.dedup();
     for (op, reason) in keys {
-        rows.push(
-            std::iter::once(format!("  {op}: {}", reason.describe()))
-                .chain(verified.iter().map(|(_, v)| {
-                    count(
-                        v.unchecked
-                            .get(op)
-                            .and_then(|by| by.get(&reason))
-                            .copied()
-                            .unwrap_or(0),
-                    )
-                }))
-                .collect(),
-        );
+        rows.push(row(format!("  {op}: {}", reason.describe()), &|v| {
+            v.unchecked
+                .get(op)
+                .and_then(|by| by.get(&reason))
+                .copied()
+                .unwrap_or(0)
+        }));
     }
     Some(Table {
         title: format!("Reads compared with the generator (--verify) — {scenario}"),
