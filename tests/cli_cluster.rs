@@ -199,3 +199,98 @@ fn create_refuses_an_existing_name_and_leaves_it_untouched() {
     assert!(r.0, "{}", r.2);
     assert!(!d.path().join("c1").exists());
 }
+
+/// `--version` and `--java` at create: lines no local cluster runs, settings the line does
+/// not know and a Java the line does not run on are refused in one line before anything is
+/// fetched or written; a line's Java is chosen (4.0: Java 11, fetched when the machine has
+/// none) or taken from `--java`, and `cluster show` / the create line say which.
+#[test]
+fn versions_settings_and_java_are_checked_at_create() {
+    let d = tempfile::tempdir().unwrap();
+    let machine_java = cqlbench::cli::toolchain().java;
+    let machine_java = std::fs::canonicalize(&machine_java).unwrap();
+    let jdk_dir = machine_java.parent().unwrap().parent().unwrap();
+    let jdk_dir = jdk_dir.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["--version", "3.11.17"],
+            "Cassandra 3.11.17 runs only on Java 8, which cannot be installed here",
+        ),
+        (
+            vec!["--version", "9.9"],
+            "Cassandra '9.9' is not a version local clusters run: give 4.0, 4.1 or 5.0",
+        ),
+        (
+            vec!["--version", "4.0.10", "--set", "sai_options={}"],
+            "--set sai_options: Cassandra 4.0.10 has no cassandra.yaml key 'sai_options' (only Cassandra 5.0 has it)",
+        ),
+        (
+            vec!["--version", "4.0.10", "--set", "commitlog_sync_period=5s"],
+            "(4.0 calls it 'commitlog_sync_period_in_ms')",
+        ),
+        (
+            vec!["--version", "4.1", "--java", jdk_dir],
+            "Cassandra 4.1 runs on Java 11:",
+        ),
+        (
+            vec!["--java", "/nonexistent/jdk"],
+            "java /nonexistent/jdk: no such file",
+        ),
+    ] {
+        let mut full = vec!["cluster", "create", "x"];
+        full.extend(&args);
+        let r = run(d.path(), &full);
+        assert_one_line_error(&r, needle);
+        assert!(
+            !r.2.contains("fetching org.apache"),
+            "{args:?} fetched jars: {}",
+            r.2
+        );
+        assert!(!d.path().join("x").exists(), "{args:?} left a cluster");
+    }
+    // A valid --java (the machine's JDK directory) for 5.0, and 4.0.10 on its own Java 11.
+    let r = run(
+        d.path(),
+        &["cluster", "create", "j", "--nodes", "1", "--java", jdk_dir],
+    );
+    assert!(r.0, "{}", r.2);
+    let (ok, out, _) = run(d.path(), &["cluster", "show", "j"]);
+    assert!(ok, "{out}");
+    let state: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        state["spec"]["java"].as_str(),
+        Some(jdk_dir),
+        "the --java given is kept: {out}"
+    );
+    assert!(
+        state["dist"]["java_version"]
+            .as_str()
+            .unwrap()
+            .starts_with("17.")
+    );
+    let r = run(
+        d.path(),
+        &[
+            "cluster",
+            "create",
+            "old",
+            "--nodes",
+            "1",
+            "--version",
+            "4.0.10",
+        ],
+    );
+    assert!(r.0, "{}", r.2);
+    assert!(
+        r.1.contains("Cassandra 4.0.10 on Java 11.0.13"),
+        "the create line names both: {}",
+        r.1
+    );
+    let (_, out, _) = run(d.path(), &["cluster", "show", "old"]);
+    let state: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(state["dist"]["java_version"], "11.0.13");
+    assert!(state["dist"]["http_shim"].is_string(), "{out}");
+    for name in ["j", "old"] {
+        assert!(run(d.path(), &["cluster", "destroy", name]).0);
+    }
+}

@@ -17,23 +17,32 @@ fn every_shipped_scenario_is_valid() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
+    let article = |p: &Path| p.file_name().unwrap().to_string_lossy().starts_with("ref");
     assert_eq!(
-        files.len(),
+        files.iter().filter(|f| article(f)).count(),
         6,
         "one scenario per reference article, and ref 004's scaling run: {files:?}"
     );
     let out = tempfile::tempdir().unwrap();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        // The header lists every difference from the article as `- TOPIC: THE ARTICLE / HERE`.
+        // The header of an article's scenario lists every difference from the article as
+        // `- TOPIC: THE ARTICLE / HERE`; other scenarios have none to list.
         let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
-        let from = header
+        let differences = header
             .iter()
-            .position(|l| l.starts_with("# Differences, the article / here"))
-            .unwrap_or_else(|| panic!("{} lists its differences from the article", f.display()));
+            .position(|l| l.starts_with("# Differences, the article / here"));
+        assert!(header.len() >= 3, "{} says what it measures", f.display());
+        assert_eq!(
+            differences.is_some(),
+            article(f),
+            "{}: an article's scenario lists its differences from the article, another none",
+            f.display()
+        );
+        let from = differences.unwrap_or(header.len());
         // Each item with its continuation lines (`#   …`).
         let mut items: Vec<String> = Vec::new();
-        for l in &header[from + 1..] {
+        for l in header.iter().skip(from + 1) {
             if let Some(item) = l.strip_prefix("# - ") {
                 items.push(item.to_string());
             } else if let (Some(more), Some(last)) = (l.strip_prefix("#   "), items.last_mut()) {
@@ -41,7 +50,11 @@ fn every_shipped_scenario_is_valid() {
                 last.push_str(more);
             }
         }
-        assert!(items.len() >= 3, "{}: {items:?}", f.display());
+        assert!(
+            items.len() >= 3 || !article(f),
+            "{}: {items:?}",
+            f.display()
+        );
         for item in &items {
             assert!(
                 item.contains(": ") && item.contains(" / "),
@@ -268,6 +281,34 @@ fn verify_and_key_dist_are_step_keys() {
 
 /// Bad scenario files, each refused by `--dry-run` (and by a real run) with one line naming
 /// what is wrong, before any cluster is created.
+/// `version:` and `java:` of a cluster section: valid values make a valid plan, naming the
+/// version in each environment's cluster.
+#[test]
+fn version_and_java_are_cluster_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let java = std::fs::canonicalize(cqlbench::cli::toolchain().java).unwrap();
+    let file = dir.path().join("v.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "name: v\ncluster: {{nodes: 1, java: {}}}\nenvironments:\n  - {{name: v40, cluster: {{version: 4.0.10, java: ~}}}}\n  - {{name: v50, cluster: {{version: '5.0'}}}}\nsteps: [{{probe: {{quick: true}}}}]\n",
+            java.display()
+        ),
+    )
+    .unwrap();
+    let a = cqlbench()
+        .args(["scenario", file.to_str().unwrap(), "--dry-run", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(stdout.contains("the scenario is valid"), "{stdout}");
+    assert!(
+        stdout.contains("environment v40") && stdout.contains("environment v50"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn bad_files_are_refused_in_one_line_before_anything_starts() {
     let cases: &[(&str, &str)] = &[
@@ -303,6 +344,23 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
         (
             "name: x\ncluster: {nodez: 3}\nsteps: [{probe: {}}]",
             "nodez",
+        ),
+        // Versions no local cluster runs, and a setting the environment's version lacks.
+        (
+            "name: v\ncluster: {version: 3.11.17}\nsteps: [{probe: {}}]",
+            "Cassandra 3.11.17 runs only on Java 8",
+        ),
+        (
+            "name: v\ncluster: {version: '9.9'}\nsteps: [{probe: {}}]",
+            "Cassandra '9.9' is not a version local clusters run",
+        ),
+        (
+            "name: v\ncluster: {set: {sai_options: {}}}\nenvironments: [{name: old, cluster: {version: 4.0.10}}]\nsteps: [{probe: {}}]",
+            "cluster v-old: --set sai_options: Cassandra 4.0.10 has no cassandra.yaml key 'sai_options'",
+        ),
+        (
+            "name: j\ncluster: {java: /nonexistent/jdk}\nsteps: [{probe: {}}]",
+            "java /nonexistent/jdk: no such file",
         ),
         ("name: e\nsteps: [{probe: {env: 'a/../../x'}}]", "env"),
         // A name that would place results outside the home (a scenario file is passed around).

@@ -61,10 +61,62 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
             .all(|s| s.pid.is_some() && s.heap_used_bytes.is_some())
     );
 
+    quorum_and_all(&tc, 16);
+
+    // The CLI on the live cluster: status lists three UN nodes; start again is refused.
+    let dir = tc.root().to_str().unwrap().to_string();
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args(["cluster", "status", "rf3", "--dir", &dir])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" UN ")).count(),
+        3,
+        "{text}"
+    );
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args(["cluster", "start", "rf3", "--dir", &dir])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("already running"), "{err}");
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .args([
+            "cluster",
+            "nodetool",
+            "rf3",
+            "1",
+            "--dir",
+            &dir,
+            "--",
+            "describecluster",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Murmur3Partitioner"));
+
+    faults_during_a_run_lose_no_acknowledged_write(&tc);
+
+    // The schedule killed node2: its peers logged the connections it reset as ERRORs.
+    tc.finish_allowing(&["failed to connect"]);
+}
+
+/// RF 3 on a started 3-node cluster of `tokens` tokens per node: QUORUM and ALL writes and
+/// reads; with node3 stopped QUORUM still works and ALL fails; node3 restarted, ALL works and
+/// every node is UN.
+fn quorum_and_all(tc: &TestCluster, tokens: usize) {
     let rt = runtime();
     rt.block_on(async {
         let s = session(tc.c()).await;
-        // Every node owns its 16 planned tokens, 48 in the ring.
+        // Every node owns its planned tokens.
         let local = s
             .query_unpaged("SELECT tokens FROM system.local", &[])
             .await
@@ -74,7 +126,7 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
             .first_row::<(Vec<String>,)>()
             .unwrap()
             .0;
-        assert_eq!(local.len(), 16, "{local:?}");
+        assert_eq!(local.len(), tokens, "{local:?}");
         let peers = s
             .query_unpaged("SELECT tokens FROM system.peers_v2", &[])
             .await
@@ -85,7 +137,7 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
             .unwrap()
             .map(|r| r.unwrap().0.len())
             .collect::<Vec<_>>();
-        assert_eq!(peers, [16, 16], "{peers:?}");
+        assert_eq!(peers, [tokens, tokens], "{peers:?}");
         s.query_unpaged(
             "CREATE KEYSPACE t WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}",
             &[],
@@ -161,51 +213,6 @@ fn three_nodes_rf3_quorum_survives_a_stopped_node_and_all_does_not() {
     });
     let status = tc.c().status().unwrap();
     assert!(status.iter().all(|s| s.state == "UN"), "{status:?}");
-
-    // The CLI on the live cluster: status lists three UN nodes; start again is refused.
-    let dir = tc.root().to_str().unwrap().to_string();
-    let out = assert_cmd::Command::cargo_bin("cqlbench")
-        .unwrap()
-        .args(["cluster", "status", "rf3", "--dir", &dir])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        text.lines().filter(|l| l.contains(" UN ")).count(),
-        3,
-        "{text}"
-    );
-    let out = assert_cmd::Command::cargo_bin("cqlbench")
-        .unwrap()
-        .args(["cluster", "start", "rf3", "--dir", &dir])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("already running"), "{err}");
-    let out = assert_cmd::Command::cargo_bin("cqlbench")
-        .unwrap()
-        .args([
-            "cluster",
-            "nodetool",
-            "rf3",
-            "1",
-            "--dir",
-            &dir,
-            "--",
-            "describecluster",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Murmur3Partitioner"));
-
-    faults_during_a_run_lose_no_acknowledged_write(&tc);
-
-    // The schedule killed node2: its peers logged the connections it reset as ERRORs.
-    tc.finish_allowing(&["failed to connect"]);
 }
 
 /// RF 3 at QUORUM: node2 killed and restarted by the run's fault schedule; the result marks
@@ -339,6 +346,93 @@ fn faults_during_a_run_lose_no_acknowledged_write(tc: &TestCluster) {
     let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
     assert_eq!((v.missing, v.different), (7, 1));
     assert_eq!(v.first_missing, vec![0, 1, 2, 3, 4, 5, 6]);
+}
+
+/// Cassandra 4.0 and 4.1 on Java 11 (the machine's JDK 11, else the runtime cqlbench fetches):
+/// each 3-node cluster starts, passes the RF 3 QUORUM/ALL test, and a run that reads back what
+/// it wrote (`--verify`) then `cqlbench verify` find 0 errors; the result records the
+/// Cassandra and Java versions the nodes report.
+#[test]
+fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
+    for (version, name) in [("4.0.10", "v40"), ("4.1", "v41")] {
+        let mut s = spec(name, "dc1:3");
+        s.cassandra = cqlbench::spec::CassandraSource::Maven {
+            version: version.into(),
+        };
+        let tc = TestCluster::create(s);
+        let dist = &tc.c().state.dist;
+        assert!(dist.version.starts_with(version), "{dist:?}");
+        assert!(dist.java_version.starts_with("11."), "{dist:?}");
+        let elapsed = tc.start();
+        eprintln!(
+            "{}: 3 nodes up in {:.1}s",
+            dist.describe(),
+            elapsed.as_secs_f64()
+        );
+        quorum_and_all(&tc, 1);
+
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.json");
+        let out_s = out.to_str().unwrap().to_string();
+        let bin = || {
+            let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+            c.env("CQLBENCH_CLUSTERS_DIR", tc.root())
+                .env("CQLBENCH_HOME", dir.path().join("home"));
+            c
+        };
+        let o = bin()
+            .args(["run", "keyvalue", "--cluster", name, "--rf", "3"])
+            .args(["--consistency", "QUORUM", "--rows", "2000", "--rate", "500"])
+            .args(["--ratio", "write=1,read=1", "--duration", "10s", "--verify"])
+            .args(["--out", &out_s, "-q"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let r = cqlbench::result::RunResult::read(&out).unwrap();
+        let fp = &r.fingerprint;
+        assert!(
+            fp.cassandra_version
+                .as_deref()
+                .is_some_and(|v| v.starts_with(version)),
+            "{fp:?}"
+        );
+        assert!(
+            fp.java_version
+                .as_deref()
+                .is_some_and(|v| v.starts_with("11.")),
+            "{fp:?}"
+        );
+        let m = r.main_summary().unwrap();
+        let reads = r.reads_verified.as_ref().expect("--verify compares reads");
+        eprintln!(
+            "{version}: {} ok, {} errors; reads compared: {reads:?}",
+            m.ok, m.errors
+        );
+        assert_eq!(m.errors, 0, "{:?}", m.errors_by_kind);
+        assert!(m.ok >= 4_000, "{} operations", m.ok);
+        assert!(reads.rows_checked > 0, "{reads:?}");
+        assert_eq!(reads.mismatches, 0, "{reads:?}");
+        let o = bin()
+            .args(["verify", &out_s, "--consistency", "QUORUM"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
+        eprintln!("{version}: verify: {}", v.headline());
+        assert!(v.acked_rows > 0, "{v:?}");
+        assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
+        tc.finish();
+    }
 }
 
 #[test]

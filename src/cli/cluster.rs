@@ -247,10 +247,10 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
     let spec = a.options.spec_in(&a.name, &root)?;
     let c = Cluster::create(&root, spec, &super::toolchain())?;
     println!(
-        "created {}: {} nodes, Cassandra {}, heap {} in {}",
+        "created {}: {} nodes, {}, heap {} in {}",
         c.name(),
         c.nodes().len(),
-        c.state.dist.version,
+        c.state.dist.describe(),
         c.state.plan.heap_reason,
         c.dir.display()
     );

@@ -7,6 +7,8 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use super::jdk::{self, Java};
+use super::versions::{Line, VersionError};
 use crate::spec::CassandraSource;
 
 /// The JMX exporter agent every node loads.
@@ -20,7 +22,21 @@ pub struct Distribution {
     pub version: String,
     pub lib_dir: PathBuf,
     pub exporter_jar: PathBuf,
+    /// The `java` the nodes run on.
     pub java: PathBuf,
+    /// What that `java` reports (`java -version`), e.g. `11.0.13` (empty in the state of a
+    /// cluster created before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub java_version: String,
+    /// The `java` nodetool runs on: the nodes' own, unless their runtime lacks the JNDI RMI
+    /// provider nodetool connects with (the fetched Java 11 runtime), then the machine's JDK
+    /// (empty: the nodes' own).
+    #[serde(default, skip_serializing_if = "crate::cluster::dist::is_empty_path")]
+    pub tools_java: PathBuf,
+    /// The stand-alone HTTP server jar the exporter agent needs on a runtime without
+    /// `jdk.httpserver` (see [`super::jdk`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_shim: Option<PathBuf>,
     /// The cache the jars came from, where class-data archives are kept too (empty in the
     /// state of a cluster created before it was recorded: such a cluster starts without one).
     #[serde(default, skip_serializing_if = "crate::cluster::dist::is_empty_path")]
@@ -29,6 +45,33 @@ pub struct Distribution {
 
 pub(crate) fn is_empty_path(p: &Path) -> bool {
     p.as_os_str().is_empty()
+}
+
+impl Distribution {
+    /// The `java` nodetool runs on.
+    pub fn tools_java(&self) -> &Path {
+        if is_empty_path(&self.tools_java) {
+            &self.java
+        } else {
+            &self.tools_java
+        }
+    }
+
+    /// "Cassandra 4.1.10 on Java 11.0.13" (without the Java for a cluster created before its
+    /// version was recorded).
+    pub fn describe(&self) -> String {
+        if self.java_version.is_empty() {
+            format!("Cassandra {}", self.version)
+        } else {
+            format!("Cassandra {} on Java {}", self.version, self.java_version)
+        }
+    }
+
+    /// The Cassandra line of this distribution (`None` for a version no line matches, e.g. an
+    /// installation's version string cqlbench cannot read).
+    pub fn line(&self) -> Option<Line> {
+        Line::of(&self.version).ok()
+    }
 }
 
 /// Where a cluster's software comes from, as the caller found it: the jar cache (under the
@@ -48,8 +91,21 @@ pub enum DistError {
         tool: &'static str,
         hint: &'static str,
     },
-    #[error("Java {found} is not supported by Cassandra 5.0: use JDK 11 or 17 (set JAVA_HOME)")]
-    UnsupportedJava { found: String },
+    #[error(
+        "Cassandra {line} runs on Java {wanted}: {path} is Java {found} (give another with --java, or leave --java out)"
+    )]
+    JavaForLine {
+        line: Line,
+        wanted: String,
+        path: PathBuf,
+        found: String,
+    },
+    #[error("{path}: not a java that runs (--java takes a `java` binary or a JDK's directory)")]
+    JavaNotRunnable { path: PathBuf },
+    #[error("Java 11 runtime: {detail}")]
+    Jdk { detail: String },
+    #[error(transparent)]
+    Version(#[from] VersionError),
     #[error(
         "Cassandra version '{version}' was not found on Maven Central (org.apache.cassandra:cassandra-all): {detail}"
     )]
@@ -67,29 +123,10 @@ pub enum DistError {
     },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
+pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DistError + '_ {
     move |source| DistError::Io {
         path: path.to_path_buf(),
         source,
-    }
-}
-
-/// Checks that `java` is a JDK Cassandra 5.0 runs on.
-pub fn check_java(java: &Path) -> Result<PathBuf, DistError> {
-    let java = java.to_path_buf();
-    let out = Command::new(&java).arg("-version").output().map_err(|_| DistError::MissingTool {
-        tool: "java",
-        hint: "install a JDK 11 or 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
-    })?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let major = java_major(&text);
-    match major {
-        Some(11) | Some(17) => Ok(java),
-        _ => Err(DistError::UnsupportedJava {
-            found: major
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| text.lines().next().unwrap_or("?").to_string()),
-        }),
     }
 }
 
@@ -105,35 +142,103 @@ pub fn java_major(version_output: &str) -> Option<u32> {
     }
 }
 
-/// Resolves a source to jars on disk, fetching with Maven when they are not cached.
-/// A Maven version of `5.0` (or empty) means the newest cached 5.0.x, else the newest on
-/// Maven Central; `latest` always asks Maven Central.
-pub fn resolve(source: &CassandraSource, tc: &Toolchain) -> Result<Distribution, DistError> {
-    let java = check_java(&tc.java)?;
+/// Resolves a source to jars on disk, fetching with Maven when they are not cached, and the
+/// Java its nodes run on (`java`: given with `--java`, else chosen for the line, see
+/// [`choose_java`]). A version of a line local clusters do not run is refused before anything
+/// is fetched. A Maven version of `5.0` (or empty) means the newest cached 5.0.x, else the
+/// newest on Maven Central; `latest` always asks Maven Central.
+pub fn resolve(
+    source: &CassandraSource,
+    tc: &Toolchain,
+    java: Option<&Path>,
+) -> Result<Distribution, DistError> {
+    // The line asked for is known before any jar is fetched: so is its Java.
+    let early = match source {
+        CassandraSource::Maven { version } => Some(choose_java(Line::of(version)?, tc, java)?),
+        CassandraSource::Home { .. } => None,
+    };
     let cache = tc.cache.as_path();
     let exporter_jar = exporter_jar(tc)?;
-    match source {
+    let (version, lib_dir) = match source {
         CassandraSource::Home { path } => {
             let lib_dir = path.join("lib");
-            let version = installation_version(&lib_dir)?;
-            Ok(Distribution {
-                version,
-                lib_dir,
-                exporter_jar,
-                java,
-                cache: cache.to_path_buf(),
-            })
+            (installation_version(&lib_dir)?, lib_dir)
         }
-        CassandraSource::Maven { version } => {
-            let (version, lib_dir) = maven_cassandra(tc, version)?;
-            Ok(Distribution {
-                version,
-                lib_dir,
-                exporter_jar,
-                java,
-                cache: cache.to_path_buf(),
-            })
+        CassandraSource::Maven { version } => maven_cassandra(tc, version)?,
+    };
+    let java = match early {
+        Some(j) => j,
+        None => choose_java(Line::of(&version)?, tc, java)?,
+    };
+    let tools_java = if jdk::has_module(&java.path, "jdk.naming.rmi") {
+        PathBuf::new()
+    } else {
+        jdk::probe(&tc.java)
+            .filter(|j| j.major >= 11)
+            .map_or_else(PathBuf::new, |j| j.path)
+    };
+    let http_shim = if jdk::has_module(&java.path, "jdk.httpserver") {
+        None
+    } else {
+        Some(jdk::http_shim(tc)?)
+    };
+    Ok(Distribution {
+        version,
+        lib_dir,
+        exporter_jar,
+        java: java.path,
+        java_version: java.version,
+        tools_java,
+        http_shim,
+        cache: cache.to_path_buf(),
+    })
+}
+
+/// The Java for a line: the one given (which must be a version the line runs on); else the
+/// machine's JDK (`JAVA_HOME`, else `PATH`) when the line runs on its version, in the line's
+/// order of preference; else the Java 11 runtime cqlbench fetches ([`jdk::managed_jdk11`]).
+pub fn choose_java(line: Line, tc: &Toolchain, given: Option<&Path>) -> Result<Java, DistError> {
+    let majors = line.java_majors();
+    let wanted = || {
+        majors
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    if let Some(g) = given {
+        let path = jdk::java_binary(g);
+        let j =
+            jdk::probe(&path).ok_or_else(|| DistError::JavaNotRunnable { path: path.clone() })?;
+        if majors.contains(&j.major) {
+            return Ok(j);
         }
+        return Err(DistError::JavaForLine {
+            line,
+            wanted: wanted(),
+            path,
+            found: j.version,
+        });
+    }
+    let machine = jdk::probe(&tc.java);
+    for &m in majors {
+        match &machine {
+            Some(j) if j.major == m => return Ok(j.clone()),
+            _ if m == 11 => return jdk::managed_jdk11(tc),
+            _ => {}
+        }
+    }
+    match machine {
+        Some(j) => Err(DistError::JavaForLine {
+            line,
+            wanted: wanted(),
+            path: j.path,
+            found: j.version,
+        }),
+        None => Err(DistError::MissingTool {
+            tool: "java",
+            hint: "install a JDK 11 or 17 (e.g. apt-get install openjdk-17-jdk-headless) or set JAVA_HOME",
+        }),
     }
 }
 
@@ -246,7 +351,7 @@ fn maven_cassandra(tc: &Toolchain, requested: &str) -> Result<(String, PathBuf),
 }
 
 /// A scratch directory for one fetch, unique to this process and call.
-fn fetch_dir(cache: &Path, what: &str) -> PathBuf {
+pub(super) fn fetch_dir(cache: &Path, what: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     cache.join(format!(".fetch-{what}-{}-{n}", std::process::id()))
@@ -255,7 +360,11 @@ fn fetch_dir(cache: &Path, what: &str) -> PathBuf {
 /// Moves the fully prepared directory `tmp` into place at `dest` with one rename, so the
 /// cache never holds a half-written entry. When another process published `dest` first, its
 /// copy is kept and `tmp` discarded; an incomplete leftover of an older cqlbench is replaced.
-fn publish(tmp: &Path, dest: &Path, complete: impl Fn(&Path) -> bool) -> Result<(), DistError> {
+pub(super) fn publish(
+    tmp: &Path,
+    dest: &Path,
+    complete: impl Fn(&Path) -> bool,
+) -> Result<(), DistError> {
     if !complete(dest) {
         if dest.exists() {
             let _ = std::fs::remove_dir_all(dest);
@@ -303,7 +412,7 @@ fn exporter_jar(tc: &Toolchain) -> Result<PathBuf, DistError> {
 }
 
 /// Runs `mvn dependency:copy-dependencies` for one artifact into `<work>/lib`.
-fn mvn_copy(
+pub(super) fn mvn_copy(
     work: &Path,
     on_fetch: Option<fn(&str)>,
     group: &str,

@@ -5,6 +5,7 @@
 pub mod cds;
 pub mod cql;
 pub mod dist;
+pub mod jdk;
 pub mod lease;
 pub mod memory;
 pub mod plan;
@@ -16,6 +17,7 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod supervise;
+pub mod versions;
 
 use std::path::{Path, PathBuf};
 
@@ -65,6 +67,12 @@ pub enum ClusterError {
     },
     #[error("{node} is not running")]
     NodeNotRunning { node: String },
+    #[error("--set {key}: Cassandra {version} has no cassandra.yaml key '{key}' ({hint})")]
+    UnknownSetting {
+        key: String,
+        version: String,
+        hint: String,
+    },
     #[error("CQL check failed: {0}")]
     Cql(String),
     #[error("{path}: unreadable cluster state: {detail}")]
@@ -119,6 +127,27 @@ pub fn free_address_prefix(root: &Path) -> String {
         .unwrap_or_else(|| FIRST_ADDRESS_PREFIX.into())
 }
 
+/// Refuses a cassandra.yaml setting of the spec that `line` does not know (its nodes would
+/// not start).
+pub fn check_settings(
+    spec: &ClusterSpec,
+    line: versions::Line,
+    version: &str,
+) -> Result<(), ClusterError> {
+    match spec.yaml_overrides.keys().find(|k| !line.knows_key(k)) {
+        Some(key) => Err(ClusterError::UnknownSetting {
+            key: key.clone(),
+            version: if version.trim().is_empty() {
+                line.to_string()
+            } else {
+                version.trim().to_string()
+            },
+            hint: line.unknown_key_hint(key),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl Cluster {
     /// Creates the cluster directory from a spec: plans the topology for this host, resolves
     /// the Cassandra jars (fetching them if needed) and writes `cluster.json`. Nothing is
@@ -137,7 +166,22 @@ impl Cluster {
         }
         let host = crate::host::HostFacts::read();
         let plan = plan::plan(&spec, host.ram_bytes, host.cores)?;
-        let dist = dist::resolve(&spec.cassandra, tc)?;
+        // The settings a line does not know are refused before its jars are fetched, when the
+        // version asked for names the line.
+        let asked = match &spec.cassandra {
+            crate::spec::CassandraSource::Maven { version } => Some((
+                versions::Line::of(version).map_err(dist::DistError::from)?,
+                version,
+            )),
+            crate::spec::CassandraSource::Home { .. } => None,
+        };
+        if let Some((line, version)) = asked {
+            check_settings(&spec, line, version)?;
+        }
+        let dist = dist::resolve(&spec.cassandra, tc, spec.java.as_deref())?;
+        if let (None, Some(line)) = (asked, dist.line()) {
+            check_settings(&spec, line, &dist.version)?;
+        }
         let state = ClusterState {
             schema_version: state::STATE_VERSION,
             spec,

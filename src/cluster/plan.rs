@@ -300,6 +300,7 @@ pub(crate) mod tests {
             cassandra: CassandraSource::Maven {
                 version: "5.0.9".into(),
             },
+            java: None,
             dcs: parse_dcs(dcs).unwrap(),
             jvm: JvmSpec {
                 heap: heap.map(MiB),

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_yaml::{Mapping, Value};
 
+use super::dist::Distribution;
 use super::plan::{ClusterPlan, NATIVE_PORT, NodePlan, STORAGE_PORT};
+use super::versions::Line;
 use crate::spec::{ClusterSpec, Gc};
 
 /// The Cassandra main class.
@@ -100,6 +102,7 @@ pub fn cassandra_yaml(
     plan: &ClusterPlan,
     node: &NodePlan,
     paths: &NodePaths,
+    line: Line,
 ) -> String {
     let mut m = Mapping::new();
     let mut put = |k: &str, v: Value| {
@@ -155,7 +158,8 @@ pub fn cassandra_yaml(
     put("hints_directory", dir(paths.data_dir, "hints"));
     put("cdc_raw_directory", dir(paths.data_dir, "cdc_raw"));
     put("commitlog_sync", s("periodic"));
-    put("commitlog_sync_period", s("10000ms"));
+    let (period_key, period) = line.commitlog_sync_period();
+    put(period_key, period);
     // Local clusters are recreated often: no snapshot on drop/truncate keeps disks clean.
     put("auto_snapshot", Value::Bool(false));
     for (k, v) in &spec.yaml_overrides {
@@ -214,8 +218,8 @@ pub fn exporter_yaml() -> String {
     out
 }
 
-/// GC flags per collector; G1 uses reference 000's.
-pub fn gc_args(gc: Gc) -> Vec<String> {
+/// GC flags per collector; G1 uses reference 000's. ZGC is experimental on Java 11.
+pub fn gc_args(gc: Gc, java_major: Option<u32>) -> Vec<String> {
     let v: &[&str] = match gc {
         Gc::G1 => &[
             "-XX:+UseG1GC",
@@ -224,6 +228,9 @@ pub fn gc_args(gc: Gc) -> Vec<String> {
             "-XX:InitiatingHeapOccupancyPercent=70",
             "-XX:+ParallelRefProcEnabled",
         ],
+        Gc::Zgc if java_major.is_some_and(|m| m < 15) => {
+            &["-XX:+UnlockExperimentalVMOptions", "-XX:+UseZGC"]
+        }
         Gc::Zgc => &["-XX:+UseZGC"],
         Gc::Parallel => &["-XX:+UseParallelGC"],
     };
@@ -232,15 +239,16 @@ pub fn gc_args(gc: Gc) -> Vec<String> {
 
 /// The JVM arguments of a node, up to and including the main class. The classpath is the jars
 /// alone (`<lib_dir>/*`), the same for every node, so one class-data-sharing archive serves
-/// them all; each node's files are named by system properties instead.
+/// them all; each node's files are named by system properties instead. The module options are
+/// 5.0's for Java 17; Java 11 accepts the same (4.0 and 4.1 need fewer of them).
 pub fn jvm_args(
     spec: &ClusterSpec,
     node: &NodePlan,
     paths: &NodePaths,
-    lib_dir: &Path,
-    exporter_jar: &Path,
+    dist: &Distribution,
     cds: Option<&super::cds::Cds>,
 ) -> Vec<String> {
+    let (lib_dir, exporter_jar) = (&dist.lib_dir, &dist.exporter_jar);
     let mut a: Vec<String> = vec![
         format!("-Xms{}M", node.heap.0),
         format!("-Xmx{}M", node.heap.0),
@@ -248,7 +256,12 @@ pub fn jvm_args(
     if let Some(ng) = node.new_gen {
         a.push(format!("-Xmn{}M", ng.0));
     }
-    a.extend(gc_args(spec.jvm.gc));
+    let java_major = dist
+        .java_version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok());
+    a.extend(gc_args(spec.jvm.gc, java_major));
     a.extend(
         [
             "-Xss256k",
@@ -283,6 +296,9 @@ pub fn jvm_args(
     ));
     a.push(format!("-Dcassandra.jmx.local.port={}", node.jmx_port));
     a.push(format!("-XX:HeapDumpPath={}", paths.node_dir.display()));
+    if let Some(shim) = &dist.http_shim {
+        a.extend(super::jdk::http_shim_args(shim));
+    }
     a.push(format!(
         "-javaagent:{}={}:{}:{conf}/exporter.yaml",
         exporter_jar.display(),
@@ -320,6 +336,71 @@ mod tests {
         (spec, p)
     }
 
+    fn dist(java_version: &str, http_shim: Option<&str>) -> Distribution {
+        Distribution {
+            version: "5.0.9".into(),
+            lib_dir: "/cache/lib".into(),
+            exporter_jar: "/cache/exporter.jar".into(),
+            java: "/jdk/bin/java".into(),
+            java_version: java_version.into(),
+            tools_java: PathBuf::new(),
+            http_shim: http_shim.map(PathBuf::from),
+            cache: "/cache".into(),
+        }
+    }
+
+    #[test]
+    fn each_line_gets_its_own_keys_and_java_11_its_options() {
+        let (mut spec, p) = fixture();
+        let (n, c, d, l) = paths(Path::new("/x"));
+        let np = NodePaths {
+            node_dir: &n,
+            conf_dir: &c,
+            data_dir: &d,
+            log_dir: &l,
+        };
+        let y40: Value =
+            serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V40)).unwrap();
+        assert_eq!(y40["commitlog_sync_period_in_ms"], Value::from(10_000));
+        assert!(y40.get("commitlog_sync_period").is_none());
+        // Every key rendered for a line is one the line knows.
+        for line in crate::cluster::versions::LINES {
+            let y: Value =
+                serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, line)).unwrap();
+            for k in y.as_mapping().unwrap().keys() {
+                let k = k.as_str().unwrap();
+                assert!(line.knows_key(k), "{line} does not know {k}");
+            }
+        }
+        // The fetched Java 11 runtime: the HTTP server shim before the agent; ZGC unlocked.
+        spec.jvm.gc = Gc::Zgc;
+        let a = jvm_args(
+            &spec,
+            &p.nodes[0],
+            &np,
+            &dist("11.0.13", Some("/c/http.jar")),
+            None,
+        );
+        let agent = a.iter().position(|x| x.starts_with("-javaagent:")).unwrap();
+        let shim = a
+            .iter()
+            .position(|x| x == "-Xbootclasspath/a:/c/http.jar")
+            .unwrap();
+        assert!(shim < agent);
+        assert!(
+            a.iter()
+                .any(|x| x.starts_with("-Dcom.sun.net.httpserver.HttpServerProvider="))
+        );
+        let unlock = a
+            .iter()
+            .position(|x| x == "-XX:+UnlockExperimentalVMOptions");
+        let zgc = a.iter().position(|x| x == "-XX:+UseZGC").unwrap();
+        assert!(unlock.is_some_and(|u| u < zgc));
+        let a17 = jvm_args(&spec, &p.nodes[0], &np, &dist("17.0.15", None), None);
+        assert!(!a17.iter().any(|x| x.starts_with("-Xbootclasspath")));
+        assert!(!a17.iter().any(|x| x == "-XX:+UnlockExperimentalVMOptions"));
+    }
+
     fn paths(root: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
         (
             root.to_path_buf(),
@@ -342,7 +423,7 @@ mod tests {
         let node = &p.nodes[2];
         golden(
             "node3-cassandra.yaml",
-            &cassandra_yaml(&spec, &p, node, &np),
+            &cassandra_yaml(&spec, &p, node, &np, Line::V50),
         );
         golden("node3-rackdc.properties", &rackdc_properties(node));
         golden("exporter.yaml", &exporter_yaml());
@@ -350,8 +431,7 @@ mod tests {
             &spec,
             node,
             &np,
-            Path::new("/cache/lib"),
-            Path::new("/cache/exporter.jar"),
+            &dist("17.0.15", None),
             Some(&super::super::cds::Cds::Use(
                 "/cache/cds/lib-jdk1.jsa".into(),
             )),
@@ -369,7 +449,8 @@ mod tests {
             data_dir: &d,
             log_dir: &l,
         };
-        let y: Value = serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np)).unwrap();
+        let y: Value =
+            serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V50)).unwrap();
         assert_eq!(y["concurrent_writes"], Value::from(16));
         assert_eq!(y["listen_address"], s("127.0.0.1"));
         assert_eq!(y["initial_token"], s(&i64::MIN.to_string()));
@@ -378,7 +459,8 @@ mod tests {
         let mut v = spec.clone();
         v.vnodes = 4;
         let vp = crate::cluster::plan::plan(&v, 24 << 30, 2).unwrap();
-        let y: Value = serde_yaml::from_str(&cassandra_yaml(&v, &vp, &vp.nodes[0], &np)).unwrap();
+        let y: Value =
+            serde_yaml::from_str(&cassandra_yaml(&v, &vp, &vp.nodes[0], &np, Line::V50)).unwrap();
         assert_eq!(y["num_tokens"], Value::from(4));
         let listed: Vec<i64> = y["initial_token"]
             .as_str()

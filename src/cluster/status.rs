@@ -36,7 +36,7 @@ impl Cluster {
         let tools_logback = self.dir.join("tools-logback.xml");
         crate::fsutil::write_atomic(&tools_logback, render::tools_logback_xml().as_bytes())
             .map_err(|e| ClusterError::io(&tools_logback, e))?;
-        let mut cmd = Command::new(&self.state.dist.java);
+        let mut cmd = Command::new(self.state.dist.tools_java());
         cmd.args(["-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
             .args(render::JDK17_MODULE_ARGS)
             .arg(format!(

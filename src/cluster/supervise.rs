@@ -144,8 +144,7 @@ impl Cluster {
                 &self.state.spec,
                 n,
                 &dirs.as_paths(),
-                &self.state.dist.lib_dir,
-                &self.state.dist.exporter_jar,
+                &self.state.dist,
                 cds.as_ref(),
             );
             let out = dirs.logs.join("stdout.log");
@@ -183,7 +182,13 @@ impl Cluster {
         let files = [
             (
                 "cassandra.yaml",
-                render::cassandra_yaml(&s.spec, &s.plan, n, &dirs.as_paths()),
+                render::cassandra_yaml(
+                    &s.spec,
+                    &s.plan,
+                    n,
+                    &dirs.as_paths(),
+                    s.dist.line().unwrap_or(super::versions::Line::V50),
+                ),
             ),
             ("cassandra-rackdc.properties", render::rackdc_properties(n)),
             ("logback.xml", render::logback_xml(&dirs.logs)),

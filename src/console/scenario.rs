@@ -168,9 +168,9 @@ pub fn cluster_status(
 ) -> String {
     let table = crate::format::Table {
         title: format!(
-            "cluster {} — Cassandra {} — {}",
+            "cluster {} — {} — {}",
             c.name(),
-            c.state.dist.version,
+            c.state.dist.describe(),
             c.dir.display()
         ),
         header: [

@@ -205,6 +205,7 @@ async fn first_result(
             cqlbench_version: env!("CARGO_PKG_VERSION").into(),
             driver: "scylla-rust-driver 1.9".into(),
             cassandra_version: session::cassandra_version(session).await,
+            java_version: session::java_version(session).await,
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
             probe: plan.probe.clone(),

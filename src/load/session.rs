@@ -117,6 +117,23 @@ pub async fn cassandra_version(session: &Session) -> Option<String> {
     system_local_text(session, "release_version").await
 }
 
+/// The Java version of the node answering, from `system_views.system_properties` (Cassandra
+/// 4.0 and later); `None` before 4.0 or when the table cannot be read.
+pub async fn java_version(session: &Session) -> Option<String> {
+    let r = session
+        .query_unpaged(
+            "SELECT value FROM system_views.system_properties WHERE name = 'java.version'",
+            &[],
+        )
+        .await
+        .ok()?;
+    r.into_rows_result()
+        .ok()?
+        .maybe_first_row::<(Option<String>,)>()
+        .ok()?
+        .and_then(|r| r.0)
+}
+
 /// The data centre of the node answering.
 pub async fn local_dc(session: &Session) -> Option<String> {
     system_local_text(session, "data_center").await

@@ -169,6 +169,7 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             cqlbench_version: "0.1.0".into(),
             driver: "synthetic".into(),
             cassandra_version: None,
+            java_version: None,
             host: HostFacts {
                 hostname: "fixture".into(),
                 cpu_model: "none".into(),

@@ -76,6 +76,9 @@ pub struct Fingerprint {
     pub cqlbench_version: String,
     pub driver: String,
     pub cassandra_version: Option<String>,
+    /// The Java version of the node the client asked (`system_views.system_properties`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub java_version: Option<String>,
     pub host: HostFacts,
     /// The local cluster's spec (JVM flags, heap, cassandra.yaml overrides), if any.
     pub cluster: Option<ClusterSpec>,

@@ -19,6 +19,10 @@ pub struct ClusterSpec {
     pub schema_version: u32,
     pub name: String,
     pub cassandra: CassandraSource,
+    /// The `java` (or JDK directory) the nodes run on, when given (`--java`); else chosen for
+    /// the Cassandra line (see `cluster::dist::choose_java`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub java: Option<PathBuf>,
     /// Data centres in order; nodes are numbered across them (dc1's first, then dc2's, …).
     pub dcs: Vec<DcSpec>,
     pub jvm: JvmSpec,

@@ -32,6 +32,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         cassandra: CassandraSource::Maven {
             version: "5.0".into(),
         },
+        java: None,
         dcs: parse_dcs(dcs).unwrap(),
         jvm: JvmSpec {
             heap: Some(MiB(256)),

@@ -119,6 +119,8 @@ pub struct Settings {
     pub nodes: Option<usize>,
     pub heap: Option<String>,
     pub cassandra: Option<String>,
+    /// The Java version of the node asked (Cassandra 4.0+), if recorded.
+    pub java: Option<String>,
     pub host_cores: usize,
 }
 
@@ -152,6 +154,7 @@ impl Settings {
             nodes: cluster.map(|c| c.node_count()),
             heap: cluster.map(|c| c.jvm.heap.map_or("default".into(), |h| h.to_string())),
             cassandra,
+            java: run.fingerprint.java_version.clone(),
             host_cores: run.fingerprint.host.cores,
         }
     }
@@ -338,7 +341,7 @@ pub const SUMMARY_COLUMNS: [Column<RunRow>; 15] = [
 ];
 
 /// The settings table's columns, after the run's number.
-pub const SETTINGS_COLUMNS: [Column<RunRow>; 12] = [
+pub const SETTINGS_COLUMNS: [Column<RunRow>; 13] = [
     Column {
         key: "env",
         label: "env",
@@ -386,6 +389,12 @@ pub const SETTINGS_COLUMNS: [Column<RunRow>; 12] = [
         label: "Cassandra",
         decimals: 0,
         get: |r| text(r.settings.cassandra.as_deref().unwrap_or("-")),
+    },
+    Column {
+        key: "java",
+        label: "Java",
+        decimals: 0,
+        get: |r| text(r.settings.java.as_deref().unwrap_or("-")),
     },
     Column {
         key: "host_cores",

