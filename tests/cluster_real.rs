@@ -369,7 +369,6 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
             dist.describe(),
             elapsed.as_secs_f64()
         );
-        quorum_and_all(&tc, 1);
 
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run.json");
@@ -431,6 +430,9 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         eprintln!("{version}: verify: {}", v.headline());
         assert!(v.acked_rows > 0, "{v:?}");
         assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
+        // Then the RF 3 test: its stopped and restarted node would still be replaying hints
+        // and warming up during a run that came after it (55 write timeouts of 5,000 once).
+        quorum_and_all(&tc, 1);
         tc.finish();
     }
 }
