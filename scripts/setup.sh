@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cqlbench needs on a fresh Debian/Ubuntu machine: a JDK (11 or 17) and Maven to
 # run and fetch Apache Cassandra, fio and sysbench for `cqlbench probe`, Chromium, in which
-# the tests check the HTML report (tests/html_chromium.rs), and kubernetes-validate (pip), with
+# the tests check the HTML report (tests/html_chromium.rs), pip (cqlbench fetches the Java 11
+# runtime Cassandra 4.x runs on with it) and kubernetes-validate (pip), with
 # which they check the rendered Kubernetes manifests (tests/k8s_validate.rs). Rust must already
 # be installed (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
 set -euo pipefail
