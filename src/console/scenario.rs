@@ -75,9 +75,9 @@ fn cluster(c: &ClusterEvent) -> String {
         ClusterEvent::Created {
             name,
             nodes,
-            version,
+            software,
             heap,
-        } => format!("created {name}: {nodes} nodes, Cassandra {version}, heap {heap}\n"),
+        } => format!("created {name}: {nodes} nodes, {software}, heap {heap}\n"),
         ClusterEvent::Started { name, nodes, secs } => {
             format!("{name}: {} up (UN) in {secs:.1}s\n", nodes.join(", "))
         }

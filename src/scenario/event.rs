@@ -99,7 +99,8 @@ pub enum ClusterEvent<'a> {
     Created {
         name: &'a str,
         nodes: usize,
-        version: &'a str,
+        /// "Cassandra 4.1.10 on Java 11.0.13".
+        software: String,
         heap: &'a str,
     },
     Started {

@@ -199,7 +199,7 @@ fn lease_event(ctx: &Context, e: &LeaseEvent) {
         LeaseEvent::Created { cluster } => ClusterEvent::Created {
             name: cluster.name(),
             nodes: cluster.nodes().len(),
-            version: &cluster.state.dist.version,
+            software: cluster.state.dist.describe(),
             heap: &cluster.state.plan.heap_reason,
         },
         LeaseEvent::Started {
