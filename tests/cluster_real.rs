@@ -382,7 +382,15 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         let o = bin()
             .args(["run", "keyvalue", "--cluster", name, "--rf", "3"])
             .args(["--consistency", "QUORUM", "--rows", "2000", "--rate", "500"])
-            .args(["--ratio", "write=1,read=1", "--duration", "10s", "--warmup", "3s", "--verify"])
+            .args([
+                "--ratio",
+                "write=1,read=1",
+                "--duration",
+                "10s",
+                "--warmup",
+                "3s",
+                "--verify",
+            ])
             .args(["--out", &out_s, "-q"])
             .output()
             .unwrap();
