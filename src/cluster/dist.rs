@@ -67,6 +67,12 @@ impl Distribution {
         }
     }
 
+    /// The major version of the nodes' Java (`None` for a cluster created before it was
+    /// recorded).
+    pub fn java_major(&self) -> Option<u32> {
+        java_major(&format!("\"{}\"", self.java_version))
+    }
+
     /// The Cassandra line of this distribution (`None` for a version no line matches, e.g. an
     /// installation's version string cqlbench cannot read).
     pub fn line(&self) -> Option<Line> {
@@ -152,9 +158,12 @@ pub fn resolve(
     tc: &Toolchain,
     java: Option<&Path>,
 ) -> Result<Distribution, DistError> {
+    let machine = jdk::probe(&tc.java);
     // The line asked for is known before any jar is fetched: so is its Java.
     let early = match source {
-        CassandraSource::Maven { version } => Some(choose_java(Line::of(version)?, tc, java)?),
+        CassandraSource::Maven { version } => {
+            Some(choose_java(Line::of(version)?, tc, machine.as_ref(), java)?)
+        }
         CassandraSource::Home { .. } => None,
     };
     let cache = tc.cache.as_path();
@@ -168,14 +177,11 @@ pub fn resolve(
     };
     let java = match early {
         Some(j) => j,
-        None => choose_java(Line::of(&version)?, tc, java)?,
+        None => choose_java(Line::of(&version)?, tc, machine.as_ref(), java)?,
     };
-    let tools_java = if jdk::has_module(&java.path, "jdk.naming.rmi") {
-        PathBuf::new()
-    } else {
-        jdk::probe(&tc.java)
-            .filter(|j| j.major >= 11)
-            .map_or_else(PathBuf::new, |j| j.path)
+    let tools_java = match machine {
+        Some(m) if m.major >= 11 && !jdk::has_module(&java.path, "jdk.naming.rmi") => m.path,
+        _ => PathBuf::new(),
     };
     let http_shim = if jdk::has_module(&java.path, "jdk.httpserver") {
         None
@@ -197,7 +203,13 @@ pub fn resolve(
 /// The Java for a line: the one given (which must be a version the line runs on); else the
 /// machine's JDK (`JAVA_HOME`, else `PATH`) when the line runs on its version, in the line's
 /// order of preference; else the Java 11 runtime cqlbench fetches ([`jdk::managed_jdk11`]).
-pub fn choose_java(line: Line, tc: &Toolchain, given: Option<&Path>) -> Result<Java, DistError> {
+/// `machine` is what the machine's `java` (`tc.java`) reported, if it runs.
+pub fn choose_java(
+    line: Line,
+    tc: &Toolchain,
+    machine: Option<&Java>,
+    given: Option<&Path>,
+) -> Result<Java, DistError> {
     let majors = line.java_majors();
     let wanted = || {
         majors
@@ -220,9 +232,8 @@ pub fn choose_java(line: Line, tc: &Toolchain, given: Option<&Path>) -> Result<J
             found: j.version,
         });
     }
-    let machine = jdk::probe(&tc.java);
     for &m in majors {
-        match &machine {
+        match machine {
             Some(j) if j.major == m => return Ok(j.clone()),
             _ if m == 11 => return jdk::managed_jdk11(tc),
             _ => {}
@@ -232,8 +243,8 @@ pub fn choose_java(line: Line, tc: &Toolchain, given: Option<&Path>) -> Result<J
         Some(j) => Err(DistError::JavaForLine {
             line,
             wanted: wanted(),
-            path: j.path,
-            found: j.version,
+            path: j.path.clone(),
+            found: j.version.clone(),
         }),
         None => Err(DistError::MissingTool {
             tool: "java",
@@ -387,26 +398,36 @@ pub(super) fn publish(
 
 /// The exporter agent jar, fetched once into the cache.
 fn exporter_jar(tc: &Toolchain) -> Result<PathBuf, DistError> {
+    maven_jar(
+        tc,
+        "jmx_exporter",
+        (
+            "io.prometheus.jmx",
+            "jmx_prometheus_javaagent",
+            EXPORTER_VERSION,
+        ),
+    )
+}
+
+/// One Maven artifact's jar, fetched once with its dependencies into
+/// `<cache>/<name>-<version>/lib`.
+pub(super) fn maven_jar(
+    tc: &Toolchain,
+    name: &str,
+    (group, artifact, version): (&str, &str, &str),
+) -> Result<PathBuf, DistError> {
     let cache = tc.cache.as_path();
-    let dir = cache.join(format!("jmx_exporter-{EXPORTER_VERSION}"));
-    let jar = dir
-        .join("lib")
-        .join(format!("jmx_prometheus_javaagent-{EXPORTER_VERSION}.jar"));
+    let dir = cache.join(format!("{name}-{version}"));
+    let jar_name = format!("{artifact}-{version}.jar");
+    let jar = dir.join("lib").join(&jar_name);
     if jar.exists() {
         return Ok(jar);
     }
-    let tmp = fetch_dir(cache, "exporter");
-    if let Err(e) = mvn_copy(
-        &tmp,
-        tc.on_fetch,
-        "io.prometheus.jmx",
-        "jmx_prometheus_javaagent",
-        EXPORTER_VERSION,
-    ) {
+    let tmp = fetch_dir(cache, name);
+    if let Err(e) = mvn_copy(&tmp, tc.on_fetch, group, artifact, version) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    let jar_name = jar.file_name().expect("jar path has a name").to_owned();
     publish(&tmp, &dir, |d| d.join("lib").join(&jar_name).exists())?;
     Ok(jar)
 }

