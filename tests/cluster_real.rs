@@ -215,6 +215,34 @@ fn quorum_and_all(tc: &TestCluster, tokens: usize) {
     assert!(status.iter().all(|s| s.state == "UN"), "{status:?}");
 }
 
+/// `cqlbench verify RESULT --consistency QUORUM` through `cmd` succeeds and finds every
+/// acknowledged row present and unchanged; its record and what it printed.
+fn verify_finds_every_row(
+    mut cmd: assert_cmd::Command,
+    result: &std::path::Path,
+    label: &str,
+) -> (cqlbench::result::VerifyResult, String) {
+    let o = cmd
+        .args([
+            "verify",
+            result.to_str().unwrap(),
+            "--consistency",
+            "QUORUM",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = cqlbench::result::read_verify(&result.with_extension("verify.json")).unwrap();
+    eprintln!("{label}: verify: {}", v.headline());
+    assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
+    (v, stdout)
+}
+
 /// RF 3 at QUORUM: node2 killed and restarted by the run's fault schedule; the result marks
 /// both, `verify` reads every acknowledged row back; then rows deleted and changed behind the
 /// tool's back make `verify` fail with their exact count.
@@ -281,20 +309,8 @@ fn faults_during_a_run_lose_no_acknowledged_write(tc: &TestCluster) {
     );
     assert!(s.ok >= 8_000, "{} operations", s.ok);
 
-    let o = bin()
-        .args(["verify", &out_s, "--consistency", "QUORUM"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(
-        o.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
-    eprintln!("verify: {}", v.headline());
+    let (v, stdout) = verify_finds_every_row(bin(), &out, "faults");
     assert!(v.acked_writes >= 3_000 + 4_000, "{v:?}");
-    assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
     assert!(stdout.contains("0 missing, 0 different"), "{stdout}");
 
     // The report marks the faults and shows the verification.
@@ -431,20 +447,8 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         assert!(m.ok >= 800, "{} operations", m.ok);
         assert!(reads.rows_checked > 0, "{reads:?}");
         assert_eq!(reads.mismatches, 0, "{reads:?}");
-        let o = bin()
-            .args(["verify", &out_s, "--consistency", "QUORUM"])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-        assert!(
-            o.status.success(),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v = cqlbench::result::read_verify(&out.with_extension("verify.json")).unwrap();
-        eprintln!("{version}: verify: {}", v.headline());
+        let (v, _) = verify_finds_every_row(bin(), &out, version);
         assert!(v.acked_rows > 0, "{v:?}");
-        assert_eq!((v.present, v.missing, v.different), (v.acked_rows, 0, 0));
         // Then the RF 3 test: its stopped and restarted node would still be replaying hints
         // and warming up during a run that came after it (55 write timeouts of 5,000 once).
         quorum_and_all(&tc, 1);
