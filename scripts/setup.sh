@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cqlbench needs on a fresh Debian/Ubuntu machine: a JDK (11 or 17) and Maven to
 # run and fetch Apache Cassandra, fio and sysbench for `cqlbench probe`, Chromium, in which
-# the tests check the HTML report (tests/html_chromium.rs), pip (cqlbench fetches the Java 11
+# the tests check the HTML report (tests/html_chromium.rs), Prometheus, which scrapes a live run in
+# the tests (tests/load_real.rs), pip (cqlbench fetches the Java 11
 # runtime Cassandra 4.x runs on with it) and kubernetes-validate (pip), with
 # which they check the rendered Kubernetes manifests (tests/k8s_validate.rs). Rust must already
 # be installed (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
@@ -12,6 +13,7 @@ command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then

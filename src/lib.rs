@@ -17,8 +17,10 @@
 //! error  the one-line error of refused input
 //! format, fsutil, host, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; this host's facts and clocks; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
+//! tls  client TLS configurations, handshake failures in words, a local cluster's certificate authority
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)
+//! catalogue  the results index (SQLite): rebuilt from the result files, listed and filtered
 //! cost  price catalogue, pricing, planner: pure, over specs and results
 //! metrics  sources (local /proc, JMX exporter, K8ssandra, Prometheus) into one series model
 //! cluster  local clusters: plan, render, dist (jars, JDKs), process, state
@@ -31,11 +33,12 @@
 //! probe, k8s  host characterisation; Kubernetes manifests
 //! report  results into tables, Markdown, CSV and HTML
 //! scenario  the methodologies and scenario files: steps run on a target, events and typed outcomes
-//! console  renders events, progress and tables for a person (the only module below cli that prints)
+//! console, live  renders events, progress and tables for a person (the only module below cli that prints); serves a run's live metrics for Prometheus (`--metrics-listen`)
 //! cli, main  flags into specs, one command each; errors into one line and an exit code
 //! ```
 
 pub mod cancel;
+pub mod catalogue;
 pub mod cli;
 pub mod cluster;
 pub mod console;
@@ -46,6 +49,7 @@ pub mod format;
 pub mod fsutil;
 pub mod host;
 pub mod k8s;
+pub mod live;
 pub mod load;
 pub mod metrics;
 pub mod probe;
@@ -56,6 +60,7 @@ pub mod shards;
 pub mod spec;
 pub mod stats;
 pub mod target;
+pub mod tls;
 pub mod verify;
 pub mod workload;
 

@@ -21,6 +21,10 @@ fn main() -> ExitCode {
             eprintln!("interrupted: the results measured so far are written");
             ExitCode::from(code)
         }
+        (Err(err), None) if err.is::<cqlbench::cli::compare::GateFailed>() => {
+            eprintln!("failed: {err}");
+            ExitCode::from(cqlbench::cli::compare::GATE_FAILED_EXIT)
+        }
         (Err(err), code) => {
             eprintln!("error: {}", cqlbench::cli::one_line(&err));
             code.map_or(ExitCode::FAILURE, ExitCode::from)

@@ -73,6 +73,11 @@ impl Target {
         self.cluster().map(|c| c.state.spec.clone())
     }
 
+    /// A local cluster's own client TLS (its CA and client certificate), when it has TLS.
+    pub fn cluster_tls(&self) -> Option<crate::spec::client::TlsSpec> {
+        self.cluster().and_then(Cluster::client_tls)
+    }
+
     /// The addresses the client connects to.
     pub fn contact_points(&self) -> Vec<String> {
         match &self.place {

@@ -258,6 +258,11 @@ fn read_back<W: Workload>(
         local_dc: run.target.local_dc.clone(),
         timeout: spec.timeout,
         credentials: spec.credentials.clone(),
+        // The run's TLS (its files read again), with the driver's default settings.
+        client: crate::spec::client::ClientSpec {
+            tls: run.fingerprint.client.as_ref().and_then(|c| c.tls.clone()),
+            driver: Default::default(),
+        },
     };
     rt.block_on(async {
         let session = crate::load::session::connect(&connect).await?;

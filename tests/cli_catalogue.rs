@@ -86,6 +86,8 @@ fn run_flags() {
     for extra in [
         &[][..],
         &["--dc", "datacenter1"],
+        &["--tag", "baseline"],
+        &["--tag", "a,b.c", "--tag", "v4_1-3"],
         &["--keyspace", "ks_1"],
         &["--rf", "3"],
         &["--rf", "dc1:3,dc2:1"],
@@ -119,12 +121,33 @@ fn run_flags() {
         &["--prometheus", "10.0.0.1:9500,10.0.0.2:9500"],
         &["--env", "a.b_c-1"],
         &["-q"],
+        &["--metrics-listen", "127.0.0.1:0"],
+        &["--metrics-listen", "[::1]:0"],
+        &["--metrics-listen", "127.0.0.1:0", "--metrics-linger", "1s"],
     ] {
         case(extra, CONNECT);
     }
     // Bad values.
     for (extra, needle) in [
         (&["--dc", "a,b"][..], "give one data centre name"),
+        (&["--metrics-listen", "9500"], "--metrics-listen"),
+        (&["--metrics-listen", "host:9500"], "--metrics-listen"),
+        (
+            &["--metrics-linger", "1s"],
+            "required arguments were not provided",
+        ),
+        (
+            &[
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--metrics-linger",
+                "soon",
+            ],
+            "--metrics-linger",
+        ),
+        (&["--tag", "a b"], "invalid tag 'a b'"),
+        (&["--tag", ".hidden"], "invalid tag '.hidden'"),
+        (&["--tag", ""], "invalid tag ''"),
         (&["--keyspace", "bad name!"], "keyspace"),
         (&["--keyspace", "1abc"], "keyspace"),
         (&["--rf", "0"], "at least one replica"),
@@ -462,6 +485,112 @@ fn probe_report_compare_cost_and_plan_flags() {
         args(&["compare", run, "/nonexistent.json"], &[]),
         Refused("/nonexistent.json"),
     ));
+    // --fail-if: every form of rule, held by a run compared with itself.
+    for rule in [
+        "p99 > +10%",
+        "p50>5%",
+        "throughput < -5%",
+        "throughput < 0%",
+        "read.p99 > +0%",
+        "write.p50 > +2.5%",
+    ] {
+        cases.push((args(&["compare", run, run, "--fail-if", rule], &[]), Ok));
+    }
+    for (rule, needle) in [
+        ("p95 > +10%", "METRIC one of"),
+        ("p99 = 10%", "write METRIC > +N%"),
+        ("p99 > 10", "a percentage"),
+        ("p99 > x%", "not a percentage"),
+        ("p99 > -10%", "'>' takes a rise"),
+        ("throughput < 5%", "'<' takes a fall"),
+        ("nosuch.p99 > +10%", "no compared metric matches"),
+    ] {
+        cases.push((
+            args(&["compare", run, run, "--fail-if", rule], &[]),
+            Refused(needle),
+        ));
+    }
+    // A set: a directory or a glob of run results.
+    let set = dir.path().join("set");
+    std::fs::create_dir(&set).unwrap();
+    for (i, name) in ["r1.json", "r2.json"].iter().enumerate() {
+        let shape = cqlbench::result::fixture::RunShape {
+            seed: i as u64 + 1,
+            ..Default::default()
+        };
+        cqlbench::result::fixture::run("lab", &shape)
+            .write(&set.join(name))
+            .unwrap();
+    }
+    let set_s = set.to_str().unwrap();
+    let glob = format!("{set_s}/r*.json");
+    cases.push((args(&["compare", set_s, set_s], &[]), Ok));
+    cases.push((args(&["compare", set_s, &glob], &[]), Ok));
+    cases.push((
+        args(&["compare", run, set_s], &[]),
+        Refused("A holds 1 run(s) and B 2"),
+    ));
+    // A directory whose JSON files are no run results.
+    let none = dir.path().join("none");
+    std::fs::create_dir(&none).unwrap();
+    std::fs::write(none.join("x.json"), "{}").unwrap();
+    cases.push((
+        args(&["compare", none.to_str().unwrap(), set_s], &[]),
+        Refused("A: no run results in"),
+    ));
+    cases.push((
+        args(&["compare", &format!("{set_s}/x*.json"), set_s], &[]),
+        Refused("A: no run results in"),
+    ));
+    cases.push((
+        args(&["compare", &format!("{set_s}/[.json"), set_s], &[]),
+        Refused("not a usable pattern"),
+    ));
+    cases.push((
+        args(&["compare", "id:x", set_s], &[]),
+        Refused("ids are numbers"),
+    ));
+    cases.push((args(&["report", "id:1,x"], &[]), Refused("ids are numbers")));
+    cases.push((
+        args(&["compare", "tag:nosuch", set_s], &[]),
+        Refused("no run in the catalogue carries tag 'nosuch'"),
+    ));
+    cases.push((
+        args(&["compare", "tag:a b", set_s], &[]),
+        Refused("invalid tag 'a b'"),
+    ));
+    cases.push((
+        args(&["report", "id:424242"], &[]),
+        Refused("no result with id 424242"),
+    ));
+    cases.push((
+        args(&["compare", "id:999", set_s], &[]),
+        Refused("no result with id 999"),
+    ));
+    // runs: every filter, valid and not.
+    for extra in [
+        &[][..],
+        &["--kind", "run"],
+        &["--kind", "capacity", "--env", "lab"],
+        &["--workload", "keyvalue", "--status", "completed"],
+        &["--since", "2026-11-01", "--last", "5"],
+        &["--import", set_s],
+        &["--tag", "baseline"],
+    ] {
+        cases.push((args(&["runs"], extra), Ok));
+    }
+    for (extra, needle) in [
+        (&["--kind", "nosuch"][..], "nosuch"),
+        (&["--since", "2026-13-01"], "not a day as YYYY-MM-DD"),
+        (&["--since", "yesterday"], "not a day as YYYY-MM-DD"),
+        (&["--last", "0"], "0"),
+        (&["--last", "-1"], "-1"),
+        (&["--import", "/nonexistent/dir"], "not a directory"),
+        (&["--import", run], "not a directory"),
+        (&["--tag", "a/b"], "invalid tag 'a/b'"),
+    ] {
+        cases.push((args(&["runs"], extra), Refused(needle)));
+    }
     // cost and plan
     for extra in [
         &["--instance", "r5.2xlarge"][..],

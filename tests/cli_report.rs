@@ -271,3 +271,319 @@ fn a_deployment_adds_the_cost_per_throughput() {
             .stderr(predicate::str::contains("error:"));
     }
 }
+
+#[test]
+fn compare_sets_of_runs_and_gate_on_significant_changes_beyond_thresholds() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = |name: &str, seed: u64, ops_per_s: f64, latency_ms: f64| {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        for k in 0..3 {
+            write_run(
+                &d,
+                &format!("r{k}.json"),
+                name,
+                shape(seed + k, ops_per_s, latency_ms),
+            );
+        }
+        // Beside the runs, a file that is not a run result is left out, and said so.
+        std::fs::write(d.join("notes.json"), "{}").unwrap();
+        d
+    };
+    let base = set("base", 10, 2_000.0, 2.0);
+    let same = set("same", 20, 2_000.0, 2.0);
+    let slow = set("slow", 30, 1_700.0, 2.6);
+    let gates = ["--fail-if", "p99 > +10%", "--fail-if", "throughput < -5%"];
+
+    // The same distribution: every rule holds, exit 0.
+    let out = cmd()
+        .arg("compare")
+        .arg(&base)
+        .arg(&same)
+        .args(gates)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains(": main phase, one figure per run"), "{text}");
+    assert!(text.contains("3 runs (same)"), "{text}");
+    assert!(text.contains("runs A/B"), "{text}");
+    assert!(
+        line(&text, "throughput ops/s").contains("3.0/3.0"),
+        "{text}"
+    );
+    assert!(text.contains("A: not run results, left out:"), "{text}");
+    assert!(text.contains("notes.json"), "{text}");
+    assert!(
+        line(&text, "fail-if 'p99 > +10%'").ends_with("held"),
+        "{text}"
+    );
+    assert!(
+        line(&text, "fail-if 'throughput < -5%'").ends_with("held"),
+        "{text}"
+    );
+
+    // 15% less throughput and 30% slower: both rules broken, exit 1, one `failed:` line on stderr.
+    let out = cmd()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args(gates)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(line(&text, "throughput ops/s").ends_with("worse"), "{text}");
+    // The fixture's throughput is 1,700 against 2,000 ops/s, give or take its noise.
+    let change: f64 = line(&text, "throughput ops/s")
+        .split_whitespace()
+        .find(|w| w.ends_with('%'))
+        .and_then(|w| w.trim_end_matches('%').parse().ok())
+        .unwrap();
+    assert!((-18.0..-12.0).contains(&change), "{text}");
+    let p99_rule = line(&text, "fail-if 'p99 > +10%'");
+    assert!(p99_rule.contains("BROKEN by "), "{text}");
+    assert!(p99_rule.contains("write response p99 ms +"), "{text}");
+    assert!(p99_rule.contains("read response p99 ms +"), "{text}");
+    assert!(
+        line(&text, "fail-if 'throughput < -5%'").contains("BROKEN by throughput ops/s -1"),
+        "{text}"
+    );
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("failed: 2 of 2 --fail-if rule(s) broken:"),
+        "{err}"
+    );
+
+    // A threshold beyond the change holds; the change is still reported as worse.
+    cmd()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args([
+            "--fail-if",
+            "throughput < -20%",
+            "--fail-if",
+            "read.p50 > +50%",
+        ])
+        .assert()
+        .success();
+
+    // A glob names a set too; one run against one is compared interval by interval, and
+    // gated the same way.
+    let glob = format!("{}/r*.json", slow.display());
+    cmd()
+        .arg("compare")
+        .arg(&base)
+        .arg(&glob)
+        .args(["--fail-if", "throughput < -5%"])
+        .assert()
+        .code(1);
+    let out = cmd()
+        .arg("compare")
+        .arg(base.join("r0.json"))
+        .arg(slow.join("r0.json"))
+        .args(["--fail-if", "throughput < -5%"])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("measured one-second intervals"), "{text}");
+    assert!(text.contains("n_eff A/B"), "{text}");
+}
+
+#[test]
+fn runs_lists_the_catalogue_and_compare_takes_its_ids_and_tags() {
+    let home = tempfile::tempdir().unwrap();
+    let results = home.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for k in 0..2 {
+        write_run(
+            &results,
+            &format!("base-{k}.json"),
+            "base",
+            shape(40 + k, 2_000.0, 2.0),
+        );
+        let mut tagged = run("base", &shape(60 + k, 2_000.0, 2.0));
+        tagged.tags = vec!["baseline".into(), "nightly".into()];
+        tagged
+            .write(&results.join(format!("tagged-{k}.json")))
+            .unwrap();
+        write_run(
+            elsewhere.path(),
+            &format!("slow-{k}.json"),
+            "slow",
+            shape(50 + k, 1_500.0, 3.0),
+        );
+    }
+    let runs = |args: &[&str]| {
+        let out = cmd()
+            .env("CQLBENCH_HOME", home.path())
+            .arg("runs")
+            .args(args)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let ids_of = |text: &str, part: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(part))
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    // The home's results are found without asking; a directory elsewhere once imported.
+    let text = runs(&[]);
+    assert!(
+        text.contains("4 of 4 results (index updated: 4 added"),
+        "{text}"
+    );
+    let text = runs(&["--import", elsewhere.path().to_str().unwrap()]);
+    assert!(
+        text.contains("6 of 6 results (index updated: 2 added"),
+        "{text}"
+    );
+    let text = runs(&["--env", "slow"]);
+    assert!(
+        text.contains("2 of 6 results (index updated: 0 added, 0 changed, 0 gone"),
+        "{text}"
+    );
+    let ids = ids_of(&text, "/slow-");
+    assert_eq!(ids.len(), 2, "{text}");
+    assert!(line(&text, &ids[0]).contains(" run "), "{text}");
+    assert!(line(&text, &ids[0]).contains("completed"), "{text}");
+    let text = runs(&["--tag", "nightly"]);
+    assert!(text.contains("2 of 6 results"), "{text}");
+    assert!(text.contains("baseline,nightly"), "{text}");
+    assert_eq!(ids_of(&text, "/tagged-").len(), 2, "{text}");
+    let base_ids = ids_of(&runs(&["--env", "base"]), "/base-");
+    assert_eq!(base_ids.len(), 2);
+    // compare takes sets by id, and gates on them.
+    let out = cmd()
+        .env("CQLBENCH_HOME", home.path())
+        .arg("compare")
+        .arg(format!("id:{}", base_ids.join(",")))
+        .arg(format!("id:{}", ids.join(",")))
+        .args(["--fail-if", "throughput < -10%"])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("one figure per run"), "{text}");
+    assert!(line(&text, "throughput ops/s").ends_with("worse"), "{text}");
+    // And by tag: the tagged runs against untagged ones of the same distribution hold.
+    let out = cmd()
+        .env("CQLBENCH_HOME", home.path())
+        .arg("compare")
+        .arg("tag:baseline")
+        .arg(format!("id:{}", base_ids.join(",")))
+        .args(["--fail-if", "throughput < -10%"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("vs A tag:baseline: 2 runs (base)"), "{text}");
+    assert!(line(&text, "fail-if").ends_with("held"), "{text}");
+    // report takes ids too, beside paths.
+    let out = cmd()
+        .env("CQLBENCH_HOME", home.path())
+        .arg("report")
+        .arg(format!("id:{}", ids[0]))
+        .arg(format!("id:{}", base_ids[0]))
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("slow") && text.contains("base"), "{text}");
+    cmd()
+        .env("CQLBENCH_HOME", home.path())
+        .arg("report")
+        .arg("id:9999")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no result with id 9999"));
+    // A file removed is gone from the next listing.
+    std::fs::remove_file(elsewhere.path().join("slow-0.json")).unwrap();
+    let text = runs(&[]);
+    assert!(
+        text.contains("5 of 5 results (index updated: 0 added, 0 changed, 1 gone"),
+        "{text}"
+    );
+}
+
+#[test]
+fn report_history_follows_a_figure_across_the_catalogues_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let results = home.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    // Four nightly runs of one environment and workload, a day apart, and one of another
+    // environment that the history of "nightly" leaves out.
+    let mut paths = Vec::new();
+    for (k, latency) in [2.0, 2.1, 2.0, 4.0].into_iter().enumerate() {
+        let mut r = run("nightly", &shape(70 + k as u64, 2_000.0, latency));
+        r.started_unix_s = 1_795_000_000 + k as u64 * 86_400;
+        r.tags = vec!["nightly".into()];
+        let p = results.join(format!("n{k}.json"));
+        r.write(&p).unwrap();
+        paths.push(p);
+    }
+    write_run(&results, "other.json", "other", shape(80, 900.0, 9.0));
+    let html = home.path().join("h.html");
+    let out = cmd()
+        .env("CQLBENCH_HOME", home.path())
+        .arg("report")
+        .arg(&paths[3])
+        .args(["--history", "p99", "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("History of p99 — nightly · keyvalue (4 runs in the catalogue)"),
+        "{text}"
+    );
+    // Oldest first, dates in UTC, the report's own run marked, its jump in p99 shown.
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("History of p99"))
+        .skip(2)
+        .take(4)
+        .collect();
+    assert!(
+        rows[0].trim_start().starts_with("2026-11-18 11:06"),
+        "{rows:?}"
+    );
+    assert!(rows[3].contains("n3.json (this report)"), "{rows:?}");
+    assert!(
+        rows[3].contains("+"),
+        "a change from the run before: {rows:?}"
+    );
+    assert!(!text.contains("other.json"), "{text}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(r#"data-chart="history""#), "no history chart");
+    assert!(page.contains("History · response p99 (ms)"));
+    // By kind, and throughput.
+    for figure in ["write.p50", "throughput", "max"] {
+        cmd()
+            .env("CQLBENCH_HOME", home.path())
+            .arg("report")
+            .arg(&paths[3])
+            .args(["--history", figure])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!(
+                "History of {figure} — nightly"
+            )));
+    }
+    // Bad input: one line, no panic.
+    for (args, needle) in [
+        (vec!["--history", "p98"], "'p98' is not a figure"),
+        (vec!["--history", ""], "is not a figure"),
+    ] {
+        let out = cmd()
+            .env("CQLBENCH_HOME", home.path())
+            .arg("report")
+            .arg(&paths[3])
+            .args(&args)
+            .assert()
+            .failure();
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_ne!(out.get_output().status.code(), Some(101), "{err}");
+    }
+}

@@ -1084,3 +1084,186 @@ fn a_capacity_search_starts_with_its_time_estimate() {
         "{line}"
     );
 }
+
+#[test]
+fn bad_tls_and_driver_settings_are_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = cqlbench::tls::LocalCa::at(dir.path().join("tls"));
+    ca.create(&["127.0.0.1".into()]).unwrap();
+    let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
+    let (ca_pem, cert, key) = (p(ca.ca()), p(ca.client_cert()), p(ca.client_key()));
+    let missing = p(dir.path().join("missing.pem"));
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (run(&["--retry", "many"]), "--retry 'many'"),
+        (run(&["--retry", "11"]), "1 to 10"),
+        (run(&["--speculative", "p100"]), "between 0 and 100"),
+        (run(&["--speculative", "20ms:9"]), "1 to 4 extra requests"),
+        (run(&["--speculative", "soon"]), "--speculative 'soon'"),
+        (run(&["--compression", "zstd"]), "none, lz4 or snappy"),
+        (
+            run(&["--connections-per-host", "0"]),
+            "--connections-per-host 0",
+        ),
+        (run(&["--page-size", "0"]), "--page-size 0"),
+        (run(&["--rack", "r1"]), "--rack needs the local data centre"),
+        (run(&["--tls-min-version", "1.1"]), "1.2 or 1.3"),
+        (
+            run(&["--tls-cert", &cert, "--tls-key", &key]),
+            "need --tls-ca",
+        ),
+        (
+            run(&["--tls-ca", &ca_pem, "--tls-cert", &cert]),
+            "--tls-cert needs --tls-key",
+        ),
+        (run(&["--tls-ca", &ca_pem, "--no-tls"]), "--no-tls"),
+        (
+            run(&[
+                "--tls-ca",
+                &ca_pem,
+                "--tls-server-name",
+                "db",
+                "--tls-no-hostname-check",
+            ]),
+            "--tls-no-hostname-check",
+        ),
+        // Files are read before any connection: each names the flag and the file.
+        (run(&["--tls-ca", &missing]), "cannot read it"),
+        (run(&["--tls-ca", &key]), "no certificate in it"),
+        (
+            run(&["--tls-ca", &ca_pem, "--tls-cert", &cert, "--tls-key", &cert]),
+            "no private key in it",
+        ),
+    ];
+    for (args, needle) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, needle);
+    }
+    // The same through capacity and fill, which take the run's flags.
+    refused(
+        &["capacity", "keyvalue", "--hosts", HOST, "--retry", "x"],
+        "--retry 'x'",
+    );
+    refused(
+        &[
+            "fill",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--compression",
+            "x",
+            "--rows",
+            "10",
+        ],
+        "none, lz4 or snappy",
+    );
+}
+
+#[test]
+fn valid_tls_and_driver_settings_get_as_far_as_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = cqlbench::tls::LocalCa::at(dir.path().join("tls"));
+    ca.create(&["127.0.0.1".into()]).unwrap();
+    let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
+    let (ca_pem, cert, key) = (p(ca.ca()), p(ca.client_cert()), p(ca.client_key()));
+    for extra in [
+        vec![
+            "--retry",
+            "none",
+            "--speculative",
+            "p99.9:2",
+            "--compression",
+            "snappy",
+        ],
+        vec![
+            "--retry",
+            "default",
+            "--speculative",
+            "off",
+            "--compression",
+            "none",
+        ],
+        vec![
+            "--retry",
+            "3",
+            "--speculative",
+            "25ms",
+            "--compression",
+            "LZ4",
+        ],
+        vec![
+            "--connections-per-host",
+            "4",
+            "--page-size",
+            "500",
+            "--dc",
+            "dc1",
+            "--rack",
+            "r1",
+        ],
+        vec!["--tls-ca", &ca_pem, "--tls-min-version", "1.3"],
+        vec!["--tls-ca", &ca_pem, "--tls-cert", &cert, "--tls-key", &key],
+        vec!["--tls-ca", &ca_pem, "--tls-server-name", "db.example.com"],
+        vec!["--tls-ca", &ca_pem, "--tls-no-hostname-check"],
+        vec!["--no-tls"],
+    ] {
+        let mut args = vec!["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
+        args.extend_from_slice(&extra);
+        refused(&args, "cannot connect to 127.0.0.1:1");
+    }
+}
+
+#[test]
+fn metrics_listen_takes_a_socket_address_and_refuses_a_busy_one() {
+    for bad in [
+        "nonsense",
+        "127.0.0.1",
+        "localhost:9500",
+        "127.0.0.1:99999",
+        "",
+    ] {
+        refused(
+            &["run", "keyvalue", "--hosts", HOST, "--metrics-listen", bad],
+            "--metrics-listen",
+        );
+    }
+    // A port something else holds: refused, naming the flag and the address, before the run.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    for cmd in ["run", "throughput", "latency", "capacity", "fill"] {
+        let mut args = vec![cmd, "keyvalue", "--hosts", HOST, "--metrics-listen", &addr];
+        match cmd {
+            "latency" => args.extend(["--rate", "100"]),
+            "fill" => args.extend(["--bytes", "10M"]),
+            _ => {}
+        }
+        refused_naming(&args, &[&format!("--metrics-listen {addr}: "), "in use"]);
+    }
+    // A free one (port 0: any): the endpoint is announced, and the run then fails on the
+    // unreachable host, not on the flag.
+    let home = tempfile::tempdir().unwrap();
+    let out = cqlbench(home.path())
+        .args(["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"])
+        .args(["--metrics-listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("live metrics: http://127.0.0.1:") && l.ends_with("/metrics")),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("error:") && l.contains("127.0.0.1:1")),
+        "{stderr}"
+    );
+}

@@ -279,8 +279,18 @@ fn verify_and_key_dist_are_step_keys() {
     );
 }
 
-/// Bad scenario files, each refused by `--dry-run` (and by a real run) with one line naming
-/// what is wrong, before any cluster is created.
+/// `scenario FILE --dry-run` succeeds and says the scenario is valid; its output.
+fn dry_run_valid(file: &Path, dir: &Path) -> String {
+    let a = cqlbench()
+        .args(["scenario", file.to_str().unwrap(), "--dry-run", "--dir"])
+        .arg(dir)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    assert!(stdout.contains("the scenario is valid"), "{stdout}");
+    stdout
+}
+
 /// `version:` and `java:` of a cluster section: valid values make a valid plan, naming the
 /// version in each environment's cluster.
 #[test]
@@ -296,19 +306,32 @@ fn version_and_java_are_cluster_keys() {
         ),
     )
     .unwrap();
-    let a = cqlbench()
-        .args(["scenario", file.to_str().unwrap(), "--dry-run", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&a.get_output().stdout).to_string();
-    assert!(stdout.contains("the scenario is valid"), "{stdout}");
+    let stdout = dry_run_valid(&file, dir.path());
     assert!(
         stdout.contains("environment v40") && stdout.contains("environment v50"),
         "{stdout}"
     );
 }
 
+#[test]
+fn tls_and_driver_settings_are_keys_of_clusters_and_run_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.yaml");
+    std::fs::write(
+        &file,
+        "name: t\ncluster: {nodes: 1, tls: true}\nenvironments:\n  - {name: plain, cluster: {tls: false}}\n  - {name: mtls, cluster: {tls-client-auth: true, tls-internode: true}}\n  - {name: optional, cluster: {tls-optional: true}}\nsteps:\n  - {latency: {workload: keyvalue, rate: 100, duration: 5s, retry: 2, speculative: p99:1, compression: lz4, connections-per-host: 2, page-size: 100, tls-min-version: '1.3'}}\n",
+    )
+    .unwrap();
+    let stdout = dry_run_valid(&file, dir.path());
+    // The step's command line carries the driver settings.
+    assert!(
+        stdout.contains("--retry 2") && stdout.contains("--compression lz4"),
+        "{stdout}"
+    );
+}
+
+/// Bad scenario files, each refused by `--dry-run` (and by a real run) with one line naming
+/// what is wrong, before any cluster is created.
 #[test]
 fn bad_files_are_refused_in_one_line_before_anything_starts() {
     let cases: &[(&str, &str)] = &[
@@ -361,6 +384,31 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
         (
             "name: j\ncluster: {java: /nonexistent/jdk}\nsteps: [{probe: {}}]",
             "java /nonexistent/jdk: no such file",
+        ),
+        // TLS and driver keys.
+        (
+            "name: t\ncluster: {tls-client-auth: true}\nsteps: [{probe: {}}]",
+            "need tls: true",
+        ),
+        (
+            "name: t\ncluster: {tls: true, tls-client-auth: true, tls-optional: true}\nsteps: [{probe: {}}]",
+            "cannot go with tls-client-auth",
+        ),
+        (
+            "name: t\ncluster: {tls: true}\nenvironments: [{name: old, cluster: {version: 4.0.10}}]\nsteps: [{probe: {}}]",
+            "--tls needs Cassandra 4.1 or later",
+        ),
+        (
+            "name: t\nsteps: [{run: {workload: keyvalue, retry: often}}]",
+            "--retry 'often'",
+        ),
+        (
+            "name: t\nsteps: [{latency: {workload: keyvalue, rate: 10, speculative: p101}}]",
+            "between 0 and 100",
+        ),
+        (
+            "name: t\nsteps: [{run: {workload: keyvalue, tls-cert: c.pem, tls-key: k.pem}}]",
+            "need --tls-ca",
         ),
         ("name: e\nsteps: [{probe: {env: 'a/../../x'}}]", "env"),
         // A name that would place results outside the home (a scenario file is passed around).
@@ -741,7 +789,55 @@ fn a_mistyped_name_gets_a_did_you_mean() {
         err.contains("a similar argument exists: '--concurrency'"),
         "{err}"
     );
-    let a = cqlbench().args(["runn"]).assert().failure();
+    let a = cqlbench().args(["scenaro"]).assert().failure();
     let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-    assert!(err.contains("a similar subcommand exists: 'run'"), "{err}");
+    assert!(
+        err.contains("a similar subcommand exists: 'scenario'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_scenario_refuses_a_busy_metrics_address_before_writing_anything() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/ref002-laptop.yaml");
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("out");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let a = cqlbench()
+        .env("CQLBENCH_HOME", home.path())
+        .args(["scenario", file.to_str().unwrap(), "--dir"])
+        .arg(&dir)
+        .args(["--metrics-listen", &addr])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains(&format!("--metrics-listen {addr}: ")),
+        "{err}"
+    );
+    assert!(!dir.exists(), "nothing is written: {}", dir.display());
+    // Not an address: refused by the flag's parser.
+    let a = cqlbench()
+        .env("CQLBENCH_HOME", home.path())
+        .args([
+            "scenario",
+            file.to_str().unwrap(),
+            "--metrics-listen",
+            "here",
+        ])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("--metrics-listen"), "{err}");
+    assert_ne!(a.get_output().status.code(), Some(101), "{err}");
+    // A valid address with --dry-run: accepted (nothing listens, nothing runs).
+    cqlbench()
+        .env("CQLBENCH_HOME", home.path())
+        .args(["scenario", file.to_str().unwrap(), "--dry-run"])
+        .args(["--metrics-listen", "127.0.0.1:0"])
+        .assert()
+        .success();
 }

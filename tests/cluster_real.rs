@@ -480,7 +480,8 @@ fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
     ];
     let row = |a: &str, d: &str, r: &str| (a.to_string(), Some(d.to_string()), Some(r.to_string()));
     let addrs: Vec<String> = expected.iter().map(|e| e.0.to_string()).collect();
-    let views = cqlbench::cluster::cql::views_by_node(&addrs, Duration::from_secs(30)).unwrap();
+    let views =
+        cqlbench::cluster::cql::views_by_node(&addrs, Duration::from_secs(30), None).unwrap();
     assert_eq!(views.len(), 3);
     for v in views {
         let me = expected.iter().find(|e| e.0 == v.address).unwrap();
@@ -678,17 +679,70 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
     // gp2 at 100 GiB: 300 IOPS (3 per GiB); gp3 provisioned at 4,000 IOPS and 200 MB/s.
     let (slow_iops, _) = probe("slow", "rand_read_4k");
     assert!(within(slow_iops, 300.0), "gp2 100 GiB: {slow_iops} IOPS");
+    let rules_of = |numbers: &str, f: &str| -> Option<u64> {
+        std::fs::read_to_string(format!("/sys/fs/cgroup/blkio/blkio.throttle.{f}"))
+            .unwrap()
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(&format!("{numbers} "))
+                    .map(|v| v.trim().parse().unwrap())
+            })
+    };
+    let node_of = |dc: &str| {
+        c.nodes()
+            .iter()
+            .find(|n| n.dc == dc)
+            .unwrap_or_else(|| panic!("the {dc} node"))
+    };
+    // The gp3 disk carries its provisioned limits as blkio rules on its own device.
+    let fast_dev = c.disk(node_of("fast")).unwrap().0.device().unwrap();
+    let fast_numbers = cqlbench::cluster::storage::dev_numbers(&fast_dev).unwrap();
+    assert_eq!(rules_of(&fast_numbers, "read_iops_device"), Some(4000));
+    assert_eq!(rules_of(&fast_numbers, "write_iops_device"), Some(4000));
+    assert_eq!(
+        rules_of(&fast_numbers, "write_bps_device"),
+        Some(200 * 1_000_000)
+    );
     let (fast_iops, _) = probe("fast", "rand_read_4k");
-    assert!(within(fast_iops, 4000.0), "gp3 4000 IOPS: {fast_iops}");
-    let (_, fast_mbps) = probe("fast", "seq_write_64k");
-    assert!(within(fast_mbps, 200.0), "gp3 200 MB/s: {fast_mbps} MB/s");
+    // Right after it, the unthrottled local disk on the same host: what the host's own disk
+    // gives now (seen under CI runs: 11,290, 4,876 and about 3,100 IOPS while other tests'
+    // clusters wrote to it).
     let (nvme_iops, _) = probe("nvme", "rand_read_4k");
-    // Unthrottled: well above the highest class limit here (gp3's 4,000 IOPS, which a throttled
-    // device holds to within 15%). Not 3× it: other tests' clusters share the host's disk
-    // (seen: 11,290 IOPS under a CI run).
-    assert!(nvme_iops > 1.5 * 4000.0, "local: {nvme_iops} IOPS");
+    // The limit caps the probe; the probe reaches it unless the host's disk is itself slower
+    // than the limit, in which case the throttled disk gives what the host gives.
+    let limited = |what: &str, got: f64, limit: f64, host: f64| {
+        assert!(got <= limit * 1.15, "{what} {limit}: {got}");
+        if host >= limit * 1.3 {
+            assert!(within(got, limit), "{what} {limit}: {got} (host {host})");
+        } else {
+            assert!(
+                got >= 0.5 * host.min(limit),
+                "{what} {limit}: {got} on a host giving {host}"
+            );
+        }
+    };
+    limited("gp3 IOPS", fast_iops, 4000.0, nvme_iops);
+    let (_, fast_mbps) = probe("fast", "seq_write_64k");
+    let (_, nvme_mbps) = probe("nvme", "seq_write_64k");
+    limited("gp3 MB/s", fast_mbps, 200.0, nvme_mbps);
+    // Unthrottled: no limit is set on its device, and it goes well past gp2's 300 IOPS.
+    let nvme_dev = c.disk(node_of("nvme")).unwrap().0.device().unwrap();
+    let nvme_numbers = cqlbench::cluster::storage::dev_numbers(&nvme_dev).unwrap();
+    for f in [
+        "read_iops_device",
+        "write_iops_device",
+        "read_bps_device",
+        "write_bps_device",
+    ] {
+        assert_eq!(
+            rules_of(&nvme_numbers, f),
+            None,
+            "the local disk {nvme_dev} ({nvme_numbers}) has a {f} limit"
+        );
+    }
+    assert!(nvme_iops > 3.0 * 300.0, "local: {nvme_iops} IOPS");
     eprintln!(
-        "emulated disks: gp2 100Gi {slow_iops:.0} IOPS, gp3 {fast_iops:.0} IOPS / {fast_mbps:.1} MB/s, local {nvme_iops:.0} IOPS"
+        "emulated disks: gp2 100Gi {slow_iops:.0} IOPS, gp3 {fast_iops:.0} IOPS / {fast_mbps:.1} MB/s, local {nvme_iops:.0} IOPS / {nvme_mbps:.1} MB/s"
     );
     // Our disks, by backing file: their devices and device numbers, to check they are
     // detached and their limits lifted with them.
@@ -737,4 +791,173 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
             );
         }
     }
+}
+
+/// A 3-node cluster that requires client encryption and client certificates: a run with its
+/// CA and client certificate succeeds with no error, with the driver settings in the result;
+/// plain text, another CA and no client certificate each fail in one line naming the cause,
+/// before any load starts.
+#[test]
+fn tls_with_client_auth_admits_the_right_certificates_only() {
+    let tc = TestCluster::create_via_cli(
+        "tls",
+        &["-n", "3", "--heap", "256M", "--tls", "--tls-client-auth"],
+    );
+    let spec_tls = tc.c().state.spec.tls.expect("--tls recorded");
+    assert!(spec_tls.client_auth && !spec_tls.optional);
+    tc.start();
+    let ca = tc.c().local_ca().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let other = cqlbench::tls::LocalCa::at(dir.path().join("other-ca"));
+    other.create(&["127.0.0.1".into()]).unwrap();
+    let bin = || {
+        let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+        c.env("CQLBENCH_CLUSTERS_DIR", tc.root())
+            .env("CQLBENCH_HOME", dir.path().join("home"));
+        c
+    };
+    let path = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    let out = dir.path().join("tls.json");
+    let base = |c: &mut assert_cmd::Command, out: &std::path::Path| {
+        c.args(["run", "keyvalue", "--cluster", "tls", "--rf", "3"])
+            .args(["--consistency", "QUORUM", "--rows", "1000", "--rate", "100"])
+            .args([
+                "--ratio",
+                "write=1,read=1",
+                "--duration",
+                "8s",
+                "--warmup",
+                "3s",
+            ])
+            .args(["--out", out.to_str().unwrap(), "-q"]);
+    };
+
+    // The cluster's own CA and client certificate (found by --cluster), driver settings on.
+    let mut c = bin();
+    base(&mut c, &out);
+    let o = c
+        .args([
+            "--retry",
+            "2",
+            "--speculative",
+            "200ms:1",
+            "--compression",
+            "lz4",
+        ])
+        .args(["--connections-per-host", "2", "--page-size", "100"])
+        .args(["--tls-min-version", "1.3"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = cqlbench::result::RunResult::read(&out).unwrap();
+    let main = r.main_summary().unwrap();
+    // Three freshly started nodes share this host's CPUs with the client: a request may
+    // time out while their JIT warms up (seen once in 1,000 at 200 ops/s). Anything but a
+    // client timeout is a fault, and timeouts stay rare.
+    let timeouts = main
+        .errors_by_kind
+        .get(&cqlbench::stats::ErrorKind::ClientTimeout)
+        .copied()
+        .unwrap_or(0);
+    assert_eq!(main.errors, timeouts, "{:?}", main.errors_by_kind);
+    assert!(timeouts * 100 <= main.ok, "{:?}", main.errors_by_kind);
+    assert!(main.ok >= 400, "{}", main.ok);
+    assert!(main.driver.is_some(), "driver counts recorded");
+    let client = r.fingerprint.client.as_ref().expect("client recorded");
+    let tls = client.tls.as_ref().expect("TLS recorded");
+    assert_eq!(tls.ca, ca.ca());
+    assert_eq!(tls.cert.as_deref(), Some(ca.client_cert().as_path()));
+    assert_eq!(tls.min_version, cqlbench::spec::client::TlsVersion::V1_3);
+    use cqlbench::spec::client::{Compression, Retry, Speculative};
+    assert_eq!(client.driver.retry, Retry::Count(2));
+    assert_eq!(client.driver.compression, Compression::Lz4);
+    assert_eq!(client.driver.connections_per_host, Some(2));
+    assert_eq!(client.driver.page_size, Some(100));
+    assert!(matches!(
+        client.driver.speculative,
+        Speculative::Delay { max: 1, .. }
+    ));
+
+    // Each wrong client fails before any load, in one line naming the cause; no result is
+    // written.
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "plain text",
+            vec!["--no-tls".into()],
+            "closed a plain-text connection",
+        ),
+        (
+            "another CA",
+            vec![
+                "--tls-ca".into(),
+                path(other.ca()),
+                "--tls-cert".into(),
+                path(ca.client_cert()),
+                "--tls-key".into(),
+                path(ca.client_key()),
+            ],
+            "not signed by a CA in --tls-ca",
+        ),
+        (
+            "no client certificate",
+            vec!["--tls-ca".into(), path(ca.ca())],
+            "requires a client certificate",
+        ),
+        (
+            "a client certificate of another CA",
+            vec![
+                "--tls-ca".into(),
+                path(ca.ca()),
+                "--tls-cert".into(),
+                path(other.client_cert()),
+                "--tls-key".into(),
+                path(other.client_key()),
+            ],
+            "refused the client certificate",
+        ),
+    ];
+    for (what, args, needle) in cases {
+        let out = dir.path().join(format!("{}.json", what.replace(' ', "-")));
+        let mut c = bin();
+        base(&mut c, &out);
+        let o = c.args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{what}: succeeded");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{what}: {err}");
+        assert!(errors[0].contains(needle), "{what}: {}", errors[0]);
+        assert!(!out.exists(), "{what}: a result was written");
+    }
+    // The handshake of our own that explains a refusal the driver saw only as a broken
+    // connection (TLS 1.3 refuses a client certificate after the handshake).
+    let ca_only = cqlbench::spec::client::TlsSpec {
+        cert: None,
+        key: None,
+        ..ca.client_spec()
+    };
+    // The probe listens before it sends anything, so the node's alert is not lost to the
+    // reset a pending request would cause: it names the cause every time here (seen: 10 of
+    // 10 under a CPU hog). One of five may still lose it on a loaded host.
+    let config = cqlbench::tls::client_config(&ca_only).unwrap();
+    let probed: Vec<String> = (0..5)
+        .map(|_| cqlbench::tls::probe("127.0.0.1:9042", config.clone()).expect("refused"))
+        .collect();
+    let named = probed
+        .iter()
+        .filter(|p| {
+            cqlbench::tls::explain(p, Some(&ca_only))
+                .is_some_and(|c| c.contains("requires a client certificate"))
+        })
+        .count();
+    eprintln!("tls: {named} of 5 probes named the missing client certificate");
+    assert!(named >= 4, "{probed:?}");
+    let config = cqlbench::tls::client_config(&ca.client_spec()).unwrap();
+    assert_eq!(cqlbench::tls::probe("127.0.0.1:9042", config), None);
+    // Failed handshakes are the clients' faults, logged by the nodes; nothing else may be.
+    tc.finish_allowing(&["SSL", "ssl", "certificate", "Certificate", "handshake"]);
 }

@@ -32,8 +32,9 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// The showcase's charts: the overlaid spectra of its three runs; for its one scenario,
 /// throughput over time and the latency spectrum; per run response time and throughput (three runs), and pending compactions,
 /// node CPU, host CPU, disk throughput and disk latency for the run with server and host
-/// series; target/achieved rate and response time per step of the capacity search.
-const EXPECTED_CHARTS: usize = 1 + 2 + 3 * 2 + 5 + 2;
+/// series; target/achieved rate and response time per step of the capacity search; and
+/// `--history p99` of its two environments (ec2's two runs, k8s's one) from the catalogue.
+const EXPECTED_CHARTS: usize = 1 + 2 + 3 * 2 + 5 + 2 + 2;
 
 const FLAGS: [&str; 11] = [
     "--headless",
@@ -191,18 +192,30 @@ fn showcase_report(dir: &Path) -> PathBuf {
     )
     .unwrap();
     inputs.push(probe);
-    render(dir, &inputs)
+    // The results in a catalogue, for --history.
+    let home = dir.join("home");
+    let imported = Command::new(BIN)
+        .env("CQLBENCH_HOME", &home)
+        .args(["runs", "--import"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{imported:?}");
+    render(dir, &inputs, &["--history", "p99"], &home)
 }
 
-/// Renders `inputs` (files in `dir`) with `cqlbench report --html` into `dir/report.html`.
-fn render(dir: &Path, inputs: &[PathBuf]) -> PathBuf {
+/// Renders `inputs` (files in `dir`) with `cqlbench report --html` into `dir/report.html`,
+/// with `extra` arguments and `home` as the cqlbench home.
+fn render(dir: &Path, inputs: &[PathBuf], extra: &[&str], home: &Path) -> PathBuf {
     // Named relative to the directory, as a user in it would: the page shows the names given.
     let names: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.file_name().unwrap()).collect();
     let html = dir.join("report.html");
     let out = Command::new(BIN)
         .current_dir(dir)
+        .env("CQLBENCH_HOME", home)
         .arg("report")
         .args(&names)
+        .args(extra)
         .arg("--html")
         .arg("report.html")
         .output()
@@ -263,7 +276,7 @@ fn methodology_report(dir: &Path) -> PathBuf {
         result.write(&path).unwrap();
         inputs.push(path);
     }
-    render(dir, &inputs)
+    render(dir, &inputs, &[], &dir.join("home"))
 }
 
 /// A local cluster of one node with a 1 GiB heap.

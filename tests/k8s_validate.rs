@@ -157,6 +157,23 @@ fn every_rendered_variant_validates_strictly() {
         ],
     );
     assert_valid(&file, &["job/kv", "pod/kv-collector"]);
+
+    // Client TLS from a Secret, mounted in every loader pod.
+    let file = render(
+        dir.path(),
+        "tls",
+        &[
+            "--shards",
+            "2",
+            "--tls-secret",
+            "cluster-client-tls",
+            "--tls-client-cert",
+        ],
+    );
+    assert_valid(&file, &all[1..]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("secretName: cluster-client-tls"), "{text}");
+    assert!(text.contains("--tls-ca"), "{text}");
 }
 
 #[test]

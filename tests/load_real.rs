@@ -37,6 +37,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
             local_dc: Some("dc1".into()),
             timeout: Duration::from_secs(10),
             credentials: None,
+            client: Default::default(),
         },
         target: TargetRecord {
             hosts: vec!["127.0.0.1".into()],
@@ -56,6 +57,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         end_on_node_death: false,
         shard: None,
         probe: None,
+        tags: Vec::new(),
     }
 }
 
@@ -101,6 +103,7 @@ fn load_engine_against_a_real_node() {
     a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir.path());
     shards_of_one_run_start_together_and_merge_into_one(dir.path());
     zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
+    live_metrics_feed_the_shipped_dashboard_through_a_real_prometheus(&tc, dir.path());
     reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     profile_rows_round_trip_through_a_real_node(&tc);
     profiles_run_through_the_binary_without_errors(&tc, dir.path());
@@ -170,6 +173,23 @@ fn data_is_a_function_of_the_cycle_and_results_are_complete(
         .map(|e| e.3.len())
         .sum();
     assert_eq!(logged, main.ok);
+    // The per-interval CSV beside it: one `all` row per interval, whose ok add up to the
+    // intervals' (the drain's included), and one row per kind with its percentiles.
+    let mut csv = csv::Reader::from_path(cqlbench::result::intervals_csv::path_for(&out)).unwrap();
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    let main_phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    let all: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|row| &row[0] == "main" && &row[6] == "all")
+        .collect();
+    assert_eq!(all.len(), main_phase.intervals.len());
+    let csv_ok: u64 = all.iter().map(|row| row[7].parse::<u64>().unwrap()).sum();
+    let json_ok: u64 = main_phase.intervals.iter().map(|i| i.ok).sum();
+    assert_eq!(csv_ok, json_ok);
+    assert!(
+        rows.iter()
+            .any(|row| &row[0] == "main" && &row[6] == "read" && row[11].parse::<f64>().is_ok())
+    );
 
     // Row k holds exactly the bytes the workload derives from k.
     let rt = runtime();
@@ -549,6 +569,208 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
 
 /// `--key-dist zipf:1.2` through the binary: the node's own per-partition read counts
 /// (`nodetool toppartitions`, sampled while the run reads) fall off as 1/(k+1)^1.2.
+/// A free TCP port on the loopback (bound, then let go).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Kills and reaps a child this test started, whatever happens.
+struct Reap(std::process::Child);
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `run --metrics-listen` against the local cluster, scraped by Debian's Prometheus with the
+/// shipped scrape configuration: every query of the shipped Grafana dashboard returns series
+/// while the run goes, and the counters match the result written afterwards.
+fn live_metrics_feed_the_shipped_dashboard_through_a_real_prometheus(
+    tc: &TestCluster,
+    dir: &std::path::Path,
+) {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (metrics_port, prom_port) = (free_port(), free_port());
+    // The shipped configuration, pointed at this run and scraping every second.
+    let shipped = std::fs::read_to_string(repo.join("monitoring/prometheus.yml")).unwrap();
+    for from in [
+        "127.0.0.1:9500",
+        "scrape_interval: 5s",
+        "scrape_timeout: 4s",
+    ] {
+        assert!(
+            shipped.contains(from),
+            "monitoring/prometheus.yml lost {from}"
+        );
+    }
+    let config = shipped
+        .replace("127.0.0.1:9500", &format!("127.0.0.1:{metrics_port}"))
+        .replace("scrape_interval: 5s", "scrape_interval: 1s")
+        .replace("scrape_timeout: 4s", "scrape_timeout: 1s");
+    let pdir = dir.join("prometheus");
+    std::fs::create_dir_all(&pdir).unwrap();
+    std::fs::write(pdir.join("prometheus.yml"), config).unwrap();
+    let prometheus = Reap(
+        std::process::Command::new("prometheus")
+            .arg(format!(
+                "--config.file={}",
+                pdir.join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                pdir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{prom_port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(pdir.join("log")).unwrap())
+            .spawn()
+            .expect("prometheus (Debian's package, installed by scripts/setup.sh)"),
+    );
+    let out = dir.join("live.json");
+    let run = Reap(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+            .env("CQLBENCH_HOME", dir.join("home-live"))
+            .env("CQLBENCH_CLUSTERS_DIR", tc.root())
+            .args(["run", "keyvalue", "--cluster", tc.c().name()])
+            .args(["--rf", "1", "--keyspace", "live", "--rows", "2000"])
+            .args(["--rate", "300", "--duration", "40s"])
+            .args(["--metrics-listen", &format!("127.0.0.1:{metrics_port}")])
+            .args(["--metrics-linger", "5s"])
+            .args(["--out", out.to_str().unwrap(), "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(dir.join("live.err")).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let query = |expr: &str| -> Option<serde_json::Value> {
+        let body = ureq::get(format!("http://127.0.0.1:{prom_port}/api/v1/query"))
+            .query("query", expr)
+            .call()
+            .ok()?
+            .body_mut()
+            .read_to_string()
+            .ok()?;
+        let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+        assert_eq!(v["status"], "success", "{expr}: {v}");
+        Some(v["data"]["result"].clone())
+    };
+    // The dashboard's queries as Grafana sends them with every run and environment chosen.
+    let dashboard: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.join("monitoring/grafana-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    let exprs: Vec<(String, String)> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            let title = p["title"].as_str().unwrap().to_string();
+            p["targets"].as_array().unwrap().iter().map(move |t| {
+                let e = t["expr"]
+                    .as_str()
+                    .unwrap()
+                    .replace("$__rate_interval", "15s")
+                    .replace("$run", ".*")
+                    .replace("$env", ".*");
+                (title.clone(), e)
+            })
+        })
+        .collect();
+    assert!(exprs.len() >= 10, "{exprs:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let mut empty: Vec<String>;
+    loop {
+        empty = exprs
+            .iter()
+            .filter(|(_, e)| {
+                query(e)
+                    .and_then(|r| r.as_array().map(|a| a.len()))
+                    .unwrap_or(0)
+                    == 0
+            })
+            .map(|(t, e)| format!("{t}: {e}"))
+            .collect();
+        if empty.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "dashboard queries without series after 90 s: {empty:#?}\nprometheus log: {}\ncqlbench: {}",
+            std::fs::read_to_string(pdir.join("log")).unwrap_or_default(),
+            std::fs::read_to_string(dir.join("live.err")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    // The series carry the run's labels, and the target is the asked rate.
+    let target = query(r#"cqlbench_target_ops_per_second{step="run",phase="main"}"#).unwrap();
+    assert_eq!(target[0]["value"][1], "300", "{target}");
+    assert_eq!(
+        target[0]["metric"]["env"],
+        tc.c().name().to_string(),
+        "{target}"
+    );
+    let up = query(r#"up{job="cqlbench"}"#).unwrap();
+    assert_eq!(up[0]["value"][1], "1", "{up}");
+    // The run ends well; the endpoint served on for a last scrape, so that Prometheus holds
+    // what the result holds: the same operation count, and the window's p99 from the same
+    // merged histograms.
+    let mut run = run;
+    let status = run.0.wait().unwrap();
+    assert!(
+        status.success(),
+        "{}",
+        std::fs::read_to_string(dir.join("live.err")).unwrap_or_default()
+    );
+    let r = RunResult::read(&out).unwrap();
+    let main_ok: u64 = r
+        .phases
+        .iter()
+        .find(|p| p.name == "main")
+        .unwrap()
+        .intervals
+        .iter()
+        .map(|i| i.ok)
+        .sum();
+    let scraped =
+        query(r#"sum(max_over_time(cqlbench_operations_total{phase="main"}[5m]))"#).unwrap();
+    let scraped: f64 = scraped[0]["value"][1].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        scraped, main_ok as f64,
+        "Prometheus saw {scraped} main-phase operations, the result {main_ok}"
+    );
+    let p99 = query(
+        r#"last_over_time(cqlbench_window_response_time_seconds{phase="main",op="all",quantile="0.99"}[5m])"#,
+    )
+    .unwrap();
+    let p99_ms = 1000.0 * p99[0]["value"][1].as_str().unwrap().parse::<f64>().unwrap();
+    let want = r.main_summary().unwrap().all.response.p99_ms;
+    assert!(
+        (p99_ms - want).abs() <= 1e-6 * want,
+        "Prometheus's window p99 {p99_ms} ms, the result's {want} ms"
+    );
+    eprintln!(
+        "live metrics: {} dashboard queries answered; {scraped} of {main_ok} main-phase operations scraped; window p99 {p99_ms:.3} ms (result {want:.3} ms)",
+        exprs.len()
+    );
+    // Written outside the home's directories (--out), the result is in its catalogue.
+    let listed = std::process::Command::new(assert_cmd::cargo::cargo_bin("cqlbench"))
+        .env("CQLBENCH_HOME", dir.join("home-live"))
+        .args(["runs", "--kind", "run"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(&std::fs::canonicalize(&out).unwrap().display().to_string()),
+        "{listed}"
+    );
+    drop(prometheus);
+}
+
 fn zipf_keys_show_their_skew_in_the_servers_partition_counts(
     tc: &TestCluster,
     dir: &std::path::Path,

@@ -283,11 +283,28 @@ fn scenarios_against_a_real_node() {
         "the verdict names the failed criteria"
     );
     assert!(text.contains(&v.failed[0]), "{text}");
-    let last = c.steps.last().unwrap();
-    assert!(!last.passed && last.target_rate_per_s == failing);
-    assert!(c.steps[..c.steps.len() - 1].iter().all(|s| s.passed));
+    // Each step's rate is the one the search rule gives after the steps before it: growth
+    // until a failure, or (on a loaded host, where even 1,000 ops/s can fail) halving until
+    // a step passes. The failing rate is the lowest failed step's.
+    for k in 0..c.steps.len() {
+        assert_eq!(
+            Some(c.steps[k].target_rate_per_s),
+            CapacityResult::next_rate(&c.spec, &c.steps[..k]),
+            "step {}: {text}",
+            k + 1
+        );
+    }
+    assert_eq!(CapacityResult::next_rate(&c.spec, &c.steps), None, "{text}");
+    let lowest_failed = c
+        .steps
+        .iter()
+        .filter(|s| !s.passed)
+        .map(|s| s.target_rate_per_s)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(failing, lowest_failed, "{text}");
     if let Some(p) = v.highest_passing_rate_per_s {
         assert!(p < failing);
+        assert!(c.steps.iter().any(|s| s.passed && s.target_rate_per_s == p));
     }
     for s in &c.steps {
         let step = RunResult::read(&dir.join(&s.result)).unwrap();

@@ -254,6 +254,21 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
         c.state.plan.heap_reason,
         c.dir.display()
     );
+    if let (Some(t), Some(ca)) = (c.state.spec.tls, c.local_ca()) {
+        println!(
+            "client encryption {}{}{}: CA {}, client certificate {} and key {}",
+            if t.optional { "optional" } else { "required" },
+            if t.client_auth {
+                ", client certificates required"
+            } else {
+                ""
+            },
+            if t.internode { ", internode too" } else { "" },
+            ca.ca().display(),
+            ca.client_cert().display(),
+            ca.client_key().display()
+        );
+    }
     if a.start {
         start(&c, StartOptions::default())?;
     }

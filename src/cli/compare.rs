@@ -1,84 +1,168 @@
-//! `cqlbench compare A B`: per metric, is run B better, worse or not distinguishable from A;
-//! a warning first when the two runs' loads differ (open loop against closed loop, or other
-//! targets), since their latencies do not compare.
+//! `cqlbench compare A B`: per metric, is B better, worse or not distinguishable from A. A and
+//! B are each one run (compared interval by interval) or a set of repeated runs (compared run
+//! by run: one figure per run). A warning comes first when the loads differ (open loop
+//! against closed loop, or other targets), since their latencies do not compare. `--fail-if`
+//! rules turn a significant change beyond a threshold into exit status
+//! [`GATE_FAILED_EXIT`] and a `failed:` line, for a benchmark in CI.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 
-use crate::report::series;
-use crate::result::RunResult;
-use crate::stats::compare::{ALPHA, MetricComparison, compare};
+use crate::report::series::{self, Series};
+use crate::result::{ResultFile, RunResult};
+use crate::stats::compare::{
+    ALPHA, CONFIDENCE, Direction, MetricComparison, Sampling, Scale, compare_scaled,
+};
+use crate::stats::gate::Gate;
+
+/// The exit status of a comparison that breaks a `--fail-if` rule: 1, as for any failure
+/// (standard error then starts with `failed:`, bad input with `error:`).
+pub const GATE_FAILED_EXIT: u8 = 1;
+
+/// A `--fail-if` rule was broken: the comparison ran and said no.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct GateFailed(pub String);
 
 /// Arguments of `cqlbench compare`.
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
-    /// The baseline run result.
+    /// The baseline: a run result, or a set of repeated runs, given as a directory (its run
+    /// results), a quoted glob ('out/03-base-r*.json'), catalogue ids (`id:4,5,6`, as
+    /// `cqlbench runs` lists them) or a tag's runs (`tag:baseline`).
     #[arg(value_name = "A")]
-    pub a: PathBuf,
-    /// The run result compared with the baseline.
+    pub a: String,
+    /// What is compared with the baseline, given the same way: one run against one run, or a
+    /// set of at least 2 runs against a set.
     #[arg(value_name = "B")]
-    pub b: PathBuf,
+    pub b: String,
+    /// Fail (exit 1, `failed:` on stderr) when a change is beyond the threshold and
+    /// significant (p < 0.05 over all the metrics the rules look at, Holm-corrected):
+    /// 'p99 > +10%', 'throughput < -5%', 'read.p99 > +10%' (p50 and p99 are response times;
+    /// without a kind, every operation kind's). Repeatable. A rule no compared metric matches
+    /// is an error.
+    #[arg(long = "fail-if", value_name = "RULE")]
+    pub fail_if: Vec<Gate>,
+}
+
+/// A run result and its path.
+type Run = (PathBuf, RunResult);
+
+/// The run results one side names: the file itself, the catalogue's `id:N[,M…]` or
+/// `tag:NAME`, or the run
+/// results of a directory or a glob (sorted by path), with the files there that are not run
+/// results.
+fn side(arg: &str, name: &str) -> anyhow::Result<(Vec<Run>, Vec<PathBuf>)> {
+    let path = Path::new(arg);
+    if path.is_file() {
+        return Ok((
+            vec![(path.to_path_buf(), RunResult::read(path)?)],
+            Vec::new(),
+        ));
+    }
+    if let Some(entries) = super::runs::named_by(arg)? {
+        let mut runs = Vec::new();
+        for e in entries {
+            let r =
+                RunResult::read(&e.path).map_err(|err| anyhow!("{name}: id {}: {err}", e.id))?;
+            runs.push((e.path, r));
+        }
+        return Ok((runs, Vec::new()));
+    }
+    let files: Vec<PathBuf> = if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| anyhow!("{arg}: {e}"))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+    } else if arg.contains(['*', '?', '[']) {
+        let mut files: Vec<PathBuf> = glob::glob(arg)
+            .map_err(|e| anyhow!("{name}: {arg} is not a usable pattern: {e}"))?
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
+    } else {
+        // Neither a file, a directory nor a pattern: the system's own word for why.
+        let why = std::fs::metadata(path)
+            .err()
+            .map_or_else(|| "not a file or directory".to_string(), |e| e.to_string());
+        bail!("{arg}: {why}");
+    };
+    let mut runs = Vec::new();
+    let mut others = Vec::new();
+    for f in files {
+        match crate::result::read(&f) {
+            Ok(ResultFile::Run(r)) => runs.push((f, r)),
+            _ => others.push(f),
+        }
+    }
+    if runs.is_empty() {
+        bail!("{name}: no run results in {arg}");
+    }
+    Ok((runs, others))
 }
 
 fn row(c: &MetricComparison) -> Vec<String> {
+    let (a, b) = c.means();
     vec![
         c.metric.clone(),
-        crate::format::cell(Some(c.a.mean), 2),
-        crate::format::cell(Some(c.b.mean), 2),
+        crate::format::cell(Some(a), 2),
+        crate::format::cell(Some(b), 2),
         format!("{:+.1}%", 100.0 * c.relative_diff),
+        format!(
+            "{:+.1}%..{:+.1}%",
+            100.0 * c.relative_low,
+            100.0 * c.relative_high
+        ),
         format!("{:+.2}", c.cohen_d),
         format!("{:.1}/{:.1}", c.a.n_eff, c.b.n_eff),
-        if c.test.p < 1e-4 {
-            "<0.0001".into()
-        } else {
-            format!("{:.4}", c.test.p)
-        },
+        p_text(c.test.p),
         c.verdict.to_string(),
     ]
 }
 
-pub fn run(args: CompareArgs) -> anyhow::Result<()> {
-    let read = |p: &PathBuf| RunResult::read(p).map_err(|e| anyhow!(e));
-    let (a, b) = (read(&args.a)?, read(&args.b)?);
-    let series =
-        |r: &RunResult, p: &PathBuf| series::of(r).map_err(|e| anyhow!("{}: {e}", p.display()));
-    let (sa, sb) = (series(&a, &args.a)?, series(&b, &args.b)?);
-    if let Some(why) = crate::report::model::summary::not_comparable(&a, &b) {
-        eprintln!("warning: {why}");
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
     }
-    println!(
-        "B {} ({}) vs A {} ({}): main phase, measured one-second intervals",
-        args.b.display(),
-        b.env,
-        args.a.display(),
-        a.env
-    );
-    let mut table = crate::format::Table {
-        title: String::new(),
-        header: [
-            "metric",
-            "A mean",
-            "B mean",
-            "change",
-            "Cohen's d",
-            "n_eff A/B",
-            "p",
-            "verdict",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: Vec::new(),
-        text_columns: vec![7],
-    };
+}
+
+/// The comparisons of the series both sides have, and what could not be compared.
+fn compare_all(
+    sa: &[Series],
+    sb: &[Series],
+    sampling: Sampling,
+) -> (Vec<MetricComparison>, Vec<String>) {
+    let mut done = Vec::new();
     let mut skipped = Vec::new();
-    for x in &sa {
+    for x in sa {
         let Some(y) = sb.iter().find(|y| y.metric == x.metric) else {
             skipped.push(format!("{}: only in A", x.metric));
             continue;
         };
-        match compare(&x.metric, x.direction, &x.values, &y.values) {
-            Ok(c) => table.rows.push(row(&c)),
+        // Latencies (lower is better) change by factors and scatter with a long tail:
+        // compared on their logarithms, when every value has one.
+        let positive = x.values.iter().chain(&y.values).all(|v| *v > 0.0);
+        let scale = match x.direction {
+            Direction::LowerIsBetter if positive => Scale::Log,
+            _ => Scale::Linear,
+        };
+        match compare_scaled(
+            &x.metric,
+            x.direction,
+            &x.values,
+            &y.values,
+            sampling,
+            scale,
+        ) {
+            Ok(c) => done.push(c),
             Err(e) => skipped.push(e.to_string()),
         }
     }
@@ -88,13 +172,191 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     {
         skipped.push(format!("{}: only in B", y.metric));
     }
+    (done, skipped)
+}
+
+/// How many compared metrics any of `gates` looks at.
+fn family_size(gates: &[Gate], done: &[MetricComparison]) -> usize {
+    done.iter()
+        .filter(|c| gates.iter().any(|g| g.looks_at(&c.metric)))
+        .count()
+}
+
+/// Each rule's verdict line, and the broken rules; `Err` for a rule no comparison matches.
+/// Significance is decided over every comparison any rule looks at together (Holm), so that
+/// the gate's chance of failing an unchanged system stays at 5% however many metrics it
+/// watches.
+fn judge(gates: &[Gate], done: &[MetricComparison]) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let mut lines = Vec::new();
+    let mut broken = Vec::new();
+    let family: Vec<&MetricComparison> = done
+        .iter()
+        .filter(|c| gates.iter().any(|g| g.looks_at(&c.metric)))
+        .collect();
+    let ps: Vec<f64> = family.iter().map(|c| c.test.p).collect();
+    let significant: Vec<&str> = crate::stats::gate::holm(&ps, crate::stats::compare::ALPHA)
+        .into_iter()
+        .zip(&family)
+        .filter(|(s, _)| *s)
+        .map(|(_, c)| c.metric.as_str())
+        .collect();
+    for g in gates {
+        let looked: Vec<&MetricComparison> =
+            done.iter().filter(|c| g.looks_at(&c.metric)).collect();
+        if looked.is_empty() {
+            let compared: Vec<&str> = done.iter().map(|c| c.metric.as_str()).collect();
+            bail!(
+                "--fail-if '{g}': no compared metric matches it (compared: {})",
+                compared.join(", ")
+            );
+        }
+        let tripped: Vec<String> = looked
+            .iter()
+            .filter(|c| g.beyond(c) && significant.contains(&c.metric.as_str()))
+            .map(|c| {
+                format!(
+                    "{} {:+.1}% (p {})",
+                    c.metric,
+                    100.0 * c.relative_diff,
+                    p_text(c.test.p)
+                )
+            })
+            .collect();
+        if tripped.is_empty() {
+            lines.push(format!("fail-if '{g}': held"));
+        } else {
+            lines.push(format!("fail-if '{g}': BROKEN by {}", tripped.join(", ")));
+            broken.push(format!("'{g}' ({})", tripped.join(", ")));
+        }
+    }
+    Ok((lines, broken))
+}
+
+pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let (a, a_others) = side(&args.a, "A")?;
+    let (b, b_others) = side(&args.b, "B")?;
+    let (sampling, sa, sb) = match (a.len(), b.len()) {
+        (1, 1) => {
+            let series = |(p, r): &Run| series::of(r).map_err(|e| anyhow!("{}: {e}", p.display()));
+            (Sampling::Intervals, series(&a[0])?, series(&b[0])?)
+        }
+        (x, y) if x >= 2 && y >= 2 => {
+            let series = |set: &[Run]| {
+                let runs: Vec<&RunResult> = set.iter().map(|(_, r)| r).collect();
+                series::per_run(&runs).map_err(|(i, e)| anyhow!("{}: {e}", set[i].0.display()))
+            };
+            (Sampling::Runs, series(&a)?, series(&b)?)
+        }
+        (x, y) => bail!(
+            "A holds {x} run(s) and B {y}: compare one run with one, or a set of at least 2 \
+             runs with a set"
+        ),
+    };
+    let (done, skipped) = compare_all(&sa, &sb, sampling);
+    let (verdicts, broken) = judge(&args.fail_if, &done)?;
+    // Runs whose loads differ: within a set, and between the sets' first runs.
+    let mut warned = std::collections::BTreeSet::new();
+    for (x, y) in a
+        .iter()
+        .skip(1)
+        .map(|r| (&a[0], r))
+        .chain(b.iter().skip(1).map(|r| (&b[0], r)))
+        .chain(std::iter::once((&a[0], &b[0])))
+    {
+        if let Some(why) = crate::report::model::summary::not_comparable(&x.1, &y.1)
+            && warned.insert(why.clone())
+        {
+            eprintln!("warning: {why}");
+        }
+    }
+    let describe = |set: &[Run], arg: &str| match set {
+        [(p, r)] => format!("{} ({})", p.display(), r.env),
+        _ => {
+            let envs: std::collections::BTreeSet<&str> =
+                set.iter().map(|(_, r)| r.env.as_str()).collect();
+            format!(
+                "{arg}: {} runs ({})",
+                set.len(),
+                envs.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+    };
+    println!(
+        "B {} vs A {}: main phase, {}",
+        describe(&b, &args.b),
+        describe(&a, &args.a),
+        match sampling {
+            Sampling::Intervals => "measured one-second intervals",
+            Sampling::Runs => "one figure per run",
+        }
+    );
+    for (name, others) in [("A", &a_others), ("B", &b_others)] {
+        if !others.is_empty() {
+            let names: Vec<String> = others.iter().map(|p| p.display().to_string()).collect();
+            println!("  {name}: not run results, left out: {}", names.join(", "));
+        }
+    }
+    let ci = format!("{:.0}% CI", 100.0 * CONFIDENCE);
+    let n = match sampling {
+        Sampling::Intervals => "n_eff A/B",
+        Sampling::Runs => "runs A/B",
+    };
+    let table = crate::format::Table {
+        title: String::new(),
+        header: [
+            "metric",
+            "A mean",
+            "B mean",
+            "change",
+            ci.as_str(),
+            "Cohen's d",
+            n,
+            "p",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: done.iter().map(row).collect(),
+        text_columns: vec![4, 8],
+    };
     print!("{}", table.text());
     for s in &skipped {
         println!("  not compared: {s}");
     }
-    println!(
-        "Welch's t-test on per-interval values, sample sizes reduced for lag-1 autocorrelation; \
-         p ≥ {ALPHA} is not distinguishable"
-    );
+    match sampling {
+        Sampling::Intervals => println!(
+            "Welch's t-test on per-interval values, sample sizes reduced for lag-1 \
+             autocorrelation; p ≥ {ALPHA} is not distinguishable"
+        ),
+        Sampling::Runs => println!(
+            "Welch's t-test on one figure per run (throughput, and each run's p50 and p99 of \
+             its main phase); p ≥ {ALPHA} is not distinguishable"
+        ),
+    }
+    if done.iter().any(|c| c.scale == Scale::Log) {
+        println!(
+            "response times are compared on their logarithms: their means are geometric, the \
+             change is the ratio of the means and d is on the log scale"
+        );
+    }
+    if !verdicts.is_empty() {
+        println!(
+            "gate: the {} compared metric(s) the rules look at are tested together \
+             (Holm's correction, {ALPHA} family-wise)",
+            family_size(&args.fail_if, &done)
+        );
+    }
+    for v in &verdicts {
+        println!("{v}");
+    }
+    if !broken.is_empty() {
+        return Err(GateFailed(format!(
+            "{} of {} --fail-if rule(s) broken: {}",
+            broken.len(),
+            args.fail_if.len(),
+            broken.join("; ")
+        ))
+        .into());
+    }
     Ok(())
 }

@@ -111,6 +111,14 @@ pub struct LoadersArgs {
     /// `password`.
     #[arg(long)]
     pub secret: Option<String>,
+    /// An existing Secret with the client's TLS files under the keys cert-manager writes:
+    /// `ca.crt` (the CA of the nodes' certificates) and, with --tls-client-cert, `tls.crt`
+    /// and `tls.key`; mounted read-only at /etc/cqlbench/tls in every loader pod.
+    #[arg(long)]
+    pub tls_secret: Option<String>,
+    /// With --tls-secret: the pods present its tls.crt / tls.key as their client certificate.
+    #[arg(long, requires = "tls_secret")]
+    pub tls_client_cert: bool,
     /// An existing PersistentVolumeClaim for the results (ReadWriteMany: every pod mounts it)
     /// instead of creating NAME-results.
     #[arg(long, conflicts_with_all = ["results_size", "storage_class"])]
@@ -245,6 +253,10 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
         run_args: run_args(&a.run_args)?,
         credentials,
+        tls: a.tls_secret.map(|name| crate::k8s::loaders::TlsSecret {
+            name,
+            client_cert: a.tls_client_cert,
+        }),
         results,
         resources: Resources {
             cpu_request: a.cpu.clone(),

@@ -9,7 +9,7 @@ pub struct MergeArgs {
     /// Every shard's result of one run (each with its HDR log, NAME.hlog, beside it).
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
-    /// The merged result (its HDR log and ledger go beside it).
+    /// The merged result (its HDR log, ledger and per-interval CSV go beside it).
     #[arg(long)]
     pub out: PathBuf,
 }

@@ -10,6 +10,7 @@ pub mod k8s;
 pub mod merge;
 pub mod profile;
 pub mod quickstart;
+pub mod runs;
 pub mod scenario;
 pub mod signals;
 pub mod verify;
@@ -62,8 +63,12 @@ pub enum Command {
     /// Environments side by side from run, capacity and probe results: terminal, Markdown,
     /// CSV, and an HTML page with charts.
     Report(ReportStep),
-    /// Is run B better, worse or not distinguishable from run A, per metric.
+    /// Is run B (or a set of runs) better, worse or not distinguishable from run A (or a
+    /// set), per metric; `--fail-if` gates a change on its numbers.
     Compare(compare::CompareArgs),
+    /// The results catalogue: every result under the cqlbench home and the directories
+    /// imported, listed and filtered (id, date, kind, environment, workload, status, figures).
+    Runs(runs::RunsArgs),
     /// Read back every write a run's cluster acknowledged (its ledger) and compare it with
     /// what was written: present, missing and different rows.
     Verify(verify::VerifyArgs),
@@ -134,7 +139,7 @@ pub fn context(clusters: Option<&Path>, quiet: bool) -> Context {
     };
     let mut ctx = Context::new(&home(), &clusters_dir(clusters))
         .with_cancel(signals::token())
-        .with_sink(Console::new(quiet).sink());
+        .with_sink(registering(Console::new(quiet).sink()));
     ctx.fio = env_path("CQLBENCH_FIO", "fio");
     ctx.sysbench = env_path("CQLBENCH_SYSBENCH", "sysbench");
     ctx.credentials = crate::load::session::Credentials::from_env_values(
@@ -144,6 +149,63 @@ pub fn context(clusters: Option<&Path>, quiet: bool) -> Context {
     ctx.exe = std::env::current_exe().ok();
     ctx.toolchain = toolchain();
     ctx
+}
+
+/// `ctx` with its events served as live metrics at `listen` too (none: `ctx` as it is), and
+/// the endpoint, which serves as long as it is held.
+pub fn with_live(
+    ctx: Context,
+    listen: Option<std::net::SocketAddr>,
+    labels: crate::live::Labels,
+) -> anyhow::Result<(Context, Option<Arc<crate::live::Live>>)> {
+    let Some(addr) = listen else {
+        return Ok((ctx, None));
+    };
+    let live = crate::live::Live::listen(addr, labels)?;
+    eprintln!("live metrics: http://{}/metrics", live.addr());
+    let sink = live.tee(ctx.sink());
+    Ok((ctx.with_sink(sink), Some(live)))
+}
+
+/// Keeps the live endpoint serving for `linger` (`--metrics-linger`) once the command is done.
+fn linger(live: Option<&crate::live::Live>, linger: Option<std::time::Duration>) {
+    if let (Some(_), Some(d)) = (live, linger) {
+        std::thread::sleep(d);
+    }
+}
+
+/// The context of a command that drives load (`step` names it in the live metrics' labels).
+fn load_context(
+    a: &steps::RunStep,
+    step: &str,
+) -> anyhow::Result<(Context, Option<Arc<crate::live::Live>>)> {
+    let labels = crate::live::Labels {
+        run: None,
+        env: a.env_label(),
+        step: step.into(),
+    };
+    with_live(context(None, a.quiet), a.metrics_listen, labels)
+}
+
+/// `inner`, and every result file an event says is written added to the results catalogue,
+/// so that `cqlbench runs` lists a result written anywhere (`--out /elsewhere/r.json`), not
+/// only under the home's directories. A catalogue that cannot take it is a warning: the
+/// result file is what counts.
+fn registering(inner: crate::scenario::Sink) -> crate::scenario::Sink {
+    Arc::new(move |e: &crate::scenario::Event| {
+        inner(e);
+        if let crate::scenario::Event::ResultAt { path, .. } = e
+            && path.is_file()
+        {
+            let added = runs::open(&home()).and_then(|c| Ok(c.add_file(path)?));
+            if let Err(err) = added {
+                eprintln!(
+                    "warning: the results catalogue did not take {}: {err}",
+                    path.display()
+                );
+            }
+        }
+    })
 }
 
 /// A library step's outcome as the command's: interrupted runs exit 130 (SIGINT's code).
@@ -156,22 +218,57 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
-        Command::Run(a) => step(steps::run::execute(&a, &context(None, a.quiet))),
-        Command::Throughput(a) => step(steps::throughput::throughput(&a, &context(None, a.quiet))),
-        Command::Latency(a) => step(steps::throughput::latency(&a, &context(None, a.quiet))),
-        Command::Capacity(a) => step(steps::capacity::run(&a, &context(None, a.run.quiet))),
-        Command::Fill(a) => step(steps::fill::run(&a, &context(None, a.run.quiet))),
+        Command::Run(a) => {
+            let (ctx, live) = load_context(&a, "run")?;
+            let done = steps::run::execute(&a, &ctx);
+            linger(live.as_deref(), a.metrics_linger);
+            step(done)
+        }
+        Command::Throughput(a) => {
+            let (ctx, live) = load_context(&a, "throughput")?;
+            let done = steps::throughput::throughput(&a, &ctx);
+            linger(live.as_deref(), a.metrics_linger);
+            step(done)
+        }
+        Command::Latency(a) => {
+            let (ctx, live) = load_context(&a, "latency")?;
+            let done = steps::throughput::latency(&a, &ctx);
+            linger(live.as_deref(), a.metrics_linger);
+            step(done)
+        }
+        Command::Capacity(a) => {
+            let (ctx, live) = load_context(&a.run, "capacity")?;
+            let done = steps::capacity::run(&a, &ctx);
+            linger(live.as_deref(), a.run.metrics_linger);
+            step(done)
+        }
+        Command::Fill(a) => {
+            let (ctx, live) = load_context(&a.run, "fill")?;
+            let done = steps::fill::run(&a, &ctx);
+            linger(live.as_deref(), a.run.metrics_linger);
+            step(done)
+        }
         Command::Scenario(args) => scenario::run(args),
         Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
-        Command::Report(args) => {
-            if let Some(text) = steps::report::run(&args)? {
+        Command::Report(mut args) => {
+            args.results = runs::resolve_paths(&args.results)?;
+            let catalogue = match args.history {
+                Some(_) => {
+                    let mut c = runs::open(&home())?;
+                    c.sync()?;
+                    Some(c)
+                }
+                None => None,
+            };
+            if let Some(text) = steps::report::run(&args, catalogue.as_ref())? {
                 print!("{text}");
             }
             Ok(())
         }
         Command::Compare(args) => compare::run(args),
+        Command::Runs(args) => runs::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Profile(args) => profile::run(args),

@@ -48,6 +48,14 @@ pub struct ScenarioArgs {
     /// own sizes); --set wins over it.
     #[arg(long)]
     pub scale: Option<String>,
+    /// Serve live metrics while the scenario runs, for Prometheus to scrape: OpenMetrics text
+    /// at http://ADDR/metrics, labelled by environment and step (docs/live.md).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// With --metrics-listen: keep serving this long after the scenario ends, so that a
+    /// scraper reads the final figures.
+    #[arg(long, value_parser = crate::spec::parse_duration, requires = "metrics_listen", value_name = "DURATION")]
+    pub metrics_linger: Option<std::time::Duration>,
 }
 
 pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
@@ -81,6 +89,13 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     if a.resume && a.dir.is_none() {
         anyhow::bail!("--resume continues a scenario in its --dir: give --dir");
     }
+    // Listening first: a busy address is refused before anything is written.
+    let labels = crate::live::Labels {
+        run: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+        env: String::new(),
+        step: String::new(),
+    };
+    let (ctx, live) = super::with_live(ctx, a.metrics_listen, labels)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("scenario.yaml"), &text)
         .with_context(|| format!("writing {}", dir.display()))?;
@@ -95,6 +110,8 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
         keep: a.keep,
         resume: a.resume,
     };
-    scenario::run(&matrix, &ctx, opts)?;
+    let ran = scenario::run(&matrix, &ctx, opts);
+    super::linger(live.as_deref(), a.metrics_linger);
+    ran?;
     Ok(())
 }

@@ -3,7 +3,10 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use scylla::client::session::TlsContext;
 use scylla::client::session_builder::SessionBuilder;
+
+use crate::spec::client::TlsSpec;
 use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
 use scylla::statement::unprepared::Statement;
 
@@ -22,8 +25,12 @@ pub struct NodeView {
 /// Asks every node in `addrs` (CQL on port 9042) for `system.local` and `system.peers`, each
 /// query sent to that node alone. Runs on its own thread and runtime so it can be called
 /// from sync code and from inside another runtime alike.
-pub fn views_by_node(addrs: &[String], timeout: Duration) -> Result<Vec<NodeView>, CqlError> {
-    on_own_runtime(async { tokio::time::timeout(timeout, peers_async(addrs)).await })
+pub fn views_by_node(
+    addrs: &[String],
+    timeout: Duration,
+    tls: Option<&TlsSpec>,
+) -> Result<Vec<NodeView>, CqlError> {
+    on_own_runtime(async { tokio::time::timeout(timeout, peers_async(addrs, tls)).await })
         .map_err(|e| CqlError(format!("starting a client runtime: {e}")))?
         .map_err(|_| {
             CqlError(format!(
@@ -57,11 +64,22 @@ where
     })
 }
 
-async fn peers_async(addrs: &[String]) -> Result<Vec<NodeView>, CqlError> {
+/// A session builder for the cluster's own checks: its TLS when it has it.
+pub(crate) fn builder(known: &[String], tls: Option<&TlsSpec>) -> Result<SessionBuilder, CqlError> {
+    let b = SessionBuilder::new()
+        .known_nodes(known)
+        .connection_timeout(Duration::from_secs(5));
+    Ok(match tls {
+        Some(t) => b.tls_context(Some(TlsContext::Rustls023(
+            crate::tls::client_config(t).map_err(|e| CqlError(e.0))?,
+        ))),
+        None => b,
+    })
+}
+
+async fn peers_async(addrs: &[String], tls: Option<&TlsSpec>) -> Result<Vec<NodeView>, CqlError> {
     let known: Vec<String> = addrs.iter().map(|a| format!("{a}:9042")).collect();
-    let session = SessionBuilder::new()
-        .known_nodes(&known)
-        .connection_timeout(Duration::from_secs(5))
+    let session = builder(&known, tls)?
         .fetch_schema_metadata(false)
         .build()
         .await

@@ -72,10 +72,22 @@ pub fn prepare(group: &Path, limit_mib: u64) -> Result<PathBuf, MemoryError> {
     Ok(group.join("cgroup.procs"))
 }
 
-/// Removes the group of a node that has stopped (it holds no process then); a group still
-/// holding one, or gone already, is left as it is.
+/// Removes the group of a node that has stopped; a group gone already is left as it is. The
+/// kernel refuses (busy) while the node's last threads are still exiting, which on a loaded
+/// host can outlast the process's own exit: retried for up to 10 s, then left (a group still
+/// holding a live process is never removed).
 pub fn remove(group: &Path) {
-    let _ = std::fs::remove_dir(group);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match std::fs::remove_dir(group) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(_) => return,
+        }
+    }
 }
 
 /// The group's limit and what is charged to it now: (limit, usage, page cache) in bytes.

@@ -75,6 +75,12 @@ pub enum ClusterError {
     },
     #[error("CQL check failed: {0}")]
     Cql(String),
+    #[error(
+        "--tls needs Cassandra 4.1 or later ({version} reads only JKS/PKCS12 key stores; cqlbench writes PEM ones)"
+    )]
+    TlsNeeds41 { version: String },
+    #[error("{0}")]
+    Tls(crate::error::Invalid),
     #[error("{path}: unreadable cluster state: {detail}")]
     BadState { path: PathBuf, detail: String },
     #[error(transparent)]
@@ -127,6 +133,9 @@ pub fn free_address_prefix(root: &Path) -> String {
         .unwrap_or_else(|| FIRST_ADDRESS_PREFIX.into())
 }
 
+/// The cluster directory's subdirectory of its CA, node and client certificates.
+pub const TLS_DIR: &str = "tls";
+
 /// Refuses a cassandra.yaml setting of the spec that `line` does not know (its nodes would
 /// not start).
 pub fn check_settings(
@@ -134,14 +143,18 @@ pub fn check_settings(
     line: versions::Line,
     version: &str,
 ) -> Result<(), ClusterError> {
+    // The version asked for, or the line when only the line is known.
+    let version = match version.trim() {
+        "" => line.to_string(),
+        v => v.to_string(),
+    };
+    if spec.tls.is_some() && line == versions::Line::V40 {
+        return Err(ClusterError::TlsNeeds41 { version });
+    }
     match spec.yaml_overrides.keys().find(|k| !line.knows_key(k)) {
         Some(key) => Err(ClusterError::UnknownSetting {
             key: key.clone(),
-            version: if version.trim().is_empty() {
-                line.to_string()
-            } else {
-                version.trim().to_string()
-            },
+            version,
             hint: line.unknown_key_hint(key),
         }),
         None => Ok(()),
@@ -196,6 +209,13 @@ impl Cluster {
             memory::check_supported()?;
         }
         std::fs::create_dir_all(&dir).map_err(|e| ClusterError::io(&dir, e))?;
+        if state.spec.tls.is_some() {
+            let addrs: Vec<String> = state.plan.nodes.iter().map(|n| n.address.clone()).collect();
+            if let Err(e) = crate::tls::LocalCa::at(dir.join(TLS_DIR)).create(&addrs) {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(ClusterError::Tls(e));
+            }
+        }
         state::write_json(&dir.join("cluster.json"), &state)?;
         let cluster = Cluster { dir, state };
         if let Err(e) = cluster.attach_disks(cluster.nodes()) {
@@ -301,6 +321,20 @@ impl Cluster {
             .filter(|n| self.pid(n).is_some())
             .map(|n| n.address.clone())
             .collect()
+    }
+
+    /// The cluster's certificate authority, when it was created with `--tls`.
+    pub fn local_ca(&self) -> Option<crate::tls::LocalCa> {
+        self.state
+            .spec
+            .tls
+            .map(|_| crate::tls::LocalCa::at(self.dir.join(TLS_DIR)))
+    }
+
+    /// What a client of this cluster connects with: its CA and client certificate when it
+    /// has TLS.
+    pub fn client_tls(&self) -> Option<crate::spec::client::TlsSpec> {
+        self.local_ca().map(|ca| ca.client_spec())
     }
 
     /// CQL contact points (`address:9042`) of all nodes.

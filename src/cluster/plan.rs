@@ -315,6 +315,7 @@ pub(crate) mod tests {
             yaml_overrides: Default::default(),
             storage: Default::default(),
             node_memory: None,
+            tls: None,
         }
     }
 

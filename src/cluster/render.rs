@@ -85,6 +85,8 @@ pub struct NodePaths<'a> {
     pub conf_dir: &'a Path,
     pub data_dir: &'a Path,
     pub log_dir: &'a Path,
+    /// The cluster's certificates (`--tls`).
+    pub tls_dir: &'a Path,
 }
 
 fn s(v: &str) -> Value {
@@ -162,6 +164,34 @@ pub fn cassandra_yaml(
     put(period_key, period);
     // Local clusters are recreated often: no snapshot on drop/truncate keeps disks clean.
     put("auto_snapshot", Value::Bool(false));
+    if let Some(t) = &spec.tls {
+        let ca = crate::tls::LocalCa::at(paths.tls_dir);
+        let options = |optional: bool, client_auth: bool| {
+            let mut factory = Mapping::new();
+            factory.insert(
+                s("class_name"),
+                s("org.apache.cassandra.security.PEMBasedSslContextFactory"),
+            );
+            let mut o = Mapping::new();
+            o.insert(s("ssl_context_factory"), Value::Mapping(factory));
+            o.insert(
+                s("keystore"),
+                s(&ca.node_keystore(node.index).to_string_lossy()),
+            );
+            o.insert(s("truststore"), s(&ca.ca().to_string_lossy()));
+            o.insert(s("require_client_auth"), Value::Bool(client_auth));
+            o.insert(s("optional"), Value::Bool(optional));
+            o
+        };
+        let mut client = options(t.optional, t.client_auth);
+        client.insert(s("enabled"), Value::Bool(true));
+        put("client_encryption_options", Value::Mapping(client));
+        if t.internode {
+            let mut server = options(false, true);
+            server.insert(s("internode_encryption"), s("all"));
+            put("server_encryption_options", Value::Mapping(server));
+        }
+    }
     for (k, v) in &spec.yaml_overrides {
         m.insert(s(k), v.clone());
     }
@@ -353,6 +383,7 @@ mod tests {
             conf_dir: &c,
             data_dir: &d,
             log_dir: &l,
+            tls_dir: Path::new("/c/tls"),
         };
         let y40: Value =
             serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V40)).unwrap();
@@ -414,6 +445,7 @@ mod tests {
             conf_dir: &c,
             data_dir: &d,
             log_dir: &l,
+            tls_dir: Path::new("/c/tls"),
         };
         let node = &p.nodes[2];
         golden(
@@ -443,6 +475,7 @@ mod tests {
             conf_dir: &c,
             data_dir: &d,
             log_dir: &l,
+            tls_dir: Path::new("/c/tls"),
         };
         let y: Value =
             serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V50)).unwrap();

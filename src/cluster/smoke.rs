@@ -3,7 +3,6 @@
 
 use std::time::{Duration, Instant};
 
-use scylla::client::session_builder::SessionBuilder;
 use scylla::statement::Consistency;
 
 use super::{Cluster, ClusterError};
@@ -29,9 +28,14 @@ pub fn write_read_check(c: &Cluster, rows: u32) -> Result<SmokeReport, ClusterEr
         .map(|d| format!("'{}': {}", d.name, d.nodes.min(3)))
         .collect();
     let contact = c.contact_points();
+    let tls = c.client_tls();
     super::cql::on_own_runtime(async {
         let e = |what: &str, err: &dyn std::fmt::Display| ClusterError::Cql(format!("smoke check, {what}: {err}"));
-        let session = SessionBuilder::new().known_nodes(&contact).build().await.map_err(|x| e("connect", &x))?;
+        let session = super::cql::builder(&contact, tls.as_ref())
+            .map_err(|x| e("connect", &x))?
+            .build()
+            .await
+            .map_err(|x| e("connect", &x))?;
         let ks = format!(
             "CREATE KEYSPACE IF NOT EXISTS cqlbench_smoke WITH replication = {{'class': 'NetworkTopologyStrategy', {}}}",
             dcs.join(", ")

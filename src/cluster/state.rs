@@ -51,6 +51,8 @@ pub fn list(root: &Path) -> Vec<String> {
 #[derive(Debug, Clone)]
 pub struct NodeDirs {
     pub node: PathBuf,
+    /// The cluster's certificates (`--tls`).
+    pub tls: PathBuf,
     pub conf: PathBuf,
     pub data: PathBuf,
     pub logs: PathBuf,
@@ -64,6 +66,7 @@ impl NodeDirs {
             data: n.join("data"),
             logs: n.join("logs"),
             node: n,
+            tls: cluster_dir.join(super::TLS_DIR),
         }
     }
 
@@ -73,6 +76,7 @@ impl NodeDirs {
             conf_dir: &self.conf,
             data_dir: &self.data,
             log_dir: &self.logs,
+            tls_dir: &self.tls,
         }
     }
 

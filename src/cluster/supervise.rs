@@ -277,7 +277,11 @@ impl Cluster {
     /// address and list every other node with its planned data centre and rack.
     fn cql_missing(&self, up: &[&NodePlan]) -> Option<String> {
         let addrs: Vec<String> = up.iter().map(|n| n.address.clone()).collect();
-        let views = match super::cql::views_by_node(&addrs, Duration::from_secs(10)) {
+        let views = match super::cql::views_by_node(
+            &addrs,
+            Duration::from_secs(10),
+            self.client_tls().as_ref(),
+        ) {
             Ok(v) => v,
             Err(e) => return Some(e.0),
         };

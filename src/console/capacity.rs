@@ -50,7 +50,7 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
             }
             out
         }
-        Progress::Run(crate::load::Event::Interval { phase, record }) if !quiet => format!(
+        Progress::Run(crate::load::Event::Interval { phase, record, .. }) if !quiet => format!(
             "  {phase:<6} {:>5.0}s {:>8.0} ops/s{}\n",
             record.end_s,
             record.ops_per_s,

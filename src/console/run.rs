@@ -45,7 +45,9 @@ pub(super) fn load_event(e: &Event, quiet: bool, st: &mut State) -> String {
             };
             format!("── {name}: {how}, {until}, {} threads\n", load.threads)
         }
-        Event::Interval { phase, record: r } => {
+        Event::Interval {
+            phase, record: r, ..
+        } => {
             let pct = st
                 .phase
                 .as_ref()
@@ -205,6 +207,26 @@ fn totals(s: &PhaseSummary) -> String {
             .collect();
         let _ = writeln!(out, "errors: {}", e.join(", "));
     }
+    if let Some(d) = &s.driver
+        && (d.retries > 0 || d.speculative_executions > 0)
+    {
+        let absorbed: Vec<String> = d
+            .retried_errors
+            .iter()
+            .map(|(k, n)| format!("{}={n}", k.name()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "driver: {} retries{}, {} speculative executions (an operation retried or sped up counts once; its response time includes them)",
+            d.retries,
+            if absorbed.is_empty() {
+                String::new()
+            } else {
+                format!(" (after {})", absorbed.join(", "))
+            },
+            d.speculative_executions
+        );
+    }
     let target = match (s.target_rate_per_s, s.achieved_ratio) {
         (Some(t), Some(a)) => format!(
             ", target {t:.0} ops/s, achieved {:.2}% ({} of {} scheduled sent in the window)",
@@ -275,6 +297,8 @@ pub(super) fn fill(e: &FillEvent, quiet: bool) -> String {
         FillEvent::NodeLoad { mib, target_mib } => {
             format!("  mean node load {mib:.1} MiB of {target_mib:.0} MiB\n")
         }
+        // Its run's progress is the `Writing` lines.
+        FillEvent::Run(_) => String::new(),
         FillEvent::Writing { .. } if quiet => String::new(),
         FillEvent::Writing { at_s, ops_per_s } => {
             format!("  {at_s:>6.0}s {ops_per_s:>9.0} writes/s\n")
@@ -328,6 +352,8 @@ mod tests {
                 &Event::Interval {
                     phase: "main",
                     record: &r,
+                    sample: None,
+                    snapshot: None,
                 },
                 false,
                 st,

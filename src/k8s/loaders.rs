@@ -72,6 +72,18 @@ pub struct Resources {
     pub memory_limit: Option<String>,
 }
 
+/// An existing Secret with the client's TLS files under cert-manager's (and
+/// `kubernetes.io/tls`'s) keys: `ca.crt`, and with `client_cert` also `tls.crt` and `tls.key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsSecret {
+    pub name: String,
+    /// The pods present `tls.crt` / `tls.key` as their client certificate (mutual TLS).
+    pub client_cert: bool,
+}
+
+/// Where a loader pod finds the TLS Secret's files.
+pub const TLS_DIR: &str = "/etc/cqlbench/tls";
+
 /// N `cqlbench run` shards as an Indexed Job, with their results claim and a collector pod.
 #[derive(Debug, Clone)]
 pub struct LoadersSpec {
@@ -93,6 +105,8 @@ pub struct LoadersSpec {
     /// What follows `cqlbench run` (workload and flags), without the flags the renderer owns.
     pub run_args: Vec<String>,
     pub credentials: CredentialsSource,
+    /// Client TLS from an existing Secret, mounted read-only in every loader pod.
+    pub tls: Option<TlsSecret>,
     pub results: ResultsClaim,
     pub resources: Resources,
     /// How long the printed workflow waits for the Job to complete.

@@ -17,6 +17,8 @@ use crate::workload::{OpError, Prepared, Workload};
 pub struct Driven<W: Workload> {
     pub session: Arc<Session>,
     pub workload: Arc<Prepared<W>>,
+    /// Retries and speculative executions of the workload's statements.
+    pub counters: Arc<super::session::DriverCounters>,
 }
 
 impl<W: Workload> Operations for Driven<W> {
@@ -43,30 +45,35 @@ impl<W: Workload> Operations for Driven<W> {
     }
 }
 
+/// Maps one attempt's error to its kind.
+pub fn classify_attempt(a: &RequestAttemptError) -> ErrorKind {
+    match a {
+        RequestAttemptError::DbError(db, _) => match db {
+            DbError::ReadTimeout { consistency, .. } if consistency.is_serial() => {
+                ErrorKind::CasReadTimeout
+            }
+            DbError::ReadTimeout { .. } => ErrorKind::ReadTimeout,
+            DbError::WriteTimeout {
+                write_type: WriteType::Cas,
+                ..
+            } => ErrorKind::CasWriteTimeout,
+            DbError::WriteTimeout { .. } => ErrorKind::WriteTimeout,
+            DbError::Unavailable { .. } => ErrorKind::Unavailable,
+            DbError::Overloaded => ErrorKind::Overloaded,
+            _ => ErrorKind::Other,
+        },
+        RequestAttemptError::BrokenConnectionError(_)
+        | RequestAttemptError::UnableToAllocStreamId => ErrorKind::ConnectionLost,
+        _ => ErrorKind::Other,
+    }
+}
+
 /// Maps a driver error to its kind.
 pub fn classify(e: &ExecutionError) -> ErrorKind {
     match e {
         ExecutionError::RequestTimeout(_) => ErrorKind::ClientTimeout,
         ExecutionError::ConnectionPoolError(_) => ErrorKind::ConnectionLost,
-        ExecutionError::LastAttemptError(a) => match a {
-            RequestAttemptError::DbError(db, _) => match db {
-                DbError::ReadTimeout { consistency, .. } if consistency.is_serial() => {
-                    ErrorKind::CasReadTimeout
-                }
-                DbError::ReadTimeout { .. } => ErrorKind::ReadTimeout,
-                DbError::WriteTimeout {
-                    write_type: WriteType::Cas,
-                    ..
-                } => ErrorKind::CasWriteTimeout,
-                DbError::WriteTimeout { .. } => ErrorKind::WriteTimeout,
-                DbError::Unavailable { .. } => ErrorKind::Unavailable,
-                DbError::Overloaded => ErrorKind::Overloaded,
-                _ => ErrorKind::Other,
-            },
-            RequestAttemptError::BrokenConnectionError(_)
-            | RequestAttemptError::UnableToAllocStreamId => ErrorKind::ConnectionLost,
-            _ => ErrorKind::Other,
-        },
+        ExecutionError::LastAttemptError(a) => classify_attempt(a),
         _ => ErrorKind::Other,
     }
 }

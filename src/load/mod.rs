@@ -69,6 +69,8 @@ pub struct RunPlan {
     pub shard: Option<ShardPlan>,
     /// The host probe recorded in the result's fingerprint (the latest of this environment).
     pub probe: Option<crate::result::ProbeRef>,
+    /// Tags recorded in the result.
+    pub tags: Vec<String>,
 }
 
 impl RunPlan {
@@ -137,6 +139,11 @@ pub enum Event<'a> {
     Interval {
         phase: &'a str,
         record: &'a IntervalRecord,
+        /// The latest sample of the server and host metrics (its series' names with one
+        /// sample), when the run samples any.
+        sample: Option<&'a crate::result::series::MetricSeries>,
+        /// The interval's counts and histograms, as measured.
+        snapshot: Option<&'a crate::stats::Snapshot>,
     },
     PhaseDone {
         name: &'a str,
@@ -168,7 +175,8 @@ async fn run_async(
     stop: Arc<AtomicBool>,
     observer: &mut dyn FnMut(Event<'_>),
 ) -> Result<RunResult, LoadError> {
-    let (session, workload_spec, target) = connect_resolved(plan).await?;
+    let counters = Arc::new(session::DriverCounters::default());
+    let (session, workload_spec, target) = connect_resolved(plan, &counters).await?;
     let started = crate::host::unix_now();
     let result = first_result(plan, &session, workload_spec.clone(), target, started).await;
     let sampler = (!plan.metrics.is_empty())
@@ -179,6 +187,7 @@ async fn run_async(
         stop,
         observer,
         session,
+        counters,
         rec,
         started,
     };
@@ -209,6 +218,7 @@ async fn first_result(
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
             probe: plan.probe.clone(),
+            client: Some(plan.connect.client.clone()),
         },
         phases: Vec::new(),
         warnings: Vec::new(),
@@ -229,6 +239,7 @@ async fn first_result(
         merged: None,
         reads_verified: None,
         ledger_id: None,
+        tags: plan.tags.clone(),
     }
 }
 
@@ -238,6 +249,7 @@ struct Run<'a> {
     stop: Arc<AtomicBool>,
     observer: &'a mut dyn FnMut(Event<'_>),
     session: Arc<Session>,
+    counters: Arc<session::DriverCounters>,
     rec: Recorder,
     started: f64,
 }
@@ -258,17 +270,26 @@ impl Run<'_> {
             stop,
             observer,
             session,
+            counters,
             mut rec,
             started,
         } = self;
         create_schema(plan, &session, &w).await?;
-        let workload = Arc::new(Prepared::new(w, &session).await?);
+        let statements = crate::workload::StatementSettings {
+            listener: Some(counters.clone()),
+            page_size: plan.connect.client.driver.page_size,
+        };
+        let workload = Arc::new(Prepared::new(w, &session, &statements).await?);
         rec.open_hlog(started)?;
         let mut engine = phase::Engine {
             plan,
             stop,
             observer,
-            ops: Arc::new(driven::Driven { session, workload }),
+            ops: Arc::new(driven::Driven {
+                session,
+                workload,
+                counters,
+            }),
             rec,
             started,
         };
@@ -324,10 +345,11 @@ async fn create_schema<W: Workload>(
 /// to it. Returns the session, the workload spec as run and the target as reached.
 async fn connect_resolved(
     plan: &RunPlan,
+    counters: &Arc<session::DriverCounters>,
 ) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
     let mut workload = plan.workload.clone();
     let mut target = plan.target.clone();
-    let session = session::connect(&plan.connect).await?;
+    let session = session::connect_counted(&plan.connect, counters.clone()).await?;
     if plan.connect.local_dc.is_some() && plan.local_rf.is_none() {
         return Ok((session, workload, target));
     }
@@ -353,7 +375,7 @@ async fn connect_resolved(
         ..plan.connect.clone()
     };
     drop(session);
-    let session = session::connect(&spec).await?;
+    let session = session::connect_counted(&spec, counters.clone()).await?;
     Ok((session, workload, target))
 }
 
@@ -390,6 +412,7 @@ mod tests {
                 local_dc: Some("dc1".into()),
                 timeout: std::time::Duration::from_secs(1),
                 credentials: None,
+                client: Default::default(),
             },
             target: Target {
                 hosts: vec!["127.0.0.1:1".into()],
@@ -409,6 +432,7 @@ mod tests {
             end_on_node_death: false,
             shard: None,
             probe: None,
+            tags: Vec::new(),
         };
         let refused = |p: RunPlan| {
             let e = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap_err();

@@ -10,7 +10,9 @@ use super::driven::Driven;
 use super::executor::{IntervalReport, PhaseOutcome, StopReason, run_phase};
 use super::recorder::Recorder;
 use super::{Event, LoadError, RunPlan, ShardPlan, barrier};
-use crate::result::{IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RunStatus, Warning};
+use crate::result::{
+    DriverCounts, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RunStatus, Warning,
+};
 use crate::spec::{LoadMode, LoadSpec};
 use crate::stats::writes::Outcome;
 use crate::workload::Workload;
@@ -49,6 +51,7 @@ impl<W: Workload> Engine<'_, W> {
             summary: None,
         });
         let (phase_stop, forward) = self.phase_stop(name);
+        let driver_before = self.ops.counters.snapshot();
         // The fault schedule runs beside the main phase, from its start.
         let started = self.started;
         let faults = match (&self.plan.nodes, name) {
@@ -88,7 +91,7 @@ impl<W: Workload> Engine<'_, W> {
             }
         }
         self.rec.check_writes()?;
-        self.end(name, load, &outcome, cpu_measured);
+        self.end(name, load, &outcome, cpu_measured, &driver_before);
         Ok(outcome.reason)
     }
 
@@ -153,9 +156,17 @@ impl<W: Workload> Engine<'_, W> {
     }
 
     /// The phase's summary and warnings; the run's status when the phase did not complete.
-    fn end(&mut self, name: &str, load: &LoadSpec, outcome: &PhaseOutcome, cpu_s: f64) {
+    fn end(
+        &mut self,
+        name: &str,
+        load: &LoadSpec,
+        outcome: &PhaseOutcome,
+        cpu_s: f64,
+        driver_before: &DriverCounts,
+    ) {
         let phase = self.rec.result().phases.last().expect("phase started");
-        let summary = summarize(outcome, load, cpu_s, &phase.intervals);
+        let mut summary = summarize(outcome, load, cpu_s, &phase.intervals);
+        summary.driver = Some(self.ops.counters.snapshot().since(driver_before));
         self.rec.end_phase(name, summary);
         let summary = self.rec.phase_summary().expect("just ended");
         (self.observer)(Event::PhaseDone { name, summary });
@@ -205,6 +216,7 @@ impl<W: Workload> Intervals<'_, W> {
         );
         rec.drain = rep.drain;
         self.learn(rep);
+        self.speculate(rep);
         self.rec
             .interval(self.name, self.offset_s, self.rampup, rep, rec);
         if let Some(f) = self.faults {
@@ -217,10 +229,29 @@ impl<W: Workload> Intervals<'_, W> {
             self.rec.warn(w);
         }
         self.rec.save_if_due();
+        let sample = self.rec.latest_sample();
         (self.observer)(Event::Interval {
             phase: self.name,
             record: self.rec.last_interval(),
+            sample: sample.as_ref(),
+            snapshot: Some(&rep.snapshot),
         });
+    }
+
+    /// `--speculative pNN`: the next speculative requests wait this interval's service-time
+    /// percentile (all operations together); an interval without operations changes nothing.
+    fn speculate(&self, rep: &IntervalReport) {
+        if let crate::spec::client::Speculative::Percentile { percentile, .. } =
+            self.plan.connect.client.driver.speculative
+        {
+            let all = rep.snapshot.all();
+            if !all.service.is_empty() {
+                let ns = all.service.value_at_quantile(percentile / 100.0);
+                self.ops
+                    .counters
+                    .set_speculative_delay(std::time::Duration::from_nanos(ns));
+            }
+        }
     }
 
     /// `--verify`: rows acknowledged in this interval are known written from now on.
@@ -339,6 +370,7 @@ fn summarize(
         drain_s: w.drain_s,
         by_op,
         errors_by_kind: all.errors.clone(),
+        driver: None,
         all: OpSummary::with_rate(&all, all_ops_per_s),
         client_cpu_s: cpu_s,
         // The CPU was measured over the window and its drain.

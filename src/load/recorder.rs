@@ -1,10 +1,11 @@
 //! What a run leaves on disk as it goes: its result (JSON, rewritten after intervals so an
-//! interrupted run keeps what it measured), its HDR interval log (`.hlog`) and its
-//! acknowledged-write ledger (`.ledger`), all next to the result's path.
+//! interrupted run keeps what it measured), its HDR interval log (`.hlog`), its per-interval
+//! CSV (`.intervals.csv`) and its acknowledged-write ledger (`.ledger`), all next to the
+//! result's path.
 //!
-//! A failed append to the HDR log or the ledger is a typed warning in the result
-//! ([`Warning::HlogFailed`], [`Warning::LedgerFailed`]) and that file stops growing; the run
-//! goes on. A failed write of the result itself ends the run, at the end of its phase.
+//! A failed append to the HDR log, the CSV or the ledger is a typed warning in the result
+//! ([`Warning::HlogFailed`], [`Warning::IntervalCsvFailed`], [`Warning::LedgerFailed`]) and
+//! that file stops growing; the run goes on. A failed write of the result itself ends the run, at the end of its phase.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use super::LoadError;
 use super::executor::IntervalReport;
 use crate::metrics::sampler::Sampler;
 use crate::result::hlog::IntervalLog;
+use crate::result::intervals_csv::IntervalCsv;
 use crate::result::ledger::{LedgerWriter, Mapping};
 use crate::result::verify::ReadsVerified;
 use crate::result::{
@@ -36,6 +38,9 @@ pub struct Recorder {
     /// None until the phases start, and once an append failed.
     hlog: Option<IntervalLog>,
     hlog_path: PathBuf,
+    /// None once an append failed.
+    csv: Option<IntervalCsv>,
+    csv_path: PathBuf,
     last_write: Instant,
     /// The first failed write of the result during a phase.
     write_error: Option<std::io::Error>,
@@ -58,6 +63,11 @@ impl Recorder {
             path: ledger_path.clone(),
             source,
         })?;
+        let csv_path = crate::result::intervals_csv::path_for(out);
+        let csv = IntervalCsv::create(&csv_path).map_err(|source| LoadError::Io {
+            path: csv_path.clone(),
+            source,
+        })?;
         let r = Recorder {
             out: out.to_path_buf(),
             result,
@@ -66,6 +76,8 @@ impl Recorder {
             ledger_path,
             hlog: None,
             hlog_path: out.with_extension("hlog"),
+            csv: Some(csv),
+            csv_path,
             last_write: Instant::now(),
             write_error: None,
         };
@@ -120,6 +132,15 @@ impl Recorder {
             });
             self.hlog = None;
         }
+        if let Some(csv) = &mut self.csv
+            && let Err(e) = csv.append(phase, offset_s, &rec)
+        {
+            self.result.warnings.push(Warning::IntervalCsvFailed {
+                phase: phase.to_string(),
+                error: format!("{}: {e}", self.csv_path.display()),
+            });
+            self.csv = None;
+        }
         let mapping = if rampup {
             Mapping::Sequential
         } else {
@@ -141,6 +162,11 @@ impl Recorder {
     pub fn last_interval(&self) -> &IntervalRecord {
         let phase = self.result.phases.last().expect("a phase started");
         phase.intervals.last().expect("an interval recorded")
+    }
+
+    /// The server and host metrics' latest sample, if any is sampled yet.
+    pub fn latest_sample(&self) -> Option<crate::result::series::MetricSeries> {
+        self.sampler.as_ref().and_then(|s| s.latest())
     }
 
     pub fn warn(&mut self, w: Warning) {

@@ -1,12 +1,31 @@
-//! Connecting to a cluster: token- and DC-aware routing, the client timeout, credentials.
+//! Connecting to a cluster: token-, DC- and rack-aware routing, the client timeout,
+//! credentials, TLS, and the driver settings (retries, speculative execution, compression,
+//! connections per node), with counters of what the driver did beyond one request each.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use scylla::client::PoolSize;
 use scylla::client::execution_profile::ExecutionProfile;
-use scylla::client::session::Session;
+use scylla::client::session::{Session, TlsContext};
 use scylla::client::session_builder::SessionBuilder;
+use scylla::errors::{RequestAttemptError, RequestError};
+use scylla::observability::history::{AttemptId, HistoryListener, RequestId, SpeculativeId};
 use scylla::policies::load_balancing::DefaultPolicy;
+use scylla::policies::retry::{
+    DefaultRetryPolicy, FallthroughRetryPolicy, RequestInfo, RetryDecision, RetryPolicy,
+    RetrySession,
+};
+use scylla::policies::speculative_execution::{
+    Context as SpeculativeContext, SimpleSpeculativeExecutionPolicy, SpeculativeExecutionPolicy,
+};
+
+use crate::result::DriverCounts;
+use crate::spec::client::{ClientSpec, Compression, Retry, Speculative};
+use crate::stats::ErrorKind;
 
 /// User name and password, read from the environment or a file, never printed.
 #[derive(Clone)]
@@ -65,9 +84,12 @@ pub struct ConnectSpec {
     pub local_dc: Option<String>,
     pub timeout: Duration,
     pub credentials: Option<Credentials>,
+    /// TLS and the driver settings (the driver's defaults, plain text, when left default).
+    pub client: ClientSpec,
 }
 
-/// The contact points could not be reached (or refused the credentials).
+/// The contact points could not be reached (or refused the credentials, or the TLS
+/// handshake): the cause in words where it is known, then the driver's message.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot connect to {hosts}: {message}")]
 pub struct ConnectError {
@@ -75,18 +97,166 @@ pub struct ConnectError {
     pub message: String,
 }
 
-/// Connects with a token-aware policy preferring `local_dc` (no failover to other DCs).
-pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, ConnectError> {
-    let mut policy = DefaultPolicy::builder().token_aware(true);
-    if let Some(dc) = &spec.local_dc {
-        policy = policy
-            .prefer_datacenter(dc.clone())
-            .permit_dc_failover(false);
+/// What the driver did beyond sending each request once: retries (and the errors they
+/// absorbed, by kind) and speculative executions, counted for every statement prepared with
+/// these counters as its history listener (`workload::Preparer`). A retried operation is one
+/// operation; its response time includes its retries.
+#[derive(Debug)]
+pub struct DriverCounters {
+    retries: AtomicU64,
+    speculative: AtomicU64,
+    retried: [AtomicU64; ErrorKind::ALL.len()],
+    /// `--speculative pNN`: the delay before a speculative request, in microseconds, set
+    /// from the run's recent service times ([`DriverCounters::set_speculative_delay`]).
+    speculative_delay_us: AtomicU64,
+}
+
+/// The delay of a percentile speculative execution before the run has measured any service
+/// time.
+const FIRST_SPECULATIVE_DELAY_US: u64 = 100_000;
+
+impl Default for DriverCounters {
+    fn default() -> Self {
+        DriverCounters {
+            retries: AtomicU64::new(0),
+            speculative: AtomicU64::new(0),
+            retried: std::array::from_fn(|_| AtomicU64::new(0)),
+            speculative_delay_us: AtomicU64::new(FIRST_SPECULATIVE_DELAY_US),
+        }
     }
-    let profile = ExecutionProfile::builder()
-        .load_balancing_policy(policy.build())
-        .request_timeout(Some(spec.timeout))
-        .build();
+}
+
+impl DriverCounters {
+    /// The counts so far.
+    pub fn snapshot(&self) -> DriverCounts {
+        DriverCounts {
+            retries: self.retries.load(Ordering::Relaxed),
+            speculative_executions: self.speculative.load(Ordering::Relaxed),
+            retried_errors: ErrorKind::ALL
+                .iter()
+                .zip(&self.retried)
+                .map(|(k, n)| (*k, n.load(Ordering::Relaxed)))
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+        }
+    }
+
+    /// The delay a percentile speculative execution waits from now on.
+    pub fn set_speculative_delay(&self, d: Duration) {
+        let us = (d.as_micros() as u64).max(1_000);
+        self.speculative_delay_us.store(us, Ordering::Relaxed);
+    }
+}
+
+impl HistoryListener for DriverCounters {
+    fn log_request_start(&self) -> RequestId {
+        RequestId(0)
+    }
+    fn log_request_success(&self, _: RequestId) {}
+    fn log_request_error(&self, _: RequestId, _: &RequestError) {}
+    fn log_new_speculative_fiber(&self, _: RequestId) -> SpeculativeId {
+        self.speculative.fetch_add(1, Ordering::Relaxed);
+        SpeculativeId(0)
+    }
+    fn log_attempt_start(
+        &self,
+        _: RequestId,
+        _: Option<SpeculativeId>,
+        _: std::net::SocketAddr,
+    ) -> AttemptId {
+        AttemptId(0)
+    }
+    fn log_attempt_success(&self, _: AttemptId) {}
+    fn log_attempt_error(&self, _: AttemptId, error: &RequestAttemptError, retry: &RetryDecision) {
+        if matches!(
+            retry,
+            RetryDecision::RetrySameTarget(_) | RetryDecision::RetryNextTarget(_)
+        ) {
+            self.retries.fetch_add(1, Ordering::Relaxed);
+            let kind = crate::load::driven::classify_attempt(error);
+            if let Some(i) = ErrorKind::ALL.iter().position(|k| *k == kind) {
+                self.retried[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// `--retry N`: up to N retries on the next node for an idempotent request whose failure
+/// another node may not repeat.
+#[derive(Debug)]
+struct RetryUpTo(u32);
+
+struct RetryUpToSession {
+    max: u32,
+    done: u32,
+}
+
+impl RetryPolicy for RetryUpTo {
+    fn new_session(&self) -> Box<dyn RetrySession> {
+        Box::new(RetryUpToSession {
+            max: self.0,
+            done: 0,
+        })
+    }
+}
+
+impl RetrySession for RetryUpToSession {
+    fn decide_should_retry(&mut self, info: RequestInfo) -> RetryDecision {
+        use scylla::errors::DbError;
+        let retriable = match info.error {
+            RequestAttemptError::DbError(db, _) => matches!(
+                db,
+                DbError::ReadTimeout { .. }
+                    | DbError::WriteTimeout { .. }
+                    | DbError::Unavailable { .. }
+                    | DbError::Overloaded
+                    | DbError::IsBootstrapping
+                    | DbError::ServerError
+                    | DbError::TruncateError
+            ),
+            RequestAttemptError::BrokenConnectionError(_)
+            | RequestAttemptError::UnableToAllocStreamId => true,
+            _ => false,
+        };
+        if info.is_idempotent && retriable && self.done < self.max {
+            self.done += 1;
+            RetryDecision::RetryNextTarget(None)
+        } else {
+            RetryDecision::DontRetry
+        }
+    }
+    fn reset(&mut self) {
+        self.done = 0;
+    }
+}
+
+/// `--speculative pNN`: waits the delay the run last measured for that percentile.
+#[derive(Debug)]
+struct PercentileDelay {
+    max: usize,
+    counters: Arc<DriverCounters>,
+}
+
+impl SpeculativeExecutionPolicy for PercentileDelay {
+    fn max_retry_count(&self, _: &SpeculativeContext) -> usize {
+        self.max
+    }
+    fn retry_interval(&self, _: &SpeculativeContext) -> Duration {
+        Duration::from_micros(self.counters.speculative_delay_us.load(Ordering::Relaxed))
+    }
+}
+
+/// Connects with a token-aware policy preferring `local_dc` (no failover to other DCs), and
+/// the TLS and driver settings of `spec.client`.
+pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, ConnectError> {
+    connect_counted(spec, Arc::default()).await
+}
+
+/// [`connect`], a percentile speculative execution reading its delay from `counters`.
+pub async fn connect_counted(
+    spec: &ConnectSpec,
+    counters: Arc<DriverCounters>,
+) -> Result<Arc<Session>, ConnectError> {
     let hosts: Vec<String> = spec
         .hosts
         .iter()
@@ -98,17 +268,104 @@ pub async fn connect(spec: &ConnectSpec) -> Result<Arc<Session>, ConnectError> {
             }
         })
         .collect();
+    let refused = |message: String| ConnectError {
+        hosts: hosts.join(","),
+        message,
+    };
+    let driver = &spec.client.driver;
+    driver.check().map_err(|e| refused(e.0))?;
+    let mut policy = DefaultPolicy::builder().token_aware(true);
+    match (&spec.local_dc, &driver.rack) {
+        (Some(dc), Some(rack)) => {
+            policy = policy
+                .prefer_datacenter_and_rack(dc.clone(), rack.clone())
+                .permit_dc_failover(false)
+        }
+        (Some(dc), None) => {
+            policy = policy
+                .prefer_datacenter(dc.clone())
+                .permit_dc_failover(false)
+        }
+        (None, Some(_)) => {
+            return Err(refused("--rack needs the local data centre (--dc)".into()));
+        }
+        (None, None) => {}
+    }
+    let retry: Arc<dyn RetryPolicy> = match driver.retry {
+        Retry::Default => Arc::new(DefaultRetryPolicy::new()),
+        Retry::None => Arc::new(FallthroughRetryPolicy::new()),
+        Retry::Count(n) => Arc::new(RetryUpTo(n)),
+    };
+    let speculative: Option<Arc<dyn SpeculativeExecutionPolicy>> = match driver.speculative {
+        Speculative::Off => None,
+        Speculative::Delay { delay_ms, max } => Some(Arc::new(SimpleSpeculativeExecutionPolicy {
+            max_retry_count: max as usize,
+            retry_interval: Duration::from_secs_f64(delay_ms / 1000.0),
+        })),
+        Speculative::Percentile { max, .. } => Some(Arc::new(PercentileDelay {
+            max: max as usize,
+            counters,
+        })),
+    };
+    let profile = ExecutionProfile::builder()
+        .load_balancing_policy(policy.build())
+        .request_timeout(Some(spec.timeout))
+        .retry_policy(retry)
+        .speculative_execution_policy(speculative)
+        .build();
     let mut b = SessionBuilder::new()
         .known_nodes(&hosts)
         .default_execution_profile_handle(profile.into_handle())
-        .connection_timeout(Duration::from_secs(5));
+        .connection_timeout(Duration::from_secs(5))
+        .compression(match driver.compression {
+            Compression::None => None,
+            Compression::Lz4 => Some(scylla::client::Compression::Lz4),
+            Compression::Snappy => Some(scylla::client::Compression::Snappy),
+        });
+    if let Some(n) = driver.connections_per_host.and_then(NonZeroUsize::new) {
+        b = b.pool_size(PoolSize::PerHost(n));
+    }
+    let mut tls_config = None;
+    if let Some(tls) = &spec.client.tls {
+        let config = crate::tls::client_config(tls).map_err(|e| refused(e.0))?;
+        tls_config = Some(config.clone());
+        b = b.tls_context(Some(TlsContext::Rustls023(config)));
+    }
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);
     }
-    let session = b.build().await.map_err(|e| ConnectError {
-        hosts: hosts.join(","),
-        message: e.to_string(),
-    })?;
+    let session = match b.build().await {
+        Ok(s) => s,
+        Err(e) => {
+            // One line: the driver's message may span several.
+            let text = e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let tls = spec.client.tls.as_ref();
+            let mut cause = crate::tls::explain(&text, tls);
+            // The driver saw a broken connection without its TLS cause: ask the first node
+            // with a handshake of our own.
+            if let (None, Some(config), Some(first)) = (&cause, tls_config, hosts.first()) {
+                let first = first.clone();
+                // A closing node can lose its alert to a reset: up to three handshakes.
+                let probed = tokio::task::spawn_blocking(move || {
+                    (0..3)
+                        .filter_map(|_| crate::tls::probe(&first, config.clone()))
+                        .find(|p| p.contains("alert") || p.contains("certificate"))
+                })
+                .await
+                .ok()
+                .flatten();
+                cause = probed.and_then(|p| crate::tls::explain(&p, tls));
+            }
+            return Err(refused(match cause {
+                Some(cause) => format!("{cause} ({text})"),
+                None => text,
+            }));
+        }
+    };
     Ok(Arc::new(session))
 }
 

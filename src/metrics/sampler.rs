@@ -167,6 +167,21 @@ impl Sampler {
             .unwrap_or_default()
     }
 
+    /// The series' names with only its latest sample (None before the first): what a live
+    /// view needs each interval, without copying the whole series.
+    pub fn latest(&self) -> Option<MetricSeries> {
+        let s = self.shared.lock().ok()?;
+        let last = s.series.samples.last()?.clone();
+        Some(MetricSeries {
+            interval_s: s.series.interval_s,
+            nodes: s.series.nodes.clone(),
+            devices: s.series.devices.clone(),
+            samples: vec![last],
+            errors: Vec::new(),
+            node_devices: s.series.node_devices.clone(),
+        })
+    }
+
     /// Stops the thread and returns the whole series.
     pub fn finish(mut self) -> MetricSeries {
         self.stop.store(true, Ordering::Relaxed);

@@ -201,6 +201,7 @@ mod tests {
                 sysbench_path: "sysbench".into(),
                 write_jobs_dir: None,
                 out: "/x.json".into(),
+                tags: Vec::new(),
             },
         }
     }

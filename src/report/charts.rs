@@ -8,6 +8,7 @@ use super::model::{Report, RunTimeline, ScenarioGroup};
 use super::svg::{Axis, Chart, LegendItem, Size, Stroke, Tick};
 
 mod capacity;
+mod history;
 mod run;
 
 /// Environment colours, in order of first appearance.

@@ -208,6 +208,25 @@ fn capacity_section(
     out
 }
 
+/// `--history`: per environment and workload, the figure's chart over time and its table.
+fn history_section(
+    anchor: &str,
+    h: &super::history::History,
+    charts: &mut Charts,
+    env_colour: &EnvColour,
+) -> String {
+    let mut out = format!(
+        r#"<section id="{anchor}"><h2>History · {}</h2><p class="meta">Every run in the catalogue of the same environment and workload as this report's runs; the report's own runs are marked.</p>"#,
+        escape(&h.figure.heading())
+    );
+    for (s, t) in h.series.iter().zip(h.tables()) {
+        out.extend(charts.history(h, s));
+        out.push_str(&table(&t, None, env_colour));
+    }
+    out.push_str("</section>");
+    out
+}
+
 /// One run: what it holds, then its charts on one time axis.
 fn run_stack(r: &RunTimeline, charts: &mut Charts) -> String {
     let mut out = format!(
@@ -347,6 +366,10 @@ pub fn render(report: &Report) -> String {
             table(&t, None, &env_colour)
         );
         body.push(anchor, label, &html);
+    }
+    if let Some(h) = &report.history {
+        let html = history_section("history", h, &mut charts, &env_colour);
+        body.push("history".into(), format!("history: {}", h.figure), &html);
     }
     if !report.notes.is_empty() {
         body.push(

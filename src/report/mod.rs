@@ -14,6 +14,7 @@ pub mod capacity;
 pub mod charts;
 pub mod cost;
 pub mod csv;
+pub mod history;
 pub mod html;
 pub mod markdown;
 pub mod model;

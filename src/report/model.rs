@@ -137,6 +137,8 @@ pub struct Report {
     pub costs: Vec<super::cost::CostRow>,
     /// Warnings carried by the results and choices the report made, one line each.
     pub notes: Vec<String>,
+    /// One figure across the catalogue's runs of the report's pairs (`--history`).
+    pub history: Option<super::history::History>,
 }
 
 /// How [`scenario_of`] names a closed-loop (throughput) scenario.
@@ -228,6 +230,7 @@ impl Report {
         out.extend(self.scaling.iter().map(capacity::scaling_table));
         out.extend(self.probe_table());
         out.extend(super::cost::table(&self.costs));
+        out.extend(self.history.iter().flat_map(|h| h.tables()));
         out
     }
 }

@@ -1,5 +1,7 @@
-//! Per-interval series of a run for `cqlbench compare`: the main phase's measured
-//! intervals (neither warmup nor the drain after the window), their throughput and, per operation kind, response p50 and p99.
+//! The series `cqlbench compare` compares. Of one run: the main phase's measured intervals
+//! (neither warmup nor the drain after the window), their throughput and, per operation kind,
+//! response p50 and p99. Of a set of repeated runs: the same figures, one per run, from each
+//! run's main-phase summary.
 
 use crate::result::{IntervalOp, RunResult};
 use crate::stats::compare::Direction;
@@ -12,17 +14,73 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
-/// The series of `run`'s main phase; `Err` when it has no main phase.
-pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
-    let phase = run
+/// The main phase of `run`; `Err` when it has none.
+fn main_phase(run: &RunResult) -> Result<&crate::result::PhaseResult, crate::error::Invalid> {
+    Ok(run
         .phases
         .iter()
         .rev()
         .find(|p| p.name == "main")
-        .ok_or("no main phase (the run stopped before it)")?;
+        .ok_or("no main phase (the run stopped before it)")?)
+}
+
+const THROUGHPUT: &str = "throughput ops/s";
+const P50: &str = "response p50 ms";
+const P99: &str = "response p99 ms";
+
+/// One figure per run of a set: the main phase's throughput and, per operation kind any run
+/// completed, response p50 and p99 (a kind's series holds the runs that completed it).
+/// `Err` names the first run with no summarised main phase, by its index in `runs`.
+pub fn per_run(runs: &[&RunResult]) -> Result<Vec<Series>, (usize, crate::error::Invalid)> {
+    let mut summaries = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let phase = main_phase(r).map_err(|e| (i, e))?;
+        let summary = phase.summary.as_ref().ok_or_else(|| {
+            (
+                i,
+                "its main phase has no summary (the run did not finish it)".into(),
+            )
+        })?;
+        summaries.push(summary);
+    }
+    let mut out = vec![Series {
+        metric: THROUGHPUT.into(),
+        direction: Direction::HigherIsBetter,
+        values: summaries.iter().map(|s| s.ops_per_s).collect(),
+    }];
+    let kinds: std::collections::BTreeSet<_> = summaries
+        .iter()
+        .flat_map(|s| s.by_op.keys().copied())
+        .collect();
+    for kind in kinds {
+        let ops: Vec<_> = summaries
+            .iter()
+            .filter_map(|s| s.by_op.get(&kind))
+            .filter(|o| o.ok > 0)
+            .collect();
+        for (name, get) in [
+            (
+                P50,
+                (|o| o.response.p50_ms) as fn(&crate::result::OpSummary) -> f64,
+            ),
+            (P99, |o| o.response.p99_ms),
+        ] {
+            out.push(Series {
+                metric: format!("{kind} {name}"),
+                direction: Direction::LowerIsBetter,
+                values: ops.iter().map(|o| get(o)).collect(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The series of `run`'s main phase; `Err` when it has no main phase.
+pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
+    let phase = main_phase(run)?;
     let measured: Vec<_> = phase.intervals.iter().filter(|i| i.measured()).collect();
     let mut out = vec![Series {
-        metric: "throughput ops/s".into(),
+        metric: THROUGHPUT.into(),
         direction: Direction::HigherIsBetter,
         values: measured.iter().map(|i| i.ops_per_s).collect(),
     }];
@@ -37,11 +95,8 @@ pub fn of(run: &RunResult) -> Result<Vec<Series>, crate::error::Invalid> {
             continue;
         }
         for (name, get) in [
-            (
-                "response p50 ms",
-                (|o| o.response_p50_ms) as fn(&IntervalOp) -> f64,
-            ),
-            ("response p99 ms", |o| o.response_p99_ms),
+            (P50, (|o| o.response_p50_ms) as fn(&IntervalOp) -> f64),
+            (P99, |o| o.response_p99_ms),
         ] {
             out.push(Series {
                 metric: format!("{kind} {name}"),

@@ -240,6 +240,9 @@ pub struct CapacityResult {
     pub workload: WorkloadSpec,
     pub steps: Vec<SearchStep>,
     pub verdict: Option<Verdict>,
+    /// Tags (`--tag`), for `cqlbench runs --tag`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 impl CapacityResult {

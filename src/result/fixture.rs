@@ -122,6 +122,7 @@ fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
             .collect(),
         all: OpSummary::of(&measured.all(), secs),
         errors_by_kind: BTreeMap::new(),
+        driver: None,
         client_cpu_s: 0.1 * secs,
         client_cpu_util: 0.05,
         ops_per_client_cpu_s: measured.ok() as f64 / (0.1 * secs),
@@ -179,12 +180,14 @@ pub fn run(env: &str, shape: &RunShape) -> RunResult {
             },
             cluster: None,
             probe: None,
+            client: None,
         },
         events: Vec::new(),
         shard: None,
         merged: None,
         reads_verified: None,
         ledger_id: None,
+        tags: Vec::new(),
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,
@@ -435,6 +438,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
         workload: WorkloadSpec::defaults(WorkloadKind::Keyvalue),
         verdict: Some(CapacityResult::verdict_of(&steps)),
         steps,
+        tags: Vec::new(),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod file;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixture;
 pub mod hlog;
+pub mod intervals_csv;
 pub mod ledger;
 pub mod probe;
 pub mod scaling;
@@ -30,7 +31,7 @@ pub use file::{
     ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
 };
 pub use interval::{IntervalOp, IntervalRecord, kinds_in};
-pub use phase::{OpSummary, PhaseResult, PhaseSummary};
+pub use phase::{DriverCounts, OpSummary, PhaseResult, PhaseSummary};
 pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
 pub use shard::{Merged, ShardFigures, ShardOf};
@@ -85,6 +86,10 @@ pub struct Fingerprint {
     /// The newest complete host probe with the same environment label, if one exists.
     #[serde(default)]
     pub probe: Option<ProbeRef>,
+    /// How the client connected: TLS (files and checks, never keys' contents) and the driver
+    /// settings; None in results written before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<crate::spec::client::ClientSpec>,
 }
 
 /// A host probe a run refers to: where it is and its headline figures.
@@ -130,6 +135,9 @@ pub struct RunResult {
     /// only for the run that wrote it (none in results written before ledgers had one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger_id: Option<String>,
+    /// The run's tags (`--tag`), for the catalogue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

@@ -42,6 +42,52 @@ impl OpSummary {
 }
 
 /// The measured window of a phase (warmup excluded).
+/// Retries and speculative executions the driver made during a phase: an operation retried
+/// or sped up is still one operation, and its response time includes them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverCounts {
+    /// Requests sent again after an attempt failed (by the retry policy).
+    pub retries: u64,
+    /// Extra requests sent because the first was slow to answer.
+    pub speculative_executions: u64,
+    /// The attempt errors that were retried, by kind (whether the retry then succeeded or
+    /// not: an operation that failed in the end is also in `errors_by_kind`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retried_errors: BTreeMap<ErrorKind, u64>,
+}
+
+impl DriverCounts {
+    /// What happened between two snapshots.
+    pub fn since(&self, before: &DriverCounts) -> DriverCounts {
+        DriverCounts {
+            retries: self.retries.saturating_sub(before.retries),
+            speculative_executions: self
+                .speculative_executions
+                .saturating_sub(before.speculative_executions),
+            retried_errors: self
+                .retried_errors
+                .iter()
+                .map(|(k, n)| {
+                    (
+                        *k,
+                        n.saturating_sub(before.retried_errors.get(k).copied().unwrap_or(0)),
+                    )
+                })
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+        }
+    }
+
+    /// Adds another shard's counts.
+    pub fn add(&mut self, other: &DriverCounts) {
+        self.retries += other.retries;
+        self.speculative_executions += other.speculative_executions;
+        for (k, n) in &other.retried_errors {
+            *self.retried_errors.entry(*k).or_default() += n;
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSummary {
     /// The window: from the end of the warmup to the end of the schedule (or the stop).
@@ -71,6 +117,10 @@ pub struct PhaseSummary {
     pub by_op: BTreeMap<OpKind, OpSummary>,
     pub all: OpSummary,
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
+    /// What the driver did beyond one request per operation, over the whole phase (warmup
+    /// included); None in results written before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverCounts>,
     pub client_cpu_s: f64,
     /// Client CPU ÷ (window × client threads).
     pub client_cpu_util: f64,

@@ -78,6 +78,12 @@ pub enum Warning {
         phase: String,
         error: String,
     },
+    /// Appending to the per-interval CSV failed: the run went on, but the CSV holds only the
+    /// intervals before the failure (the result's JSON holds them all).
+    IntervalCsvFailed {
+        phase: String,
+        error: String,
+    },
     /// One shard of a merged run could not keep up: the merged throughput is short by its
     /// part, or the merged latencies include its own delays.
     ShardBehind {
@@ -178,6 +184,10 @@ impl fmt::Display for Warning {
             Warning::HlogFailed { phase, error } => write!(
                 f,
                 "{phase}: the HDR interval log could not be written ({error}): it holds only the intervals before that; the result's histograms are complete"
+            ),
+            Warning::IntervalCsvFailed { phase, error } => write!(
+                f,
+                "{phase}: the per-interval CSV could not be written ({error}): it holds only the intervals before that; the result's JSON holds them all"
             ),
         }
     }
@@ -339,6 +349,7 @@ mod tests {
             by_op: BTreeMap::new(),
             all,
             errors_by_kind: BTreeMap::new(),
+            driver: None,
             client_cpu_s: 1.0,
             client_cpu_util: util,
             ops_per_client_cpu_s: 1.0,

@@ -215,6 +215,7 @@ fn begin(
             workload: base.workload.clone(),
             steps: Vec::new(),
             verdict: None,
+            tags: base.tags.clone(),
         }
     };
     result.status = CapacityStatus::Running;

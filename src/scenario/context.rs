@@ -63,6 +63,11 @@ impl Context {
     }
 
     /// The same context with `sink` receiving its events.
+    /// Who hears this context's events (to wrap with another listener).
+    pub fn sink(&self) -> Sink {
+        self.sink.clone()
+    }
+
     pub fn with_sink(mut self, sink: Sink) -> Context {
         self.sink = sink;
         self

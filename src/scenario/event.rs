@@ -141,6 +141,8 @@ pub enum LoadersEvent<'a> {
 
 /// A fill's progress.
 pub enum FillEvent<'a> {
+    /// The load engine's events of the fill's run (the console shows `Writing` instead).
+    Run(crate::load::Event<'a>),
     Started {
         target_mib: f64,
         out: &'a Path,

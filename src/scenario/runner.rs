@@ -531,8 +531,9 @@ pub fn report(
         html: Some(html.clone()),
         deployment: deployments.to_vec(),
         catalog: None,
+        history: None,
     };
-    super::steps::report::run(&r).doing(|| "writing the report".to_string())?;
+    super::steps::report::run(&r, None).doing(|| "writing the report".to_string())?;
     let text = std::fs::read_to_string(&txt).unwrap_or_default();
     ctx.emit(Event::Report {
         txt: &txt,

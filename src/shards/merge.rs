@@ -128,6 +128,7 @@ fn warnings(
                     | Warning::Interrupted
                     | Warning::CompactionsInWindow { .. }
                     | Warning::HlogFailed { .. }
+                    | Warning::IntervalCsvFailed { .. }
                     | Warning::HostSaturated { .. }
             );
             if keep && !warnings.contains(w) {

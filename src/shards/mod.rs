@@ -22,18 +22,20 @@ use input::ShardInput;
 use merge::merge;
 use write::write;
 
-/// The files a result at `json` stands for: the result, its HDR log and its ledger.
-fn files_of(json: &Path) -> [PathBuf; 3] {
+/// The files a result at `json` stands for: the result, its HDR log, its ledger and its
+/// per-interval CSV.
+fn files_of(json: &Path) -> [PathBuf; 4] {
     [
         json.to_path_buf(),
         json.with_extension("hlog"),
         json.with_extension("ledger"),
+        crate::result::intervals_csv::path_for(json),
     ]
 }
 
 /// Reads, merges and writes; returns the merged result. Refused before anything is written:
-/// an `out` that is a directory or lies under a file, and an `out` whose result, HDR log or
-/// ledger would be one of the shards' own files.
+/// an `out` that is a directory or lies under a file, and an `out` whose result, HDR log,
+/// ledger or CSV would be one of the shards' own files.
 pub fn merge_files(shards: &[PathBuf], out: &Path) -> Result<RunResult, Invalid> {
     crate::fsutil::check_out_path(out)?;
     for shard in shards {

@@ -72,6 +72,15 @@ pub(super) fn merge_summaries(
         by_op,
         all,
         errors_by_kind,
+        driver: s
+            .iter()
+            .map(|x| x.driver.as_ref())
+            .collect::<Option<Vec<_>>>()
+            .map(|v| {
+                let mut d = crate::result::DriverCounts::default();
+                v.iter().for_each(|x| d.add(x));
+                d
+            }),
         client_cpu_s,
         client_cpu_util: client_cpu_s / (measured_s * threads.max(1) as f64).max(1e-9),
         ops_per_client_cpu_s: ops_per_s * measured_s / client_cpu_s.max(1e-9),

@@ -1,5 +1,5 @@
-//! The merged run written out: its result, its HDR interval log and the union of the shards'
-//! ledgers.
+//! The merged run written out: its result, its HDR interval log, its per-interval CSV and the
+//! union of the shards' ledgers.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,8 @@ pub fn write(
         merge_ledgers(&ledgers, &out.with_extension("ledger"), &id)?;
         merged.ledger_id = Some(id);
     }
+    let csv_path = crate::result::intervals_csv::path_for(out);
+    crate::result::intervals_csv::write(&csv_path, &merged).map_err(|e| io(&csv_path, e))?;
     merged.write(out).map_err(|e| io(out, e))?;
     Ok(())
 }

@@ -48,6 +48,22 @@ pub struct ClusterSpec {
     /// Each node's memory limit (`--node-memory`): heap, off-heap and page cache together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_memory: Option<MiB>,
+    /// Client (and optionally internode) encryption with the cluster's own certificate
+    /// authority (`--tls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<ClusterTls>,
+}
+
+/// A local cluster's encryption: client connections always, internode optionally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterTls {
+    /// Clients must present a certificate the cluster's CA signed.
+    pub client_auth: bool,
+    /// Plain-text clients are accepted too, on the same port (to compare both on one
+    /// cluster).
+    pub optional: bool,
+    /// Nodes encrypt the traffic between them as well.
+    pub internode: bool,
 }
 
 fn one_token() -> usize {

@@ -1,5 +1,6 @@
 //! Persisted, versioned specs: what the command line builds and the core takes.
 
+pub mod client;
 pub mod cluster;
 pub mod fault;
 pub mod keys;

@@ -117,6 +117,9 @@ pub struct ProbeSpec {
     pub write_jobs_dir: Option<PathBuf>,
     /// Where the result is written (atomically, after each step).
     pub out: PathBuf,
+    /// Tags recorded in the result (`--tag`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// Checks an environment label: it names result files, so only `[A-Za-z0-9._-]`, 1–64 chars.
@@ -134,6 +137,20 @@ pub fn validate_env(env: &str) -> Result<(), crate::error::Invalid> {
             "invalid environment name '{env}' (accepted: 1-64 characters from A-Z a-z 0-9 . _ -, not starting with '.')"
         ))
     }
+}
+
+/// A run's tag (`--tag`): the same characters as an environment name.
+pub fn validate_tag(tag: &str) -> Result<(), crate::error::Invalid> {
+    validate_env(tag).map_err(|_| {
+        crate::invalid!(
+            "invalid tag '{tag}' (accepted: 1-64 characters from A-Z a-z 0-9 . _ -, not starting with '.')"
+        )
+    })
+}
+
+/// [`validate_tag`] as a parser of a flag's value.
+pub fn parse_tag(tag: &str) -> Result<String, crate::error::Invalid> {
+    validate_tag(tag).map(|()| tag.to_string())
 }
 
 /// [`validate_env`] as a parser of a flag's value.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::spec::OpKind;
 
 pub mod compare;
-pub mod tdist;
+pub mod gate;
 pub mod writes;
 
 /// Latencies are recorded in nanoseconds from 1 µs to 1 hour with 3 significant digits.
@@ -145,6 +145,19 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::ClientTimeout,
+        ErrorKind::ReadTimeout,
+        ErrorKind::WriteTimeout,
+        ErrorKind::CasWriteTimeout,
+        ErrorKind::CasReadTimeout,
+        ErrorKind::Unavailable,
+        ErrorKind::Overloaded,
+        ErrorKind::ConnectionLost,
+        ErrorKind::Mismatch,
+        ErrorKind::Other,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             ErrorKind::ClientTimeout => "client_timeout",

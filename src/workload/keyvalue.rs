@@ -63,6 +63,11 @@ impl Keyvalue {
                 batch.set_consistency(stmt.get_consistency().unwrap_or_default());
                 batch.set_execution_profile_handle(stmt.get_execution_profile_handle().cloned());
                 batch.set_is_idempotent(true);
+                // The statements' history listener (the run's driver counters) counts the
+                // batch's retries too.
+                if let Some(l) = stmt.clone().remove_history_listener() {
+                    batch.set_history_listener(l);
+                }
                 session.batch(&batch, values).await?;
             }
             other => unreachable!("keyvalue has no operation {other}"),

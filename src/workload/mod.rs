@@ -168,8 +168,12 @@ pub struct Prepared<W: Workload> {
 
 impl<W: Workload> Prepared<W> {
     /// Prepares `workload`'s statements on `session`.
-    pub async fn new(workload: W, session: &Session) -> Result<Prepared<W>, WorkloadError> {
-        let how = Preparer::new(session, workload.spec());
+    pub async fn new(
+        workload: W,
+        session: &Session,
+        settings: &StatementSettings,
+    ) -> Result<Prepared<W>, WorkloadError> {
+        let how = Preparer::new(session, workload.spec(), settings);
         let statements = workload.prepare(session, &how).await?;
         let verify = workload
             .spec()
@@ -189,16 +193,26 @@ impl<W: Workload> Prepared<W> {
     }
 }
 
-/// How every statement of a run is configured: its consistency level, and the execution
-/// profile without a driver timeout.
+/// What a run sets on every statement beside the workload's own settings.
+#[derive(Default, Clone)]
+pub struct StatementSettings {
+    /// Told of every retry and speculative execution (the run's driver counters).
+    pub listener: Option<Arc<dyn scylla::observability::history::HistoryListener>>,
+    /// Rows per page of a read (`--page-size`); the driver's default when None.
+    pub page_size: Option<u32>,
+}
+
+/// How every statement of a run is configured: its consistency level, the execution
+/// profile without a driver timeout, its history listener and page size.
 pub struct Preparer {
     handle: ExecutionProfileHandle,
     write_cl: scylla::statement::Consistency,
     read_cl: scylla::statement::Consistency,
+    settings: StatementSettings,
 }
 
 impl Preparer {
-    pub fn new(session: &Session, spec: &WorkloadSpec) -> Preparer {
+    pub fn new(session: &Session, spec: &WorkloadSpec, settings: &StatementSettings) -> Preparer {
         let handle = session
             .get_default_execution_profile_handle()
             .pointee_to_builder()
@@ -209,6 +223,7 @@ impl Preparer {
             handle,
             write_cl: spec.write_cl.to_driver(),
             read_cl: spec.read_cl.to_driver(),
+            settings: settings.clone(),
         }
     }
 
@@ -222,6 +237,13 @@ impl Preparer {
         p.set_use_cached_result_metadata(true);
         // The executor times requests out itself.
         p.set_execution_profile_handle(Some(self.handle.clone()));
+        if let Some(l) = &self.settings.listener {
+            p.set_history_listener(l.clone());
+        }
+        if let Some(n) = self.settings.page_size {
+            // Checked to fit an i32 (`DriverSpec::check`).
+            p.set_page_size(n.min(i32::MAX as u32) as i32);
+        }
     }
 }
 

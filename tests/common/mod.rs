@@ -47,6 +47,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         yaml_overrides: Default::default(),
         storage: Default::default(),
         node_memory: None,
+        tls: None,
     }
 }
 

@@ -7,7 +7,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Container, EnvVar, EnvVarSource, ObjectFieldSelector, PersistentVolumeClaim,
     PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod, PodSpec, PodTemplateSpec,
-    ResourceRequirements, Secret, SecretKeySelector, Volume, VolumeMount,
+    ResourceRequirements, Secret, SecretKeySelector, SecretVolumeSource, Volume, VolumeMount,
     VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -15,7 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::{
     COMPLETION_INDEX_ANNOTATION, CredentialsSource, LoadersSpec, PASSWORD_KEY, RESULTS_DIR,
-    ResultsClaim, SHARD_INDEX_ENV, USERNAME_KEY, claim_name, collector_name, secret_name,
+    ResultsClaim, SHARD_INDEX_ENV, TLS_DIR, USERNAME_KEY, claim_name, collector_name, secret_name,
 };
 use crate::k8s::labels;
 
@@ -87,6 +87,27 @@ fn results_volume(spec: &LoadersSpec) -> (Volume, VolumeMount) {
     (volume, mount)
 }
 
+/// The TLS Secret as a read-only volume (files readable by the pod's user only) and its mount.
+fn tls_volume(spec: &LoadersSpec) -> Option<(Volume, VolumeMount)> {
+    let t = spec.tls.as_ref()?;
+    let volume = Volume {
+        name: "tls".into(),
+        secret: Some(SecretVolumeSource {
+            secret_name: Some(t.name.clone()),
+            default_mode: Some(0o400),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mount = VolumeMount {
+        name: "tls".into(),
+        mount_path: TLS_DIR.into(),
+        read_only: Some(true),
+        ..Default::default()
+    };
+    Some((volume, mount))
+}
+
 /// `cqlbench run ARGS… --shard $(SHARD_INDEX)/N --run-id ID --out /results/ID/shard-….json`:
 /// the container's arguments after `cqlbench` (Kubernetes expands `$(SHARD_INDEX)` because the
 /// container's env defines it).
@@ -94,6 +115,17 @@ pub fn shard_args(spec: &LoadersSpec) -> Vec<String> {
     let index = format!("$({SHARD_INDEX_ENV})");
     let mut args = vec!["run".to_string()];
     args.extend(spec.run_args.iter().cloned());
+    if let Some(t) = &spec.tls {
+        args.extend(["--tls-ca".to_string(), format!("{TLS_DIR}/ca.crt")]);
+        if t.client_cert {
+            args.extend([
+                "--tls-cert".to_string(),
+                format!("{TLS_DIR}/tls.crt"),
+                "--tls-key".to_string(),
+                format!("{TLS_DIR}/tls.key"),
+            ]);
+        }
+    }
     args.extend([
         "--shard".to_string(),
         format!("{index}/{}", spec.shards),
@@ -155,7 +187,11 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
         args: Some(shard_args(spec)),
         env: Some(env(spec)),
         resources: Some(resources),
-        volume_mounts: Some(vec![mount]),
+        volume_mounts: Some(
+            std::iter::once(mount)
+                .chain(tls_volume(spec).map(|(_, m)| m))
+                .collect(),
+        ),
         ..Default::default()
     };
     // Bounded by validate(): shards ≤ MAX_SHARDS, backoff_limit ≤ i32::MAX.
@@ -175,7 +211,11 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
                 spec: Some(PodSpec {
                     restart_policy: Some("Never".into()),
                     containers: vec![container],
-                    volumes: Some(vec![volume]),
+                    volumes: Some(
+                        std::iter::once(volume)
+                            .chain(tls_volume(spec).map(|(v, _)| v))
+                            .collect(),
+                    ),
                     ..Default::default()
                 }),
             },

@@ -36,6 +36,7 @@ fn spec() -> LoadersSpec {
         .map(String::from)
         .to_vec(),
         credentials: given(),
+        tls: None,
         results: ResultsClaim::New {
             size: "1Gi".into(),
             storage_class: Some("nfs".into()),
@@ -126,6 +127,58 @@ fn each_shard_runs_its_index_of_n_and_writes_its_own_file() {
         (mount.name.as_str(), mount.mount_path.as_str()),
         ("results", "/results")
     );
+}
+
+#[test]
+fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
+    let mut s = spec();
+    s.tls = Some(TlsSecret {
+        name: "cluster-client-tls".into(),
+        client_cert: true,
+    });
+    let r = render(&s).unwrap();
+    let c = container(&r.job);
+    let args = c.args.as_ref().unwrap().join(" ");
+    assert!(
+        args.contains(
+            "--tls-ca /etc/cqlbench/tls/ca.crt --tls-cert /etc/cqlbench/tls/tls.crt --tls-key /etc/cqlbench/tls/tls.key"
+        ),
+        "{args}"
+    );
+    let mount = &c.volume_mounts.as_ref().unwrap()[1];
+    assert_eq!(
+        (
+            mount.name.as_str(),
+            mount.mount_path.as_str(),
+            mount.read_only
+        ),
+        ("tls", "/etc/cqlbench/tls", Some(true))
+    );
+    let pod = r.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    let secret = pod.volumes.as_ref().unwrap()[1].secret.as_ref().unwrap();
+    assert_eq!(secret.secret_name.as_deref(), Some("cluster-client-tls"));
+    assert_eq!(secret.default_mode, Some(0o400));
+    // Without the client certificate only the CA is named.
+    s.tls = Some(TlsSecret {
+        name: "ca-only".into(),
+        client_cert: false,
+    });
+    let r = render(&s).unwrap();
+    let args = container(&r.job).args.as_ref().unwrap().join(" ");
+    assert!(
+        args.contains("--tls-ca /etc/cqlbench/tls/ca.crt --shard"),
+        "{args}"
+    );
+    s.tls = Some(TlsSecret {
+        name: "Not_A_Name".into(),
+        client_cert: false,
+    });
+    assert!(render(&s).unwrap_err().starts_with("--tls-secret"));
+    // TLS files given to the run itself would be paths on this machine, not in the pod.
+    s.tls = None;
+    s.run_args
+        .extend(["--tls-ca".into(), "/home/me/ca.pem".into()]);
+    assert!(render(&s).unwrap_err().contains("--tls-secret"));
 }
 
 #[test]

@@ -11,7 +11,19 @@ use crate::error::Invalid;
 use crate::k8s::{dns_label, dns_subdomain, label_value, quantity};
 
 /// `cqlbench run` flags the renderer sets itself (or that make no sense in a pod), and why.
-const OWNED_FLAGS: [(&str, &str); 7] = [
+const OWNED_FLAGS: [(&str, &str); 10] = [
+    (
+        "--tls-ca",
+        "certificates reach the pods from a Secret: give --tls-secret to `k8s loaders` itself",
+    ),
+    (
+        "--tls-cert",
+        "certificates reach the pods from a Secret: give --tls-secret and --tls-client-cert to `k8s loaders` itself",
+    ),
+    (
+        "--tls-key",
+        "certificates reach the pods from a Secret: give --tls-secret and --tls-client-cert to `k8s loaders` itself",
+    ),
     ("--shard", "each pod's shard is set by the Job"),
     ("--run-id", "give --run-id to `k8s loaders` itself"),
     ("--out", "each shard writes /results/RUN_ID/shard-I.json"),
@@ -74,6 +86,9 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
                 ));
             }
         }
+    }
+    if let Some(t) = &spec.tls {
+        dns_subdomain("--tls-secret", &t.name)?;
     }
     match &spec.results {
         ResultsClaim::New {

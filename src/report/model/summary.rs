@@ -121,6 +121,8 @@ pub struct Settings {
     pub cassandra: Option<String>,
     /// The Java version of the node asked (Cassandra 4.0+), if recorded.
     pub java: Option<String>,
+    /// How the client connected (`ClientSpec::summary`); None in results that predate it.
+    pub client: Option<String>,
     pub host_cores: usize,
 }
 
@@ -155,6 +157,7 @@ impl Settings {
             heap: cluster.map(|c| c.jvm.heap.map_or("default".into(), |h| h.to_string())),
             cassandra,
             java: run.fingerprint.java_version.clone(),
+            client: run.fingerprint.client.as_ref().map(|c| c.summary()),
             host_cores: run.fingerprint.host.cores,
         }
     }
@@ -341,7 +344,7 @@ pub const SUMMARY_COLUMNS: [Column<RunRow>; 15] = [
 ];
 
 /// The settings table's columns, after the run's number.
-pub const SETTINGS_COLUMNS: [Column<RunRow>; 13] = [
+pub const SETTINGS_COLUMNS: [Column<RunRow>; 14] = [
     Column {
         key: "env",
         label: "env",
@@ -395,6 +398,12 @@ pub const SETTINGS_COLUMNS: [Column<RunRow>; 13] = [
         label: "Java",
         decimals: 0,
         get: |r| text(r.settings.java.as_deref().unwrap_or("-")),
+    },
+    Column {
+        key: "client",
+        label: "client",
+        decimals: 0,
+        get: |r| text(r.settings.client.as_deref().unwrap_or("-")),
     },
     Column {
         key: "host_cores",

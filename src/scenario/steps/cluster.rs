@@ -67,6 +67,24 @@ pub struct ClusterOptions {
     #[arg(long)]
     #[serde(default)]
     pub java: Option<PathBuf>,
+    /// Client encryption required, with a CA and certificates cqlbench makes for this cluster
+    /// (in its `tls/` directory; runs against it use them unless given others). Cassandra 4.1+.
+    #[arg(long)]
+    #[serde(default)]
+    pub tls: bool,
+    /// With --tls: clients must present a certificate the cluster's CA signed.
+    #[arg(long, requires = "tls")]
+    #[serde(default)]
+    pub tls_client_auth: bool,
+    /// With --tls: plain-text clients are accepted too, on the same port (compare both on
+    /// one cluster: `run --no-tls`).
+    #[arg(long, requires = "tls", conflicts_with = "tls_client_auth")]
+    #[serde(default)]
+    pub tls_optional: bool,
+    /// With --tls: nodes encrypt the traffic between them as well.
+    #[arg(long, requires = "tls")]
+    #[serde(default)]
+    pub tls_internode: bool,
     /// Heap per node, e.g. 256M or 1G [default: Cassandra's formula
     /// max(min(½ RAM, 1G), min(¼ RAM, 8G)) divided among the nodes of this host].
     #[arg(long)]
@@ -310,6 +328,7 @@ impl ClusterOptions {
             yaml_overrides: self.yaml.iter().cloned().collect(),
             storage,
             node_memory: self.node_memory,
+            tls: self.tls()?,
         };
         if let Some(j) = &self.java {
             let java = crate::cluster::jdk::java_binary(j);
@@ -329,6 +348,23 @@ impl ClusterOptions {
             crate::cluster::check_settings(&spec, line, &self.cassandra_version)?;
         }
         Ok(spec)
+    }
+
+    /// `--tls` and its options (a scenario's keys are checked here, as clap checks the flags).
+    fn tls(&self) -> Result<Option<crate::spec::cluster::ClusterTls>, ScenarioError> {
+        if !self.tls && (self.tls_client_auth || self.tls_optional || self.tls_internode) {
+            refuse!("tls-client-auth, tls-optional and tls-internode need tls: true");
+        }
+        if self.tls_client_auth && self.tls_optional {
+            refuse!(
+                "tls-optional accepts plain-text clients, which present no certificate: it cannot go with tls-client-auth"
+            );
+        }
+        Ok(self.tls.then_some(crate::spec::cluster::ClusterTls {
+            client_auth: self.tls_client_auth,
+            optional: self.tls_optional,
+            internode: self.tls_internode,
+        }))
     }
 
     /// `--storage` per data centre, resolved against the price catalogue.

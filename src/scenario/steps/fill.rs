@@ -167,7 +167,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     });
     plan.until = Some(watcher.until.clone());
     let result = crate::load::run(&plan, ctx.cancel.flag(), &mut |e| {
-        if let crate::load::Event::Interval { record, .. } = e
+        if let crate::load::Event::Interval { record, .. } = &e
             && (record.end_s as u64).is_multiple_of(5)
         {
             ctx.emit(Event::Fill(FillEvent::Writing {
@@ -175,6 +175,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
                 ops_per_s: record.ops_per_s,
             }));
         }
+        ctx.emit(Event::Fill(FillEvent::Run(e)));
     });
     let reached = watcher.until.load(std::sync::atomic::Ordering::Relaxed);
     let last = watcher.finish();

@@ -48,6 +48,16 @@ pub struct ProbeStep {
     #[serde(default)]
     pub out: Option<PathBuf>,
 
+    /// Tags recorded in the result, for `cqlbench runs --tag`: 1-64 of A-Z a-z 0-9 . _ -
+    /// each. Repeatable.
+    #[arg(long, value_delimiter = ',', value_parser = crate::spec::probe::parse_tag)]
+    #[serde(
+        default,
+        deserialize_with = "de::texts",
+        serialize_with = "super::argv::comma_list"
+    )]
+    pub tag: Vec<String>,
+
     /// Short probe (under a minute): 4 s per profile, 256 MiB files, 3 s CPU runs.
     #[arg(long)]
     #[serde(default)]
@@ -266,6 +276,7 @@ fn spec_from_args(
         sysbench_path: args.sysbench.unwrap_or_else(|| ctx.sysbench.clone()),
         write_jobs_dir: args.write_jobs,
         out,
+        tags: args.tag,
     })
 }
 

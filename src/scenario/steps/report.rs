@@ -42,16 +42,46 @@ pub struct ReportStep {
     /// Price catalogue (YAML) instead of the built-in one, for --deployment.
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
+
+    /// Add the history of one figure: every run in the results catalogue (`cqlbench runs`)
+    /// of the same environment and workload as the report's runs, over time, this report's
+    /// runs marked — a table, and a chart in --html. FIGURE: throughput, p50, p90, p99, p999,
+    /// max, or KIND.pNN (read.p99).
+    #[arg(long, value_name = "FIGURE")]
+    pub history: Option<crate::report::history::Figure>,
 }
 
 /// Writes what `args` asks for; the tables as text when they go to no file (`--out`), for
-/// the caller to show.
-pub fn run(args: &ReportStep) -> Result<Option<String>, ScenarioError> {
+/// the caller to show. `catalogue` (up to date) gives `--history` its runs.
+pub fn run(
+    args: &ReportStep,
+    catalogue: Option<&crate::catalogue::Catalogue>,
+) -> Result<Option<String>, ScenarioError> {
     for path in args.html.iter().chain(&args.out) {
         crate::fsutil::check_out_path(path)?;
     }
     let inputs = report::load_all(&args.results)?;
     let mut model = Report::build(&inputs)?;
+    if let Some(figure) = &args.history {
+        let catalogue = catalogue.ok_or_else(|| {
+            ScenarioError::Invalid(crate::invalid!("--history needs the results catalogue"))
+        })?;
+        let runs: Vec<(&std::path::Path, &crate::result::RunResult)> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                report::Input::Run { path, result } if result.shard.is_none() => {
+                    Some((path.as_path(), result))
+                }
+                _ => None,
+            })
+            .collect();
+        if runs.is_empty() {
+            return Err(ScenarioError::Invalid(crate::invalid!(
+                "--history follows the environments and workloads of run results: give at least one run"
+            )));
+        }
+        model.history = Some(report::history::build(figure, catalogue, &runs)?);
+    }
     if !args.deployment.is_empty() {
         let cat = match &args.catalog {
             Some(p) => crate::cost::load_catalog(p)?,

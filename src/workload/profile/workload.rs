@@ -239,6 +239,11 @@ impl ProfileWorkload {
         batch.set_consistency(st.insert.get_consistency().unwrap_or_default());
         batch.set_execution_profile_handle(st.insert.get_execution_profile_handle().cloned());
         batch.set_is_idempotent(!self.counter);
+        // The statements' history listener (the run's driver counters) counts the batch's
+        // retries too.
+        if let Some(l) = st.insert.clone().remove_history_listener() {
+            batch.set_history_listener(l);
+        }
         session.batch(&batch, values).await?;
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! engine). What building its plan would refuse before it connects, so a flag, a scenario key
 //! and a step built in code are refused alike, and a scenario's dry run refuses it too.
 
+use crate::spec::client::{DriverSpec, HostnameCheck, TlsSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,6 +31,9 @@ pub(super) struct Checked {
     pub workload: WorkloadSpec,
     pub rampup: Option<LoadSpec>,
     pub main: LoadSpec,
+    /// The TLS the flags give (None without `--tls-ca`) and the driver settings.
+    pub tls: Option<TlsSpec>,
+    pub driver: DriverSpec,
 }
 
 /// Refuses with a one-line message.
@@ -48,6 +52,8 @@ impl RunStep {
     /// [`Self::validate`], keeping what the checks made.
     pub(super) fn checked(&self) -> Result<Checked, Invalid> {
         self.check_target()?;
+        let tls = self.explicit_tls()?;
+        let driver = self.driver()?;
         self.check_workload()?;
         self.check_shards()?;
         self.check_load()?;
@@ -66,7 +72,68 @@ impl RunStep {
             workload,
             rampup,
             main,
+            tls,
+            driver,
         })
+    }
+
+    /// The TLS the flags give (`--tls-ca` and the rest), checked; None without `--tls-ca`.
+    /// Its files are read when connecting.
+    pub(super) fn explicit_tls(&self) -> Result<Option<TlsSpec>, Invalid> {
+        let Some(ca) = &self.tls_ca else {
+            if self.tls_cert.is_some()
+                || self.tls_key.is_some()
+                || self.tls_server_name.is_some()
+                || self.tls_no_hostname_check
+            {
+                return Err(crate::invalid!(
+                    "--tls-cert, --tls-key, --tls-server-name and --tls-no-hostname-check need --tls-ca (the CA that signed the nodes' certificates)"
+                ));
+            }
+            return Ok(None);
+        };
+        if self.no_tls {
+            return Err(crate::invalid!(
+                "--no-tls and --tls-ca contradict each other: give one"
+            ));
+        }
+        let tls = TlsSpec {
+            ca: ca.clone(),
+            cert: self.tls_cert.clone(),
+            key: self.tls_key.clone(),
+            hostname: match (&self.tls_server_name, self.tls_no_hostname_check) {
+                (Some(_), true) => {
+                    return Err(crate::invalid!(
+                        "--tls-server-name and --tls-no-hostname-check contradict each other: give one"
+                    ));
+                }
+                (Some(n), false) => HostnameCheck::Name(n.clone()),
+                (None, true) => HostnameCheck::Skip,
+                (None, false) => HostnameCheck::Address,
+            },
+            min_version: self.tls_min_version,
+        };
+        tls.check()?;
+        Ok(Some(tls))
+    }
+
+    /// The driver settings the flags give, checked.
+    pub(super) fn driver(&self) -> Result<DriverSpec, Invalid> {
+        let driver = DriverSpec {
+            retry: self.retry,
+            speculative: self.speculative,
+            compression: self.compression,
+            connections_per_host: self.connections_per_host,
+            rack: self.rack.clone(),
+            page_size: self.page_size,
+        };
+        driver.check()?;
+        if driver.rack.is_some() && self.cluster.is_none() && self.dc.is_none() {
+            return Err(crate::invalid!(
+                "--rack needs the local data centre: give --dc"
+            ));
+        }
+        Ok(driver)
     }
 
     /// The main phase's length in seconds; `None` when it is an operation count.
@@ -78,6 +145,9 @@ impl RunStep {
     }
 
     fn check_target(&self) -> Result<(), Invalid> {
+        for t in &self.tag {
+            crate::spec::probe::validate_tag(t)?;
+        }
         if self.cluster.is_some() && !self.hosts.is_empty() {
             no!("give --cluster or --hosts, not both");
         }

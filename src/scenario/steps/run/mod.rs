@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{argv, de};
 use crate::fault::Fault;
+use crate::spec::client::{Compression, Retry, Speculative, TlsVersion};
 use crate::spec::load::{Cycles, RateArg, Share, parse_rate_arg};
 use crate::spec::{Cl, KeyDist, Ratio, WorkloadKind, parse_duration};
 
@@ -41,6 +42,9 @@ fn default_max_in_flight() -> usize {
 }
 fn default_rampup_concurrency() -> usize {
     128
+}
+fn default_tls_min_version() -> TlsVersion {
+    TlsVersion::V1_2
 }
 fn default_timeout() -> Duration {
     parse_duration(DEFAULT_TIMEOUT).expect("a valid default")
@@ -229,6 +233,82 @@ pub struct RunStep {
         serialize_with = "argv::duration"
     )]
     pub timeout: Duration,
+
+    /// Client TLS: PEM file of the CA that signed the nodes' certificates (turns TLS on)
+    /// [default: a local cluster's own CA when it was created with --tls].
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_ca: Option<PathBuf>,
+    /// Client certificate (PEM) for nodes that require client authentication.
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM, unencrypted).
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_key: Option<PathBuf>,
+    /// Check the nodes' certificates for this DNS name instead of the address connected to
+    /// (a certificate issued for a service name).
+    #[arg(long, value_name = "NAME", help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_server_name: Option<String>,
+    /// Verify the certificate chain but not the node's name.
+    #[arg(long, help_heading = "TLS", conflicts_with = "tls_server_name")]
+    #[serde(default)]
+    pub tls_no_hostname_check: bool,
+    /// The lowest TLS version offered: 1.2 or 1.3.
+    #[arg(long, default_value = "1.2", help_heading = "TLS")]
+    #[serde(
+        default = "default_tls_min_version",
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub tls_min_version: TlsVersion,
+    /// Plain text to a local cluster created with --tls (its client encryption must be
+    /// optional: cluster create --tls-optional).
+    #[arg(long, help_heading = "TLS", conflicts_with = "tls_ca")]
+    #[serde(default)]
+    pub no_tls: bool,
+
+    /// Driver retry policy: default (the driver's), none, or N retries on the next node for
+    /// timeouts, unavailable, overloaded and broken connections.
+    #[arg(long, default_value = "default", help_heading = "Driver")]
+    #[serde(
+        default,
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub retry: Retry,
+    /// Speculative execution: off; DELAY[:MAX] (e.g. 20ms:2: up to 2 extra requests, 20 ms
+    /// apart); pNN[:MAX] (after the run's recent NN-th percentile service time).
+    #[arg(long, default_value = "off", help_heading = "Driver")]
+    #[serde(
+        default,
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub speculative: Speculative,
+    /// Frame compression between client and nodes: none, lz4 or snappy.
+    #[arg(long, default_value = "none", help_heading = "Driver")]
+    #[serde(
+        default,
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub compression: Compression,
+    /// Connections to each node [default: the driver's, 1].
+    #[arg(long, help_heading = "Driver")]
+    #[serde(default)]
+    pub connections_per_host: Option<usize>,
+    /// Rack-aware routing: replicas in this rack of the local DC first.
+    #[arg(long, help_heading = "Driver")]
+    #[serde(default, deserialize_with = "de::opt_text")]
+    pub rack: Option<String>,
+    /// Rows per page of a read [default: the driver's, 5000].
+    #[arg(long, help_heading = "Driver")]
+    #[serde(default)]
+    pub page_size: Option<u32>,
+
     /// Stop once more than this many errors occurred (0 = never).
     #[arg(long, default_value_t = 0)]
     #[serde(default)]
@@ -326,6 +406,15 @@ pub struct RunStep {
     #[arg(long, value_parser = crate::spec::probe::parse_env)]
     #[serde(default, deserialize_with = "de::opt_env")]
     pub env: Option<String>,
+    /// Tags recorded in the result, for `cqlbench runs --tag` and `compare tag:NAME`
+    /// (e.g. baseline,v4.1.3): 1-64 of A-Z a-z 0-9 . _ - each. Repeatable.
+    #[arg(long, value_delimiter = ',', value_parser = crate::spec::probe::parse_tag)]
+    #[serde(
+        default,
+        deserialize_with = "de::texts",
+        serialize_with = "argv::comma_list"
+    )]
+    pub tag: Vec<String>,
     /// Result file [default: <cqlbench home>/results/<time>-<env>-<workload>.json, <time> the
     /// UTC start as 20261122T023005Z].
     #[arg(long)]
@@ -335,6 +424,17 @@ pub struct RunStep {
     #[arg(long, short = 'q')]
     #[serde(default)]
     pub quiet: bool,
+    /// Serve live metrics while the command runs, for Prometheus to scrape: OpenMetrics text
+    /// at http://ADDR/metrics (e.g. 127.0.0.1:9500, or 0.0.0.0:9500 for another host; port 0
+    /// picks a free one and says which). Off by default; see docs/live.md.
+    #[arg(long, value_name = "ADDR")]
+    #[serde(skip)]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// With --metrics-listen: keep serving this long after the command ends, so that a
+    /// scraper reads the final figures (e.g. 10s for a 5 s scrape interval).
+    #[arg(long, value_parser = parse_duration, requires = "metrics_listen", value_name = "DURATION")]
+    #[serde(skip)]
+    pub metrics_linger: Option<Duration>,
 }
 
 impl RunStep {

@@ -13,6 +13,7 @@ use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{ProbeRef, RateShare, RunResult};
 use crate::scenario::error::refuse;
 use crate::scenario::{Context, ScenarioError};
+use crate::spec::client::{ClientSpec, DriverSpec, TlsSpec};
 use crate::spec::load::{Cycles, RateArg, Share};
 use crate::spec::workload::{
     ProfileSource, WORKLOAD_SPEC_VERSION, parse_keyspace, parse_replication,
@@ -28,6 +29,8 @@ impl RunStep {
             workload,
             rampup,
             main,
+            tls,
+            driver,
         } = self.checked()?;
         let target = self.target(ctx)?;
         let (workload, local_rf) = self.replicated(workload, &target)?;
@@ -49,6 +52,7 @@ impl RunStep {
         let env = self.env_label();
         Ok(RunPlan {
             probe: latest_probe(ctx, &env),
+            tags: self.tag.clone(),
             out: match &self.out {
                 Some(p) => p.clone(),
                 None => self.default_out(ctx, &self.workload.to_string()),
@@ -62,6 +66,7 @@ impl RunStep {
                 local_dc: target.local_dc(),
                 timeout: self.timeout,
                 credentials: self.credentials(ctx)?,
+                client: self.client(&target, tls, driver),
             },
             metrics: if self.no_metrics {
                 MetricsPlan::default()
@@ -285,6 +290,25 @@ impl RunStep {
         };
         let rate = r.resolve(of.as_ref().map(|o| o.of_ops_per_s))?;
         Ok((rate, of))
+    }
+
+    /// The client's settings: the TLS the flags give (`explicit`), or else the local cluster's
+    /// own unless `--no-tls`, with the checked driver settings.
+    pub fn client(
+        &self,
+        target: &Target,
+        explicit: Option<TlsSpec>,
+        driver: DriverSpec,
+    ) -> ClientSpec {
+        let tls = match (explicit, self.no_tls) {
+            (Some(t), _) => Some(t),
+            (None, false) => target.cluster_tls().map(|t| TlsSpec {
+                min_version: self.tls_min_version,
+                ..t
+            }),
+            (None, true) => None,
+        };
+        ClientSpec { tls, driver }
     }
 
     /// `--credentials-file`, else the credentials the context carries.
