@@ -164,6 +164,7 @@ impl<W: Workload> Engine<'_, W> {
         cpu_s: f64,
         driver_before: &DriverCounts,
     ) {
+        self.rec.flush_intervals();
         let phase = self.rec.result().phases.last().expect("phase started");
         let mut summary = summarize(outcome, load, cpu_s, &phase.intervals);
         summary.driver = Some(self.ops.counters.snapshot().since(driver_before));

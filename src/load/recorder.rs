@@ -22,9 +22,13 @@ use crate::result::{
 };
 
 /// Every interval for the first minute of a phase, then every 10 s: a long run's result grows,
-/// and rewriting it each second would cost the client more and more.
+/// and rewriting it each second would cost the client more and more. A write that took long
+/// waits longer for the next ([`WRITE_COST_SHARE`]).
 const WRITE_EVERY_INTERVAL: usize = 60;
 const WRITE_EVERY: Duration = Duration::from_secs(10);
+/// The result's rewrites take at most 1/50 of the client's time: the next write waits 50 times
+/// as long as the last took.
+const WRITE_COST_SHARE: u32 = 50;
 
 /// A run's result, HDR log and ledger, and their writes.
 pub struct Recorder {
@@ -42,6 +46,12 @@ pub struct Recorder {
     csv: Option<IntervalCsv>,
     csv_path: PathBuf,
     last_write: Instant,
+    /// How long the last write of the result took.
+    last_write_cost: Duration,
+    /// Intervals merged into coarser records as the run grows old.
+    coarse: crate::result::Coarsening,
+    /// The last interval recorded, as measured (the phase may hold it merged).
+    latest: Option<IntervalRecord>,
     /// The first failed write of the result during a phase.
     write_error: Option<std::io::Error>,
 }
@@ -79,6 +89,9 @@ impl Recorder {
             csv: Some(csv),
             csv_path,
             last_write: Instant::now(),
+            last_write_cost: Duration::ZERO,
+            coarse: Default::default(),
+            latest: None,
             write_error: None,
         };
         r.result.write(&r.out).map_err(|source| r.io(source))?;
@@ -109,12 +122,14 @@ impl Recorder {
     }
 
     pub fn start_phase(&mut self, phase: PhaseResult) {
+        self.flush_intervals();
         self.result.phases.push(phase);
         self.last_write = Instant::now();
     }
 
     /// Records an interval of phase `phase` (which began `offset_s` into the run): its
-    /// histograms into the HDR log, its writes into the ledger, `rec` into the result.
+    /// histograms into the HDR log, its writes into the ledger, `rec` into the result (merged
+    /// into a coarser record once the phase is an hour old: [`crate::result::kept_width_s`]).
     pub fn interval(
         &mut self,
         phase: &str,
@@ -155,13 +170,23 @@ impl Recorder {
             });
             self.ledger = None;
         }
-        self.phase_mut().intervals.push(rec);
+        let kept = self.coarse.take(&rep.snapshot, rec.clone());
+        self.latest = Some(rec);
+        self.phase_mut().intervals.extend(kept);
     }
 
-    /// The last interval recorded.
+    /// Keeps the intervals merged so far as one record: the phase's intervals are complete.
+    pub fn flush_intervals(&mut self) {
+        if let Some(r) = self.coarse.flush()
+            && let Some(p) = self.result.phases.last_mut()
+        {
+            p.intervals.push(r);
+        }
+    }
+
+    /// The last interval recorded, as measured.
     pub fn last_interval(&self) -> &IntervalRecord {
-        let phase = self.result.phases.last().expect("a phase started");
-        phase.intervals.last().expect("an interval recorded")
+        self.latest.as_ref().expect("an interval recorded")
     }
 
     /// The server and host metrics' latest sample, if any is sampled yet.
@@ -185,9 +210,11 @@ impl Recorder {
     /// for [`Recorder::end_phase`].
     pub fn save_if_due(&mut self) {
         let n = self.result.phases.last().map_or(0, |p| p.intervals.len());
-        if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < WRITE_EVERY {
+        let wait = WRITE_EVERY.max(self.last_write_cost * WRITE_COST_SHARE);
+        if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < wait {
             return;
         }
+        let t = Instant::now();
         if let Some(s) = &self.sampler {
             self.result.metrics = Some(Box::new(s.series()));
         }
@@ -195,6 +222,7 @@ impl Recorder {
             self.write_error.get_or_insert(e);
         }
         self.last_write = Instant::now();
+        self.last_write_cost = self.last_write - t;
     }
 
     /// A failed write of the result during the phase, as the run's error.
@@ -223,6 +251,7 @@ impl Recorder {
     /// Ends the run: its status (completed unless a phase said otherwise), its end time, the
     /// metrics' final series and what they warn of, and the result's last write.
     pub fn finish(mut self) -> Result<RunResult, LoadError> {
+        self.flush_intervals();
         let r = &mut self.result;
         if r.status == RunStatus::Running {
             r.status = RunStatus::Completed;

@@ -247,6 +247,15 @@ fn publish(shared: &Mutex<State>, samples: Vec<Sample>, errors: Vec<ScrapeError>
     true
 }
 
+/// The sampling period `run_time_s` into a run sampled every `base`: samples thin out as the
+/// run's kept intervals do ([`crate::result::kept_width_s`]), so a day-long run's series stays
+/// small. Rates and CPU shares are taken over the whole longer period, so they are its means.
+fn period_at(base: Duration, run_time_s: f64) -> Duration {
+    base.max(Duration::from_secs_f64(crate::result::kept_width_s(
+        run_time_s,
+    )))
+}
+
 /// How long a stopping sampler waits for the scrapes still running.
 const FINISH_WAIT: Duration = Duration::from_secs(2);
 
@@ -271,6 +280,7 @@ fn sample_loop(
             return;
         }
         let tick = next;
+        let period = period_at(period, crate::host::unix_now() - t0_unix);
         next += period;
         // A sampler that fell behind skips the ticks it missed rather than bunching samples.
         while next <= Instant::now() {
@@ -408,6 +418,15 @@ impl HostReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn samples_thin_out_after_the_first_hour() {
+        let s = Duration::from_secs;
+        assert_eq!(period_at(s(1), 3599.0), s(1));
+        assert_eq!(period_at(s(1), 3600.0), s(10));
+        assert_eq!(period_at(s(30), 7200.0), s(30));
+        assert_eq!(period_at(s(1), 13.0 * 3600.0), s(60));
+    }
 
     #[test]
     fn endpoints_parse_with_or_without_scheme() {

@@ -65,8 +65,10 @@ impl Normal {
     }
 }
 
-/// The intervals of a run shaped like `shape`, and the snapshot of its measured window.
-fn intervals(shape: &RunShape) -> (Vec<IntervalRecord>, Snapshot) {
+/// The intervals of a run shaped like `shape`, and the snapshot of its measured window; with
+/// `kept`, merged as the recorder keeps a long phase's ([`crate::result::kept_width_s`]).
+fn intervals(shape: &RunShape, kept: bool) -> (Vec<IntervalRecord>, Snapshot) {
+    let mut coarse = crate::result::Coarsening::default();
     let mut rng = Normal(shape.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).max(1));
     let mut intervals = Vec::new();
     let mut measured = Snapshot::default();
@@ -89,15 +91,14 @@ fn intervals(shape: &RunShape) -> (Vec<IntervalRecord>, Snapshot) {
             measured.add(&snap);
         }
         let start_s = i as f64;
-        intervals.push(IntervalRecord::from_snapshot(
-            start_s,
-            start_s + 1.0,
-            warmup,
-            &snap,
-            0,
-            0.1,
-        ));
+        let rec = IntervalRecord::from_snapshot(start_s, start_s + 1.0, warmup, &snap, 0, 0.1);
+        if kept {
+            intervals.extend(coarse.take(&snap, rec));
+        } else {
+            intervals.push(rec);
+        }
     }
+    intervals.extend(coarse.flush());
     (intervals, measured)
 }
 
@@ -145,7 +146,12 @@ fn summary(shape: &RunShape, measured: &Snapshot) -> PhaseSummary {
 
 /// A completed run of `env` shaped like `shape`: a rampup-free main phase of write/read.
 pub fn run(env: &str, shape: &RunShape) -> RunResult {
-    let (intervals, measured) = intervals(shape);
+    run_kept(env, shape, false)
+}
+
+/// [`run`], its intervals merged after the first hour as the recorder keeps them when `kept`.
+fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
+    let (intervals, measured) = intervals(shape, kept);
     let summary = summary(shape, &measured);
     let mode = match shape.rate_per_s {
         Some(rate_per_s) => LoadMode::Open {
@@ -307,6 +313,29 @@ pub fn run_with_metrics(env: &str, shape: &RunShape, nodes: usize, devices: &[&s
         offset_s + shape.intervals as f64 + 2.0,
         shape.seed,
     )));
+    r
+}
+
+/// A long run of `shape.intervals` seconds with the server and host series of `nodes` nodes
+/// and `devices` (as [`run_with_metrics`]), kept as the recorder and the sampler keep a long
+/// run's ([`crate::result::kept_width_s`]), or every second as they kept it before when
+/// `every_second`.
+pub fn long_run(
+    env: &str,
+    shape: &RunShape,
+    nodes: usize,
+    devices: &[&str],
+    every_second: bool,
+) -> RunResult {
+    let mut r = run_kept(env, shape, !every_second);
+    let mut m = metrics(nodes, devices, shape.intervals as f64, shape.seed);
+    if !every_second {
+        m.samples.retain(|s| {
+            let w = crate::result::kept_width_s(s.t_s);
+            w <= 0.0 || s.t_s % w == 0.0
+        });
+    }
+    r.metrics = Some(Box::new(m));
     r
 }
 

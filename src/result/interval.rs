@@ -51,6 +51,96 @@ pub struct IntervalRecord {
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
 }
 
+/// How finely a phase's intervals are kept, by how far into the phase they start (the
+/// sampler thins out by the same rule over the run's time): as measured (normally each second)
+/// for the first hour, then one record per 10 s, and one per minute after 12 hours. Shards of
+/// one run start their phases together, so their records stay aligned. A day-long run keeps 8,280 records instead of 86,400; each coarse record is
+/// built from its intervals' merged histograms, so its percentiles are exact. The HDR interval
+/// log and the per-interval CSV keep every interval.
+pub fn kept_width_s(run_time_s: f64) -> f64 {
+    if run_time_s < FULL_RESOLUTION_S {
+        0.0
+    } else if run_time_s < 12.0 * 3600.0 {
+        10.0
+    } else {
+        60.0
+    }
+}
+
+/// How long a run's intervals are kept as measured (see [`kept_width_s`]).
+pub const FULL_RESOLUTION_S: f64 = 3600.0;
+
+/// Intervals merged into one record of [`kept_width_s`]: their histograms and counts summed,
+/// the largest backlog kept, their client CPU added up. A record never spans a change of warmup
+/// or drain.
+#[derive(Default)]
+pub struct Coarsening {
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    start_s: f64,
+    end_s: f64,
+    warmup: bool,
+    drain: bool,
+    snapshot: Snapshot,
+    backlog: u64,
+    client_cpu_s: f64,
+}
+
+impl Coarsening {
+    /// Takes one interval of a phase (`snapshot` its operations, `rec` its record); returns
+    /// the records to keep, in order: `rec` itself while the phase is young, a merged record
+    /// when one is complete.
+    pub fn take(&mut self, snapshot: &Snapshot, rec: IntervalRecord) -> Vec<IntervalRecord> {
+        let width = kept_width_s(rec.start_s);
+        let mut out = Vec::new();
+        if let Some(p) = &self.pending
+            && (p.warmup != rec.warmup
+                || p.drain != rec.drain
+                || rec.end_s - p.start_s > width.max(p.end_s - p.start_s) + 1e-6)
+        {
+            out.extend(self.flush());
+        }
+        if width <= 0.0 || rec.end_s - rec.start_s >= width {
+            out.push(rec);
+            return out;
+        }
+        let p = self.pending.get_or_insert_with(|| Pending {
+            start_s: rec.start_s,
+            end_s: rec.start_s,
+            warmup: rec.warmup,
+            drain: rec.drain,
+            snapshot: Snapshot::default(),
+            backlog: 0,
+            client_cpu_s: 0.0,
+        });
+        p.end_s = rec.end_s;
+        p.snapshot.add_stats(snapshot);
+        p.backlog = p.backlog.max(rec.backlog);
+        p.client_cpu_s += rec.client_cpu_s;
+        if p.end_s - p.start_s >= width - 1e-6 {
+            out.extend(self.flush());
+        }
+        out
+    }
+
+    /// The record of the intervals taken since the last one returned, if any.
+    pub fn flush(&mut self) -> Option<IntervalRecord> {
+        let p = self.pending.take()?;
+        let mut r = IntervalRecord::from_snapshot(
+            p.start_s,
+            p.end_s,
+            p.warmup,
+            &p.snapshot,
+            p.backlog,
+            p.client_cpu_s,
+        );
+        r.drain = p.drain;
+        Some(r)
+    }
+}
+
 /// The operation kinds any of `intervals` saw, in kind order (built-ins first).
 pub fn kinds_in<'a>(intervals: impl IntoIterator<Item = &'a IntervalRecord>) -> Vec<OpKind> {
     let kinds: std::collections::BTreeSet<OpKind> = intervals
@@ -123,6 +213,86 @@ impl IntervalRecord {
             send_lag_p99_ms: lag.p99_ms,
             client_cpu_s,
             errors_by_kind: s.all().errors,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One second of `n` writes at `ms` each, `start_s` into the phase.
+    fn second(start_s: f64, n: u64, ms: u64, warmup: bool) -> (Snapshot, IntervalRecord) {
+        let mut s = Snapshot::default();
+        for _ in 0..n {
+            s.record_ok(OpKind::Write, ms * 1_000_000, ms * 900_000);
+        }
+        let r = IntervalRecord::from_snapshot(start_s, start_s + 1.0, warmup, &s, n / 10, 0.01);
+        (s, r)
+    }
+
+    #[test]
+    fn the_first_hour_is_kept_as_measured_then_ten_seconds_make_one_exact_record() {
+        let mut c = Coarsening::default();
+        // Ten seconds before the phase's first hour ends, as measured, then merged.
+        let mut kept = Vec::new();
+        for i in 3_590..3_620 {
+            // One slow second among fast ones: the merged p99 is the histograms', not a mean.
+            let ms = if i == 3_605 { 100 } else { 1 };
+            let (s, r) = second(i as f64, 100, ms, false);
+            kept.extend(c.take(&s, r));
+        }
+        kept.extend(c.flush());
+        let widths: Vec<f64> = kept.iter().map(|r| r.end_s - r.start_s).collect();
+        assert_eq!(widths[..10], [1.0; 10]);
+        assert_eq!(widths[10..], [10.0, 10.0]);
+        let slow = &kept[10];
+        assert_eq!(
+            (slow.start_s, slow.end_s, slow.ok),
+            (3_600.0, 3_610.0, 1_000)
+        );
+        assert_eq!(slow.ops_per_s, 100.0);
+        assert_eq!(slow.backlog, 10, "the largest backlog of its seconds");
+        assert!((slow.client_cpu_s - 0.1).abs() < 1e-9);
+        let w = &slow.by_op[&OpKind::Write];
+        // 100 of 1,000 operations took 100 ms: p99 is 100 ms, p50 1 ms.
+        assert!((w.response_p99_ms - 100.0).abs() < 0.1, "{w:?}");
+        assert!((w.response_p50_ms - 1.0).abs() < 0.01, "{w:?}");
+    }
+
+    #[test]
+    fn a_merged_record_never_spans_the_end_of_the_warmup_and_a_day_keeps_few_records() {
+        let mut c = Coarsening::default();
+        let mut kept = Vec::new();
+        for i in 7_200..7_225 {
+            let (s, r) = second(i as f64, 10, 1, i < 7_205);
+            kept.extend(c.take(&s, r));
+        }
+        kept.extend(c.flush());
+        let spans: Vec<(f64, f64, bool)> = kept
+            .iter()
+            .map(|r| (r.start_s, r.end_s, r.warmup))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (7_200.0, 7_205.0, true),
+                (7_205.0, 7_215.0, false),
+                (7_215.0, 7_225.0, false)
+            ]
+        );
+        // Ten minutes of one-second intervals keep 600 records in the first hour, 60 after it
+        // and 10 after 12 hours: a day keeps 3,600 + 11 × 360 + 12 × 60 = 8,280.
+        let (s, _) = second(0.0, 1, 1, false);
+        for (from, want) in [(0, 600), (3_600, 60), (12 * 3_600, 10)] {
+            let mut c = Coarsening::default();
+            let mut n = 0;
+            for i in from..from + 600 {
+                let r = IntervalRecord::from_snapshot(i as f64, i as f64 + 1.0, false, &s, 0, 0.0);
+                n += c.take(&s, r).len();
+            }
+            n += c.flush().into_iter().count();
+            assert_eq!(n, want, "{from}");
         }
     }
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 /// Everything sampled during a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MetricSeries {
-    /// Sampling period.
+    /// Sampling period asked for; after a run's first hour samples come at least 10 s apart,
+    /// after 12 hours at least a minute ([`crate::result::kept_width_s`]).
     pub interval_s: f64,
     /// Server nodes, in the order of [`Sample::nodes`].
     pub nodes: Vec<String>,

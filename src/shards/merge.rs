@@ -5,7 +5,7 @@
 //! never an average of the shards' percentiles. Every shard's own figures are kept, and a shard
 //! that fell behind is named.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
@@ -142,7 +142,9 @@ fn warnings(
 /// The shards being merged, with each one's HDR log by [`Key`].
 struct Sources<'a> {
     shards: &'a [ShardInput],
-    logs: Vec<HashMap<Key, &'a Histogram<u64>>>,
+    /// In start order: an interval a long run kept merged ([`crate::result::kept_width_s`])
+    /// adds up the histograms of every second it spans.
+    logs: Vec<BTreeMap<Key, &'a Histogram<u64>>>,
 }
 
 impl<'a> Sources<'a> {
@@ -269,23 +271,25 @@ impl<'a> Sources<'a> {
             for (op, o) in &iv.by_op {
                 for which in ["response", "service"] {
                     let tag = format!("{}/{op}/{which}", p.name);
-                    let key = (tag, ms(p.offset_s + iv.start_s));
-                    match self.logs[*si].get(&key) {
-                        Some(h) => add_into(
+                    let from = (tag.clone(), ms(p.offset_s + iv.start_s));
+                    let to = (tag, ms(p.offset_s + iv.end_s));
+                    let mut found = false;
+                    for h in self.logs[*si].range(from.clone()..to).map(|(_, h)| h) {
+                        add_into(
                             hists.entry((*op, which)).or_insert_with(new_histogram),
                             h,
                             &self.shards[*si].path.display().to_string(),
-                        )?,
-                        None if o.ok > 0 => {
-                            return Err(crate::invalid!(
-                                "{}: no {} histogram at {:.3}s for {} ok operations: its HDR log does not go with its result",
-                                self.shards[*si].path.with_extension("hlog").display(),
-                                key.0,
-                                p.offset_s + iv.start_s,
-                                o.ok
-                            ));
-                        }
-                        None => {}
+                        )?;
+                        found = true;
+                    }
+                    if !found && o.ok > 0 {
+                        return Err(crate::invalid!(
+                            "{}: no {} histogram at {:.3}s for {} ok operations: its HDR log does not go with its result",
+                            self.shards[*si].path.with_extension("hlog").display(),
+                            from.0,
+                            p.offset_s + iv.start_s,
+                            o.ok
+                        ));
                     }
                 }
             }
@@ -467,6 +471,46 @@ mod tests {
     }
     fn slow(k: u64, j: u64) -> f64 {
         20.0 + ((k * 13 + j * 7) % 400) as f64 / 10.0
+    }
+
+    #[test]
+    fn a_record_a_long_run_kept_merged_takes_every_second_it_spans_from_the_hdr_logs() {
+        let mut shards = vec![shard(0, 900, fast), shard(1, 100, slow)];
+        // Each shard's result keeps 2 s records (as a phase over an hour old keeps 10 s ones);
+        // its HDR log keeps every second.
+        for s in &mut shards {
+            let p = &mut s.result.phases[0];
+            p.intervals = p
+                .intervals
+                .chunks(2)
+                .map(|two| {
+                    let mut r = two[0].clone();
+                    r.end_s = two[1].end_s;
+                    r.ok += two[1].ok;
+                    let w = r.by_op.get_mut(&OpKind::Write).unwrap();
+                    w.ok += two[1].by_op[&OpKind::Write].ok;
+                    r
+                })
+                .collect();
+        }
+        let (merged, _) = merge(&mut shards).unwrap();
+        let p = &merged.phases[0];
+        assert_eq!(p.intervals.len(), 5);
+        let mut all = new_histogram();
+        for k in 2..4 {
+            for j in 0..900 {
+                crate::stats::record(&mut all, (fast(k, j) * 1e6) as u64);
+            }
+            for j in 0..100 {
+                crate::stats::record(&mut all, (slow(k, j) * 1e6) as u64);
+            }
+        }
+        let want = Percentiles::of(&all);
+        let iv = &p.intervals[1];
+        assert_eq!((iv.start_s, iv.end_s, iv.ok), (2.0, 4.0, 2_000));
+        let got = &iv.by_op[&OpKind::Write];
+        assert!((got.response_p99_ms - want.p99_ms).abs() <= want.p99_ms * 1e-3);
+        assert!((got.response_p50_ms - want.p50_ms).abs() <= want.p50_ms * 1e-3);
     }
 
     #[test]
