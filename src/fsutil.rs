@@ -7,6 +7,15 @@ use std::path::Path;
 /// synced and renamed over the target, so a reader never sees a half-written file and a crash
 /// leaves either the old or the new content.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `fill` writes, streamed to the temporary file (a large result is
+/// never held in memory as a whole); a failed fill leaves no temporary file behind.
+fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -19,18 +28,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp_name.push(file_name);
     tmp_name.push(format!(".tmp{}", std::process::id()));
     let tmp = dir.join(tmp_name);
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&tmp)?);
+    let written = fill(&mut w)
+        .and_then(|()| w.flush())
+        .and_then(|()| w.get_ref().sync_all());
+    if let Err(e) = written {
+        drop(w);
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
+    drop(w);
     std::fs::rename(&tmp, path)
 }
 
-/// Writes `value` as pretty JSON, atomically (see [`write_atomic`]).
+/// Writes `value` as pretty JSON, atomically (see [`write_atomic`]), streamed to the file.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
-    write_atomic(path, &bytes)
+    write_atomic_with(path, |w| {
+        serde_json::to_writer_pretty(w, value).map_err(std::io::Error::other)
+    })
 }
 
 /// Checks that a result can be written at `path`: not a directory, and no part of the way to
@@ -90,6 +105,20 @@ mod tests {
         assert!(e.contains("is a directory"), "{e}");
         check_out_path(&dir.path().join("new/r.json")).unwrap();
         check_out_path(&file).unwrap();
+    }
+
+    #[test]
+    fn a_value_that_fails_to_serialise_halfway_leaves_the_old_file_and_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_json(&p, &[1, 2]).unwrap();
+        // JSON keys must be strings: serde_json fails after writing the first bytes.
+        let bad: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let e = write_json(&p, &("first", bad)).unwrap_err();
+        assert!(e.to_string().contains("key must be a string"), "{e}");
+        let back: Vec<u8> = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(back, [1, 2]);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
