@@ -473,6 +473,20 @@ mod tests {
         20.0 + ((k * 13 + j * 7) % 400) as f64 / 10.0
     }
 
+    /// One histogram of every response time both shards recorded in `seconds`.
+    fn both_shards(seconds: std::ops::Range<u64>) -> Histogram<u64> {
+        let mut all = new_histogram();
+        for k in seconds {
+            for j in 0..900 {
+                crate::stats::record(&mut all, (fast(k, j) * 1e6) as u64);
+            }
+            for j in 0..100 {
+                crate::stats::record(&mut all, (slow(k, j) * 1e6) as u64);
+            }
+        }
+        all
+    }
+
     #[test]
     fn a_record_a_long_run_kept_merged_takes_every_second_it_spans_from_the_hdr_logs() {
         let mut shards = vec![shard(0, 900, fast), shard(1, 100, slow)];
@@ -496,16 +510,7 @@ mod tests {
         let (merged, _) = merge(&mut shards).unwrap();
         let p = &merged.phases[0];
         assert_eq!(p.intervals.len(), 5);
-        let mut all = new_histogram();
-        for k in 2..4 {
-            for j in 0..900 {
-                crate::stats::record(&mut all, (fast(k, j) * 1e6) as u64);
-            }
-            for j in 0..100 {
-                crate::stats::record(&mut all, (slow(k, j) * 1e6) as u64);
-            }
-        }
-        let want = Percentiles::of(&all);
+        let want = Percentiles::of(&both_shards(2..4));
         let iv = &p.intervals[1];
         assert_eq!((iv.start_s, iv.end_s, iv.ok), (2.0, 4.0, 2_000));
         let got = &iv.by_op[&OpKind::Write];
@@ -518,16 +523,7 @@ mod tests {
         let mut shards = vec![shard(0, 900, fast), shard(1, 100, slow)];
         let (merged, log) = merge(&mut shards).unwrap();
         // One histogram fed with every value both shards recorded.
-        let mut all = new_histogram();
-        for k in 0..10 {
-            for j in 0..900 {
-                crate::stats::record(&mut all, (fast(k, j) * 1e6) as u64);
-            }
-            for j in 0..100 {
-                crate::stats::record(&mut all, (slow(k, j) * 1e6) as u64);
-            }
-        }
-        let want = Percentiles::of(&all);
+        let want = Percentiles::of(&both_shards(0..10));
         let main = merged.main_summary().unwrap();
         let got = &main.by_op[&OpKind::Write].response;
         // p50 … p99.99 and max: equal within HDR precision (3 significant digits).
