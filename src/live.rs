@@ -756,18 +756,7 @@ mod tests {
                 service_p99_ms: 9.0,
             },
         );
-        by_op.insert(
-            OpKind::Write,
-            IntervalOp {
-                ok: 0,
-                errors: 0,
-                response_p50_ms: 0.0,
-                response_p99_ms: 0.0,
-                response_max_ms: 0.0,
-                service_p50_ms: 0.0,
-                service_p99_ms: 0.0,
-            },
-        );
+        by_op.insert(OpKind::Write, IntervalOp::default());
         IntervalRecord {
             start_s: 0.0,
             end_s: 1.0,

@@ -8,7 +8,7 @@ use crate::spec::OpKind;
 use crate::stats::{ErrorKind, Percentiles, Snapshot};
 
 /// One operation kind in one interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IntervalOp {
     pub ok: u64,
     pub errors: u64,

@@ -15,8 +15,8 @@ use super::summary::merge_summaries;
 use crate::error::Invalid;
 use crate::result::hlog::LogEntry;
 use crate::result::{
-    IntervalOp, IntervalRecord, Merged, PhaseResult, PhaseSummary, RunResult, RunStatus,
-    ShardFigures, Warning, phase_warnings,
+    IntervalRecord, Merged, PhaseResult, PhaseSummary, RunResult, RunStatus, ShardFigures, Warning,
+    phase_warnings,
 };
 use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind};
@@ -335,15 +335,7 @@ fn summed(ivs: &[ShardInterval]) -> IntervalRecord {
             *rec.errors_by_kind.entry(*kind).or_default() += n;
         }
         for (op, o) in &iv.by_op {
-            let e = rec.by_op.entry(*op).or_insert(IntervalOp {
-                ok: 0,
-                errors: 0,
-                response_p50_ms: 0.0,
-                response_p99_ms: 0.0,
-                response_max_ms: 0.0,
-                service_p50_ms: 0.0,
-                service_p99_ms: 0.0,
-            });
+            let e = rec.by_op.entry(*op).or_default();
             e.ok += o.ok;
             e.errors += o.errors;
         }
