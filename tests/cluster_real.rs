@@ -817,6 +817,17 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
         c
     };
     let path = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    // Mutual TLS: trust `ca_file`, present `cert` with `key`.
+    let mutual = |ca_file, cert, key| {
+        vec![
+            "--tls-ca".to_string(),
+            path(ca_file),
+            "--tls-cert".into(),
+            path(cert),
+            "--tls-key".into(),
+            path(key),
+        ]
+    };
     let out = dir.path().join("tls.json");
     let base = |c: &mut assert_cmd::Command, out: &std::path::Path| {
         c.args(["run", "keyvalue", "--cluster", "tls", "--rf", "3"])
@@ -893,14 +904,7 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
         ),
         (
             "another CA",
-            vec![
-                "--tls-ca".into(),
-                path(other.ca()),
-                "--tls-cert".into(),
-                path(ca.client_cert()),
-                "--tls-key".into(),
-                path(ca.client_key()),
-            ],
+            mutual(other.ca(), ca.client_cert(), ca.client_key()),
             "not signed by a CA in --tls-ca",
         ),
         (
@@ -910,14 +914,7 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
         ),
         (
             "a client certificate of another CA",
-            vec![
-                "--tls-ca".into(),
-                path(ca.ca()),
-                "--tls-cert".into(),
-                path(other.client_cert()),
-                "--tls-key".into(),
-                path(other.client_key()),
-            ],
+            mutual(ca.ca(), other.client_cert(), other.client_key()),
             "refused the client certificate",
         ),
     ];
