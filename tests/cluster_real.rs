@@ -703,28 +703,36 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
         rules_of(&fast_numbers, "write_bps_device"),
         Some(200 * 1_000_000)
     );
-    let (fast_iops, _) = probe("fast", "rand_read_4k");
-    // Right after it, the unthrottled local disk on the same host: what the host's own disk
-    // gives now (seen under CI runs: 11,290, 4,876 and about 3,100 IOPS while other tests'
-    // clusters wrote to it).
-    let (nvme_iops, _) = probe("nvme", "rand_read_4k");
-    // The limit caps the probe; the probe reaches it unless the host's disk is itself slower
-    // than the limit, in which case the throttled disk gives what the host gives.
-    let limited = |what: &str, got: f64, limit: f64, host: f64| {
-        assert!(got <= limit * 1.15, "{what} {limit}: {got}");
-        if host >= limit * 1.3 {
-            assert!(within(got, limit), "{what} {limit}: {got} (host {host})");
-        } else {
-            assert!(
-                got >= 0.5 * host.min(limit),
-                "{what} {limit}: {got} on a host giving {host}"
-            );
+    // The limit caps the probe on every attempt; the probe reaches it unless the host's disk
+    // is itself slower than the limit, in which case the throttled disk gives what the host
+    // gives. The host's speed is measured right after each throttled probe (seen under CI
+    // runs: 11,290, 4,876 and about 3,100 IOPS while other tests' clusters wrote to it), and
+    // it can change between the two probes: a CI run saw gp3 give 3,188 IOPS and the host
+    // 13,826 a moment later. So reaching the limit is tried up to three times, each attempt a
+    // fresh pair of probes; the cap is never relaxed.
+    let limited = |what: &str, profile: &str, pick: fn((f64, f64)) -> f64, limit: f64| {
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            let got = pick(probe("fast", profile));
+            let host = pick(probe("nvme", profile));
+            assert!(got <= limit * 1.15, "{what} {limit}: {got} (host {host})");
+            let reached = if host >= limit * 1.3 {
+                within(got, limit)
+            } else {
+                got >= 0.5 * host.min(limit)
+            };
+            if reached {
+                return (got, host);
+            }
+            seen.push(format!("{got:.0} (host {host:.0})"));
         }
+        panic!(
+            "{what} {limit}: not reached in three attempts: {}",
+            seen.join(", ")
+        );
     };
-    limited("gp3 IOPS", fast_iops, 4000.0, nvme_iops);
-    let (_, fast_mbps) = probe("fast", "seq_write_64k");
-    let (_, nvme_mbps) = probe("nvme", "seq_write_64k");
-    limited("gp3 MB/s", fast_mbps, 200.0, nvme_mbps);
+    let (fast_iops, nvme_iops) = limited("gp3 IOPS", "rand_read_4k", |p| p.0, 4000.0);
+    let (fast_mbps, nvme_mbps) = limited("gp3 MB/s", "seq_write_64k", |p| p.1, 200.0);
     // Unthrottled: no limit is set on its device, and it goes well past gp2's 300 IOPS.
     let nvme_dev = c.disk(node_of("nvme")).unwrap().0.device().unwrap();
     let nvme_numbers = cqlbench::cluster::storage::dev_numbers(&nvme_dev).unwrap();
