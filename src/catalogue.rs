@@ -352,11 +352,12 @@ impl Catalogue {
             files.sort();
             batches.push(files);
         }
+        let in_roots: std::collections::HashSet<&PathBuf> = batches.iter().flatten().collect();
         let mut lone = Vec::new();
         for f in added {
             if !f.is_file() {
                 gone.push(f);
-            } else if !batches.iter().flatten().any(|x| *x == f) {
+            } else if !in_roots.contains(&f) {
                 lone.push(f);
             }
         }

@@ -300,6 +300,9 @@ struct Current {
     env: String,
     step: String,
     phase: String,
+    /// The capacity step under way (its number from 1, and its rate): served again with each
+    /// of its phases.
+    capacity: Option<(f64, f64)>,
     /// The phase's measured intervals merged (warmup left out).
     window: crate::stats::Snapshot,
 }
@@ -419,6 +422,7 @@ impl Live {
                 env: labels.env,
                 step: labels.step,
                 phase: String::new(),
+                capacity: None,
                 window: crate::stats::Snapshot::default(),
             }),
             registry,
@@ -453,11 +457,13 @@ impl Live {
         match e {
             Event::Environment { label, .. } => {
                 cur.env = label.to_string();
+                cur.capacity = None;
                 self.families.clear_gauges();
             }
             Event::StepStarted { name, .. } => {
                 cur.step = name.to_string();
                 cur.phase.clear();
+                cur.capacity = None;
                 self.families.clear_gauges();
             }
             Event::ResultAt { path, .. } if !cur.run_fixed => {
@@ -471,6 +477,7 @@ impl Live {
                 match p {
                     Progress::StepStarted { index, rate } => {
                         cur.phase.clear();
+                        cur.capacity = Some((*index as f64 + 1.0, *rate));
                         self.families.clear_gauges();
                         let labels = cur.run();
                         self.families
@@ -492,8 +499,8 @@ impl Live {
         match e {
             LoadEvent::PhaseStarted { name, load } => {
                 // A capacity step's number and rate stay with it through its phases.
-                let step = f.capacity_step.get(&cur.run()).map(|g| g.get());
-                let step_rate = f.target.get(&cur.run()).map(|g| g.get());
+                let step = cur.capacity.map(|(n, _)| n);
+                let step_rate = cur.capacity.map(|(_, r)| r);
                 f.clear_gauges();
                 cur.phase = name.to_string();
                 cur.window.reset();
@@ -871,6 +878,62 @@ mod tests {
         let t = live.text();
         assert!(!t.contains("cqlbench_throughput_ops_per_second{"), "{t}");
         assert!(t.contains(&format!("cqlbench_operations_total{l},op=\"read\"}} 400")));
+    }
+
+    /// A capacity step's number and rate are served with each of its phases (a closed-loop
+    /// step's target is the step's), and go with the scenario step.
+    #[test]
+    fn a_capacity_step_keeps_its_number_and_rate_through_its_phases() {
+        use crate::scenario::capacity::Progress;
+        let live = live();
+        let load = |mode| crate::spec::LoadSpec {
+            mode,
+            stop: crate::spec::Stop::Duration { secs: 10.0 },
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 10.0,
+            max_errors: 0,
+            cycles: crate::spec::Cycles { start: 0, end: 10 },
+            share: crate::spec::load::Share::WHOLE,
+        };
+        let closed = load(LoadMode::Closed { concurrency: 32 });
+        live.event(&Event::Capacity(Progress::StepStarted {
+            index: 2,
+            rate: 4000.0,
+        }));
+        for phase in ["warmup", "main"] {
+            live.event(&Event::Capacity(Progress::Run(LoadEvent::PhaseStarted {
+                name: phase,
+                load: &closed,
+            })));
+            let t = live.text();
+            let l = format!(r#"{{run="",env="lab",step="run",phase="{phase}"}}"#);
+            assert!(t.contains(&format!("cqlbench_capacity_step{l} 3.0")), "{t}");
+            assert!(
+                t.contains(&format!("cqlbench_target_ops_per_second{l} 4000.0")),
+                "{t}"
+            );
+            assert!(
+                t.contains(&format!("cqlbench_in_flight_limit{l} 32.0")),
+                "{t}"
+            );
+        }
+        // The next scenario step is no capacity step: a closed-loop phase has no target.
+        live.event(&Event::StepStarted {
+            index: 1,
+            count: 2,
+            name: "latency",
+            command_line: "cqlbench latency",
+            quiet: false,
+        });
+        live.event(&Event::Load(LoadEvent::PhaseStarted {
+            name: "main",
+            load: &closed,
+        }));
+        let t = live.text();
+        assert!(!t.contains("cqlbench_capacity_step{"), "{t}");
+        assert!(!t.contains("cqlbench_target_ops_per_second{"), "{t}");
+        assert!(t.contains("cqlbench_in_flight_limit{"), "{t}");
     }
 
     #[test]

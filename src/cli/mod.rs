@@ -174,6 +174,19 @@ fn linger(live: Option<&crate::live::Live>, linger: Option<std::time::Duration>)
     }
 }
 
+/// A command that drives load: its context (with the live endpoint, if asked for), the step
+/// `body`, then the endpoint kept up for `--metrics-linger` whatever the step's outcome.
+fn load_command<T>(
+    a: &steps::RunStep,
+    name: &str,
+    body: impl FnOnce(&Context) -> Result<T, ScenarioError>,
+) -> anyhow::Result<()> {
+    let (ctx, live) = load_context(a, name)?;
+    let done = body(&ctx);
+    linger(live.as_deref(), a.metrics_linger);
+    step(done)
+}
+
 /// The context of a command that drives load (`step` names it in the live metrics' labels).
 fn load_context(
     a: &steps::RunStep,
@@ -218,36 +231,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
-        Command::Run(a) => {
-            let (ctx, live) = load_context(&a, "run")?;
-            let done = steps::run::execute(&a, &ctx);
-            linger(live.as_deref(), a.metrics_linger);
-            step(done)
-        }
-        Command::Throughput(a) => {
-            let (ctx, live) = load_context(&a, "throughput")?;
-            let done = steps::throughput::throughput(&a, &ctx);
-            linger(live.as_deref(), a.metrics_linger);
-            step(done)
-        }
+        Command::Run(a) => load_command(&a, "run", |ctx| steps::run::execute(&a, ctx)),
+        Command::Throughput(a) => load_command(&a, "throughput", |ctx| {
+            steps::throughput::throughput(&a, ctx)
+        }),
         Command::Latency(a) => {
-            let (ctx, live) = load_context(&a, "latency")?;
-            let done = steps::throughput::latency(&a, &ctx);
-            linger(live.as_deref(), a.metrics_linger);
-            step(done)
+            load_command(&a, "latency", |ctx| steps::throughput::latency(&a, ctx))
         }
         Command::Capacity(a) => {
-            let (ctx, live) = load_context(&a.run, "capacity")?;
-            let done = steps::capacity::run(&a, &ctx);
-            linger(live.as_deref(), a.run.metrics_linger);
-            step(done)
+            load_command(&a.run, "capacity", |ctx| steps::capacity::run(&a, ctx))
         }
-        Command::Fill(a) => {
-            let (ctx, live) = load_context(&a.run, "fill")?;
-            let done = steps::fill::run(&a, &ctx);
-            linger(live.as_deref(), a.run.metrics_linger);
-            step(done)
-        }
+        Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
         Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),
         Command::Cost(args) => cost::run_cost(args),
