@@ -6,16 +6,28 @@
 # runtime Cassandra 4.x runs on with it) and kubernetes-validate (pip), with
 # which they check the rendered Kubernetes manifests (tests/k8s_validate.rs). Rust must already
 # be installed (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
+#
+# `scripts/setup.sh run` installs only what the main job (scripts/quickstart.sh) needs: the
+# JDK, Maven, fio and sysbench; no argument installs everything the tests need as well.
 set -euo pipefail
+
+for_tests=1
+case "${1:-}" in
+  "") ;;
+  run) for_tests=0 ;;
+  *) echo "setup: unknown argument '$1' (give 'run', or nothing for the tests' set-up)" >&2; exit 2 ;;
+esac
 
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
-command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
-command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
-python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+if [ "$for_tests" -eq 1 ]; then
+  command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+  command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+  python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   sudo=""
@@ -30,7 +42,7 @@ kubernetes_validate_ok() {
   printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setup\n' |
     kubernetes-validate --strict --quiet --kubernetes-version 1.33.0 - >/dev/null 2>&1
 }
-if ! kubernetes_validate_ok; then
+if [ "$for_tests" -eq 1 ] && ! kubernetes_validate_ok; then
   echo "setup: installing kubernetes-validate (pip)"
   pip=(env PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet
     --disable-pip-version-check --upgrade "kubernetes-validate>=1.33")
@@ -48,4 +60,8 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found: install Rust with rustup first" >&2
   exit 1
 fi
-echo "setup: java, mvn, fio, sysbench, chromium, kubernetes-validate and cargo are present"
+if [ "$for_tests" -eq 1 ]; then
+  echo "setup: java, mvn, fio, sysbench, prometheus, chromium, kubernetes-validate and cargo are present"
+else
+  echo "setup: java, mvn, fio, sysbench and cargo are present"
+fi

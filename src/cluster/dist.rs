@@ -324,7 +324,7 @@ fn maven_cassandra(tc: &Toolchain, requested: &str) -> Result<(String, PathBuf),
         }
     }
     let maven_version = if is_line {
-        format!("[{range_line}.0,{range_line}.999]")
+        line_range(range_line)
     } else {
         line.to_string()
     };
@@ -432,6 +432,20 @@ pub(super) fn maven_jar(
     Ok(jar)
 }
 
+/// The project file that fetches one artifact with its dependencies: `fetch-pom.xml`, which
+/// `scripts/prefetch.sh` fills in the same way.
+fn fetch_pom(group: &str, artifact: &str, version: &str) -> String {
+    include_str!("fetch-pom.xml")
+        .replace("@GROUP@", group)
+        .replace("@ARTIFACT@", artifact)
+        .replace("@VERSION@", version)
+}
+
+/// The Maven version range of a release line: `5.0` → `[5.0.0,5.0.999]`, its newest release.
+fn line_range(line: &str) -> String {
+    format!("[{line}.0,{line}.999]")
+}
+
 /// Runs `mvn dependency:copy-dependencies` for one artifact into `<work>/lib`.
 pub(super) fn mvn_copy(
     work: &Path,
@@ -441,18 +455,7 @@ pub(super) fn mvn_copy(
     version: &str,
 ) -> Result<(), DistError> {
     std::fs::create_dir_all(work).map_err(io(work))?;
-    let pom = format!(
-        r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>cqlbench.fetch</groupId><artifactId>fetch</artifactId><version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>
-  </dependencies>
-</project>
-"#
-    );
-    std::fs::write(work.join("pom.xml"), pom).map_err(io(work))?;
+    std::fs::write(work.join("pom.xml"), fetch_pom(group, artifact, version)).map_err(io(work))?;
     if let Some(say) = on_fetch {
         say(&format!(
             "fetching {group}:{artifact}:{version} and its dependencies with Maven…"
@@ -533,6 +536,55 @@ fn maven_error_detail(output: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `scripts/prefetch.sh` warms Maven's repository with what `maven_cassandra` and
+    /// `exporter_jar` fetch: the same artifacts and versions, through the same project file.
+    #[test]
+    fn prefetch_script_resolves_what_a_first_cluster_fetches() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = Command::new(root.join("scripts/prefetch.sh"))
+            .arg("--print")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed: Vec<Vec<String>> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split(' ').map(String::from).collect())
+            .collect();
+        let want = |g: &str, a: &str, v: &str| vec![g.to_string(), a.to_string(), v.to_string()];
+        assert_eq!(
+            printed,
+            vec![
+                want(
+                    "org.apache.cassandra",
+                    "cassandra-all",
+                    &line_range(DEFAULT_LINE)
+                ),
+                want(
+                    "io.prometheus.jmx",
+                    "jmx_prometheus_javaagent",
+                    EXPORTER_VERSION
+                ),
+            ]
+        );
+        let pom = fetch_pom("g.x", "art", "[1.0.0,1.0.999]");
+        assert!(
+            pom.contains("<groupId>g.x</groupId><artifactId>art</artifactId><version>[1.0.0,1.0.999]</version>"),
+            "{pom}"
+        );
+        assert!(!pom.contains('@'), "{pom}");
+        let script = std::fs::read_to_string(root.join("scripts/prefetch.sh")).unwrap();
+        for placeholder in ["@GROUP@", "@ARTIFACT@", "@VERSION@"] {
+            assert!(
+                script.contains(placeholder),
+                "prefetch.sh fills {placeholder}"
+            );
+        }
+    }
 
     #[test]
     fn extracts_maven_error_detail() {
