@@ -923,10 +923,21 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
     assert_eq!(rampup, [1000, 1000]);
     let main = merged.main_summary().unwrap();
     assert_eq!(main.target_rate_per_s, Some(2000.0));
-    // The merged schedule is the two shards' 1,000 ops/s each, and the shards sent it. The
-    // window counts what completed in it: beyond its own schedule, the warmup's backlog it
-    // caught up (carried over) and the operations in flight when it opened, which a stall at
-    // its start on a loaded host makes hundreds (seen: 2,120 ops/s with 391 carried over).
+    let shard_mains: Vec<_> = m
+        .shards
+        .iter()
+        .map(|s| {
+            RunResult::read(&s.path)
+                .unwrap()
+                .main_summary()
+                .unwrap()
+                .clone()
+        })
+        .collect();
+    // The merged schedule is the two shards' 1,000 ops/s each. The window counts what
+    // completed in it: beyond its own schedule, the warmup's backlog it caught up (carried
+    // over) and the operations in flight when it opened, which a stall at its start on a
+    // loaded host makes hundreds (seen: 2,120 ops/s with 391 carried over).
     let scheduled = main.scheduled_ops.expect("open loop") as f64;
     let sent = main.sent_on_schedule.expect("open loop") as f64;
     let figures = format!(
@@ -938,24 +949,35 @@ fn shards_of_one_run_start_together_and_merge_into_one(dir: &std::path::Path) {
         (scheduled / main.measured_s - 2000.0).abs() < 0.01 * 2000.0,
         "{figures}"
     );
-    assert!(sent >= 0.97 * scheduled, "{figures}");
-    // The merge adds the shards' windows exactly; how close that comes to 2,000 is the host's
-    // (seen under a CI run: 1,895 with 98.8% sent on schedule, and 2,120), so only a floor.
+    // The merge adds the shards' schedules, what they sent on it, their operations and their
+    // windows' throughputs exactly.
+    let sum =
+        |f: fn(&cqlbench::result::PhaseSummary) -> u64| shard_mains.iter().map(f).sum::<u64>();
+    assert_eq!(main.scheduled_ops, Some(sum(|s| s.scheduled_ops.unwrap())));
+    assert_eq!(
+        main.sent_on_schedule,
+        Some(sum(|s| s.sent_on_schedule.unwrap()))
+    );
+    assert_eq!(main.ok, sum(|s| s.ok));
     let shards_sum: f64 = m.shards.iter().map(|s| s.ops_per_s).sum();
     assert!(
         (main.ops_per_s - shards_sum).abs() <= 0.001 * shards_sum,
         "{figures}; shards {shards_sum}"
     );
+    // How much of its schedule each shard sent on time is the host's (here usually 99–100%;
+    // a CI run with a CPU hog and builds beside it saw 89.5% merged): both shards ran their
+    // share, and what completed in the window is what was sent in it, within 10%, and at most
+    // the schedule plus the catch-up seen above.
+    for s in &shard_mains {
+        let (own, sent) = (s.scheduled_ops.unwrap(), s.sent_on_schedule.unwrap());
+        assert!(
+            sent as f64 >= 0.5 * own as f64,
+            "a shard sent {sent} of {own}: {figures}"
+        );
+    }
     assert!(
-        (0.9 * 2000.0..1.1 * 2000.0).contains(&main.ops_per_s),
+        main.ops_per_s >= 0.9 * sent / main.measured_s && main.ops_per_s < 1.1 * 2000.0,
         "{figures}"
-    );
-    assert_eq!(
-        main.ok,
-        m.shards
-            .iter()
-            .map(|s| RunResult::read(&s.path).unwrap().main_summary().unwrap().ok)
-            .sum::<u64>()
     );
     // The report reads the merged result, and the two shards given together, as one run.
     for files in [
