@@ -782,6 +782,20 @@ mod tests {
         }
     }
 
+    /// A 10-second phase of one thread under `mode`.
+    fn load_spec(mode: LoadMode) -> crate::spec::LoadSpec {
+        crate::spec::LoadSpec {
+            mode,
+            stop: crate::spec::Stop::Duration { secs: 10.0 },
+            warmup_s: 0.0,
+            threads: 1,
+            timeout_s: 10.0,
+            max_errors: 0,
+            cycles: crate::spec::Cycles { start: 0, end: 10 },
+            share: crate::spec::load::Share::WHOLE,
+        }
+    }
+
     fn line<'a>(text: &'a str, starts: &str) -> Option<&'a str> {
         text.lines().find(|l| l.starts_with(starts))
     }
@@ -794,19 +808,10 @@ mod tests {
             what: "result",
             path: &path,
         });
-        let load = crate::spec::LoadSpec {
-            mode: LoadMode::Open {
-                rate_per_s: 500.0,
-                max_in_flight: 64,
-            },
-            stop: crate::spec::Stop::Duration { secs: 10.0 },
-            warmup_s: 0.0,
-            threads: 1,
-            timeout_s: 10.0,
-            max_errors: 0,
-            cycles: crate::spec::Cycles { start: 0, end: 10 },
-            share: crate::spec::load::Share::WHOLE,
-        };
+        let load = load_spec(LoadMode::Open {
+            rate_per_s: 500.0,
+            max_in_flight: 64,
+        });
         live.event(&Event::Load(LoadEvent::PhaseStarted {
             name: "main",
             load: &load,
@@ -886,17 +891,7 @@ mod tests {
     fn a_capacity_step_keeps_its_number_and_rate_through_its_phases() {
         use crate::scenario::capacity::Progress;
         let live = live();
-        let load = |mode| crate::spec::LoadSpec {
-            mode,
-            stop: crate::spec::Stop::Duration { secs: 10.0 },
-            warmup_s: 0.0,
-            threads: 1,
-            timeout_s: 10.0,
-            max_errors: 0,
-            cycles: crate::spec::Cycles { start: 0, end: 10 },
-            share: crate::spec::load::Share::WHOLE,
-        };
-        let closed = load(LoadMode::Closed { concurrency: 32 });
+        let closed = load_spec(LoadMode::Closed { concurrency: 32 });
         live.event(&Event::Capacity(Progress::StepStarted {
             index: 2,
             rate: 4000.0,
