@@ -662,3 +662,60 @@ steps:
         .unwrap();
     assert_eq!(before, after);
 }
+
+/// The README's main job (`cqlbench quickstart`), on one node: the smoke check, the probe,
+/// both load tests and the report, which comes before the cluster is stopped; the cluster is
+/// stopped at the end and every step's result is complete.
+#[test]
+fn the_quickstart_reports_before_it_stops_its_cluster() {
+    let _lock = cluster_lock();
+    let home = tempfile::tempdir().unwrap();
+    let clusters = home.path().join("clusters");
+    let env = Env {
+        clusters: &clusters,
+        home: home.path(),
+    };
+    let dir = home.path().join("qs-out");
+    let text = env.ok(&[
+        "quickstart",
+        "--name",
+        "qs",
+        "--nodes",
+        "1",
+        "--rows",
+        "50",
+        "--results",
+        dir.to_str().unwrap(),
+    ]);
+    let report_at = text.find("━━ report: ").expect("a report line");
+    let stop_at = text.find("━━ stopping cluster qs").expect("a stop line");
+    assert!(
+        report_at < stop_at,
+        "the report came after the stop:\n{text}"
+    );
+    for f in ["report.txt", "report.html", "timing.json"] {
+        assert!(dir.join(f).is_file(), "{f} missing:\n{text}");
+    }
+    let report = std::fs::read_to_string(dir.join("report.txt")).unwrap();
+    assert!(report.contains("quickstart"), "{report}");
+    // Both load tests completed, the latency test at 35% of the throughput test's rate.
+    let runs: Vec<RunResult> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.ends_with("timing.json"))
+        .filter_map(|p| RunResult::read(&p).ok())
+        .collect();
+    assert_eq!(runs.len(), 2, "{text}");
+    assert!(runs.iter().all(|r| r.status == RunStatus::Completed));
+    // The cluster is stopped: no JVM of it is left.
+    let c = cqlbench::cluster::Cluster::open(&clusters, "qs").unwrap();
+    assert!(c.running_addresses().is_empty(), "{text}");
+    let conf = c
+        .node_dirs(&c.nodes()[0])
+        .conf
+        .to_string_lossy()
+        .to_string();
+    assert!(!any_process_with(&conf), "a JVM of qs survived");
+    c.destroy().unwrap();
+}

@@ -23,7 +23,7 @@ pub struct QuickstartArgs {
     #[arg(long, default_value = "256M")]
     pub heap: MiB,
     /// Rows written and read back by the smoke check.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 100)]
     pub rows: u32,
     /// Leave the cluster running at the end.
     #[arg(long)]

@@ -215,10 +215,23 @@ impl Recorder {
             return;
         }
         let t = Instant::now();
-        if let Some(s) = &self.sampler {
-            self.result.metrics = Some(Box::new(s.series()));
-        }
-        if let Err(e) = self.result.write(&self.out) {
+        // The sampler's series is lent to the result for the write (moved in and back, not
+        // copied: a copy per write doubled a long run's largest allocation).
+        let (result, out) = (&mut self.result, &self.out);
+        let written = match &self.sampler {
+            Some(s) => s
+                .with_series(|series| {
+                    result.metrics = Some(Box::new(std::mem::take(series)));
+                    let w = result.write(out);
+                    if let Some(m) = result.metrics.take() {
+                        *series = *m;
+                    }
+                    w
+                })
+                .unwrap_or_else(|| result.write(out)),
+            None => result.write(out),
+        };
+        if let Err(e) = written {
             self.write_error.get_or_insert(e);
         }
         self.last_write = Instant::now();
@@ -367,5 +380,47 @@ mod tests {
                 .iter()
                 .any(|w| matches!(w, Warning::HlogFailed { .. }))
         );
+    }
+
+    #[test]
+    fn a_write_during_the_run_lends_the_series_and_the_sampler_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let result =
+            crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let plan = crate::metrics::sampler::MetricsPlan {
+            endpoints: vec![],
+            pids: vec![],
+            node_cpus: vec![],
+            host: true,
+            interval_s: 0.05,
+            node_devices: vec![],
+        };
+        let sampler = Sampler::start(plan, crate::host::unix_now());
+        let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();
+        let samples = |rec: &Recorder| {
+            let s = rec.sampler.as_ref().unwrap();
+            s.with_series(|m| m.samples.len()).unwrap()
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while samples(&rec) < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let before = samples(&rec);
+        assert!(before >= 3, "{before} samples");
+        rec.save_if_due();
+        rec.check_writes().unwrap();
+        // The file has the series as it was; the recorder holds no copy, the sampler its own.
+        let written = RunResult::read(&out).unwrap();
+        assert!(written.metrics.unwrap().samples.len() >= before);
+        assert!(rec.result.metrics.is_none());
+        assert!(samples(&rec) >= before, "the sampler lost its series");
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            samples(&rec) > before,
+            "the sampler goes on after the write"
+        );
+        let r = rec.finish().unwrap();
+        assert!(r.metrics.unwrap().samples.len() > before);
     }
 }

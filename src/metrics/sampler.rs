@@ -167,6 +167,14 @@ impl Sampler {
             .unwrap_or_default()
     }
 
+    /// Calls `f` with the series so far, the sampler's own (it publishes new samples once `f`
+    /// returns): a result written with it costs no copy of a long run's series. `None` if the
+    /// sampler's thread panicked holding it.
+    pub fn with_series<R>(&self, f: impl FnOnce(&mut MetricSeries) -> R) -> Option<R> {
+        let mut s = self.shared.lock().ok()?;
+        Some(f(&mut s.series))
+    }
+
     /// The series' names with only its latest sample (None before the first): what a live
     /// view needs each interval, without copying the whole series.
     pub fn latest(&self) -> Option<MetricSeries> {

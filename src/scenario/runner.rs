@@ -261,6 +261,7 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
     // Earlier steps' outcomes by name; an environment's own names (without `@ENV`) are
     // forgotten when it ends.
     let mut ran = Ran::new();
+    let mut held_lease = None;
     for (i, p) in m.envs.iter().enumerate() {
         if ctx.cancel.is_cancelled() {
             return Err(ScenarioError::Interrupted {
@@ -278,16 +279,21 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
                 count: m.envs.len(),
             });
         }
-        let keep = i + 1 == m.envs.len() && opts.keep;
-        let env_steps = run_env(p, ctx, opts, keep, &mut ran).map_err(|e| match label {
-            Some(label) if m.envs.len() > 1 => ScenarioError::Environment {
-                label: label.to_string(),
-                source: Box::new(e),
-            },
-            _ => e,
-        })?;
+        let last = i + 1 == m.envs.len();
+        let keep = last && opts.keep;
+        // The last environment's cluster is stopped after the report, so that the report
+        // comes as soon as the last step ends (a 3-node stop takes 10-20 s).
+        let (env_steps, held) =
+            run_env(p, ctx, opts, keep, last && m.report, &mut ran).map_err(|e| match label {
+                Some(label) if m.envs.len() > 1 => ScenarioError::Environment {
+                    label: label.to_string(),
+                    source: Box::new(e),
+                },
+                _ => e,
+            })?;
         steps.extend(env_steps);
         ran.retain(|name, _| name.contains('@'));
+        held_lease = held;
     }
     let report = match m.report {
         true => {
@@ -296,7 +302,11 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
                 .iter()
                 .flat_map(|p| p.steps.iter().map(|s| s.out.clone()))
                 .collect();
-            report(ctx, &m.dir, outs, &m.deployments)?
+            let written = report(ctx, &m.dir, outs, &m.deployments);
+            if let Some(l) = held_lease.take() {
+                release(ctx, l, opts.keep);
+            }
+            written?
         }
         false => None,
     };
@@ -322,14 +332,16 @@ pub fn run(m: &Matrix, ctx: &Context, opts: RunOptions) -> Result<ScenarioOutcom
 
 /// One environment: its cluster leased (a scenario of scaling steps alone needs none of its
 /// own, and one left running is stopped: the steps need the host to themselves), its steps,
-/// its cluster released.
+/// its cluster released; or, with `hold` and when the steps succeeded, handed back to be
+/// released by the caller.
 fn run_env(
     p: &Plan,
     ctx: &Context,
     opts: RunOptions,
     keep: bool,
+    hold: bool,
     ran: &mut Ran,
-) -> Result<Vec<StepOutcome>, ScenarioError> {
+) -> Result<(Vec<StepOutcome>, Option<Lease>), ScenarioError> {
     let lease = match &p.cluster {
         Some(c) if needs_cluster(p) => Some(lease(ctx, &c.name, &c.options)?),
         Some(c) => Cluster::open(&ctx.clusters, &c.name)
@@ -338,10 +350,14 @@ fn run_env(
         None => None,
     };
     let outcome = run_steps_on(p, ctx, opts, lease.as_ref().map(|l| &l.cluster), ran);
-    if let Some(l) = lease {
-        release(ctx, l, keep);
+    match (lease, &outcome) {
+        (Some(l), Ok(_)) if hold => return outcome.map(|steps| (steps, Some(l))),
+        (Some(l), _) => {
+            release(ctx, l, keep);
+        }
+        (None, _) => {}
     }
-    outcome
+    outcome.map(|steps| (steps, None))
 }
 
 /// Whether a step's result is already complete (for `--resume`).
