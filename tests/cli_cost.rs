@@ -123,8 +123,10 @@ fn cost_prints_a_breakdown_and_the_disk_limits() {
         .stdout(predicate::str::contains("$73.00/month"))
         .stdout(predicate::str::contains("$2,196.76/month"))
         .stdout(predicate::str::contains("10,200 IOPS, 250 MB/s"))
-        // $2,196.76 / 22.864 = $96.08
-        .stdout(predicate::str::contains("$ per 1,000 ops/s: $96.08"));
+        // $2,196.76 / 22.864 = $96.08, the user's own figure and said so
+        .stdout(predicate::str::contains(
+            "$ per 1,000 ops/s (your --ops figure, not measured): $96.08",
+        ));
 }
 
 #[test]
@@ -457,4 +459,419 @@ fn plan_names_an_unknown_provider() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+// ---- Honest cost rows (issue 37): the measured hardware beside the instance priced. ----
+
+use cqlbench::cost::fixture::{Shape, throughput_run, write_capacity};
+
+fn stdout_of(args: &[&str], dir: &std::path::Path) -> String {
+    let out = cqlbench().current_dir(dir).args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// The first line of stderr of a command that must fail with exit code 1 (not a panic), and
+/// that it is the only line.
+fn refused(args: &[&str], dir: &std::path::Path) -> String {
+    let out = cqlbench().current_dir(dir).args(args).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    stderr.trim_end().to_string()
+}
+
+#[test]
+fn plan_prints_the_laptop_a_capacity_was_measured_on_beside_the_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    write_capacity(dir.path(), "cap", "laptop", 31_999.0, &Shape::laptop()).unwrap();
+    let base = [
+        "plan",
+        "--ops",
+        "100000",
+        "--data",
+        "1TB",
+        "--provider",
+        "aws",
+    ];
+    let text = stdout_of(
+        &[
+            &base[..],
+            &["--top", "1", "--capacity", "r5.2xlarge=cap.json"],
+        ]
+        .concat(),
+        dir.path(),
+    );
+    for needle in [
+        "measured capacity priced as r5.2xlarge: 31,999 ops/s on 1 node  [measured: cap.json (keyvalue on laptop)]",
+        "  measured on: 1 node on one host of 2 CPUs, 8.0 GB RAM; 2 CPUs and 8.0 GB RAM per node; the client on the same host; no emulation  [measured: cap-step-2.json]",
+        "  priced as:   r5.2xlarge with 8 vCPU and 64 GB RAM per node  [catalogue]",
+        "  warning: measured on hardware unlike r5.2xlarge: 2 CPUs and 8.0 GB RAM per node measured, r5.2xlarge has 8 vCPU and 64 GB RAM per node",
+        "  warning: the client ran on the nodes' host",
+        // The target-based figure is named as such, never "$ per 1,000 ops/s".
+        "$/1k target = $/month per 1,000 target ops/s",
+        "$/1k target ops/s",
+    ] {
+        assert!(text.contains(needle), "{needle}\n{text}");
+    }
+    assert!(!text.contains("$ per 1,000 ops/s"), "{text}");
+    // The explained candidate carries the hardware and the warnings, each line with its origin.
+    let block = text.split("\n#1 ").nth(1).unwrap();
+    assert!(block.contains("\n  measured on "), "{block}");
+    assert!(
+        block.contains("unlike r5.2xlarge")
+            && block.contains("[catalogue: instance r5.2xlarge: 8 vCPU, 64 GB RAM]"),
+        "{block}"
+    );
+    // `:3` contradicts the one node the result records: a warning naming both, the recorded
+    // count used (the same 31,999 ops/s per node).
+    let text = stdout_of(
+        &[
+            &base[..],
+            &["--top", "1", "--capacity", "r5.2xlarge:3=cap.json"],
+        ]
+        .concat(),
+        dir.path(),
+    );
+    assert!(
+        text.contains("  warning: r5.2xlarge:3=cap.json says 3 nodes, but the result records 1 node: the capacity per node uses the recorded 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("31,999 ops/s / 1 node (linear scaling, ref 004)"),
+        "{text}"
+    );
+    // JSON: the measured capacities with their warnings; the target-based figure by its name.
+    let out = cqlbench()
+        .current_dir(dir.path())
+        .args(base)
+        .args(["--capacity", "r5.2xlarge:3=cap.json", "--json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let m = &v["measured"][0];
+    assert_eq!(
+        (m["nodes"].as_u64(), m["vcpus"].as_u64()),
+        (Some(1), Some(8))
+    );
+    assert_eq!(m["warnings"].as_array().unwrap().len(), 3, "{m}");
+    let c = &v["candidates"][0];
+    assert!(c["cost_per_1k_target_ops_usd"].as_f64().unwrap() > 0.0);
+    assert!(c.get("cost_per_1k_ops_usd").is_none(), "{c}");
+}
+
+#[test]
+fn plan_states_a_near_miss_instead_of_silently_doubling() {
+    let dir = tempfile::tempdir().unwrap();
+    let three = Shape {
+        nodes: 3,
+        ..Shape::laptop()
+    };
+    write_capacity(dir.path(), "cap3", "laptop", 31_999.0, &three).unwrap();
+    let text = stdout_of(
+        &[
+            "plan",
+            "--ops",
+            "32000",
+            "--data",
+            "1TB",
+            "--provider",
+            "aws",
+            "--top",
+            "40",
+            "--capacity",
+            "r5.2xlarge=cap3.json",
+        ],
+        dir.path(),
+    );
+    let said = "31,999 ops/s measured on 3 nodes against 32,000 needed: 0.003% short, so 6 nodes instead of 3";
+    assert!(
+        text.contains(&format!("near miss, r5.2xlarge: {said}")),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.contains(" r5.2xlarge ") && l.contains(" gp3 "))
+        .unwrap();
+    assert!(row.ends_with("measured, near miss"), "{row}");
+    assert!(
+        text.contains(&format!(
+            "  near miss                    0.003% short  {said}  [formula: within 5% of the target"
+        )),
+        "{text}"
+    );
+    // Well clear of the target: no near miss for the measured instance.
+    let text = stdout_of(
+        &[
+            "plan",
+            "--ops",
+            "25000",
+            "--data",
+            "1TB",
+            "--provider",
+            "aws",
+            "--capacity",
+            "r5.2xlarge=cap3.json",
+        ],
+        dir.path(),
+    );
+    assert!(!text.contains("near miss, r5.2xlarge"), "{text}");
+}
+
+#[test]
+fn cost_ops_takes_a_result_and_prints_its_hardware_beside_the_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    write_capacity(dir.path(), "cap", "laptop", 31_999.0, &Shape::laptop()).unwrap();
+    throughput_run("laptop", 20_000.0, &Shape::laptop())
+        .write(&dir.path().join("run.json"))
+        .unwrap();
+    let text = stdout_of(
+        &[
+            "cost",
+            "--nodes",
+            "3",
+            "--instance",
+            "r5.2xlarge",
+            "--disk",
+            "gp2:4TB",
+            "--ops",
+            "cap.json",
+        ],
+        dir.path(),
+    );
+    for needle in [
+        // $2,332.56 / 31.999 = $72.89
+        "  $ per 1,000 measured ops/s: $72.89 = $2,332.56 / (31,999 ops/s / 1,000)  [measured: cap.json (capacity verdict, keyvalue on laptop)]",
+        "  measured on: 1 node on one host of 2 CPUs, 8.0 GB RAM",
+        "  priced as:   3 × r5.2xlarge with 8 vCPU and 64 GB RAM per node",
+        "  warning: 3 nodes priced, but the throughput was measured on 1 node",
+        "  warning: measured on hardware unlike r5.2xlarge",
+    ] {
+        assert!(text.contains(needle), "{needle}\n{text}");
+    }
+    let text = stdout_of(
+        &[
+            "cost",
+            "--nodes",
+            "1",
+            "--instance",
+            "r5.2xlarge",
+            "--ops",
+            "run.json",
+        ],
+        dir.path(),
+    );
+    assert!(
+        text.contains("[measured: run.json (main phase, keyvalue on laptop)]"),
+        "{text}"
+    );
+    assert!(!text.contains("nodes priced, but"), "{text}");
+    let out = cqlbench()
+        .current_dir(dir.path())
+        .args([
+            "cost",
+            "--instance",
+            "r5.2xlarge",
+            "--ops",
+            "cap.json",
+            "--json",
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["ops_per_s"].as_f64(), Some(31_999.0));
+    assert_eq!(v["ops_origin"]["kind"], "measured");
+    assert_eq!(v["measured_on"]["hardware"]["host_cpus"].as_u64(), Some(2));
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("3 nodes priced"),
+        "{v}"
+    );
+    // Bad input: one line naming it.
+    let e = refused(
+        &["cost", "--instance", "r5.2xlarge", "--ops", "nosuch.json"],
+        dir.path(),
+    );
+    assert!(e.starts_with("error: --ops: nosuch.json: "), "{e}");
+    let probe = dir.path().join("probe.json");
+    std::fs::write(
+        &probe,
+        include_str!("../src/probe/testdata/probe-result.json"),
+    )
+    .unwrap();
+    let e = refused(
+        &["cost", "--instance", "r5.2xlarge", "--ops", "probe.json"],
+        dir.path(),
+    );
+    assert_eq!(
+        e,
+        "error: --ops: probe.json: a probe result, not a run or capacity-search result"
+    );
+    let out = cqlbench()
+        .args(["cost", "--instance", "r5.2xlarge", "--ops", "lots"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.lines().next().unwrap().contains("'lots' is not a throughput: expected ops/s (e.g. 45000 or 45k) or a run or capacity-search result file (.json)"), "{stderr}");
+}
+
+#[test]
+fn report_deployment_prices_the_best_run_with_a_k8s_fee_and_its_hardware() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, ops) in [28_000.0, 31_999.0, 30_500.0].into_iter().enumerate() {
+        throughput_run("eks", ops, &Shape::laptop())
+            .write(&dir.path().join(format!("eks-{i}.json")))
+            .unwrap();
+    }
+    write_capacity(dir.path(), "cap", "laptop", 31_999.0, &Shape::laptop()).unwrap();
+    let runs = ["eks-0.json", "eks-1.json", "eks-2.json", "cap.json"];
+    let text = stdout_of(
+        &[
+            &["report"][..],
+            &runs,
+            &[
+                "--deployment",
+                "eks=r5.2xlarge,3,gp2:4TB,k8s:eks",
+                "--deployment",
+                "laptop=r5.2xlarge,1,gp2:4TB",
+            ],
+        ]
+        .concat(),
+        dir.path(),
+    );
+    let line = |label: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label} in\n{text}"))
+            .to_string()
+    };
+    // ref 000's "k8s cluster cost" column: EKS $0.10/h × 730 h; none for the other.
+    let fee = line("k8s fee ($/month)");
+    assert!(
+        fee.contains("73.00 eks") && fee.trim_end().ends_with('-'),
+        "{fee}"
+    );
+    assert!(line("deployment").contains("3 × r5.2xlarge, gp2 4,096 GB, k8s:eks, on-demand"));
+    // 3 × $367.92 + 3 × $409.60 + $73 = $2,405.56, divided by the best run (31,999), not the
+    // mean of the three (30,166).
+    assert!(line("$/month").contains("2,405.56"), "{text}");
+    assert!(line("throughput (ops/s)").contains("31,999"), "{text}");
+    assert!(
+        line("throughput from").contains("throughput test (best of 3)"),
+        "{text}"
+    );
+    assert!(
+        line("$ per 1,000 ops/s (measured)").contains("75.18"),
+        "{text}"
+    );
+    assert!(line("instance priced").contains("r5.2xlarge: 8 vCPU, 64 GB RAM"));
+    assert!(line("measured on").contains("1 node, 2 CPUs 8.0 GB each, client on host"));
+    assert!(
+        text.contains(
+            "  - eks: warning: 3 nodes priced, but the throughput was measured on 1 node"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - laptop: warning: measured on hardware unlike r5.2xlarge"),
+        "{text}"
+    );
+    // An environment none of the results has: refused, naming those they have.
+    let e = refused(
+        &[
+            "report",
+            "eks-0.json",
+            "cap.json",
+            "--deployment",
+            "ec2=r5.2xlarge,3",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        e,
+        "error: --deployment ec2=…: no result of environment \"ec2\" among the results (their environments: eks, laptop)"
+    );
+    // A k8s service the catalogue lacks, or of another provider; a bare `k8s:`.
+    let e = refused(
+        &[
+            "report",
+            "eks-0.json",
+            "--deployment",
+            "eks=r5.2xlarge,3,k8s:nosuch",
+        ],
+        dir.path(),
+    );
+    assert!(
+        e.contains("no kubernetes service \"nosuch\" in the catalogue (known: eks, gke, aks)"),
+        "{e}"
+    );
+    let e = refused(
+        &[
+            "report",
+            "eks-0.json",
+            "--deployment",
+            "eks=r5.2xlarge,3,k8s:gke",
+        ],
+        dir.path(),
+    );
+    assert!(e.contains("gke"), "{e}");
+    let out = cqlbench()
+        .current_dir(dir.path())
+        .args([
+            "report",
+            "eks-0.json",
+            "--deployment",
+            "eks=r5.2xlarge,3,k8s:",
+        ])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("k8s: needs a managed Kubernetes service, e.g. k8s:eks"),
+        "{stderr}"
+    );
+    // CSV: the fee and the hardware have their columns.
+    let csv = stdout_of(
+        &[
+            "report",
+            "eks-0.json",
+            "--csv",
+            "--deployment",
+            "eks=r5.2xlarge,3,k8s:eks",
+        ],
+        dir.path(),
+    );
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",usd_per_month,k8s_fee_usd_per_month,cost_ops_per_s,cost_throughput_from,usd_per_1k_ops_per_s,cost_measured_on"), "{header}");
+    assert!(csv.lines().nth(1).unwrap().contains(",73,"), "{csv}");
+}
+
+/// A scenario file's `deployment:` takes `k8s:SERVICE` as `report --deployment` does.
+#[test]
+fn a_scenario_deployment_names_its_kubernetes_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("d.yaml");
+    let yaml = |k8s: &str| {
+        format!(
+            "name: d\nhosts: [10.0.0.1]\nenvironments: [{{name: eks, deployment: 'r5.2xlarge,3,gp2:4TB,{k8s}'}}]\nsteps: [{{throughput: {{workload: keyvalue}}}}]\n"
+        )
+    };
+    std::fs::write(&file, yaml("k8s:eks")).unwrap();
+    let f = file.to_str().unwrap();
+    let out = cqlbench()
+        .env("CQLBENCH_HOME", dir.path().join("home"))
+        .args(["scenario", f, "--dry-run", "--dir"])
+        .arg(dir.path().join("sc"))
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("the scenario is valid"));
+    std::fs::write(&file, yaml("k8s:")).unwrap();
+    let out = cqlbench()
+        .env("CQLBENCH_HOME", dir.path().join("home"))
+        .args(["scenario", f, "--dry-run", "--dir"])
+        .arg(dir.path().join("sc"))
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains("environment eks: deployment: 'eks=r5.2xlarge,3,gp2:4TB,k8s:' is not a deployment: k8s: needs a managed Kubernetes service"), "{stderr}");
 }

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cost::plan::{Capacity, CapacityArg, PlanSpec, Sourced, plan, plan_text};
-use crate::cost::price::Origin;
 use crate::cost::probe_check::{flag_against, probe_figures};
 use crate::cost::render::{Throughput, cost_text};
+use crate::cost::throughput::OpsArg;
 use crate::cost::{
     Catalog, CloudCluster, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
     price_cluster,
@@ -34,10 +34,12 @@ pub struct CostArgs {
     /// Reserved / committed-use term instead of on-demand: 1y or 3y.
     #[arg(long)]
     pub reserved: Option<Pricing>,
-    /// Throughput in ops/s to express the cost per 1,000 ops/s against (positive, e.g. 45000
-    /// or 45k).
-    #[arg(long, value_parser = crate::spec::load::parse_rate)]
-    pub ops: Option<f64>,
+    /// Throughput to express the cost per 1,000 ops/s against: ops/s (positive, e.g. 45000 or
+    /// 45k; your own figure, printed as such), or a result file whose measured throughput to
+    /// use (a capacity search's verdict, or a run's main phase), printed with the hardware it
+    /// was measured on beside the instance priced.
+    #[arg(long, value_name = "OPS|RESULT")]
+    pub ops: Option<OpsArg>,
     /// A probe result (JSON) whose disk IOPS and MB/s are flagged against the disk's limits.
     #[arg(long)]
     pub probe: Option<PathBuf>,
@@ -124,10 +126,12 @@ pub fn run_cost(args: CostArgs) -> Result<()> {
         pricing: args.reserved.unwrap_or(Pricing::OnDemand),
     };
     let breakdown = price_cluster(&cat, &spec)?;
-    let throughput = args.ops.map(|ops_per_s| Throughput {
-        ops_per_s,
-        origin: Origin::Input,
-    });
+    let throughput = args
+        .ops
+        .as_ref()
+        .map(Throughput::of)
+        .transpose()
+        .context("--ops")?;
     let flags = match &args.probe {
         None => None,
         Some(path) => {
@@ -145,7 +149,13 @@ pub fn run_cost(args: CostArgs) -> Result<()> {
         let mut v = serde_json::to_value(&breakdown)?;
         if let Some(t) = &throughput {
             v["ops_per_s"] = t.ops_per_s.into();
+            v["ops_origin"] = serde_json::to_value(&t.origin)?;
             v["cost_per_1k_ops_usd"] = breakdown.cost_per_1k_ops_usd(t.ops_per_s).into();
+            if let Some(m) = &t.measured {
+                v["measured_on"] = serde_json::to_value(m)?;
+                let inst = cat.instance(&args.instance)?;
+                v["warnings"] = t.warnings_against(inst, args.nodes).into();
+            }
         }
         if let Some(f) = &flags {
             v["probe_flags"] = serde_json::to_value(f)?;
@@ -154,7 +164,11 @@ pub fn run_cost(args: CostArgs) -> Result<()> {
     } else {
         let probe_name = args.probe.as_ref().map(|p| p.display().to_string());
         let probe = probe_name.as_deref().zip(flags.as_deref());
-        print!("{}", cost_text(&breakdown, throughput.as_ref(), probe));
+        let inst = cat.instance(&args.instance).ok();
+        print!(
+            "{}",
+            cost_text(&breakdown, inst, throughput.as_ref(), probe)
+        );
     }
     Ok(())
 }

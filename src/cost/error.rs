@@ -42,6 +42,11 @@ pub enum CostError {
     /// A result file that cannot be read.
     #[error(transparent)]
     Result(#[from] crate::result::ResultError),
+    /// A deployment names an environment none of the results has.
+    #[error(
+        "--deployment {env}=…: no result of environment \"{env}\" among the results (their environments: {known})"
+    )]
+    UnknownEnvironment { env: String, known: String },
     /// The planner cannot produce any candidate.
     #[error("plan: {0}")]
     Plan(String),

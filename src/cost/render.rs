@@ -5,18 +5,17 @@ use std::fmt::Write as _;
 
 use super::price::{CostBreakdown, Origin};
 use super::probe_check::ProbeFlag;
+use crate::cost::catalog::Instance;
 use crate::format::{thousands, usd};
 
-/// A throughput to express the cost against, with where it came from.
-#[derive(Debug, Clone)]
-pub struct Throughput {
-    pub ops_per_s: f64,
-    pub origin: Origin,
-}
+pub use super::throughput::Throughput;
 
 /// Renders a breakdown for the terminal.
+/// `instance` (the catalogue's entry of the instance priced) lets a measured throughput be
+/// compared with it.
 pub fn cost_text(
     b: &CostBreakdown,
+    instance: Option<&Instance>,
     throughput: Option<&Throughput>,
     probe: Option<(&str, &[ProbeFlag])>,
 ) -> String {
@@ -65,14 +64,34 @@ pub fn cost_text(
     if let Some(t) = throughput
         && let Some(per_1k) = b.cost_per_1k_ops_usd(t.ops_per_s)
     {
+        let (label, origin) = match t.origin {
+            Origin::Input => (
+                "$ per 1,000 ops/s (your --ops figure, not measured)",
+                "input: your own figure".to_string(),
+            ),
+            ref o => ("$ per 1,000 measured ops/s", o.to_string()),
+        };
         let _ = writeln!(
             out,
-            "  $ per 1,000 ops/s: {} = {} / ({} ops/s / 1,000)  [{}]",
+            "  {label}: {} = {} / ({} ops/s / 1,000)  [{origin}]",
             usd(per_1k),
             usd(b.total_monthly_usd),
             thousands(t.ops_per_s),
-            t.origin
         );
+        if let (Some(m), Some(inst)) = (&t.measured, instance) {
+            let _ = writeln!(out, "  measured on: {}", m.describe());
+            let _ = writeln!(
+                out,
+                "  priced as:   {} × {} with {} vCPU and {} GB RAM per node",
+                b.nodes,
+                inst.name,
+                inst.vcpus,
+                thousands(inst.ram_gb)
+            );
+            for w in t.warnings_against(inst, b.nodes) {
+                let _ = writeln!(out, "  warning: {w}");
+            }
+        }
     }
     if let Some((file, flags)) = probe {
         if flags.is_empty() {

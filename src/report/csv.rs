@@ -45,9 +45,11 @@ fn step_values(step: Option<&StepRow>) -> Vec<String> {
 pub const COST_COLUMNS: &[&str] = &[
     "deployment",
     "usd_per_month",
+    "k8s_fee_usd_per_month",
     "cost_ops_per_s",
     "cost_throughput_from",
     "usd_per_1k_ops_per_s",
+    "cost_measured_on",
 ];
 
 fn number(v: Option<f64>) -> String {
@@ -60,9 +62,11 @@ fn cost_values(report: &Report, env: &str) -> Vec<String> {
         Some(c) => vec![
             quote(&c.deployment),
             number(Some(c.monthly_usd)),
+            number(c.k8s_fee_monthly_usd),
             number(c.ops_per_s),
             quote(&c.basis),
             number(c.per_1k_ops_usd),
+            quote(c.measured_on.as_deref().unwrap_or_default()),
         ],
         None => vec![String::new(); COST_COLUMNS.len()],
     }

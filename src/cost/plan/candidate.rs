@@ -40,7 +40,23 @@ pub(super) fn candidate(
 ) -> Result<Candidate, CostError> {
     let inst = cat.instance(&cap.instance)?;
     let mut lines = Lines::default();
-    let nodes = nodes(spec, cap, inst, &mut lines);
+    if let Some(m) = &cap.measured {
+        let origin = match &m.hardware {
+            Some(h) => Origin::Measured(h.run.clone()),
+            None => cap.origin.clone(),
+        };
+        lines.add("measured on", plural(m.nodes), m.describe(), origin);
+        let catalogue = Origin::Catalogue(format!(
+            "instance {}: {} vCPU, {} GB RAM",
+            inst.name,
+            inst.vcpus,
+            thousands(inst.ram_gb)
+        ));
+        for w in m.warnings_against(inst) {
+            lines.add("warning", "!".into(), w, catalogue.clone());
+        }
+    }
+    let (nodes, near_miss) = nodes(spec, cap, inst, &mut lines);
     let (disk_gb, disk_spec) = volume(cat, spec, inst, disk, nodes, &mut lines)?;
     let k8s = spec
         .k8s
@@ -70,8 +86,10 @@ pub(super) fn candidate(
         ops_per_s_per_node: cap.ops_per_s_per_node,
         capacity_ops_per_s: f64::from(nodes) * cap.ops_per_s_per_node,
         capacity_measured: matches!(cap.origin, Origin::Measured(_)),
+        near_miss,
         disk_per_node_gb: disk_gb,
-        cost_per_1k_ops_usd: cost_per_1k_ops_usd(rank_monthly_usd, spec.ops_per_s).unwrap_or(0.0),
+        cost_per_1k_target_ops_usd: cost_per_1k_ops_usd(rank_monthly_usd, spec.ops_per_s)
+            .unwrap_or(0.0),
         on_demand,
         reserved_1y,
         reserved_3y,
@@ -97,8 +115,14 @@ fn ranked(
 }
 
 /// Nodes for the throughput, the data density and (local disks) the data with its headroom,
-/// at least RF, rounded up to a multiple of RF.
-fn nodes(spec: &PlanSpec, cap: &Capacity, inst: &Instance, lines: &mut Lines) -> u32 {
+/// at least RF, rounded up to a multiple of RF; and the near miss when the throughput just
+/// missed a smaller cluster.
+fn nodes(
+    spec: &PlanSpec,
+    cap: &Capacity,
+    inst: &Instance,
+    lines: &mut Lines,
+) -> (u32, Option<String>) {
     let replicated_gb = spec.data.gb * f64::from(spec.rf);
     let headroom = spec.headroom.value.factor;
     lines.add(
@@ -130,7 +154,7 @@ fn nodes(spec: &PlanSpec, cap: &Capacity, inst: &Instance, lines: &mut Lines) ->
         ),
         spec.density.origin.clone(),
     );
-    let mut nodes = by_ops.max(by_density).max(spec.rf);
+    let mut others = by_density.max(spec.rf);
     if inst.local_disk_gb > 0.0 {
         let by_local = ceil_div(replicated_gb * headroom, inst.local_disk_gb);
         lines.add(
@@ -144,9 +168,10 @@ fn nodes(spec: &PlanSpec, cap: &Capacity, inst: &Instance, lines: &mut Lines) ->
             ),
             Origin::catalogue(&format!("instance {}", inst.name), &inst.source),
         );
-        nodes = nodes.max(by_local);
+        others = others.max(by_local);
     }
-    nodes = nodes.div_ceil(spec.rf) * spec.rf;
+    let racked = |n: u32| n.max(others).div_ceil(spec.rf) * spec.rf;
+    let nodes = racked(by_ops);
     lines.add(
         "nodes",
         nodes.to_string(),
@@ -156,7 +181,82 @@ fn nodes(spec: &PlanSpec, cap: &Capacity, inst: &Instance, lines: &mut Lines) ->
         ),
         Origin::Formula("max, rounded to racks".into()),
     );
-    nodes
+    let near = near_miss(spec, cap, by_ops, nodes, racked(by_ops - 1));
+    if let Some(n) = &near {
+        lines.add(
+            "near miss",
+            format!("{} short", pct(shortfall(spec, cap, by_ops))),
+            n.clone(),
+            Origin::Formula(format!(
+                "within {:.0}% of the target: measure again, or size the cluster by hand",
+                NEAR_MISS * 100.0
+            )),
+        );
+    }
+    (nodes, near)
+}
+
+/// A throughput this share of the target short of it, or less, is a near miss.
+const NEAR_MISS: f64 = 0.05;
+
+/// How far `by_ops − 1` nodes fall short of the target, as a share of it.
+fn shortfall(spec: &PlanSpec, cap: &Capacity, by_ops: u32) -> f64 {
+    let reach = f64::from(by_ops - 1) * cap.ops_per_s_per_node;
+    (spec.ops_per_s - reach) / spec.ops_per_s
+}
+
+/// `0.003%`, `0.42%`, `4.2%`.
+fn pct(share: f64) -> String {
+    let p = share * 100.0;
+    match p {
+        p if p < 0.1 => format!("{p:.3}%"),
+        p if p < 1.0 => format!("{p:.2}%"),
+        p => format!("{p:.1}%"),
+    }
+}
+
+/// When one node fewer for throughput would have reached within [`NEAR_MISS`] of the target
+/// and given a smaller cluster (`fewer` nodes instead of `nodes`): the sentence saying so.
+fn near_miss(
+    spec: &PlanSpec,
+    cap: &Capacity,
+    by_ops: u32,
+    nodes: u32,
+    fewer: u32,
+) -> Option<String> {
+    if by_ops < 2 || fewer >= nodes {
+        return None;
+    }
+    let short = shortfall(spec, cap, by_ops);
+    if short > NEAR_MISS {
+        return None;
+    }
+    let k = by_ops - 1;
+    let reach = f64::from(k) * cap.ops_per_s_per_node;
+    let what = match &cap.measured {
+        Some(m) if m.nodes == k => {
+            format!("{} ops/s measured on {}", thousands(m.ops_per_s), plural(k))
+        }
+        _ => format!(
+            "{} × {} ops/s = {} ops/s",
+            plural(k),
+            thousands(cap.ops_per_s_per_node),
+            thousands(reach)
+        ),
+    };
+    Some(format!(
+        "{what} against {} needed: {} short, so {nodes} nodes instead of {fewer}",
+        thousands(spec.ops_per_s),
+        pct(short)
+    ))
+}
+
+/// `1 node`, `3 nodes`.
+fn plural(n: u32) -> String {
+    match n {
+        1 => "1 node".into(),
+        _ => format!("{n} nodes"),
+    }
 }
 
 /// Each node's share of the replicated data with its headroom, in GB, and the volume that holds

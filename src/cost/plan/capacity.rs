@@ -7,13 +7,14 @@
 //! passing step (its achieved throughput); per-node capacity is that ÷ nodes: throughput scales
 //! linearly with the node count, as ref 004 observed up to hundreds of nodes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::cost::catalog::Instance;
 use crate::cost::price::Origin;
-use crate::cost::{Catalog, CostError};
+use crate::cost::{Catalog, CostError, Hardware};
 use crate::format::thousands;
 use crate::result::ScalingResult;
 use crate::result::capacity::CapacityResult;
@@ -26,6 +27,89 @@ pub struct Capacity {
     /// The arithmetic, e.g. "45,000 ops/s / 3 nodes".
     pub how: String,
     pub origin: Origin,
+    /// A measured capacity: the cluster's throughput and node count as measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredOn>,
+}
+
+/// What a measured capacity was measured on.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasuredOn {
+    /// The throughput of the whole measured cluster.
+    pub ops_per_s: f64,
+    /// Its nodes (0: not recorded, a cluster cqlbench did not start).
+    pub nodes: u32,
+    /// The hardware as the result records it; `None` when its run result cannot be read
+    /// (`unknown` says why).
+    pub hardware: Option<Hardware>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
+    /// Warnings about the result itself, e.g. a node count given that contradicts it.
+    pub warnings: Vec<String>,
+}
+
+impl MeasuredOn {
+    pub(crate) fn new(
+        ops_per_s: f64,
+        nodes: u32,
+        hardware: Result<Hardware, String>,
+    ) -> MeasuredOn {
+        let (hardware, unknown) = match hardware {
+            Ok(h) => (Some(h), None),
+            Err(e) => (None, Some(e)),
+        };
+        MeasuredOn {
+            ops_per_s,
+            nodes,
+            hardware,
+            unknown,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The hardware in one line, or why it is not known.
+    pub fn describe(&self) -> String {
+        match (&self.hardware, &self.unknown) {
+            (Some(h), _) => h.describe(),
+            (None, why) => format!(
+                "not known: {}",
+                why.as_deref().unwrap_or("the result records no run")
+            ),
+        }
+    }
+
+    /// Every warning for pricing this measurement as `inst`: the result's own, then how its
+    /// hardware differs from the instance.
+    pub fn warnings_against(&self, inst: &Instance) -> Vec<String> {
+        let mut out = self.warnings.clone();
+        match &self.hardware {
+            Some(h) => out.extend(h.against(inst)),
+            None => out.push(format!(
+                "the measured hardware is not known, so it cannot be compared with {}",
+                inst.name
+            )),
+        }
+        out
+    }
+
+    /// [`MeasuredOn::warnings_against`], and a warning when the `nodes` priced are not the
+    /// nodes measured: the cost of one cluster divided by what another sustained.
+    pub fn warnings_against_cluster(&self, inst: &Instance, nodes: u32) -> Vec<String> {
+        let mut out = self.warnings_against(inst);
+        if self.nodes > 0 && self.nodes != nodes {
+            out.insert(
+                0,
+                format!(
+                    "{} priced, but the throughput was measured on {}: $ per 1,000 ops/s divides the cost of {} by what {} sustained",
+                    plural(nodes, "node"),
+                    plural(self.nodes, "node"),
+                    plural(nodes, "node"),
+                    plural(self.nodes, "node")
+                ),
+            );
+        }
+        out
+    }
 }
 
 /// `INSTANCE[:NODES]=RESULT.json`: a capacity-search result and what it ran on.
@@ -107,10 +191,16 @@ impl Capacity {
             instance: instance.to_string(),
             ops_per_s_per_node: ops / f64::from(nodes),
             how: format!(
-                "{} ops/s / {nodes} nodes (linear scaling, ref 004)",
-                thousands(ops)
+                "{} ops/s / {} (linear scaling, ref 004)",
+                thousands(ops),
+                plural(nodes, "node")
             ),
             origin: Origin::Measured(format!("{file} ({note})")),
+            measured: Some(MeasuredOn::new(
+                ops,
+                nodes,
+                Err("the search's run results were not read".into()),
+            )),
         })
     }
 
@@ -156,11 +246,18 @@ impl Capacity {
                 sizes.join(", ")
             ),
             origin: Origin::Measured(format!("{file} ({note})")),
+            measured: Some(MeasuredOn::new(
+                capacity,
+                p.nodes,
+                Err("the scaling run's results were not read".into()),
+            )),
         })
     }
 
-    /// Reads the capacity-search (or scaling) result an argument names; the node count comes from the
-    /// argument, else from the cluster the search's first step ran on.
+    /// Reads the capacity-search (or scaling) result an argument names, and the hardware its
+    /// runs record. The node count comes from the cluster the search ran on; a count given in
+    /// the argument is used only when the result records none, and a count that contradicts
+    /// the recorded one is a warning naming both.
     pub fn read(arg: &CapacityArg) -> Result<Capacity, CostError> {
         let file = arg.path.display().to_string();
         let bad = |problem: String| CostError::InputFile {
@@ -176,7 +273,11 @@ impl Capacity {
                         arg.instance
                     )));
                 }
-                return Capacity::from_scaling(&s, &arg.instance, &file);
+                let mut c = Capacity::from_scaling(&s, &arg.instance, &file)?;
+                if let Some(m) = &mut c.measured {
+                    *m = MeasuredOn::new(m.ops_per_s, m.nodes, Hardware::of_scaling(&s, &arg.path));
+                }
+                return Ok(c);
             }
             other => {
                 return Err(bad(format!(
@@ -185,26 +286,43 @@ impl Capacity {
                 )));
             }
         };
-        let nodes = match arg.nodes {
-            Some(n) => n,
-            None => nodes_of(&r, &arg.path).ok_or_else(|| {
-                bad(format!(
+        let hardware = Hardware::of_capacity(&r, &arg.path);
+        let recorded = hardware.as_ref().ok().and_then(|h| h.nodes);
+        let mut warnings = Vec::new();
+        let nodes = match (arg.nodes, recorded) {
+            (Some(given), Some(rec)) if given != rec => {
+                warnings.push(format!(
+                    "{}:{given}={file} says {}, but the result records {}: the capacity per node uses the recorded {rec}",
+                    arg.instance,
+                    plural(given, "node"),
+                    plural(rec, "node")
+                ));
+                rec
+            }
+            (_, Some(rec)) => rec,
+            (Some(given), None) => given,
+            (None, None) => {
+                return Err(bad(format!(
                     "the search's cluster size is not known (not a local cluster): give it as {}:NODES={file}",
                     arg.instance
-                ))
-            })?,
+                )));
+            }
         };
-        Capacity::from_result(&r, &arg.instance, nodes, &file)
+        let mut c = Capacity::from_result(&r, &arg.instance, nodes, &file)?;
+        if let Some(m) = &mut c.measured {
+            *m = MeasuredOn::new(m.ops_per_s, nodes, hardware);
+            m.warnings = warnings;
+        }
+        Ok(c)
     }
 }
 
-/// Nodes of the local cluster the search's first step ran on.
-fn nodes_of(r: &CapacityResult, path: &Path) -> Option<u32> {
-    let step = r.steps.first()?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let run = crate::result::read_run(&dir.join(&step.result)).ok()?;
-    let spec = run.fingerprint.cluster?;
-    u32::try_from(spec.dcs.iter().map(|d| d.nodes).sum::<usize>()).ok()
+/// `1 node`, `3 nodes`.
+fn plural(n: u32, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        _ => format!("{n} {what}s"),
+    }
 }
 
 /// The capacities to plan with: every measured one, then the catalogue's assumed capacity of
@@ -227,6 +345,7 @@ pub fn capacities(cat: &Catalog, measured: &[Capacity]) -> Result<Vec<Capacity>,
                     "catalogue capacity of {} ({}, {})",
                     a.instance, a.source.source, a.source.date
                 )),
+                measured: None,
             });
         }
     }

@@ -15,7 +15,7 @@ mod text;
 
 use candidate::candidate;
 
-pub use capacity::{Capacity, CapacityArg, capacities};
+pub use capacity::{Capacity, CapacityArg, MeasuredOn, capacities};
 pub use text::plan_text;
 
 /// A value with where it came from (given, or an assumed default).
@@ -84,14 +84,37 @@ pub struct Candidate {
     pub ops_per_s_per_node: f64,
     pub capacity_ops_per_s: f64,
     pub capacity_measured: bool,
+    /// The throughput just missed a smaller cluster: what, by how much, and the nodes it cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_miss: Option<String>,
     pub disk_per_node_gb: f64,
     pub on_demand: CostBreakdown,
     pub reserved_1y: Option<CostBreakdown>,
     pub reserved_3y: Option<CostBreakdown>,
     /// $/month under the ranking pricing (on-demand when that price is missing).
     pub rank_monthly_usd: f64,
-    pub cost_per_1k_ops_usd: f64,
+    /// $/month (ranking pricing) per 1,000 ops/s of the TARGET throughput: what the planned
+    /// cluster costs for what it is sized for, not a measured figure.
+    pub cost_per_1k_target_ops_usd: f64,
     pub lines: Vec<PlanLine>,
+}
+
+/// A measured capacity beside the instance it is priced as.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeasuredCapacity {
+    pub instance: String,
+    /// The priced instance's vCPUs and RAM per node, from the catalogue.
+    pub vcpus: u32,
+    pub ram_gb: f64,
+    /// The measured cluster's throughput and node count.
+    pub ops_per_s: f64,
+    pub nodes: u32,
+    pub origin: Origin,
+    /// The measured hardware in one line (or why it is not known), and the run it comes from.
+    pub hardware: String,
+    pub run: Option<String>,
+    /// What differs between the measured hardware and the instance, and any contradiction.
+    pub warnings: Vec<String>,
 }
 
 /// A candidate that could not meet the need, and why.
@@ -107,6 +130,9 @@ pub struct Rejected {
 #[derive(Debug, Clone, Serialize)]
 pub struct CostPlan {
     pub spec: PlanSpec,
+    /// The measured capacities, each with the hardware it was measured on beside the instance
+    /// it is priced as.
+    pub measured: Vec<MeasuredCapacity>,
     pub candidates: Vec<Candidate>,
     pub rejected: Vec<Rejected>,
 }
@@ -127,6 +153,23 @@ pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Cos
     }
     let mut candidates = Vec::new();
     let mut rejected = Vec::new();
+    let mut beside = Vec::new();
+    for cap in measured {
+        let inst = cat.instance(&cap.instance)?;
+        if let Some(m) = &cap.measured {
+            beside.push(MeasuredCapacity {
+                instance: inst.name.clone(),
+                vcpus: inst.vcpus,
+                ram_gb: inst.ram_gb,
+                ops_per_s: m.ops_per_s,
+                nodes: m.nodes,
+                origin: cap.origin.clone(),
+                hardware: m.describe(),
+                run: m.hardware.as_ref().map(|h| h.run.clone()),
+                warnings: m.warnings_against(inst),
+            });
+        }
+    }
     for cap in capacities(cat, measured)? {
         let inst = cat.instance(&cap.instance)?;
         if !spec.providers.is_empty() && !spec.providers.contains(&inst.provider) {
@@ -160,6 +203,7 @@ pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Cos
     candidates.sort_by(|a, b| a.rank_monthly_usd.total_cmp(&b.rank_monthly_usd));
     Ok(CostPlan {
         spec: spec.clone(),
+        measured: beside,
         candidates,
         rejected,
     })

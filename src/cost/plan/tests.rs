@@ -37,6 +37,7 @@ fn nodes_from_capacity_density_and_racks() {
         ops_per_s_per_node: 22864.0 / 3.0,
         how: "22,864 ops/s / 3 nodes".into(),
         origin: crate::cost::price::Origin::Measured("ref000.json".into()),
+        measured: None,
     };
     let p = plan(&cat, &spec(100_000.0, "10TB"), &[measured]).unwrap();
     let c = find(&p, "r5.2xlarge", "gp3");
@@ -51,8 +52,8 @@ fn nodes_from_capacity_density_and_racks() {
     assert!((q.monthly_usd - 337.68).abs() < 0.01, "{}", q.monthly_usd);
     // instances 15 × $367.92 = $5,518.80; disks 15 × $337.68 = $5,065.20 → $10,584.00
     assert!((c.on_demand.total_monthly_usd - 10584.0).abs() < 0.01);
-    // $10,584 / 100 = $105.84 per 1,000 ops/s
-    assert!((c.cost_per_1k_ops_usd - 105.84).abs() < 0.01);
+    // $10,584 / 100 = $105.84 per 1,000 target ops/s
+    assert!((c.cost_per_1k_target_ops_usd - 105.84).abs() < 0.01);
 }
 
 #[test]
@@ -111,4 +112,115 @@ fn reserved_prices_and_ranking() {
     assert!(r3.total_monthly_usd < c.on_demand.total_monthly_usd);
     // the EKS fee is added once: $0.10 × 730 = $73
     assert!((c.on_demand.k8s_fee_monthly_usd - 73.0).abs() < 1e-9);
+}
+
+/// A capacity measured on `nodes` nodes at `ops` ops/s, priced as r5.2xlarge.
+fn measured_on(ops: f64, nodes: u32) -> Capacity {
+    Capacity {
+        instance: "r5.2xlarge".into(),
+        ops_per_s_per_node: ops / f64::from(nodes),
+        how: format!("{ops} ops/s / {nodes} nodes"),
+        origin: crate::cost::price::Origin::Measured("cap.json".into()),
+        measured: Some(MeasuredOn::new(ops, nodes, Err("not read".into()))),
+    }
+}
+
+#[test]
+fn a_near_miss_that_costs_nodes_is_said() {
+    let cat = default_catalog().unwrap();
+    let p = plan(&cat, &spec(32_000.0, "100GB"), &[measured_on(31_999.0, 3)]).unwrap();
+    let c = find(&p, "r5.2xlarge", "gp3");
+    assert_eq!(c.nodes, 6);
+    assert_eq!(
+        c.near_miss.as_deref(),
+        Some(
+            "31,999 ops/s measured on 3 nodes against 32,000 needed: 0.003% short, so 6 nodes instead of 3"
+        )
+    );
+    let line = c.lines.iter().find(|l| l.what == "near miss").unwrap();
+    assert_eq!(line.value, "0.003% short");
+    let text = plan_text(&p, 1);
+    assert!(text.contains("measured, near miss"), "{text}");
+    assert!(
+        text.contains("near miss, r5.2xlarge: 31,999 ops/s measured on 3 nodes"),
+        "{text}"
+    );
+    // Not the measured node count: the arithmetic instead.
+    let p = plan(&cat, &spec(30_500.0, "100GB"), &[measured_on(10_000.0, 1)]).unwrap();
+    let c = find(&p, "r5.2xlarge", "gp3");
+    assert_eq!(
+        c.near_miss.as_deref(),
+        Some(
+            "3 nodes × 10,000 ops/s = 30,000 ops/s against 30,500 needed: 1.6% short, so 6 nodes instead of 3"
+        )
+    );
+    // 30,000 is 5.7% short of 31,800: beyond 5%, no near miss.
+    let p = plan(&cat, &spec(31_800.0, "100GB"), &[measured_on(10_000.0, 1)]).unwrap();
+    let c = find(&p, "r5.2xlarge", "gp3");
+    assert_eq!((c.nodes, c.near_miss.as_deref()), (6, None));
+    // Short, but the racks need the nodes anyway: 1 node × 31,999 → 2 nodes, 3 with RF 3.
+    let p = plan(&cat, &spec(32_000.0, "100GB"), &[measured_on(31_999.0, 1)]).unwrap();
+    let c = find(&p, "r5.2xlarge", "gp3");
+    assert_eq!((c.nodes, c.near_miss.as_deref()), (3, None));
+}
+
+#[test]
+fn a_laptop_capacity_is_priced_beside_the_instance_with_warnings() {
+    use crate::cost::fixture::{Shape, write_capacity};
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_capacity(dir.path(), "cap", "laptop", 31_999.0, &Shape::laptop()).unwrap();
+    let read = |arg: String| Capacity::read(&arg.parse::<CapacityArg>().unwrap()).unwrap();
+    let cap = read(format!("r5.2xlarge={}", path.display()));
+    assert_eq!(cap.ops_per_s_per_node, 31_999.0);
+    let cat = default_catalog().unwrap();
+    let p = plan(&cat, &spec(100_000.0, "1TB"), &[cap]).unwrap();
+    let m = &p.measured[0];
+    assert_eq!(
+        (m.instance.as_str(), m.nodes, m.vcpus),
+        ("r5.2xlarge", 1, 8)
+    );
+    assert!(
+        m.hardware.starts_with("1 node on one host of 2 CPUs"),
+        "{}",
+        m.hardware
+    );
+    assert!(
+        m.warnings[0].starts_with(
+            "measured on hardware unlike r5.2xlarge: 2 CPUs and 8.0 GB RAM per node measured"
+        ),
+        "{:?}",
+        m.warnings
+    );
+    let c = find(&p, "r5.2xlarge", "gp3");
+    assert!(
+        c.lines
+            .iter()
+            .any(|l| l.what == "warning" && l.how.contains("unlike r5.2xlarge"))
+    );
+    // A node count that contradicts the result: warned, naming both; the recorded one counts.
+    let cap = read(format!("r5.2xlarge:3={}", path.display()));
+    assert_eq!(cap.ops_per_s_per_node, 31_999.0);
+    let w = &cap.measured.as_ref().unwrap().warnings;
+    assert_eq!(
+        w[0],
+        format!(
+            "r5.2xlarge:3={} says 3 nodes, but the result records 1 node: the capacity per node uses the recorded 1",
+            path.display()
+        )
+    );
+    // Without its run results, the given count is used and the hardware is not known.
+    for f in std::fs::read_dir(dir.path()).unwrap() {
+        let f = f.unwrap().path();
+        if f != path {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    let cap = read(format!("r5.2xlarge:3={}", path.display()));
+    assert!((cap.ops_per_s_per_node - 31_999.0 / 3.0).abs() < 1e-9);
+    let m = cap.measured.as_ref().unwrap();
+    assert!(
+        m.hardware.is_none() && m.describe().starts_with("not known: "),
+        "{}",
+        m.describe()
+    );
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Candidate, CostPlan};
+use super::{Candidate, CostPlan, MeasuredCapacity};
 use crate::cost::price::CostBreakdown;
 use crate::format::{thousands, usd};
 
@@ -46,12 +46,21 @@ pub fn plan_text(plan: &CostPlan, detail: usize) -> String {
     );
     let _ = writeln!(
         out,
-        "ranked by {} $/month; 36-month totals = 36 × monthly, as ref 004 compares 3-year costs\n",
+        "ranked by {} $/month; 36-month totals = 36 × monthly, as ref 004 compares 3-year costs",
         s.rank_by
     );
     let _ = writeln!(
         out,
-        "{:>3}  {:<18} {:<12} {:>5} {:>13} {:>13} {:>13} {:>13} {:>15} {:>15} {:>10}  capacity",
+        "$/1k target = $/month per 1,000 target ops/s: the planned cluster's cost ÷ the {} ops/s target, not a measured figure",
+        thousands(s.ops_per_s)
+    );
+    for m in &plan.measured {
+        measured(&mut out, m);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:>3}  {:<18} {:<12} {:>5} {:>13} {:>13} {:>13} {:>13} {:>15} {:>15} {:>11}  capacity",
         "#",
         "instance",
         "disk",
@@ -62,12 +71,12 @@ pub fn plan_text(plan: &CostPlan, detail: usize) -> String {
         "3y/mo",
         "36 mo on-dem.",
         "36 mo 3y",
-        "$/1k ops/s"
+        "$/1k target"
     );
     for (i, c) in plan.candidates.iter().enumerate() {
         let _ = writeln!(
             out,
-            "{:>3}  {:<18} {:<12} {:>5} {:>13} {:>13} {:>13} {:>13} {:>15} {:>15} {:>10}  {}",
+            "{:>3}  {:<18} {:<12} {:>5} {:>13} {:>13} {:>13} {:>13} {:>15} {:>15} {:>11}  {}{}",
             i + 1,
             c.instance,
             c.disk,
@@ -80,13 +89,29 @@ pub fn plan_text(plan: &CostPlan, detail: usize) -> String {
             c.reserved_3y
                 .as_ref()
                 .map_or_else(|| "-".into(), |b| usd(b.total_monthly_usd * TOTAL_MONTHS)),
-            usd(c.cost_per_1k_ops_usd),
+            usd(c.cost_per_1k_target_ops_usd),
             if c.capacity_measured {
                 "measured"
             } else {
                 "assumed"
+            },
+            if c.near_miss.is_some() {
+                ", near miss"
+            } else {
+                ""
             }
         );
+    }
+    let mut near: Vec<(&str, &str)> = Vec::new();
+    for c in &plan.candidates {
+        if let Some(n) = &c.near_miss
+            && !near.iter().any(|(i, _)| *i == c.instance)
+        {
+            near.push((&c.instance, n));
+        }
+    }
+    for (instance, n) in near {
+        let _ = writeln!(out, "near miss, {instance}: {n}");
     }
     for (i, c) in plan.candidates.iter().take(detail).enumerate() {
         explain(&mut out, i + 1, c, s.ops_per_s);
@@ -149,10 +174,42 @@ fn explain(out: &mut String, rank: usize, c: &Candidate, target: f64) {
     }
     let _ = writeln!(
         out,
-        "  {:<24} {:>16}  {} per month / ({} ops/s target / 1,000)  [formula]",
-        "$ per 1,000 ops/s",
-        usd(c.cost_per_1k_ops_usd),
+        "  {:<24} {:>16}  {} per month / ({} ops/s target / 1,000)  [formula: $/month per 1,000 target ops/s, not measured]",
+        "$/1k target ops/s",
+        usd(c.cost_per_1k_target_ops_usd),
         usd(c.rank_monthly_usd),
         thousands(target)
     );
+}
+
+/// A measured capacity beside the instance it is priced as, and what differs.
+fn measured(out: &mut String, m: &MeasuredCapacity) {
+    let _ = writeln!(
+        out,
+        "measured capacity priced as {}: {} ops/s on {} node{}  [{}]",
+        m.instance,
+        thousands(m.ops_per_s),
+        m.nodes,
+        if m.nodes == 1 { "" } else { "s" },
+        m.origin
+    );
+    let _ = writeln!(
+        out,
+        "  measured on: {}{}",
+        m.hardware,
+        m.run
+            .as_ref()
+            .map(|r| format!("  [measured: {r}]"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        out,
+        "  priced as:   {} with {} vCPU and {} GB RAM per node  [catalogue]",
+        m.instance,
+        m.vcpus,
+        thousands(m.ram_gb)
+    );
+    for w in &m.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
 }

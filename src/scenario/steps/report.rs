@@ -32,10 +32,13 @@ pub struct ReportStep {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Price an environment as deployed: ENV=INSTANCE,NODES[,DISK][,TERM], e.g.
-    /// ec2=r5.2xlarge,3,gp3:4TB,1y (TERM: on-demand, 1y or 3y); repeatable. The report adds
-    /// $/month and $ per 1,000 ops/s of the environment's capacity verdict (else its best
-    /// closed-loop throughput).
+    /// Price an environment as deployed: ENV=INSTANCE,NODES[,DISK][,k8s:SERVICE][,TERM], e.g.
+    /// ec2=r5.2xlarge,3,gp3:4TB,1y or eks=r5.2xlarge,3,gp2:4TB,k8s:eks (TERM: on-demand, 1y
+    /// or 3y; SERVICE: eks, gke or aks, whose cluster fee is added); repeatable. ENV must be an
+    /// environment of the results. The report adds $/month and $ per 1,000 ops/s of the best
+    /// throughput the environment measured (its highest capacity verdict, else its best
+    /// closed-loop run: the best of repeated runs, as {NAME.ops} references take), with the
+    /// hardware it was measured on beside the instance priced.
     #[arg(long, value_name = "DEPLOYMENT")]
     pub deployment: Vec<crate::report::cost::Deployment>,
 
@@ -87,7 +90,7 @@ pub fn run(
             Some(p) => crate::cost::load_catalog(p)?,
             None => crate::cost::default_catalog()?,
         };
-        model.costs = crate::report::cost::rows(&model, &args.deployment, &cat)?;
+        crate::report::cost::price(&mut model, &args.deployment, &cat)?;
     }
     if let Some(path) = &args.html {
         crate::fsutil::write_atomic(path, report::html::render(&model).as_bytes())
