@@ -513,6 +513,13 @@ fn plan_prints_the_laptop_a_capacity_was_measured_on_beside_the_instance() {
         assert!(text.contains(needle), "{needle}\n{text}");
     }
     assert!(!text.contains("$ per 1,000 ops/s"), "{text}");
+    // The table's row of the measured instance says it comes with warnings (and 3 × 31,999
+    // is 4% short of 100,000: a near miss).
+    let row = text
+        .lines()
+        .find(|l| l.contains(" r5.2xlarge ") && l.contains(" gp3 "))
+        .unwrap();
+    assert!(row.ends_with("measured (2 warnings), near miss"), "{row}");
     // The explained candidate carries the hardware and the warnings, each line with its origin.
     let block = text.split("\n#1 ").nth(1).unwrap();
     assert!(block.contains("\n  measured on "), "{block}");
@@ -591,7 +598,7 @@ fn plan_states_a_near_miss_instead_of_silently_doubling() {
         .lines()
         .find(|l| l.contains(" r5.2xlarge ") && l.contains(" gp3 "))
         .unwrap();
-    assert!(row.ends_with("measured, near miss"), "{row}");
+    assert!(row.ends_with("measured (2 warnings), near miss"), "{row}");
     assert!(
         text.contains(&format!(
             "  near miss                    0.003% short  {said}  [formula: within 5% of the target"

@@ -40,6 +40,11 @@ pub(super) fn candidate(
 ) -> Result<Candidate, CostError> {
     let inst = cat.instance(&cap.instance)?;
     let mut lines = Lines::default();
+    let warnings = cap
+        .measured
+        .as_ref()
+        .map(|m| m.warnings_against(inst))
+        .unwrap_or_default();
     if let Some(m) = &cap.measured {
         let origin = match &m.hardware {
             Some(h) => Origin::Measured(h.run.clone()),
@@ -52,8 +57,8 @@ pub(super) fn candidate(
             inst.vcpus,
             thousands(inst.ram_gb)
         ));
-        for w in m.warnings_against(inst) {
-            lines.add("warning", "!".into(), w, catalogue.clone());
+        for w in &warnings {
+            lines.add("warning", "!".into(), w.clone(), catalogue.clone());
         }
     }
     let (nodes, near_miss) = nodes(spec, cap, inst, &mut lines);
@@ -86,6 +91,7 @@ pub(super) fn candidate(
         ops_per_s_per_node: cap.ops_per_s_per_node,
         capacity_ops_per_s: f64::from(nodes) * cap.ops_per_s_per_node,
         capacity_measured: matches!(cap.origin, Origin::Measured(_)),
+        warnings,
         near_miss,
         disk_per_node_gb: disk_gb,
         cost_per_1k_target_ops_usd: cost_per_1k_ops_usd(rank_monthly_usd, spec.ops_per_s)

@@ -84,6 +84,10 @@ pub struct Candidate {
     pub ops_per_s_per_node: f64,
     pub capacity_ops_per_s: f64,
     pub capacity_measured: bool,
+    /// A measured capacity: how its hardware differs from this instance, and any contradiction
+    /// in how it was given (empty for an assumed capacity).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The throughput just missed a smaller cluster: what, by how much, and the nodes it cost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub near_miss: Option<String>,

@@ -90,10 +90,11 @@ pub fn plan_text(plan: &CostPlan, detail: usize) -> String {
                 .as_ref()
                 .map_or_else(|| "-".into(), |b| usd(b.total_monthly_usd * TOTAL_MONTHS)),
             usd(c.cost_per_1k_target_ops_usd),
-            if c.capacity_measured {
-                "measured"
-            } else {
-                "assumed"
+            match (c.capacity_measured, c.warnings.len()) {
+                (false, _) => "assumed".to_string(),
+                (true, 0) => "measured".to_string(),
+                (true, 1) => "measured (1 warning)".to_string(),
+                (true, n) => format!("measured ({n} warnings)"),
             },
             if c.near_miss.is_some() {
                 ", near miss"
