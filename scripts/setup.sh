@@ -4,7 +4,8 @@
 # the tests check the HTML report (tests/html_chromium.rs), Prometheus, which scrapes a live run in
 # the tests (tests/load_real.rs), pip (cqlbench fetches the Java 11
 # runtime Cassandra 4.x runs on with it) and kubernetes-validate (pip), with
-# which they check the rendered Kubernetes manifests (tests/k8s_validate.rs). Rust must already
+# which they check the rendered Kubernetes manifests (tests/k8s_validate.rs), and buildah,
+# podman and runc, with which they build and run the loader image (tests/image_real.rs). Rust must already
 # be installed (rustup). Cassandra's jars are fetched by cqlbench itself on first use.
 #
 # `scripts/setup.sh run` installs only what the main job (scripts/quickstart.sh) needs: the
@@ -27,6 +28,11 @@ if [ "$for_tests" -eq 1 ]; then
   command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
   python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+  # The loader image (scripts/image.sh) and the test that runs it (tests/image_real.rs):
+  # buildah builds it, podman runs it with runc (crun refuses this machine's hybrid cgroups).
+  command -v buildah >/dev/null 2>&1 || need+=(buildah)
+  command -v podman >/dev/null 2>&1 || need+=(podman)
+  command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || need+=(runc)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
@@ -61,7 +67,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$for_tests" -eq 1 ]; then
-  echo "setup: java, mvn, fio, sysbench, prometheus, chromium, kubernetes-validate and cargo are present"
+  echo "setup: java, mvn, fio, sysbench, prometheus, chromium, kubernetes-validate, buildah, podman, runc and cargo are present"
 else
   echo "setup: java, mvn, fio, sysbench and cargo are present"
 fi
