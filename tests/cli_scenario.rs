@@ -437,6 +437,10 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "deployments",
         ),
         (
+            "name: d\nenv: lab\ndeployments: ['ec2=r5.xlarge,3']\nsteps: [{probe: {}}]",
+            "deployments: 'ec2' names no environment of this scenario (its environments: lab)",
+        ),
+        (
             "name: v\nsteps:\n  - throughput: {workload: stress}\n  - latency: {workload: stress, rate: '{throughput.rate}'}",
             "a throughput step offers no 'rate'",
         ),

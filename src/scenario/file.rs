@@ -347,6 +347,7 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
             }
             out
         };
+    check_deployments(&envs, &deployments)?;
     Ok(Matrix {
         name: f.name.clone(),
         dir: dir.to_path_buf(),
@@ -354,6 +355,33 @@ pub fn plan_all(f: &ScenarioFile, dir: &Path) -> Result<Matrix, crate::error::In
         deployments,
         report: f.report,
     })
+}
+
+/// Refuses, when planned rather than at the final report, a deployment naming no environment
+/// of the scenario (when every step's environment label is known before the run).
+fn check_deployments(
+    envs: &[Plan],
+    deployments: &[Deployment],
+) -> Result<(), crate::error::Invalid> {
+    let mut labels: Vec<&str> = Vec::new();
+    for s in envs.iter().flat_map(|p| &p.steps) {
+        match s.placement.env.as_deref() {
+            Some(l) if !labels.contains(&l) => labels.push(l),
+            Some(_) => {}
+            None => return Ok(()),
+        }
+    }
+    match deployments
+        .iter()
+        .find(|d| !labels.contains(&d.env.as_str()))
+    {
+        Some(d) if !labels.is_empty() => Err(crate::invalid!(
+            "deployments: '{}' names no environment of this scenario (its environments: {})",
+            d.env,
+            labels.join(", ")
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A scenario of one environment (the quickstart's, a test's).
@@ -629,6 +657,13 @@ steps:
         );
         assert_eq!(p.deployments.len(), 1);
         assert_eq!(p.steps.len(), 5);
+        // A deployment of an environment the scenario does not have is refused when planned.
+        let typo = parse(&FILE.replace("'laptop=m5.xlarge,3'", "'lapton=m5.xlarge,3'")).unwrap();
+        let e = plan(&typo, Path::new("/s")).unwrap_err().to_string();
+        assert!(
+            e.contains("deployments: 'lapton' names no environment of this scenario (its environments: laptop)"),
+            "{e}"
+        );
         let Step::Probe(probe) = &p.steps[0].step else {
             panic!("step 1 is the probe")
         };
