@@ -3,6 +3,7 @@
 //! reserved — every number with a line explaining it.
 
 use super::Capacity;
+use super::capacity::nodes_text;
 use super::{Candidate, PlanLine, PlanSpec};
 use crate::cost::catalog::Instance;
 use crate::cost::disk::DiskNeed;
@@ -50,7 +51,7 @@ pub(super) fn candidate(
             Some(h) => Origin::Measured(h.run.clone()),
             None => cap.origin.clone(),
         };
-        lines.add("measured on", plural(m.nodes), m.describe(), origin);
+        lines.add("measured on", nodes_text(m.nodes), m.describe(), origin);
         let catalogue = Origin::Catalogue(format!(
             "instance {}: {} vCPU, {} GB RAM",
             inst.name,
@@ -241,11 +242,15 @@ fn near_miss(
     let reach = f64::from(k) * cap.ops_per_s_per_node;
     let what = match &cap.measured {
         Some(m) if m.nodes == k => {
-            format!("{} ops/s measured on {}", thousands(m.ops_per_s), plural(k))
+            format!(
+                "{} ops/s measured on {}",
+                thousands(m.ops_per_s),
+                nodes_text(k)
+            )
         }
         _ => format!(
             "{} × {} ops/s = {} ops/s",
-            plural(k),
+            nodes_text(k),
             thousands(cap.ops_per_s_per_node),
             thousands(reach)
         ),
@@ -255,14 +260,6 @@ fn near_miss(
         thousands(spec.ops_per_s),
         pct(short)
     ))
-}
-
-/// `1 node`, `3 nodes`.
-fn plural(n: u32) -> String {
-    match n {
-        1 => "1 node".into(),
-        _ => format!("{n} nodes"),
-    }
 }
 
 /// Each node's share of the replicated data with its headroom, in GB, and the volume that holds

@@ -101,10 +101,10 @@ impl MeasuredOn {
                 0,
                 format!(
                     "{} priced, but the throughput was measured on {}: $ per 1,000 ops/s divides the cost of {} by what {} sustained",
-                    plural(nodes, "node"),
-                    plural(self.nodes, "node"),
-                    plural(nodes, "node"),
-                    plural(self.nodes, "node")
+                    nodes_text(nodes),
+                    nodes_text(self.nodes),
+                    nodes_text(nodes),
+                    nodes_text(self.nodes)
                 ),
             );
         }
@@ -193,7 +193,7 @@ impl Capacity {
             how: format!(
                 "{} ops/s / {} (linear scaling, ref 004)",
                 thousands(ops),
-                plural(nodes, "node")
+                nodes_text(nodes)
             ),
             origin: Origin::Measured(format!("{file} ({note})")),
             measured: Some(MeasuredOn::new(
@@ -294,8 +294,8 @@ impl Capacity {
                 warnings.push(format!(
                     "{}:{given}={file} says {}, but the result records {}: the capacity per node uses the recorded {rec}",
                     arg.instance,
-                    plural(given, "node"),
-                    plural(rec, "node")
+                    nodes_text(given),
+                    nodes_text(rec)
                 ));
                 rec
             }
@@ -318,10 +318,10 @@ impl Capacity {
 }
 
 /// `1 node`, `3 nodes`.
-fn plural(n: u32, what: &str) -> String {
+pub(super) fn nodes_text(n: u32) -> String {
     match n {
-        1 => format!("1 {what}"),
-        _ => format!("{n} {what}s"),
+        1 => "1 node".into(),
+        _ => format!("{n} nodes"),
     }
 }
 
