@@ -159,14 +159,6 @@ impl Sampler {
         }
     }
 
-    /// The series so far.
-    pub fn series(&self) -> MetricSeries {
-        self.shared
-            .lock()
-            .map(|s| s.series.clone())
-            .unwrap_or_default()
-    }
-
     /// Calls `f` with the series so far, the sampler's own (it publishes new samples once `f`
     /// returns): a result written with it costs no copy of a long run's series. `None` if the
     /// sampler's thread panicked holding it.
@@ -196,7 +188,8 @@ impl Sampler {
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
-        self.series()
+        // The thread has stopped: the series is taken, not copied.
+        self.with_series(std::mem::take).unwrap_or_default()
     }
 }
 
