@@ -729,7 +729,6 @@ fn serve(server: &tiny_http::Server, registry: &Registry) {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use super::*;
     use crate::result::IntervalOp;
@@ -750,7 +749,7 @@ mod tests {
     }
 
     fn record(ok: u64) -> IntervalRecord {
-        let mut by_op = BTreeMap::new();
+        let mut by_op = crate::result::ByOp::new();
         by_op.insert(
             OpKind::Read,
             IntervalOp {

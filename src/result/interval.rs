@@ -19,6 +19,11 @@ pub struct IntervalOp {
     pub service_p99_ms: f64,
 }
 
+/// An interval's operations by kind, in kind order: a sorted vector, not a tree. A run keeps
+/// an hour of one-second records in memory, and a `BTreeMap`'s node takes room for eleven
+/// kinds where an interval has one to three (bench/long_run.py measures the client's memory).
+pub type ByOp = litemap::LiteMap<OpKind, IntervalOp>;
+
 /// One (normally one-second) interval of a phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntervalRecord {
@@ -33,7 +38,7 @@ pub struct IntervalRecord {
     pub ok: u64,
     pub errors: u64,
     pub ops_per_s: f64,
-    pub by_op: BTreeMap<OpKind, IntervalOp>,
+    pub by_op: ByOp,
     /// Open loop: operations whose intended start had passed but were not yet sent.
     pub backlog: u64,
     pub max_send_lag_ms: f64,

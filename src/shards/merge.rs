@@ -313,7 +313,7 @@ fn summed(ivs: &[ShardInterval]) -> IntervalRecord {
         ok: 0,
         errors: 0,
         ops_per_s: 0.0,
-        by_op: BTreeMap::new(),
+        by_op: Default::default(),
         backlog: 0,
         max_send_lag_ms: 0.0,
         send_lag_p50_ms: 0.0,
