@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Does the client stay flat over a long run? One fixed-rate run on a local node; at the
-chosen minutes the client's resident memory (VmRSS), its CPU per operation since the last
-mark, and the sizes of the result JSON, HDR log, ledger and per-interval CSV; at the end the
-sizes per hour and extrapolated to 24 h (issue 36).
+chosen minutes the client's resident memory (VmRSS, and its anonymous and file-backed parts),
+its CPU per operation in the main phase since the last mark, how busy the host was meanwhile,
+and the sizes of the result JSON, HDR log, ledger and per-interval CSV; at the end the sizes
+per hour and extrapolated to 24 h (issue 36).
 
 Usage: [CACHE_FROM=HOME/cache] bench/long_run.py [--minutes 60] [--marks 5,30,60] [--rate 2000]
        [--cqlbench PATH]
@@ -22,12 +23,20 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def rss_kib(pid):
+def status_kib(pid, key="VmRSS"):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def host_busy():
+    """All CPUs' busy and total jiffies so far (/proc/stat), to show how busy the host was."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
 
 
 def cpu_s(pid):
@@ -36,12 +45,17 @@ def cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def ops_so_far(out):
+def ops_so_far(out, phase=None):
+    """Operations in the result so far (in `phase` only, if given); None before it is readable
+    or before `phase` has begun."""
     try:
         r = json.load(open(out))
     except (OSError, ValueError):
         return None
-    return sum(i["ok"] + i["errors"] for p in r["phases"] for i in p["intervals"])
+    phases = [p for p in r["phases"] if phase is None or p["name"] == phase]
+    if not phases:
+        return None
+    return sum(i["ok"] + i["errors"] for p in phases for i in p["intervals"])
 
 
 def sizes(out):
@@ -73,19 +87,29 @@ def main():
              "--duration", f"{int(a.minutes * 60)}s", "--out", out, "-q"],
             env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/run.err", "w"))
         t0 = time.time()
-        last_cpu, last_ops = cpu_s(run.pid), ops_so_far(out) or 0
-        print(f"{'minute':>6} {'RSS MiB':>8} {'CPU us/op':>10} {'json KiB':>9} {'hlog KiB':>9} {'ledger KiB':>10} {'csv KiB':>8}", flush=True)
+        # CPU per operation is taken over the main phase only: the rampup's unthrottled inserts
+        # cost less per operation and would flatter the first mark.
+        while run.poll() is None and ops_so_far(out, "main") is None:
+            time.sleep(1)
+        last_cpu, last_ops, last_busy = cpu_s(run.pid), ops_so_far(out, "main") or 0, host_busy()
+        print(f"main phase from minute {(time.time() - t0) / 60:.1f}; CPU/op is since the previous mark; "
+              f"'host' is how busy all CPUs were meanwhile", flush=True)
+        print(f"{'minute':>6} {'RSS MiB':>8} {'anon MiB':>9} {'file MiB':>9} {'CPU us/op':>10} {'host':>5} "
+              f"{'json KiB':>9} {'hlog KiB':>9} {'ledger KiB':>10} {'csv KiB':>8}", flush=True)
         for m in marks:
             while time.time() - t0 < m * 60 and run.poll() is None:
                 time.sleep(1)
             if run.poll() is not None:
                 break
-            cpu, ops = cpu_s(run.pid), ops_so_far(out)
+            cpu, ops, busy = cpu_s(run.pid), ops_so_far(out, "main"), host_busy()
             per_op = (cpu - last_cpu) / max((ops or 0) - last_ops, 1) * 1e6
-            last_cpu, last_ops = cpu, ops or last_ops
+            host = (busy[0] - last_busy[0]) / max(busy[1] - last_busy[1], 1)
+            last_cpu, last_ops, last_busy = cpu, ops or last_ops, busy
             s = sizes(out)
-            print(f"{m:>6.0f} {rss_kib(run.pid) / 1024:>8.1f} {per_op:>10.1f} {s['json'] / 1024:>9.0f} "
-                  f"{s['hlog'] / 1024:>9.0f} {s['ledger'] / 1024:>10.0f} {s['csv'] / 1024:>8.0f}", flush=True)
+            print(f"{m:>6.0f} {status_kib(run.pid) / 1024:>8.1f} {status_kib(run.pid, 'RssAnon') / 1024:>9.1f} "
+                  f"{status_kib(run.pid, 'RssFile') / 1024:>9.1f} {per_op:>10.1f} {100 * host:>4.0f}% "
+                  f"{s['json'] / 1024:>9.0f} {s['hlog'] / 1024:>9.0f} {s['ledger'] / 1024:>10.0f} "
+                  f"{s['csv'] / 1024:>8.0f}", flush=True)
         run.wait()
         s = sizes(out)
         hours = a.minutes / 60
