@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::format::Table;
-use crate::result::capacity::{CapacityResult, CapacityStatus};
+use crate::result::capacity::{CapacityResult, CapacityStatus, SearchMode, Verdict};
 use crate::scenario::capacity::{Estimate, Progress};
 
 pub(super) fn progress(p: &Progress, quiet: bool) -> String {
@@ -20,18 +20,27 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
         Progress::Settled { secs, pending: p } => {
             format!("settled after {secs:.0}s (pending: {})\n", pending(p))
         }
-        Progress::StepStarted { index, rate } => format!("━━ step {index}: {rate:.0} ops/s\n"),
+        Progress::StepStarted {
+            index,
+            concurrency: Some(c),
+            ..
+        } => format!("━━ step {index}: {c} in flight (closed loop)\n"),
+        Progress::StepStarted { index, rate, .. } => format!("━━ step {index}: {rate:.0} ops/s\n"),
         Progress::WaitingAfter { secs } => {
             format!("waiting {secs:.0}s to read pending compactions after the step\n")
         }
         Progress::StepDone { step } => {
-            let mut out = format!(
-                "step {}: {:.0} ops/s achieved of {:.0}: {}\n",
-                step.index,
-                step.summary.ops_per_s,
-                step.target_rate_per_s,
-                if step.passed { "passed" } else { "OVERLOADED" }
-            );
+            let verdict = if step.passed { "passed" } else { "OVERLOADED" };
+            let mut out = match step.concurrency {
+                Some(c) => format!(
+                    "step {}: {:.0} ops/s achieved with {c} in flight: {verdict}\n",
+                    step.index, step.summary.ops_per_s,
+                ),
+                None => format!(
+                    "step {}: {:.0} ops/s achieved of {:.0}: {verdict}\n",
+                    step.index, step.summary.ops_per_s, step.target_rate_per_s,
+                ),
+            };
             for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
                 let _ = writeln!(
                     out,
@@ -94,13 +103,22 @@ fn estimate(e: &Estimate) -> String {
     )
 }
 
-/// The steps as a table.
+/// The steps as a table: each step's target rate, or its requests in flight in a closed-loop
+/// search.
 pub(super) fn steps_table(r: &CapacityResult) -> Table {
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
+    let closed = matches!(r.spec.mode, SearchMode::Concurrency { .. });
     Table {
         title: String::new(),
         header: [
-            "step", "target/s", "ops/s", "p50 ms", "p99 ms", "pending", "cpu %", "verdict",
+            "step",
+            if closed { "in flight" } else { "target/s" },
+            "ops/s",
+            "p50 ms",
+            "p99 ms",
+            "pending",
+            "cpu %",
+            "verdict",
         ]
         .map(String::from)
         .to_vec(),
@@ -110,7 +128,10 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
             .map(|s| {
                 vec![
                     s.index.to_string(),
-                    format!("{:.0}", s.target_rate_per_s),
+                    match s.concurrency {
+                        Some(c) => c.to_string(),
+                        None => format!("{:.0}", s.target_rate_per_s),
+                    },
                     format!("{:.0}", s.summary.ops_per_s),
                     format!("{:.2}", s.summary.all.response.p50_ms),
                     format!("{:.2}", s.summary.all.response.p99_ms),
@@ -156,7 +177,77 @@ pub fn result_text(r: &CapacityResult) -> String {
     let Some(v) = &r.verdict else {
         return out;
     };
-    let _ = match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
+    if matches!(r.spec.mode, SearchMode::Concurrency { .. }) {
+        closed_verdict(&mut out, r, v);
+    } else {
+        let _ = rate_verdict(&mut out, r, v);
+    }
+    for u in &v.unverified {
+        let _ = writeln!(out, "unverified: {u}");
+    }
+    let failing_level = v
+        .failing_concurrency
+        .map(|c| c as f64)
+        .or(v.failing_rate_per_s);
+    let failing = r
+        .steps
+        .iter()
+        .find(|s| !s.passed && Some(s.level()) == failing_level);
+    if let Some(f) = failing.filter(|s| s.host_saturated()) {
+        let _ = writeln!(
+            out,
+            "note: the host's CPUs were {:.0}% busy in the failing step {}: with the client on the same host, the capacity may be the host's or the load generator's limit rather than Cassandra's",
+            f.host_cpu.unwrap_or(0.0) * 100.0,
+            f.index
+        );
+    }
+    if r.status == CapacityStatus::Interrupted {
+        let _ = writeln!(out, "the search was interrupted; completed steps are kept");
+    }
+    out
+}
+
+/// The verdict of a closed-loop search: the highest passing concurrency and its throughput
+/// (the capacity), the first failing concurrency and why.
+fn closed_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
+    let ops = v.highest_passing_ops_per_s.unwrap_or(0.0);
+    let _ = match (v.highest_passing_concurrency, v.failing_concurrency) {
+        (Some(p), Some(f)) => writeln!(
+            out,
+            "capacity: {ops:.0} ops/s with {p} in flight (passed); {f} in flight failed: {}{}",
+            v.failed.join("; "),
+            if f - p > 1 {
+                " (--refine bisects the concurrencies between)"
+            } else {
+                ""
+            }
+        ),
+        (None, Some(f)) => writeln!(
+            out,
+            "capacity: every step failed, down to {f} in flight{}: {}",
+            match r.status {
+                CapacityStatus::Interrupted => " before the search was interrupted",
+                _ if f <= 1 => " (the lowest concurrency)",
+                _ => " (--max-steps ended the search)",
+            },
+            v.failed.join("; ")
+        ),
+        (Some(p), None) => writeln!(
+            out,
+            "capacity: at least {ops:.0} ops/s with {p} in flight: no step failed{}",
+            match r.status {
+                CapacityStatus::Interrupted =>
+                    " before the search was interrupted (--resume continues it)",
+                _ => " within --max-steps",
+            }
+        ),
+        (None, None) => writeln!(out, "capacity: no step completed"),
+    };
+}
+
+/// The verdict of an open-loop search, by target rate.
+fn rate_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) -> std::fmt::Result {
+    match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
         (Some(p), Some(f)) => {
             let _ = writeln!(
                 out,
@@ -164,7 +255,7 @@ pub fn result_text(r: &CapacityResult) -> String {
                 v.highest_passing_ops_per_s.unwrap_or(0.0),
                 v.failed.join("; ")
             );
-            bracket_advice(&mut out, r, p, f)
+            bracket_advice(out, r, p, f)
         }
         (None, Some(f)) => writeln!(
             out,
@@ -187,27 +278,7 @@ pub fn result_text(r: &CapacityResult) -> String {
             }
         ),
         (None, None) => writeln!(out, "capacity: no step completed"),
-    };
-    for u in &v.unverified {
-        let _ = writeln!(out, "unverified: {u}");
     }
-    if let Some(f) = r
-        .steps
-        .iter()
-        .find(|s| Some(s.target_rate_per_s) == v.failing_rate_per_s)
-        .filter(|s| s.host_saturated())
-    {
-        let _ = writeln!(
-            out,
-            "note: the host's CPUs were {:.0}% busy in the failing step {}: with the client on the same host, the capacity may be the host's or the load generator's limit rather than Cassandra's",
-            f.host_cpu.unwrap_or(0.0) * 100.0,
-            f.index
-        );
-    }
-    if r.status == CapacityStatus::Interrupted {
-        let _ = writeln!(out, "the search was interrupted; completed steps are kept");
-    }
-    out
 }
 
 #[cfg(test)]
@@ -236,6 +307,43 @@ mod tests {
         assert_eq!(
             progress(&Progress::Plan(blind), true),
             "capacity search: up to 1 step × 30 s ≈ at most 30s, plus the first step's rampup (each step: 30 s step (5 s of it warmup))\n"
+        );
+    }
+
+    #[test]
+    fn a_closed_loop_search_shows_its_concurrencies_and_names_them_in_the_verdict() {
+        let r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let text = result_text(&r);
+        assert!(text.contains("in flight"), "{text}");
+        assert!(!text.contains("target/s"), "{text}");
+        assert!(
+            text.contains(" ops/s with 16 in flight (passed); 32 in flight failed: "),
+            "{text}"
+        );
+        assert!(text.contains("--refine bisects"), "{text}");
+        let step = &r.steps[1];
+        let started = progress(
+            &Progress::StepStarted {
+                index: 2,
+                rate: 0.0,
+                concurrency: Some(8),
+            },
+            false,
+        );
+        assert_eq!(started, "━━ step 2: 8 in flight (closed loop)\n");
+        let done = progress(&Progress::StepDone { step }, true);
+        assert!(
+            done.contains(" ops/s achieved with 8 in flight: passed"),
+            "{done}"
+        );
+        let open = result_text(&crate::result::fixture::capacity(
+            "lab",
+            &[1000.0, 2000.0],
+            2,
+        ));
+        assert!(
+            open.contains("target/s") && !open.contains("in flight"),
+            "{open}"
         );
     }
 }

@@ -1,4 +1,5 @@
-//! The capacity search (reference 001): raise the rate step by step; before each step wait for
+//! The capacity search (reference 001): raise the rate (open loop) or the requests in flight
+//! (closed loop) step by step; before each step wait for
 //! pending compactions to settle; after it apply the overload criteria. The result is written
 //! after every step, so an interrupted search keeps its completed steps and `--resume`
 //! continues it.
@@ -12,7 +13,7 @@ use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria,
-    CriterionCheck as Check, LatencyBound, SearchStep as CapacityStep,
+    CriterionCheck as Check, LatencyBound, SearchMode, SearchStep as CapacityStep,
 };
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};
@@ -33,7 +34,10 @@ pub enum Progress<'a> {
     },
     StepStarted {
         index: usize,
+        /// The target rate (open loop; 0 in closed loop).
         rate: f64,
+        /// The requests in flight (closed loop).
+        concurrency: Option<usize>,
     },
     WaitingAfter {
         secs: f64,
@@ -148,11 +152,11 @@ pub fn run(
     )));
     loop {
         let index = result.steps.len() + 1;
-        let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
+        let Some(level) = next_level(&spec, &result.steps) else {
             result.status = CapacityStatus::Completed;
             break;
         };
-        match step(base, &spec, index, rate, cancel, observer)? {
+        match step(base, &spec, index, level, cancel, observer)? {
             StepEnd::Measured { step, node_died } => {
                 result.steps.push(*step);
                 result.verdict = Some(CapacityResult::verdict_of(&result.steps));
@@ -222,6 +226,23 @@ fn begin(
     Ok(result)
 }
 
+/// What the next step runs at, or `None` when the search is over.
+fn next_level(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<Level> {
+    match spec.mode {
+        SearchMode::Rate => CapacityResult::next_rate(spec, steps).map(Level::Rate),
+        SearchMode::Concurrency { .. } => {
+            CapacityResult::next_concurrency(spec, steps).map(Level::Concurrency)
+        }
+    }
+}
+
+/// What one step runs at: a target rate (open loop) or requests in flight (closed loop).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Level {
+    Rate(f64),
+    Concurrency(usize),
+}
+
 /// How one step of the search ended.
 enum StepEnd {
     /// It ran and its criteria were applied; a node died during it.
@@ -233,8 +254,8 @@ enum StepEnd {
     Stopped(CapacityStatus),
 }
 
-/// The run of step `index` at `rate`: the rampup only before the first step, `step_s` long.
-fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, rate: f64) -> RunPlan {
+/// The run of step `index` at `level`: the rampup only before the first step, `step_s` long.
+fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, level: Level) -> RunPlan {
     let max_in_flight = match base.main.mode {
         LoadMode::Open { max_in_flight, .. } => max_in_flight,
         LoadMode::Closed { concurrency } => concurrency,
@@ -247,21 +268,24 @@ fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, rate: f64) -> Ru
         None
     };
     plan.drop_keyspace = base.drop_keyspace && index == 1;
-    plan.main.mode = LoadMode::Open {
-        rate_per_s: rate,
-        max_in_flight,
+    plan.main.mode = match level {
+        Level::Rate(rate_per_s) => LoadMode::Open {
+            rate_per_s,
+            max_in_flight,
+        },
+        Level::Concurrency(concurrency) => LoadMode::Closed { concurrency },
     };
     plan.main.stop = Stop::Duration { secs: spec.step_s };
     plan.main.warmup_s = spec.warmup_s;
     plan
 }
 
-/// One step: settle, run at `rate`, wait and read pending compactions, apply the criteria.
+/// One step: settle, run at `level`, wait and read pending compactions, apply the criteria.
 fn step(
     base: &RunPlan,
     spec: &CapacitySpec,
     index: usize,
-    rate: f64,
+    level: Level,
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<StepEnd, CapacityError> {
@@ -273,8 +297,16 @@ fn step(
     if cancel.is_cancelled() {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
     }
-    observer(Progress::StepStarted { index, rate });
-    let plan = step_plan(base, spec, index, rate);
+    let (rate, concurrency) = match level {
+        Level::Rate(r) => (r, None),
+        Level::Concurrency(c) => (0.0, Some(c)),
+    };
+    observer(Progress::StepStarted {
+        index,
+        rate,
+        concurrency,
+    });
+    let plan = step_plan(base, spec, index, level);
     let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
     if run.status == RunStatus::Interrupted {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
@@ -336,6 +368,7 @@ fn step(
         step: Box::new(CapacityStep {
             index,
             target_rate_per_s: rate,
+            concurrency,
             result,
             settle_s,
             pending_before,
@@ -566,6 +599,7 @@ mod tests {
     #[test]
     fn the_estimate_adds_each_steps_waits_and_counts_the_steps_left() {
         let spec = CapacitySpec {
+            mode: SearchMode::Rate,
             start_rate_per_s: 1000.0,
             growth: crate::result::capacity::Growth::Factor(1.5),
             step_s: 30.0,
@@ -615,6 +649,7 @@ mod tests {
         let step = |rate: f64, checks: Vec<Check>| CapacityStep {
             index: 1,
             target_rate_per_s: rate,
+            concurrency: None,
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
@@ -713,6 +748,7 @@ mod tests {
         let step = CapacityStep {
             index: 4,
             target_rate_per_s: 2000.0,
+            concurrency: None,
             result: PathBuf::from("x.json"),
             settle_s: 0.0,
             pending_before: None,

@@ -230,6 +230,11 @@ pub fn resolve(r: &StepRef, ran: &Ran) -> Result<RefValue, Invalid> {
                 .verdict
                 .as_ref()
                 .ok_or_else(|| missing("the search has no verdict"))?;
+            if f == Field::Rate && v.highest_passing_concurrency.is_some() {
+                return Err(missing(
+                    "a closed-loop search (--start-concurrency) has no target rate: refer to its capacity",
+                ));
+            }
             match f {
                 Field::Rate => v.highest_passing_rate_per_s,
                 _ => v.highest_passing_ops_per_s,
@@ -262,7 +267,7 @@ impl Step {
             _ => Err(crate::invalid!("{key}: expected a number, got {value:?}")),
         };
         if let (Step::Capacity(c), "start-rate") = (&mut *self, key) {
-            c.search.start_rate = number(value)?;
+            c.search.start_rate = Some(number(value)?);
             return Ok(());
         }
         let Some(run) = self.run_spec_mut() else {
