@@ -747,4 +747,24 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<CapacitySpec>(&text).unwrap(), c);
     }
+
+    /// `--resume` reads the result back and computes the next step from its recorded steps:
+    /// a closed-loop search continues exactly where it stopped.
+    #[test]
+    fn a_resumed_closed_loop_search_continues_from_its_recorded_steps() {
+        let spec = closed_spec(4, Growth::Factor(1.5), 2);
+        let steps = vec![closed(4, true), closed(6, true), closed(9, false)];
+        let text = serde_json::to_string(&(spec.clone(), steps.clone())).unwrap();
+        let (read_spec, read_steps): (CapacitySpec, Vec<SearchStep>) =
+            serde_json::from_str(&text).unwrap();
+        assert_eq!(read_spec.mode, SearchMode::Concurrency { start: 4 });
+        assert_eq!(
+            CapacityResult::next_concurrency(&read_spec, &read_steps),
+            CapacityResult::next_concurrency(&spec, &steps)
+        );
+        assert_eq!(
+            CapacityResult::next_concurrency(&read_spec, &read_steps),
+            Some(7)
+        );
+    }
 }
