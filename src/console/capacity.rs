@@ -145,6 +145,66 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
     }
 }
 
+/// How far `--refine` got.
+enum Refinement {
+    /// It was not given.
+    NotAsked,
+    /// Every bisection it asked for ran.
+    Done,
+    /// `--max-steps` ended the search after `ran` of them.
+    MaxSteps { ran: usize },
+    /// The search was interrupted before they all ran.
+    Interrupted,
+    /// The search stopped before they all ran for another reason (a node died).
+    Stopped,
+}
+
+fn refinement(r: &CapacityResult) -> Refinement {
+    let ran = CapacityResult::refinements(&r.steps);
+    if r.spec.refine == 0 {
+        Refinement::NotAsked
+    } else if ran >= r.spec.refine {
+        Refinement::Done
+    } else if r.status == CapacityStatus::Interrupted {
+        Refinement::Interrupted
+    } else if r.steps.len() >= r.spec.max_steps {
+        Refinement::MaxSteps { ran }
+    } else {
+        Refinement::Stopped
+    }
+}
+
+/// "--max-steps 6 ended the search before refinement" (or before it finished, after `ran` of
+/// `--refine`'s bisections).
+fn max_steps_ended(r: &CapacityResult, ran: usize) -> String {
+    match ran {
+        0 => format!(
+            "--max-steps {} ended the search before refinement",
+            r.spec.max_steps
+        ),
+        _ => format!(
+            "--max-steps {} ended the search before refinement finished ({ran} of --refine {}'s bisections ran)",
+            r.spec.max_steps, r.spec.refine
+        ),
+    }
+}
+
+/// What would bisect a closed-loop verdict's concurrencies, more than one apart.
+fn concurrency_advice(r: &CapacityResult) -> String {
+    match refinement(r) {
+        Refinement::NotAsked => " (--refine bisects the concurrencies between)".into(),
+        Refinement::Done => " (a higher --refine bisects the concurrencies between)".into(),
+        Refinement::MaxSteps { ran } => format!(
+            " ({}: raise it to bisect the concurrencies between)",
+            max_steps_ended(r, ran)
+        ),
+        Refinement::Interrupted => {
+            " (the search was interrupted before refinement finished: --resume continues it)".into()
+        }
+        Refinement::Stopped => String::new(),
+    }
+}
+
 /// How wide the verdict's bracket is, and how `--refine` would narrow it (and what it costs).
 fn bracket_advice(
     out: &mut String,
@@ -159,16 +219,32 @@ fn bracket_advice(
     // Each bisection halves the bracket; enough of them to bring it within 10%.
     let more = (width / 0.1).log2().ceil().max(1.0) as usize;
     let per_step_s = r.spec.step_s + r.spec.criteria.pending_after_s;
-    writeln!(
-        out,
-        "  the capacity lies in a bracket {:.0}% wide: --refine {} bisects it to within 10% (about {:.1} min more: {} steps of {:.0}s plus {:.0}s for pending compactions each)",
-        width * 100.0,
-        r.spec.refine + more,
+    let cost = format!(
+        "about {:.1} min more: {} steps of {:.0}s plus {:.0}s for pending compactions each",
         more as f64 * per_step_s / 60.0,
         more,
         r.spec.step_s,
         r.spec.criteria.pending_after_s
-    )
+    );
+    let pct = width * 100.0;
+    match refinement(r) {
+        Refinement::MaxSteps { ran } => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: {}: --max-steps {} --refine {} bisects it to within 10% ({cost})",
+            max_steps_ended(r, ran),
+            r.steps.len() + more,
+            r.spec.refine.max(ran + more)
+        ),
+        Refinement::Interrupted => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: the search was interrupted before refinement finished (--resume continues it)"
+        ),
+        _ => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: --refine {} bisects it to within 10% ({cost})",
+            r.spec.refine + more
+        ),
+    }
 }
 
 /// The steps table and the verdict.
@@ -217,9 +293,9 @@ fn closed_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
             "capacity: {ops:.0} ops/s with {p} in flight (passed); {f} in flight failed: {}{}",
             v.failed.join("; "),
             if f - p > 1 {
-                " (--refine bisects the concurrencies between)"
+                concurrency_advice(r)
             } else {
-                ""
+                String::new()
             }
         ),
         (None, Some(f)) => writeln!(
@@ -284,6 +360,7 @@ fn rate_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) -> std::fmt::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::capacity::SearchStep;
 
     #[test]
     fn the_estimate_says_steps_times_each_step_and_the_total() {
@@ -344,6 +421,93 @@ mod tests {
         assert!(
             open.contains("target/s") && !open.contains("in flight"),
             "{open}"
+        );
+    }
+
+    /// The closed-loop verdict's line and the open-loop verdict's bracket line.
+    fn verdict_lines(r: &CapacityResult) -> (String, String) {
+        let text = result_text(r);
+        let line = |start: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(start))
+                .unwrap_or_else(|| panic!("no line starting {start:?} in {text}"))
+                .to_string()
+        };
+        match r.spec.mode {
+            SearchMode::Concurrency { .. } => (line("capacity:"), String::new()),
+            SearchMode::Rate => (line("capacity:"), line("the capacity lies")),
+        }
+    }
+
+    #[test]
+    fn the_closed_loop_hint_says_when_max_steps_ended_the_search_before_refinement() {
+        // 4, 8, 16 pass, 32 fails at the fourth and last step (--max-steps 4).
+        let mut r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(" (--refine bisects the concurrencies between)"),
+            "{line}"
+        );
+        r.spec.refine = 2;
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(
+                " (--max-steps 4 ended the search before refinement: raise it to bisect the concurrencies between)"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("--refine bisects"), "{line}");
+        // One bisection (24, passed) ran of three before --max-steps 5 ended the search.
+        let mut r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let extra = crate::result::fixture::capacity_closed("lab", &[24], 0).steps[0].clone();
+        r.steps.push(SearchStep { index: 5, ..extra });
+        r.spec.max_steps = 5;
+        r.spec.refine = 3;
+        r.verdict = Some(CapacityResult::verdict_of(&r.steps));
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.contains("with 24 in flight (passed); 32 in flight failed"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                " (--max-steps 5 ended the search before refinement finished (1 of --refine 3's bisections ran): raise it to bisect the concurrencies between)"
+            ),
+            "{line}"
+        );
+        // Every bisection asked for ran: a higher --refine, not --max-steps, goes further.
+        r.spec.refine = 1;
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(" (a higher --refine bisects the concurrencies between)"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_open_loop_hint_says_when_max_steps_ended_the_search_before_refinement() {
+        // 1,000 and 2,000 pass, 4,000 fails at the third and last step (--max-steps 3): a
+        // bracket 100% wide, four bisections from 10%.
+        let mut r = crate::result::fixture::capacity("lab", &[1000.0, 2000.0, 4000.0], 3);
+        let (verdict, line) = verdict_lines(&r);
+        assert!(verdict.contains("between 2000 and 4000 ops/s"), "{verdict}");
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: --refine 4 bisects it to within 10% (about 4.4 min more: 4 steps of 6s plus 60s for pending compactions each)"
+        );
+        r.spec.refine = 2;
+        let (_, line) = verdict_lines(&r);
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: --max-steps 3 ended the search before refinement: --max-steps 7 --refine 4 bisects it to within 10% (about 4.4 min more: 4 steps of 6s plus 60s for pending compactions each)"
+        );
+        // Interrupted before refinement finished: --resume, not --max-steps.
+        r.spec.max_steps = 10;
+        r.status = CapacityStatus::Interrupted;
+        let (_, line) = verdict_lines(&r);
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: the search was interrupted before refinement finished (--resume continues it)"
         );
     }
 }

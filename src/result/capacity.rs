@@ -399,8 +399,7 @@ impl CapacityResult {
             // Even the first step failed: search downward, to one request in flight.
             (None, Some(f)) => Some(f / 2).filter(|c| *c >= 1),
             (Some(p), Some(f)) => {
-                let bracketed = Self::bracketed_at(steps);
-                (steps.len() - bracketed < spec.refine && f - p > 1).then_some(p + (f - p) / 2)
+                (Self::refinements(steps) < spec.refine && f - p > 1).then_some(p + (f - p) / 2)
             }
         }
     }
@@ -416,6 +415,12 @@ impl CapacityResult {
             .unwrap_or(steps.len())
     }
 
+    /// How many of `steps` are refinements: the steps after the capacity was first bracketed
+    /// (0 while it is not).
+    pub fn refinements(steps: &[SearchStep]) -> usize {
+        steps.len() - Self::bracketed_at(steps)
+    }
+
     /// The next step's rate of an open-loop search (see [`Self::next_level`]).
     pub fn next_rate(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<f64> {
         if steps.len() >= spec.max_steps {
@@ -429,9 +434,7 @@ impl CapacityResult {
             (_, None) => Some(spec.growth.next(last.target_rate_per_s)),
             // Even the first step failed: search downward.
             (None, Some(f)) => Some(f / 2.0).filter(|r| *r >= Self::lowest_rate(spec)),
-            (Some(p), Some(f)) => {
-                (steps.len() - Self::bracketed_at(steps) < spec.refine).then_some((p + f) / 2.0)
-            }
+            (Some(p), Some(f)) => (Self::refinements(steps) < spec.refine).then_some((p + f) / 2.0),
         }
     }
 
