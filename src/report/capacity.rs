@@ -91,7 +91,7 @@ impl Cell {
 }
 
 /// The columns of the step table, in order.
-pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
+pub const STEP_COLUMNS: [Column<StepRow>; 12] = [
     Column {
         key: "step",
         label: "step",
@@ -102,8 +102,15 @@ pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
         key: "target_rate_per_s",
         label: "target ops/s",
         decimals: 0,
-        // A closed-loop step has no target (its table shows its requests in flight).
+        // A closed-loop step has no target (it has requests in flight).
         get: |s| Cell::Num(s.concurrency.is_none().then_some(s.target_rate_per_s)),
+    },
+    Column {
+        key: "in_flight",
+        label: "in flight",
+        decimals: 0,
+        // An open-loop step has none (it has a target rate).
+        get: |s| Cell::Num(s.concurrency.map(|c| c as f64)),
     },
     Column {
         key: "achieved_ops_per_s",
@@ -344,12 +351,25 @@ pub fn step_table(search: &SearchReport) -> Table {
         &STEP_COLUMNS[1..],
         &items,
     );
-    if search.closed_loop {
-        t.header[1] = "in flight".into();
-        for (row, s) in t.rows.iter_mut().zip(&search.steps) {
-            row[1] = s.concurrency.map_or_else(|| "-".into(), |c| c.to_string());
-        }
+    // One of the two level columns: the other is empty in every row.
+    let other = match search.closed_loop {
+        true => "target_rate_per_s",
+        false => "in_flight",
+    };
+    let at = 1 + STEP_COLUMNS[1..]
+        .iter()
+        .position(|c| c.key == other)
+        .expect("a step column");
+    t.header.remove(at);
+    for row in &mut t.rows {
+        row.remove(at);
     }
+    t.text_columns = t
+        .text_columns
+        .iter()
+        .filter(|&&i| i != at)
+        .map(|&i| if i > at { i - 1 } else { i })
+        .collect();
     t
 }
 
@@ -501,10 +521,16 @@ mod tests {
             [None, None, Some(Role::HighestPassing), Some(Role::Failing)]
         );
         let t = step_table(&c);
-        assert_eq!(t.header[1], "in flight");
+        assert_eq!(t.header[1..3], ["in flight", "achieved ops/s"]);
+        assert!(t.rows.iter().all(|r| r.len() == t.header.len()));
         let col: Vec<&str> = t.rows.iter().map(|r| r[1].as_str()).collect();
         assert_eq!(col, ["4", "8", "16", "32"]);
+        assert_eq!(t.text_columns, [7, 8, 9, 10]);
         let open = SearchReport::of("o.json".into(), &fixture::capacity("ec2", &[1e3, 2e3], 2));
+        let o = step_table(&open);
+        assert_eq!(o.header[1..3], ["target ops/s", "achieved ops/s"]);
+        assert_eq!(o.rows[1][1], "2,000");
+        assert_eq!(o.text_columns, t.text_columns);
         let v = verdict_table(&[open, c]).unwrap();
         assert_eq!(v.header[5..7], ["passing in flight", "failing in flight"]);
         assert_eq!(v.rows[1][5..7], ["16", "32"]);
