@@ -571,6 +571,7 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::capacity::Growth;
     use crate::result::fixture::{RunShape, run};
     use crate::spec::OpKind;
 
@@ -770,6 +771,144 @@ mod tests {
             v.unverified
         );
         assert_eq!(v.unverified.len(), 3, "{:?}", v.unverified);
+    }
+
+    /// A base plan as the capacity command builds it: keyvalue with a rampup, the main phase
+    /// open loop with at most 64 in flight (the closed loop's steps replace it).
+    fn base_plan() -> RunPlan {
+        let load = |mode| crate::spec::LoadSpec {
+            mode,
+            stop: Stop::Duration { secs: 60.0 },
+            warmup_s: 0.0,
+            threads: 2,
+            timeout_s: 1.0,
+            max_errors: 0,
+            cycles: crate::spec::load::Cycles { start: 0, end: 100 },
+            share: crate::spec::load::Share::WHOLE,
+        };
+        RunPlan {
+            env: "lab".into(),
+            workload: crate::spec::WorkloadSpec::defaults(crate::spec::WorkloadKind::Keyvalue),
+            rampup: Some(load(LoadMode::Closed { concurrency: 16 })),
+            main: load(LoadMode::Open {
+                rate_per_s: 1000.0,
+                max_in_flight: 64,
+            }),
+            connect: crate::load::session::ConnectSpec {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                timeout: Duration::from_secs(1),
+                credentials: None,
+                client: Default::default(),
+            },
+            target: crate::result::TargetRecord {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                cluster: None,
+            },
+            cluster: None,
+            drop_keyspace: true,
+            out: PathBuf::from("/r/cap.json"),
+            sequential_main: false,
+            until: None,
+            metrics: Default::default(),
+            local_rf: None,
+            rate_share: None,
+            faults: Vec::new(),
+            nodes: None,
+            end_on_node_death: false,
+            shard: None,
+            probe: None,
+            tags: Vec::new(),
+        }
+    }
+
+    /// Runs a closed-loop search on paper: each step's plan from [`step_plan`], passing while
+    /// its concurrency is at most `capacity`; the concurrency of each step's main phase.
+    fn closed_search(spec: &CapacitySpec, capacity: usize) -> Vec<usize> {
+        let base = base_plan();
+        let mut steps: Vec<CapacityStep> = Vec::new();
+        let mut seen = Vec::new();
+        while let Some(level) = next_level(spec, &steps) {
+            let index = steps.len() + 1;
+            let plan = step_plan(&base, spec, index, level);
+            let LoadMode::Closed { concurrency } = plan.main.mode else {
+                panic!("step {index} of a closed-loop search is open loop: {level:?}");
+            };
+            assert_eq!(level, Level::Concurrency(concurrency));
+            assert_eq!(plan.out, step_path(&base.out, index));
+            assert_eq!(plan.main.stop, Stop::Duration { secs: spec.step_s });
+            assert_eq!(plan.main.warmup_s, spec.warmup_s);
+            // Only the first step loads the rows and may drop the keyspace.
+            assert_eq!(plan.rampup.is_some(), index == 1, "step {index}");
+            assert_eq!(plan.drop_keyspace, index == 1, "step {index}");
+            seen.push(concurrency);
+            steps.push(CapacityStep {
+                index,
+                target_rate_per_s: 0.0,
+                concurrency: Some(concurrency),
+                result: PathBuf::new(),
+                settle_s: 0.0,
+                pending_before: None,
+                pending_after: None,
+                node_cpu: None,
+                host_cpu: None,
+                summary: summary_at_2000(),
+                checks: Vec::new(),
+                passed: concurrency <= capacity,
+            });
+        }
+        seen
+    }
+
+    fn closed_spec(start: usize, growth: Growth, max_steps: usize, refine: usize) -> CapacitySpec {
+        CapacitySpec {
+            mode: SearchMode::Concurrency { start },
+            start_rate_per_s: 0.0,
+            growth,
+            step_s: 30.0,
+            warmup_s: 5.0,
+            max_steps,
+            refine,
+            settle: crate::result::capacity::Settle {
+                max_pending: 5.0,
+                timeout_s: 120.0,
+            },
+            criteria: Criteria {
+                min_achieved: None,
+                ..criteria()
+            },
+        }
+    }
+
+    #[test]
+    fn closed_loop_steps_run_whole_concurrencies_each_above_the_last_then_bisect() {
+        // Factor 1.2 from 1: 1.2 rounds to 1, so one more; 3.6 rounds to 4; every step is
+        // above the last. Nothing fails: --max-steps ends the search.
+        let slow = closed_spec(1, Growth::Factor(1.2), 10, 3);
+        assert_eq!(
+            closed_search(&slow, usize::MAX),
+            [1, 2, 3, 4, 5, 6, 7, 8, 10, 12]
+        );
+        // Factor 1.5 from 4: 4, 6, 9, 13.5 → 14 fails; bisecting 9..14 gives 11, 12, 13,
+        // and no whole number is left between 13 and 14, with refinements to spare.
+        let grow = closed_spec(4, Growth::Factor(1.5), 20, 5);
+        assert_eq!(closed_search(&grow, 13), [4, 6, 9, 14, 11, 12, 13]);
+        // Fewer refinements: the search stops after them, wherever the bracket is.
+        let two = closed_spec(4, Growth::Factor(1.5), 20, 2);
+        assert_eq!(closed_search(&two, 9), [4, 6, 9, 14, 11, 10]);
+        // An increment, and a first step that fails: halve down to one, then bisect up.
+        let down = closed_spec(16, Growth::Increment(8.0), 20, 4);
+        assert_eq!(closed_search(&down, 5), [16, 8, 4, 6, 5]);
+        // An open-loop step keeps the base's ceiling of requests in flight.
+        let open = step_plan(&base_plan(), &slow, 2, Level::Rate(500.0));
+        assert_eq!(
+            open.main.mode,
+            LoadMode::Open {
+                rate_per_s: 500.0,
+                max_in_flight: 64
+            }
+        );
     }
 
     #[test]
