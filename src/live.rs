@@ -475,7 +475,11 @@ impl Live {
             Event::Capacity(p) => {
                 use crate::scenario::capacity::Progress;
                 match p {
-                    Progress::StepStarted { index, rate } => {
+                    Progress::StepStarted {
+                        index,
+                        rate,
+                        concurrency,
+                    } => {
                         cur.phase.clear();
                         cur.capacity = Some((*index as f64 + 1.0, *rate));
                         self.families.clear_gauges();
@@ -484,7 +488,11 @@ impl Live {
                             .capacity_step
                             .get_or_create(&labels)
                             .set(*index as f64 + 1.0);
-                        self.families.target.get_or_create(&labels).set(*rate);
+                        // A closed-loop step has no target rate (its phase reports its
+                        // concurrency).
+                        if concurrency.is_none() {
+                            self.families.target.get_or_create(&labels).set(*rate);
+                        }
                     }
                     Progress::Run(l) => self.load(&mut cur, l),
                     _ => {}
@@ -894,6 +902,7 @@ mod tests {
         live.event(&Event::Capacity(Progress::StepStarted {
             index: 2,
             rate: 4000.0,
+            concurrency: None,
         }));
         for phase in ["warmup", "main"] {
             live.event(&Event::Capacity(Progress::Run(LoadEvent::PhaseStarted {

@@ -445,6 +445,10 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "a throughput step offers no 'rate'",
         ),
         (
+            "name: k\nsteps:\n  - capacity: {workload: stress, start-concurrency: 4}\n  - latency: {workload: stress, rate: '{capacity.rate}'}",
+            "'{capacity.rate}': 'capacity' is a closed-loop capacity search (start-concurrency), which has no rate: refer to '{capacity.capacity}'",
+        ),
+        (
             "name: w\nsteps:\n  - latency: {workload: stress, rows: '{fill.rows}', rate: 100}",
             "'{fill.rows}' names no earlier step",
         ),

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::format::Table;
-use crate::result::capacity::{CapacityResult, CapacityStatus};
+use crate::result::capacity::{CapacityResult, CapacityStatus, SearchMode, Verdict};
 use crate::scenario::capacity::{Estimate, Progress};
 
 pub(super) fn progress(p: &Progress, quiet: bool) -> String {
@@ -20,18 +20,27 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
         Progress::Settled { secs, pending: p } => {
             format!("settled after {secs:.0}s (pending: {})\n", pending(p))
         }
-        Progress::StepStarted { index, rate } => format!("━━ step {index}: {rate:.0} ops/s\n"),
+        Progress::StepStarted {
+            index,
+            concurrency: Some(c),
+            ..
+        } => format!("━━ step {index}: {c} in flight (closed loop)\n"),
+        Progress::StepStarted { index, rate, .. } => format!("━━ step {index}: {rate:.0} ops/s\n"),
         Progress::WaitingAfter { secs } => {
             format!("waiting {secs:.0}s to read pending compactions after the step\n")
         }
         Progress::StepDone { step } => {
-            let mut out = format!(
-                "step {}: {:.0} ops/s achieved of {:.0}: {}\n",
-                step.index,
-                step.summary.ops_per_s,
-                step.target_rate_per_s,
-                if step.passed { "passed" } else { "OVERLOADED" }
-            );
+            let verdict = if step.passed { "passed" } else { "OVERLOADED" };
+            let mut out = match step.concurrency {
+                Some(c) => format!(
+                    "step {}: {:.0} ops/s achieved with {c} in flight: {verdict}\n",
+                    step.index, step.summary.ops_per_s,
+                ),
+                None => format!(
+                    "step {}: {:.0} ops/s achieved of {:.0}: {verdict}\n",
+                    step.index, step.summary.ops_per_s, step.target_rate_per_s,
+                ),
+            };
             for c in step.checks.iter().filter(|c| !c.passed || !quiet) {
                 let _ = writeln!(
                     out,
@@ -94,13 +103,22 @@ fn estimate(e: &Estimate) -> String {
     )
 }
 
-/// The steps as a table.
+/// The steps as a table: each step's target rate, or its requests in flight in a closed-loop
+/// search.
 pub(super) fn steps_table(r: &CapacityResult) -> Table {
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
+    let closed = matches!(r.spec.mode, SearchMode::Concurrency { .. });
     Table {
         title: String::new(),
         header: [
-            "step", "target/s", "ops/s", "p50 ms", "p99 ms", "pending", "cpu %", "verdict",
+            "step",
+            if closed { "in flight" } else { "target/s" },
+            "ops/s",
+            "p50 ms",
+            "p99 ms",
+            "pending",
+            "cpu %",
+            "verdict",
         ]
         .map(String::from)
         .to_vec(),
@@ -110,7 +128,10 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
             .map(|s| {
                 vec![
                     s.index.to_string(),
-                    format!("{:.0}", s.target_rate_per_s),
+                    match s.concurrency {
+                        Some(c) => c.to_string(),
+                        None => format!("{:.0}", s.target_rate_per_s),
+                    },
                     format!("{:.0}", s.summary.ops_per_s),
                     format!("{:.2}", s.summary.all.response.p50_ms),
                     format!("{:.2}", s.summary.all.response.p99_ms),
@@ -121,6 +142,66 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
             })
             .collect(),
         text_columns: vec![7],
+    }
+}
+
+/// How far `--refine` got.
+enum Refinement {
+    /// It was not given.
+    NotAsked,
+    /// Every bisection it asked for ran.
+    Done,
+    /// `--max-steps` ended the search after `ran` of them.
+    MaxSteps { ran: usize },
+    /// The search was interrupted before they all ran.
+    Interrupted,
+    /// The search stopped before they all ran for another reason (a node died).
+    Stopped,
+}
+
+fn refinement(r: &CapacityResult) -> Refinement {
+    let ran = CapacityResult::refinements(&r.steps);
+    if r.spec.refine == 0 {
+        Refinement::NotAsked
+    } else if ran >= r.spec.refine {
+        Refinement::Done
+    } else if r.status == CapacityStatus::Interrupted {
+        Refinement::Interrupted
+    } else if r.steps.len() >= r.spec.max_steps {
+        Refinement::MaxSteps { ran }
+    } else {
+        Refinement::Stopped
+    }
+}
+
+/// "--max-steps 6 ended the search before refinement" (or before it finished, after `ran` of
+/// `--refine`'s bisections).
+fn max_steps_ended(r: &CapacityResult, ran: usize) -> String {
+    match ran {
+        0 => format!(
+            "--max-steps {} ended the search before refinement",
+            r.spec.max_steps
+        ),
+        _ => format!(
+            "--max-steps {} ended the search before refinement finished ({ran} of --refine {}'s bisections ran)",
+            r.spec.max_steps, r.spec.refine
+        ),
+    }
+}
+
+/// What would bisect a closed-loop verdict's concurrencies, more than one apart.
+fn concurrency_advice(r: &CapacityResult) -> String {
+    match refinement(r) {
+        Refinement::NotAsked => " (--refine bisects the concurrencies between)".into(),
+        Refinement::Done => " (a higher --refine bisects the concurrencies between)".into(),
+        Refinement::MaxSteps { ran } => format!(
+            " ({}: raise it to bisect the concurrencies between)",
+            max_steps_ended(r, ran)
+        ),
+        Refinement::Interrupted => {
+            " (the search was interrupted before refinement finished: --resume continues it)".into()
+        }
+        Refinement::Stopped => String::new(),
     }
 }
 
@@ -138,16 +219,32 @@ fn bracket_advice(
     // Each bisection halves the bracket; enough of them to bring it within 10%.
     let more = (width / 0.1).log2().ceil().max(1.0) as usize;
     let per_step_s = r.spec.step_s + r.spec.criteria.pending_after_s;
-    writeln!(
-        out,
-        "  the capacity lies in a bracket {:.0}% wide: --refine {} bisects it to within 10% (about {:.1} min more: {} steps of {:.0}s plus {:.0}s for pending compactions each)",
-        width * 100.0,
-        r.spec.refine + more,
+    let cost = format!(
+        "about {:.1} min more: {} steps of {:.0}s plus {:.0}s for pending compactions each",
         more as f64 * per_step_s / 60.0,
         more,
         r.spec.step_s,
         r.spec.criteria.pending_after_s
-    )
+    );
+    let pct = width * 100.0;
+    match refinement(r) {
+        Refinement::MaxSteps { ran } => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: {}: --max-steps {} --refine {} bisects it to within 10% ({cost})",
+            max_steps_ended(r, ran),
+            r.steps.len() + more,
+            r.spec.refine.max(ran + more)
+        ),
+        Refinement::Interrupted => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: the search was interrupted before refinement finished (--resume continues it)"
+        ),
+        _ => writeln!(
+            out,
+            "  the capacity lies in a bracket {pct:.0}% wide: --refine {} bisects it to within 10% ({cost})",
+            r.spec.refine + more
+        ),
+    }
 }
 
 /// The steps table and the verdict.
@@ -156,7 +253,77 @@ pub fn result_text(r: &CapacityResult) -> String {
     let Some(v) = &r.verdict else {
         return out;
     };
-    let _ = match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
+    if matches!(r.spec.mode, SearchMode::Concurrency { .. }) {
+        closed_verdict(&mut out, r, v);
+    } else {
+        let _ = rate_verdict(&mut out, r, v);
+    }
+    for u in &v.unverified {
+        let _ = writeln!(out, "unverified: {u}");
+    }
+    let failing_level = v
+        .failing_concurrency
+        .map(|c| c as f64)
+        .or(v.failing_rate_per_s);
+    let failing = r
+        .steps
+        .iter()
+        .find(|s| !s.passed && Some(s.level()) == failing_level);
+    if let Some(f) = failing.filter(|s| s.host_saturated()) {
+        let _ = writeln!(
+            out,
+            "note: the host's CPUs were {:.0}% busy in the failing step {}: with the client on the same host, the capacity may be the host's or the load generator's limit rather than Cassandra's",
+            f.host_cpu.unwrap_or(0.0) * 100.0,
+            f.index
+        );
+    }
+    if r.status == CapacityStatus::Interrupted {
+        let _ = writeln!(out, "the search was interrupted; completed steps are kept");
+    }
+    out
+}
+
+/// The verdict of a closed-loop search: the highest passing concurrency and its throughput
+/// (the capacity), the first failing concurrency and why.
+fn closed_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
+    let ops = v.highest_passing_ops_per_s.unwrap_or(0.0);
+    let _ = match (v.highest_passing_concurrency, v.failing_concurrency) {
+        (Some(p), Some(f)) => writeln!(
+            out,
+            "capacity: {ops:.0} ops/s with {p} in flight (passed); {f} in flight failed: {}{}",
+            v.failed.join("; "),
+            if f - p > 1 {
+                concurrency_advice(r)
+            } else {
+                String::new()
+            }
+        ),
+        (None, Some(f)) => writeln!(
+            out,
+            "capacity: every step failed, down to {f} in flight{}: {}",
+            match r.status {
+                CapacityStatus::Interrupted => " before the search was interrupted",
+                _ if f <= 1 => " (the lowest concurrency)",
+                _ => " (--max-steps ended the search)",
+            },
+            v.failed.join("; ")
+        ),
+        (Some(p), None) => writeln!(
+            out,
+            "capacity: at least {ops:.0} ops/s with {p} in flight: no step failed{}",
+            match r.status {
+                CapacityStatus::Interrupted =>
+                    " before the search was interrupted (--resume continues it)",
+                _ => " within --max-steps",
+            }
+        ),
+        (None, None) => writeln!(out, "capacity: no step completed"),
+    };
+}
+
+/// The verdict of an open-loop search, by target rate.
+fn rate_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) -> std::fmt::Result {
+    match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
         (Some(p), Some(f)) => {
             let _ = writeln!(
                 out,
@@ -164,7 +331,7 @@ pub fn result_text(r: &CapacityResult) -> String {
                 v.highest_passing_ops_per_s.unwrap_or(0.0),
                 v.failed.join("; ")
             );
-            bracket_advice(&mut out, r, p, f)
+            bracket_advice(out, r, p, f)
         }
         (None, Some(f)) => writeln!(
             out,
@@ -187,32 +354,13 @@ pub fn result_text(r: &CapacityResult) -> String {
             }
         ),
         (None, None) => writeln!(out, "capacity: no step completed"),
-    };
-    for u in &v.unverified {
-        let _ = writeln!(out, "unverified: {u}");
     }
-    if let Some(f) = r
-        .steps
-        .iter()
-        .find(|s| Some(s.target_rate_per_s) == v.failing_rate_per_s)
-        .filter(|s| s.host_saturated())
-    {
-        let _ = writeln!(
-            out,
-            "note: the host's CPUs were {:.0}% busy in the failing step {}: with the client on the same host, the capacity may be the host's or the load generator's limit rather than Cassandra's",
-            f.host_cpu.unwrap_or(0.0) * 100.0,
-            f.index
-        );
-    }
-    if r.status == CapacityStatus::Interrupted {
-        let _ = writeln!(out, "the search was interrupted; completed steps are kept");
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::capacity::SearchStep;
 
     #[test]
     fn the_estimate_says_steps_times_each_step_and_the_total() {
@@ -236,6 +384,130 @@ mod tests {
         assert_eq!(
             progress(&Progress::Plan(blind), true),
             "capacity search: up to 1 step × 30 s ≈ at most 30s, plus the first step's rampup (each step: 30 s step (5 s of it warmup))\n"
+        );
+    }
+
+    #[test]
+    fn a_closed_loop_search_shows_its_concurrencies_and_names_them_in_the_verdict() {
+        let r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let text = result_text(&r);
+        assert!(text.contains("in flight"), "{text}");
+        assert!(!text.contains("target/s"), "{text}");
+        assert!(
+            text.contains(" ops/s with 16 in flight (passed); 32 in flight failed: "),
+            "{text}"
+        );
+        assert!(text.contains("--refine bisects"), "{text}");
+        let step = &r.steps[1];
+        let started = progress(
+            &Progress::StepStarted {
+                index: 2,
+                rate: 0.0,
+                concurrency: Some(8),
+            },
+            false,
+        );
+        assert_eq!(started, "━━ step 2: 8 in flight (closed loop)\n");
+        let done = progress(&Progress::StepDone { step }, true);
+        assert!(
+            done.contains(" ops/s achieved with 8 in flight: passed"),
+            "{done}"
+        );
+        let open = result_text(&crate::result::fixture::capacity(
+            "lab",
+            &[1000.0, 2000.0],
+            2,
+        ));
+        assert!(
+            open.contains("target/s") && !open.contains("in flight"),
+            "{open}"
+        );
+    }
+
+    /// The closed-loop verdict's line and the open-loop verdict's bracket line.
+    fn verdict_lines(r: &CapacityResult) -> (String, String) {
+        let text = result_text(r);
+        let line = |start: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(start))
+                .unwrap_or_else(|| panic!("no line starting {start:?} in {text}"))
+                .to_string()
+        };
+        match r.spec.mode {
+            SearchMode::Concurrency { .. } => (line("capacity:"), String::new()),
+            SearchMode::Rate => (line("capacity:"), line("the capacity lies")),
+        }
+    }
+
+    #[test]
+    fn the_closed_loop_hint_says_when_max_steps_ended_the_search_before_refinement() {
+        // 4, 8, 16 pass, 32 fails at the fourth and last step (--max-steps 4).
+        let mut r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(" (--refine bisects the concurrencies between)"),
+            "{line}"
+        );
+        r.spec.refine = 2;
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(
+                " (--max-steps 4 ended the search before refinement: raise it to bisect the concurrencies between)"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("--refine bisects"), "{line}");
+        // One bisection (24, passed) ran of three before --max-steps 5 ended the search.
+        let mut r = crate::result::fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let extra = crate::result::fixture::capacity_closed("lab", &[24], 0).steps[0].clone();
+        r.steps.push(SearchStep { index: 5, ..extra });
+        r.spec.max_steps = 5;
+        r.spec.refine = 3;
+        r.verdict = Some(CapacityResult::verdict_of(&r.steps));
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.contains("with 24 in flight (passed); 32 in flight failed"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                " (--max-steps 5 ended the search before refinement finished (1 of --refine 3's bisections ran): raise it to bisect the concurrencies between)"
+            ),
+            "{line}"
+        );
+        // Every bisection asked for ran: a higher --refine, not --max-steps, goes further.
+        r.spec.refine = 1;
+        let (line, _) = verdict_lines(&r);
+        assert!(
+            line.ends_with(" (a higher --refine bisects the concurrencies between)"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_open_loop_hint_says_when_max_steps_ended_the_search_before_refinement() {
+        // 1,000 and 2,000 pass, 4,000 fails at the third and last step (--max-steps 3): a
+        // bracket 100% wide, four bisections from 10%.
+        let mut r = crate::result::fixture::capacity("lab", &[1000.0, 2000.0, 4000.0], 3);
+        let (verdict, line) = verdict_lines(&r);
+        assert!(verdict.contains("between 2000 and 4000 ops/s"), "{verdict}");
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: --refine 4 bisects it to within 10% (about 4.4 min more: 4 steps of 6s plus 60s for pending compactions each)"
+        );
+        r.spec.refine = 2;
+        let (_, line) = verdict_lines(&r);
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: --max-steps 3 ended the search before refinement: --max-steps 7 --refine 4 bisects it to within 10% (about 4.4 min more: 4 steps of 6s plus 60s for pending compactions each)"
+        );
+        // Interrupted before refinement finished: --resume, not --max-steps.
+        r.spec.max_steps = 10;
+        r.status = CapacityStatus::Interrupted;
+        let (_, line) = verdict_lines(&r);
+        assert_eq!(
+            line,
+            "  the capacity lies in a bracket 100% wide: the search was interrupted before refinement finished (--resume continues it)"
         );
     }
 }

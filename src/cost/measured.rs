@@ -153,14 +153,8 @@ impl Hardware {
     /// The facts of the step a capacity search's verdict rests on (its highest passing step,
     /// else its first), whose run result lies beside the search's file at `path`.
     pub fn of_capacity(r: &CapacityResult, path: &Path) -> Result<Hardware, String> {
-        let passing = r
-            .verdict
-            .as_ref()
-            .and_then(|v| v.highest_passing_rate_per_s);
         let step = r
-            .steps
-            .iter()
-            .find(|s| Some(s.target_rate_per_s) == passing)
+            .highest_passing_step()
             .or(r.steps.first())
             .ok_or("the search has no step")?;
         let dir = path.parent().unwrap_or(Path::new("."));

@@ -5,14 +5,19 @@
 use std::path::PathBuf;
 
 use crate::format::Table;
-use crate::result::capacity::{CapacityResult, CapacityStatus, LatencyBound, SearchStep, Verdict};
+use crate::result::capacity::{
+    CapacityResult, CapacityStatus, LatencyBound, SearchMode, SearchStep, Verdict,
+};
 
 /// One step of a capacity search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepRow {
     /// 1-based.
     pub index: usize,
+    /// The open-loop step's target rate (0 in a closed-loop step).
     pub target_rate_per_s: f64,
+    /// The closed-loop step's requests in flight.
+    pub concurrency: Option<usize>,
     pub ops_per_s: f64,
     /// Response time of all operations over the step's measured window.
     pub p50_ms: f64,
@@ -44,6 +49,8 @@ pub struct SearchReport {
     /// Not completed: the verdict is from the steps so far.
     pub status: Option<String>,
     pub steps: Vec<StepRow>,
+    /// The search stepped the requests in flight (closed loop), not the target rate.
+    pub closed_loop: bool,
     pub verdict: Verdict,
     /// The response-time bounds of the search, e.g. ("read p99 ≤ 20 ms", 20.0).
     pub latency_limits: Vec<(String, f64)>,
@@ -84,7 +91,7 @@ impl Cell {
 }
 
 /// The columns of the step table, in order.
-pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
+pub const STEP_COLUMNS: [Column<StepRow>; 12] = [
     Column {
         key: "step",
         label: "step",
@@ -95,7 +102,15 @@ pub const STEP_COLUMNS: [Column<StepRow>; 11] = [
         key: "target_rate_per_s",
         label: "target ops/s",
         decimals: 0,
-        get: |s| Cell::Num(Some(s.target_rate_per_s)),
+        // A closed-loop step has no target (it has requests in flight).
+        get: |s| Cell::Num(s.concurrency.is_none().then_some(s.target_rate_per_s)),
+    },
+    Column {
+        key: "in_flight",
+        label: "in flight",
+        decimals: 0,
+        // An open-loop step has none (it has a target rate).
+        get: |s| Cell::Num(s.concurrency.map(|c| c as f64)),
     },
     Column {
         key: "achieved_ops_per_s",
@@ -216,10 +231,17 @@ impl SearchReport {
             .clone()
             .unwrap_or_else(|| CapacityResult::verdict_of(&result.steps));
         // The verdict's steps: with refinement (bisection) they need not be the last ones.
+        let level =
+            |rate: Option<f64>, concurrency: Option<usize>| concurrency.map(|c| c as f64).or(rate);
+        let failing = level(verdict.failing_rate_per_s, verdict.failing_concurrency);
+        let passing = level(
+            verdict.highest_passing_rate_per_s,
+            verdict.highest_passing_concurrency,
+        );
         let role_of = |s: &SearchStep| {
-            if !s.passed && Some(s.target_rate_per_s) == verdict.failing_rate_per_s {
+            if !s.passed && Some(s.level()) == failing {
                 Some(Role::Failing)
-            } else if s.passed && Some(s.target_rate_per_s) == verdict.highest_passing_rate_per_s {
+            } else if s.passed && Some(s.level()) == passing {
                 Some(Role::HighestPassing)
             } else {
                 None
@@ -231,6 +253,7 @@ impl SearchReport {
             .map(|s| StepRow {
                 index: s.index,
                 target_rate_per_s: s.target_rate_per_s,
+                concurrency: s.concurrency,
                 ops_per_s: s.summary.ops_per_s,
                 p50_ms: s.summary.all.response.p50_ms,
                 p99_ms: s.summary.all.response.p99_ms,
@@ -254,6 +277,7 @@ impl SearchReport {
             workload: result.workload.kind.to_string(),
             status,
             steps,
+            closed_loop: matches!(result.spec.mode, SearchMode::Concurrency { .. }),
             verdict,
             latency_limits: result
                 .spec
@@ -312,7 +336,8 @@ pub(crate) fn rows_table<T>(
     }
 }
 
-/// The step table of one search.
+/// The step table of one search; a closed-loop search shows each step's requests in flight
+/// where an open-loop one shows its target rate.
 pub fn step_table(search: &SearchReport) -> Table {
     let items: Vec<(String, &StepRow)> = search
         .steps
@@ -320,19 +345,57 @@ pub fn step_table(search: &SearchReport) -> Table {
         .map(|s| (s.index.to_string(), s))
         .collect();
     // The step number is the row label already.
-    rows_table(
+    let mut t = rows_table(
         format!("Capacity search — {}", search.title()),
         "step",
         &STEP_COLUMNS[1..],
         &items,
-    )
+    );
+    // One of the two level columns: the other is empty in every row.
+    let other = match search.closed_loop {
+        true => "target_rate_per_s",
+        false => "in_flight",
+    };
+    let at = 1 + STEP_COLUMNS[1..]
+        .iter()
+        .position(|c| c.key == other)
+        .expect("a step column");
+    t.header.remove(at);
+    for row in &mut t.rows {
+        row.remove(at);
+    }
+    t.text_columns = t
+        .text_columns
+        .iter()
+        .filter(|&&i| i != at)
+        .map(|&i| if i > at { i - 1 } else { i })
+        .collect();
+    t
 }
 
 /// The verdict table: one row per search.
 pub fn verdict_table(searches: &[SearchReport]) -> Option<Table> {
     let items: Vec<(String, &SearchReport)> = searches.iter().map(|c| (c.env.clone(), c)).collect();
-    (!items.is_empty())
-        .then(|| rows_table("Capacity verdict".into(), "env", &VERDICT_COLUMNS, &items))
+    let mut t = (!items.is_empty())
+        .then(|| rows_table("Capacity verdict".into(), "env", &VERDICT_COLUMNS, &items))?;
+    // Closed-loop searches name their concurrencies, after the rates (the workload, then
+    // the three rate columns).
+    if searches.iter().any(|c| c.closed_loop) {
+        let at = 5;
+        t.header.insert(at, "passing in flight".into());
+        t.header.insert(at + 1, "failing in flight".into());
+        let n = |c: Option<usize>| c.map_or_else(|| "-".into(), |c| c.to_string());
+        for (row, c) in t.rows.iter_mut().zip(searches) {
+            row.insert(at, n(c.verdict.highest_passing_concurrency));
+            row.insert(at + 1, n(c.verdict.failing_concurrency));
+        }
+        t.text_columns = t
+            .text_columns
+            .iter()
+            .map(|&i| if i >= at { i + 2 } else { i })
+            .collect();
+    }
+    Some(t)
 }
 
 /// A scaling run: per cluster size its capacity, per node, and the efficiency against the
@@ -445,5 +508,33 @@ mod tests {
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[1][7], "pass");
         assert_eq!(t.rows[1][8], "highest passing");
+    }
+
+    #[test]
+    fn a_closed_loop_search_shows_requests_in_flight() {
+        let result = fixture::capacity_closed("lab", &[4, 8, 16, 32], 4);
+        let c = SearchReport::of("cap.json".into(), &result);
+        assert!(c.closed_loop);
+        let roles: Vec<Option<Role>> = c.steps.iter().map(|s| s.role).collect();
+        assert_eq!(
+            roles,
+            [None, None, Some(Role::HighestPassing), Some(Role::Failing)]
+        );
+        let t = step_table(&c);
+        assert_eq!(t.header[1..3], ["in flight", "achieved ops/s"]);
+        assert!(t.rows.iter().all(|r| r.len() == t.header.len()));
+        let col: Vec<&str> = t.rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(col, ["4", "8", "16", "32"]);
+        assert_eq!(t.text_columns, [7, 8, 9, 10]);
+        let open = SearchReport::of("o.json".into(), &fixture::capacity("ec2", &[1e3, 2e3], 2));
+        let o = step_table(&open);
+        assert_eq!(o.header[1..3], ["target ops/s", "achieved ops/s"]);
+        assert_eq!(o.rows[1][1], "2,000");
+        assert_eq!(o.text_columns, t.text_columns);
+        let v = verdict_table(&[open, c]).unwrap();
+        assert_eq!(v.header[5..7], ["passing in flight", "failing in flight"]);
+        assert_eq!(v.rows[1][5..7], ["16", "32"]);
+        assert_eq!(v.rows[0][5..7], ["-", "-"]);
+        assert_eq!(v.rows[0].len(), v.header.len());
     }
 }

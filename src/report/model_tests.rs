@@ -189,6 +189,51 @@ fn spread_and_best_of_n() {
 }
 
 #[test]
+fn csv_steps_carry_their_requests_in_flight_or_their_target_rate() {
+    let inputs = [
+        Input::Capacity {
+            path: "open.json".into(),
+            result: capacity("ec2", &[1_000.0, 2_000.0], 2),
+        },
+        Input::Capacity {
+            path: "closed.json".into(),
+            result: crate::result::fixture::capacity_closed("lab", &[4, 8, 16], 3),
+        },
+    ];
+    let out = csv::render(&Report::build(&inputs).unwrap());
+    let lines: Vec<&str> = out.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = |key: &str| header.iter().position(|k| *k == key).unwrap();
+    assert_eq!(at("in_flight"), at("target_rate_per_s") + 1, "{}", lines[0]);
+    // The scenario label is quoted and holds a comma: cells after it, from the env on.
+    let cells = |l: &str| -> Vec<String> {
+        let (_, rest) = l.split_once("\",").expect("a quoted scenario");
+        std::iter::once(String::new())
+            .chain(rest.split(',').map(String::from))
+            .collect()
+    };
+    let level = |l: &str| {
+        let c = cells(l);
+        (
+            c[at("target_rate_per_s")].clone(),
+            c[at("in_flight")].clone(),
+        )
+    };
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!(level(lines[1]), ("1000".to_string(), String::new()));
+    assert_eq!(level(lines[2]), ("2000".to_string(), String::new()));
+    let closed: Vec<(String, String)> = lines[3..].iter().map(|l| level(l)).collect();
+    assert_eq!(
+        closed,
+        [
+            (String::new(), "4".to_string()),
+            (String::new(), "8".to_string()),
+            (String::new(), "16".to_string())
+        ]
+    );
+}
+
+#[test]
 fn numbers_are_grouped_and_rounded() {
     assert_eq!(crate::format::cell(Some(22_864.4), 0), "22,864");
     assert_eq!(crate::format::cell(Some(1_234_567.891), 2), "1,234,567.89");

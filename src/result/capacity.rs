@@ -31,6 +31,40 @@ impl Growth {
     }
 }
 
+/// What the search raises from step to step.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// Open loop: each step's target rate (`start_rate_per_s`, grown by `growth`).
+    #[default]
+    Rate,
+    /// Closed loop: each step's requests in flight, from `start`, grown by `growth` and
+    /// rounded to a whole number above the previous step's (reference 001's client threads).
+    Concurrency { start: usize },
+}
+
+impl SearchMode {
+    /// "rate" or "concurrency".
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchMode::Rate => "rate",
+            SearchMode::Concurrency { .. } => "concurrency",
+        }
+    }
+}
+
+/// The next concurrency of a closed-loop search after `c`: grown by `growth`, rounded, and at
+/// least one more than `c`.
+pub fn next_concurrency(growth: Growth, c: usize) -> usize {
+    let grown = growth.next(c as f64).round();
+    let grown = if grown.is_finite() && grown < usize::MAX as f64 {
+        grown as usize
+    } else {
+        usize::MAX
+    };
+    grown.max(c.saturating_add(1))
+}
+
 /// A response-time bound: `op`'s (all operations' when `None`) percentile must stay at or
 /// below `max_ms`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +110,10 @@ pub struct Settle {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapacitySpec {
+    /// Open loop or closed loop (a result from before closed-loop searches: open loop).
+    #[serde(default, skip_serializing_if = "is_rate")]
+    pub mode: SearchMode,
+    /// The first step's rate (open loop; unused in closed loop).
     pub start_rate_per_s: f64,
     pub growth: Growth,
     /// Each step's length, warmup included.
@@ -89,6 +127,10 @@ pub struct CapacitySpec {
     pub refine: usize,
     pub settle: Settle,
     pub criteria: Criteria,
+}
+
+fn is_rate(m: &SearchMode) -> bool {
+    *m == SearchMode::Rate
 }
 
 /// One criterion applied to one step.
@@ -147,7 +189,11 @@ impl CriterionCheck {
 pub struct SearchStep {
     /// 1-based.
     pub index: usize,
+    /// The open-loop step's target rate (0 in a closed-loop step, which has none).
     pub target_rate_per_s: f64,
+    /// The closed-loop step's requests in flight (`None`: an open-loop step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
     /// The step's run result (relative to the capacity result's directory).
     pub result: PathBuf,
     /// Seconds spent waiting for compactions to settle before the step.
@@ -170,6 +216,13 @@ pub struct SearchStep {
 }
 
 impl SearchStep {
+    /// What the search raised to reach this step: its concurrency in closed loop, else its
+    /// target rate.
+    pub fn level(&self) -> f64 {
+        self.concurrency
+            .map_or(self.target_rate_per_s, |c| c as f64)
+    }
+
     /// The host's CPUs were saturated during the step ([`crate::result::warning::HOST_SATURATED`]).
     pub fn host_saturated(&self) -> bool {
         self.host_cpu
@@ -214,17 +267,31 @@ pub enum CapacityStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
-    /// Target rate of the highest step that passed every criterion.
+    /// Target rate of the highest step that passed every criterion (open loop).
     pub highest_passing_rate_per_s: Option<f64>,
-    /// Its achieved throughput.
+    /// Its achieved throughput: the capacity, in either mode.
     pub highest_passing_ops_per_s: Option<f64>,
+    /// Target rate of the lowest failing step (open loop).
     pub failing_rate_per_s: Option<f64>,
+    /// Concurrency of the highest step that passed every criterion (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highest_passing_concurrency: Option<usize>,
+    /// Concurrency of the lowest failing step (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_concurrency: Option<usize>,
     /// The criteria the failing step failed, e.g. "read p50 ≤ 20 ms: 35.2".
     pub failed: Vec<String>,
     /// Criteria the verdict's steps (the highest passing and the failing one) could not
     /// verify, e.g. "step 3: pending compactions 60s after the step ≤ 20: node1: no answer".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unverified: Vec<String>,
+}
+
+impl Verdict {
+    /// A step failed: the capacity is bracketed, not a lower bound.
+    pub fn found_failure(&self) -> bool {
+        self.failing_rate_per_s.is_some() || self.failing_concurrency.is_some()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,18 +322,18 @@ impl CapacityResult {
         crate::result::file::read_capacity(path)
     }
 
-    /// The verdict from the steps so far: the lowest failing rate, and the highest passing rate
-    /// below it.
+    /// The verdict from the steps so far: the lowest failing step, and the highest passing
+    /// step below it (by rate in open loop, by concurrency in closed loop).
     pub fn verdict_of(steps: &[SearchStep]) -> Verdict {
         let failing = steps
             .iter()
             .filter(|s| !s.passed)
-            .min_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
-        let limit = failing.map_or(f64::INFINITY, |f| f.target_rate_per_s);
+            .min_by(|a, b| a.level().total_cmp(&b.level()));
+        let limit = failing.map_or(f64::INFINITY, SearchStep::level);
         let passing = steps
             .iter()
-            .filter(|s| s.passed && s.target_rate_per_s < limit)
-            .max_by(|a, b| a.target_rate_per_s.total_cmp(&b.target_rate_per_s));
+            .filter(|s| s.passed && s.level() < limit)
+            .max_by(|a, b| a.level().total_cmp(&b.level()));
         let unverified = passing
             .into_iter()
             .chain(failing)
@@ -276,19 +343,85 @@ impl CapacityResult {
                     .map(move |c| format!("step {}: {c}", s.index))
             })
             .collect();
+        let rate = |s: &SearchStep| s.concurrency.is_none().then_some(s.target_rate_per_s);
         Verdict {
-            highest_passing_rate_per_s: passing.map(|s| s.target_rate_per_s),
+            highest_passing_rate_per_s: passing.and_then(rate),
             highest_passing_ops_per_s: passing.map(|s| s.summary.ops_per_s),
-            failing_rate_per_s: failing.map(|s| s.target_rate_per_s),
+            failing_rate_per_s: failing.and_then(rate),
+            highest_passing_concurrency: passing.and_then(|s| s.concurrency),
+            failing_concurrency: failing.and_then(|s| s.concurrency),
             failed: failing.map(SearchStep::failed_checks).unwrap_or_default(),
             unverified,
         }
     }
 
-    /// The next step's rate, or `None` when the search is over: grow until a step fails; when
-    /// no step has passed yet, halve the lowest failing rate until one passes (down to
-    /// [`Self::lowest_rate`]); then bisect `spec.refine` times between the highest passing and
-    /// the lowest failing rate.
+    /// The step the verdict's capacity comes from: the highest passing one.
+    pub fn highest_passing_step(&self) -> Option<&SearchStep> {
+        let v = self
+            .verdict
+            .clone()
+            .unwrap_or_else(|| Self::verdict_of(&self.steps));
+        let level = v
+            .highest_passing_concurrency
+            .map(|c| c as f64)
+            .or(v.highest_passing_rate_per_s)?;
+        self.steps.iter().find(|s| s.passed && s.level() == level)
+    }
+
+    /// The next step's level (rate, or concurrency in closed loop), or `None` when the search
+    /// is over: grow until a step fails; when no step has passed yet, halve the lowest failing
+    /// level until one passes (down to [`Self::lowest_rate`], or one request in flight); then
+    /// bisect `spec.refine` times between the highest passing and the lowest failing level
+    /// (in closed loop, while a whole number lies between them).
+    pub fn next_level(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<f64> {
+        match spec.mode {
+            SearchMode::Rate => Self::next_rate(spec, steps),
+            SearchMode::Concurrency { .. } => Self::next_concurrency(spec, steps).map(|c| c as f64),
+        }
+    }
+
+    /// [`Self::next_level`] of a closed-loop search: whole numbers, each growing step above the
+    /// last.
+    pub fn next_concurrency(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<usize> {
+        let SearchMode::Concurrency { start } = spec.mode else {
+            return None;
+        };
+        if steps.len() >= spec.max_steps {
+            return None;
+        }
+        let Some(last) = steps.last() else {
+            return Some(start);
+        };
+        let last = last.concurrency.unwrap_or(start);
+        let v = Self::verdict_of(steps);
+        match (v.highest_passing_concurrency, v.failing_concurrency) {
+            (_, None) => Some(next_concurrency(spec.growth, last)),
+            // Even the first step failed: search downward, to one request in flight.
+            (None, Some(f)) => Some(f / 2).filter(|c| *c >= 1),
+            (Some(p), Some(f)) => {
+                (Self::refinements(steps) < spec.refine && f - p > 1).then_some(p + (f - p) / 2)
+            }
+        }
+    }
+
+    /// How many steps it took to first bracket the capacity (a passing step below a failing
+    /// one); the steps after are refinements.
+    fn bracketed_at(steps: &[SearchStep]) -> usize {
+        (1..=steps.len())
+            .find(|&k| {
+                let v = Self::verdict_of(&steps[..k]);
+                v.highest_passing_ops_per_s.is_some() && v.found_failure()
+            })
+            .unwrap_or(steps.len())
+    }
+
+    /// How many of `steps` are refinements: the steps after the capacity was first bracketed
+    /// (0 while it is not).
+    pub fn refinements(steps: &[SearchStep]) -> usize {
+        steps.len() - Self::bracketed_at(steps)
+    }
+
+    /// The next step's rate of an open-loop search (see [`Self::next_level`]).
     pub fn next_rate(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<f64> {
         if steps.len() >= spec.max_steps {
             return None;
@@ -301,16 +434,7 @@ impl CapacityResult {
             (_, None) => Some(spec.growth.next(last.target_rate_per_s)),
             // Even the first step failed: search downward.
             (None, Some(f)) => Some(f / 2.0).filter(|r| *r >= Self::lowest_rate(spec)),
-            (Some(p), Some(f)) => {
-                // Steps since the capacity was first bracketed are refinements.
-                let bracketed = (1..=steps.len())
-                    .find(|&k| {
-                        let v = Self::verdict_of(&steps[..k]);
-                        v.highest_passing_rate_per_s.is_some() && v.failing_rate_per_s.is_some()
-                    })
-                    .unwrap_or(steps.len());
-                (steps.len() - bracketed < spec.refine).then_some((p + f) / 2.0)
-            }
+            (Some(p), Some(f)) => (Self::refinements(steps) < spec.refine).then_some((p + f) / 2.0),
         }
     }
 
@@ -330,6 +454,7 @@ mod tests {
         SearchStep {
             index: 0,
             target_rate_per_s: rate,
+            concurrency: None,
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
@@ -352,6 +477,7 @@ mod tests {
     /// A search from 1,000 ops/s doubling, 10 steps at most, 2 refinements, no criteria.
     fn search_spec() -> CapacitySpec {
         CapacitySpec {
+            mode: SearchMode::Rate,
             start_rate_per_s: 1000.0,
             growth: Growth::Factor(2.0),
             step_s: 1.0,
@@ -438,5 +564,210 @@ mod tests {
         assert_eq!(all_fail.len(), 7, "1000 … 15.6 ops/s");
         assert_eq!(all_fail.last().unwrap().target_rate_per_s, 1000.0 / 64.0);
         assert_eq!(CapacityResult::lowest_rate(&spec), 1000.0 / 64.0);
+    }
+
+    fn closed(c: usize, passed: bool) -> SearchStep {
+        SearchStep {
+            target_rate_per_s: 0.0,
+            concurrency: Some(c),
+            ..step(0.0, passed)
+        }
+    }
+
+    fn closed_spec(start: usize, growth: Growth, refine: usize) -> CapacitySpec {
+        CapacitySpec {
+            mode: SearchMode::Concurrency { start },
+            start_rate_per_s: 0.0,
+            growth,
+            refine,
+            ..search_spec()
+        }
+    }
+
+    #[test]
+    fn concurrency_grows_in_whole_numbers_each_above_the_last() {
+        assert_eq!(next_concurrency(Growth::Factor(1.5), 4), 6);
+        assert_eq!(
+            next_concurrency(Growth::Factor(1.5), 5),
+            8,
+            "7.5 rounds to 8"
+        );
+        assert_eq!(
+            next_concurrency(Growth::Factor(1.1), 1),
+            2,
+            "1.1 rounds to 1: one more"
+        );
+        assert_eq!(next_concurrency(Growth::Factor(1.2), 2), 3);
+        assert_eq!(next_concurrency(Growth::Increment(8.0), 4), 12);
+        assert_eq!(next_concurrency(Growth::Increment(0.4), 4), 5);
+        assert_eq!(next_concurrency(Growth::Factor(1e300), 4), usize::MAX);
+        let spec = closed_spec(1, Growth::Factor(1.3), 0);
+        let mut steps = vec![];
+        let mut seen = vec![];
+        while let Some(c) = CapacityResult::next_concurrency(&spec, &steps) {
+            seen.push(c);
+            steps.push(closed(c, true));
+        }
+        assert_eq!(seen, [1, 2, 3, 4, 5, 7, 9, 12, 16, 21], "10 steps at most");
+        // An open-loop spec has no next concurrency, and the rate search ignores it.
+        assert_eq!(CapacityResult::next_concurrency(&search_spec(), &[]), None);
+        assert_eq!(
+            CapacityResult::next_level(&spec, &[]),
+            Some(1.0),
+            "the level of a closed-loop search"
+        );
+    }
+
+    #[test]
+    fn closed_loop_refinement_bisects_whole_numbers_until_none_is_between() {
+        let spec = closed_spec(8, Growth::Factor(2.0), 5);
+        let next = |steps: &[SearchStep]| CapacityResult::next_concurrency(&spec, steps);
+        let mut steps = vec![closed(8, true), closed(16, true)];
+        assert_eq!(next(&steps), Some(32));
+        steps.push(closed(32, false));
+        assert_eq!(next(&steps), Some(24), "bisect 16..32");
+        steps.push(closed(24, false));
+        assert_eq!(next(&steps), Some(20));
+        steps.push(closed(20, true));
+        assert_eq!(next(&steps), Some(22));
+        steps.push(closed(22, true));
+        assert_eq!(next(&steps), Some(23));
+        steps.push(closed(23, false));
+        assert_eq!(next(&steps), None, "no whole number between 22 and 23");
+        let v = CapacityResult::verdict_of(&steps);
+        assert_eq!(v.highest_passing_concurrency, Some(22));
+        assert_eq!(v.failing_concurrency, Some(23));
+        assert_eq!(
+            (v.highest_passing_rate_per_s, v.failing_rate_per_s),
+            (None, None)
+        );
+        assert!(v.found_failure());
+        assert_eq!(v.failed, ["x: 1.00"]);
+        assert!(v.highest_passing_ops_per_s.is_some_and(|o| o > 0.0));
+        // Fewer refinements allowed: the search stops after them.
+        let two = closed_spec(8, Growth::Factor(2.0), 2);
+        assert_eq!(
+            CapacityResult::next_concurrency(&two, &steps[..4]),
+            Some(20)
+        );
+        assert_eq!(CapacityResult::next_concurrency(&two, &steps[..5]), None);
+        // Without refinement the search ends at the first failure.
+        let plain = closed_spec(8, Growth::Factor(2.0), 0);
+        assert_eq!(CapacityResult::next_concurrency(&plain, &steps[..3]), None);
+    }
+
+    #[test]
+    fn a_failing_first_closed_loop_step_halves_down_to_one() {
+        let spec = closed_spec(8, Growth::Increment(4.0), 3);
+        let next = |steps: &[SearchStep]| CapacityResult::next_concurrency(&spec, steps);
+        let mut steps = vec![closed(8, false)];
+        assert_eq!(next(&steps), Some(4));
+        steps.push(closed(4, false));
+        assert_eq!(next(&steps), Some(2));
+        steps.push(closed(2, true));
+        assert_eq!(next(&steps), Some(3), "bisect 2..4");
+        steps.push(closed(3, true));
+        assert_eq!(next(&steps), None, "nothing between 3 and 4");
+        let v = CapacityResult::verdict_of(&steps);
+        assert_eq!(
+            (v.highest_passing_concurrency, v.failing_concurrency),
+            (Some(3), Some(4))
+        );
+        let all_fail = [
+            closed(8, false),
+            closed(4, false),
+            closed(2, false),
+            closed(1, false),
+        ];
+        assert_eq!(next(&all_fail[..3]), Some(1));
+        assert_eq!(next(&all_fail), None, "below one request in flight");
+        let v = CapacityResult::verdict_of(&all_fail);
+        assert_eq!(
+            (v.highest_passing_concurrency, v.failing_concurrency),
+            (None, Some(1))
+        );
+        assert_eq!(v.highest_passing_ops_per_s, None);
+    }
+
+    #[test]
+    fn the_highest_passing_step_is_found_in_either_mode() {
+        let r = |steps: Vec<SearchStep>| CapacityResult {
+            schema_version: CAPACITY_VERSION,
+            kind: "capacity".into(),
+            env: "e".into(),
+            started_unix_s: 0,
+            finished_unix_s: None,
+            status: CapacityStatus::Completed,
+            spec: search_spec(),
+            workload: crate::result::fixture::run("a", &Default::default()).workload,
+            steps,
+            verdict: None,
+            tags: vec![],
+        };
+        let closed_search = r(vec![closed(4, true), closed(8, true), closed(16, false)]);
+        assert_eq!(
+            closed_search
+                .highest_passing_step()
+                .and_then(|s| s.concurrency),
+            Some(8)
+        );
+        let open = r(vec![step(1000.0, true), step(2000.0, false)]);
+        assert_eq!(
+            open.highest_passing_step().map(|s| s.target_rate_per_s),
+            Some(1000.0)
+        );
+    }
+
+    /// A result written before closed-loop searches (no mode, no step concurrency, no
+    /// verdict concurrencies) reads as an open-loop search.
+    #[test]
+    fn an_old_result_without_the_closed_loop_fields_reads_as_open_loop() {
+        let mut spec = serde_json::to_value(search_spec()).unwrap();
+        assert!(spec.get("mode").is_none(), "open loop writes no mode");
+        spec.as_object_mut().unwrap().remove("mode");
+        let spec: CapacitySpec = serde_json::from_value(spec).unwrap();
+        assert_eq!(spec.mode, SearchMode::Rate);
+        let s = serde_json::to_value(step(1000.0, true)).unwrap();
+        assert!(s.get("concurrency").is_none());
+        let s: SearchStep = serde_json::from_value(s).unwrap();
+        assert_eq!((s.concurrency, s.level()), (None, 1000.0));
+        let v: Verdict = serde_json::from_str(
+            r#"{"highest_passing_rate_per_s":1000.0,"highest_passing_ops_per_s":990.0,
+                "failing_rate_per_s":1500.0,"failed":["x"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (v.highest_passing_concurrency, v.failing_concurrency),
+            (None, None)
+        );
+        assert!(v.found_failure());
+        // A closed-loop spec round-trips with its mode.
+        let c = closed_spec(8, Growth::Factor(1.5), 1);
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(
+            text.contains(r#""mode":{"concurrency":{"start":8}}"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<CapacitySpec>(&text).unwrap(), c);
+    }
+
+    /// `--resume` reads the result back and computes the next step from its recorded steps:
+    /// a closed-loop search continues exactly where it stopped.
+    #[test]
+    fn a_resumed_closed_loop_search_continues_from_its_recorded_steps() {
+        let spec = closed_spec(4, Growth::Factor(1.5), 2);
+        let steps = vec![closed(4, true), closed(6, true), closed(9, false)];
+        let text = serde_json::to_string(&(spec.clone(), steps.clone())).unwrap();
+        let (read_spec, read_steps): (CapacitySpec, Vec<SearchStep>) =
+            serde_json::from_str(&text).unwrap();
+        assert_eq!(read_spec.mode, SearchMode::Concurrency { start: 4 });
+        assert_eq!(
+            CapacityResult::next_concurrency(&read_spec, &read_steps),
+            CapacityResult::next_concurrency(&spec, &steps)
+        );
+        assert_eq!(
+            CapacityResult::next_concurrency(&read_spec, &read_steps),
+            Some(7)
+        );
     }
 }

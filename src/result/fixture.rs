@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::host::HostFacts;
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria, CriterionCheck,
-    Growth, LatencyBound, SearchStep, Settle,
+    Growth, LatencyBound, SearchMode, SearchStep, Settle,
 };
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
 use crate::result::{
@@ -428,6 +428,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
             SearchStep {
                 index,
                 target_rate_per_s: rate,
+                concurrency: None,
                 result: PathBuf::from(format!("step-{index}.json")),
                 settle_s: 2.0,
                 pending_before: Some(1.0),
@@ -452,6 +453,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
         finished_unix_s: Some(1_795_400_000 + 90 * steps.len() as u64),
         status: CapacityStatus::Completed,
         spec: CapacitySpec {
+            mode: SearchMode::Rate,
             start_rate_per_s: rates.first().copied().unwrap_or(1_000.0),
             growth,
             step_s: 6.0,
@@ -469,6 +471,29 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
         steps,
         tags: Vec::new(),
     }
+}
+
+/// A completed closed-loop capacity search of `env`, one step per concurrency in
+/// `concurrencies` (each achieving 100 ops/s per request in flight); step `failing` (1-based;
+/// 0: none) is overloaded as in [`capacity`]. No achieved-rate criterion: no step has a target.
+pub fn capacity_closed(env: &str, concurrencies: &[usize], failing: usize) -> CapacityResult {
+    let rates: Vec<f64> = concurrencies.iter().map(|&c| c as f64 * 100.0).collect();
+    let mut r = capacity(env, &rates, failing);
+    r.spec.mode = SearchMode::Concurrency {
+        start: concurrencies.first().copied().unwrap_or(1),
+    };
+    r.spec.start_rate_per_s = 0.0;
+    r.spec.criteria.min_achieved = None;
+    for (s, &c) in r.steps.iter_mut().zip(concurrencies) {
+        s.target_rate_per_s = 0.0;
+        s.concurrency = Some(c);
+        s.summary.target_rate_per_s = None;
+        s.summary.achieved_ratio = None;
+        s.checks.retain(|c| !c.criterion.starts_with("achieved"));
+        s.passed = s.checks.iter().all(|c| c.passed);
+    }
+    r.verdict = Some(CapacityResult::verdict_of(&r.steps));
+    r
 }
 
 /// Writes synthetic results that exercise every part of the report into `dir`, returning

@@ -78,8 +78,7 @@ impl ScalingResult {
             nodes,
             result: result_file.to_string(),
             capacity_ops_per_s: capacity,
-            lower_bound: capacity.is_some()
-                && verdict.is_some_and(|v| v.failing_rate_per_s.is_none()),
+            lower_bound: capacity.is_some() && verdict.is_some_and(|v| !v.found_failure()),
             ops_per_s_per_node: capacity.map(|c| c / f64::from(nodes)),
             efficiency: None,
             verdict: verdict_words(search),
@@ -125,6 +124,19 @@ fn verdict_of(r: &CapacityResult) -> super::capacity::Verdict {
 pub fn verdict_words(r: &CapacityResult) -> String {
     let n = |v: f64| crate::format::thousands(v);
     let v = verdict_of(r);
+    if let (Some(p), f) = (v.highest_passing_concurrency, v.failing_concurrency) {
+        let ops = n(v.highest_passing_ops_per_s.unwrap_or(0.0));
+        return match f {
+            Some(f) => format!(
+                "{ops} ops/s with {p} in flight passed; {f} in flight failed: {}",
+                v.failed.join("; ")
+            ),
+            None => format!("at least {ops} ops/s with {p} in flight: no step failed"),
+        };
+    }
+    if let (None, Some(f)) = (v.highest_passing_concurrency, v.failing_concurrency) {
+        return format!("every step failed, down to {f} in flight");
+    }
     match (v.highest_passing_rate_per_s, v.failing_rate_per_s) {
         (Some(p), Some(f)) => format!(
             "{} ops/s passed; {} failed: {}",

@@ -1,4 +1,5 @@
-//! The capacity search (reference 001): raise the rate step by step; before each step wait for
+//! The capacity search (reference 001): raise the rate (open loop) or the requests in flight
+//! (closed loop) step by step; before each step wait for
 //! pending compactions to settle; after it apply the overload criteria. The result is written
 //! after every step, so an interrupted search keeps its completed steps and `--resume`
 //! continues it.
@@ -12,7 +13,7 @@ use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria,
-    CriterionCheck as Check, LatencyBound, SearchStep as CapacityStep,
+    CriterionCheck as Check, LatencyBound, SearchMode, SearchStep as CapacityStep,
 };
 use crate::result::{PhaseSummary, RunResult, RunStatus};
 use crate::spec::{LoadMode, Stop};
@@ -33,7 +34,10 @@ pub enum Progress<'a> {
     },
     StepStarted {
         index: usize,
+        /// The target rate (open loop; 0 in closed loop).
         rate: f64,
+        /// The requests in flight (closed loop).
+        concurrency: Option<usize>,
     },
     WaitingAfter {
         secs: f64,
@@ -148,11 +152,11 @@ pub fn run(
     )));
     loop {
         let index = result.steps.len() + 1;
-        let Some(rate) = CapacityResult::next_rate(&spec, &result.steps) else {
+        let Some(level) = next_level(&spec, &result.steps) else {
             result.status = CapacityStatus::Completed;
             break;
         };
-        match step(base, &spec, index, rate, cancel, observer)? {
+        match step(base, &spec, index, level, cancel, observer)? {
             StepEnd::Measured { step, node_died } => {
                 result.steps.push(*step);
                 result.verdict = Some(CapacityResult::verdict_of(&result.steps));
@@ -222,6 +226,23 @@ fn begin(
     Ok(result)
 }
 
+/// What the next step runs at, or `None` when the search is over.
+fn next_level(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<Level> {
+    match spec.mode {
+        SearchMode::Rate => CapacityResult::next_rate(spec, steps).map(Level::Rate),
+        SearchMode::Concurrency { .. } => {
+            CapacityResult::next_concurrency(spec, steps).map(Level::Concurrency)
+        }
+    }
+}
+
+/// What one step runs at: a target rate (open loop) or requests in flight (closed loop).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Level {
+    Rate(f64),
+    Concurrency(usize),
+}
+
 /// How one step of the search ended.
 enum StepEnd {
     /// It ran and its criteria were applied; a node died during it.
@@ -233,8 +254,8 @@ enum StepEnd {
     Stopped(CapacityStatus),
 }
 
-/// The run of step `index` at `rate`: the rampup only before the first step, `step_s` long.
-fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, rate: f64) -> RunPlan {
+/// The run of step `index` at `level`: the rampup only before the first step, `step_s` long.
+fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, level: Level) -> RunPlan {
     let max_in_flight = match base.main.mode {
         LoadMode::Open { max_in_flight, .. } => max_in_flight,
         LoadMode::Closed { concurrency } => concurrency,
@@ -247,21 +268,24 @@ fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, rate: f64) -> Ru
         None
     };
     plan.drop_keyspace = base.drop_keyspace && index == 1;
-    plan.main.mode = LoadMode::Open {
-        rate_per_s: rate,
-        max_in_flight,
+    plan.main.mode = match level {
+        Level::Rate(rate_per_s) => LoadMode::Open {
+            rate_per_s,
+            max_in_flight,
+        },
+        Level::Concurrency(concurrency) => LoadMode::Closed { concurrency },
     };
     plan.main.stop = Stop::Duration { secs: spec.step_s };
     plan.main.warmup_s = spec.warmup_s;
     plan
 }
 
-/// One step: settle, run at `rate`, wait and read pending compactions, apply the criteria.
+/// One step: settle, run at `level`, wait and read pending compactions, apply the criteria.
 fn step(
     base: &RunPlan,
     spec: &CapacitySpec,
     index: usize,
-    rate: f64,
+    level: Level,
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<StepEnd, CapacityError> {
@@ -273,8 +297,16 @@ fn step(
     if cancel.is_cancelled() {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
     }
-    observer(Progress::StepStarted { index, rate });
-    let plan = step_plan(base, spec, index, rate);
+    let (rate, concurrency) = match level {
+        Level::Rate(r) => (r, None),
+        Level::Concurrency(c) => (0.0, Some(c)),
+    };
+    observer(Progress::StepStarted {
+        index,
+        rate,
+        concurrency,
+    });
+    let plan = step_plan(base, spec, index, level);
     let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
     if run.status == RunStatus::Interrupted {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
@@ -336,6 +368,7 @@ fn step(
         step: Box::new(CapacityStep {
             index,
             target_rate_per_s: rate,
+            concurrency,
             result,
             settle_s,
             pending_before,
@@ -538,6 +571,7 @@ pub fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::capacity::Growth;
     use crate::result::fixture::{RunShape, run};
     use crate::spec::OpKind;
 
@@ -566,6 +600,7 @@ mod tests {
     #[test]
     fn the_estimate_adds_each_steps_waits_and_counts_the_steps_left() {
         let spec = CapacitySpec {
+            mode: SearchMode::Rate,
             start_rate_per_s: 1000.0,
             growth: crate::result::capacity::Growth::Factor(1.5),
             step_s: 30.0,
@@ -615,6 +650,7 @@ mod tests {
         let step = |rate: f64, checks: Vec<Check>| CapacityStep {
             index: 1,
             target_rate_per_s: rate,
+            concurrency: None,
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
@@ -713,6 +749,7 @@ mod tests {
         let step = CapacityStep {
             index: 4,
             target_rate_per_s: 2000.0,
+            concurrency: None,
             result: PathBuf::from("x.json"),
             settle_s: 0.0,
             pending_before: None,
@@ -734,6 +771,144 @@ mod tests {
             v.unverified
         );
         assert_eq!(v.unverified.len(), 3, "{:?}", v.unverified);
+    }
+
+    /// A base plan as the capacity command builds it: keyvalue with a rampup, the main phase
+    /// open loop with at most 64 in flight (the closed loop's steps replace it).
+    fn base_plan() -> RunPlan {
+        let load = |mode| crate::spec::LoadSpec {
+            mode,
+            stop: Stop::Duration { secs: 60.0 },
+            warmup_s: 0.0,
+            threads: 2,
+            timeout_s: 1.0,
+            max_errors: 0,
+            cycles: crate::spec::load::Cycles { start: 0, end: 100 },
+            share: crate::spec::load::Share::WHOLE,
+        };
+        RunPlan {
+            env: "lab".into(),
+            workload: crate::spec::WorkloadSpec::defaults(crate::spec::WorkloadKind::Keyvalue),
+            rampup: Some(load(LoadMode::Closed { concurrency: 16 })),
+            main: load(LoadMode::Open {
+                rate_per_s: 1000.0,
+                max_in_flight: 64,
+            }),
+            connect: crate::load::session::ConnectSpec {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                timeout: Duration::from_secs(1),
+                credentials: None,
+                client: Default::default(),
+            },
+            target: crate::result::TargetRecord {
+                hosts: vec!["127.0.0.1:1".into()],
+                local_dc: Some("dc1".into()),
+                cluster: None,
+            },
+            cluster: None,
+            drop_keyspace: true,
+            out: PathBuf::from("/r/cap.json"),
+            sequential_main: false,
+            until: None,
+            metrics: Default::default(),
+            local_rf: None,
+            rate_share: None,
+            faults: Vec::new(),
+            nodes: None,
+            end_on_node_death: false,
+            shard: None,
+            probe: None,
+            tags: Vec::new(),
+        }
+    }
+
+    /// Runs a closed-loop search on paper: each step's plan from [`step_plan`], passing while
+    /// its concurrency is at most `capacity`; the concurrency of each step's main phase.
+    fn closed_search(spec: &CapacitySpec, capacity: usize) -> Vec<usize> {
+        let base = base_plan();
+        let mut steps: Vec<CapacityStep> = Vec::new();
+        let mut seen = Vec::new();
+        while let Some(level) = next_level(spec, &steps) {
+            let index = steps.len() + 1;
+            let plan = step_plan(&base, spec, index, level);
+            let LoadMode::Closed { concurrency } = plan.main.mode else {
+                panic!("step {index} of a closed-loop search is open loop: {level:?}");
+            };
+            assert_eq!(level, Level::Concurrency(concurrency));
+            assert_eq!(plan.out, step_path(&base.out, index));
+            assert_eq!(plan.main.stop, Stop::Duration { secs: spec.step_s });
+            assert_eq!(plan.main.warmup_s, spec.warmup_s);
+            // Only the first step loads the rows and may drop the keyspace.
+            assert_eq!(plan.rampup.is_some(), index == 1, "step {index}");
+            assert_eq!(plan.drop_keyspace, index == 1, "step {index}");
+            seen.push(concurrency);
+            steps.push(CapacityStep {
+                index,
+                target_rate_per_s: 0.0,
+                concurrency: Some(concurrency),
+                result: PathBuf::new(),
+                settle_s: 0.0,
+                pending_before: None,
+                pending_after: None,
+                node_cpu: None,
+                host_cpu: None,
+                summary: summary_at_2000(),
+                checks: Vec::new(),
+                passed: concurrency <= capacity,
+            });
+        }
+        seen
+    }
+
+    fn closed_spec(start: usize, growth: Growth, max_steps: usize, refine: usize) -> CapacitySpec {
+        CapacitySpec {
+            mode: SearchMode::Concurrency { start },
+            start_rate_per_s: 0.0,
+            growth,
+            step_s: 30.0,
+            warmup_s: 5.0,
+            max_steps,
+            refine,
+            settle: crate::result::capacity::Settle {
+                max_pending: 5.0,
+                timeout_s: 120.0,
+            },
+            criteria: Criteria {
+                min_achieved: None,
+                ..criteria()
+            },
+        }
+    }
+
+    #[test]
+    fn closed_loop_steps_run_whole_concurrencies_each_above_the_last_then_bisect() {
+        // Factor 1.2 from 1: 1.2 rounds to 1, so one more; 3.6 rounds to 4; every step is
+        // above the last. Nothing fails: --max-steps ends the search.
+        let slow = closed_spec(1, Growth::Factor(1.2), 10, 3);
+        assert_eq!(
+            closed_search(&slow, usize::MAX),
+            [1, 2, 3, 4, 5, 6, 7, 8, 10, 12]
+        );
+        // Factor 1.5 from 4: 4, 6, 9, 13.5 → 14 fails; bisecting 9..14 gives 11, 12, 13,
+        // and no whole number is left between 13 and 14, with refinements to spare.
+        let grow = closed_spec(4, Growth::Factor(1.5), 20, 5);
+        assert_eq!(closed_search(&grow, 13), [4, 6, 9, 14, 11, 12, 13]);
+        // Fewer refinements: the search stops after them, wherever the bracket is.
+        let two = closed_spec(4, Growth::Factor(1.5), 20, 2);
+        assert_eq!(closed_search(&two, 9), [4, 6, 9, 14, 11, 10]);
+        // An increment, and a first step that fails: halve down to one, then bisect up.
+        let down = closed_spec(16, Growth::Increment(8.0), 20, 4);
+        assert_eq!(closed_search(&down, 5), [16, 8, 4, 6, 5]);
+        // An open-loop step keeps the base's ceiling of requests in flight.
+        let open = step_plan(&base_plan(), &slow, 2, Level::Rate(500.0));
+        assert_eq!(
+            open.main.mode,
+            LoadMode::Open {
+                rate_per_s: 500.0,
+                max_in_flight: 64
+            }
+        );
     }
 
     #[test]

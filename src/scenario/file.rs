@@ -547,6 +547,9 @@ fn plan_variant(
     let planned = Planned {
         command: w.command.to_string(),
         runs: outs,
+        closed_loop: steps
+            .iter()
+            .any(|s| matches!(&s.step, Step::Capacity(c) if c.search.start_concurrency.is_some())),
     };
     Ok((steps, planned))
 }
@@ -591,6 +594,7 @@ fn plan_env(
                             Planned {
                                 command: w.command.to_string(),
                                 runs: vec![out.clone()],
+                                closed_loop: all.closed_loop,
                             },
                         );
                     }

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use super::outcome::Outcome;
 use super::steps::Step;
 use crate::error::Invalid;
+use crate::result::capacity::SearchMode;
 use crate::spec::load::RateArg;
 
 /// A value of an earlier step's result that a later step may take.
@@ -40,7 +41,7 @@ impl Field {
             Field::Rate,
             "rate",
             &["capacity"],
-            "the capacity verdict's highest passing rate",
+            "the capacity verdict's highest passing rate (open loop)",
         ),
         (
             Field::Capacity,
@@ -92,6 +93,8 @@ pub const KEYS: &[(&str, &str)] = &[
 pub struct Planned {
     pub command: String,
     pub runs: Vec<PathBuf>,
+    /// A closed-loop capacity search (`start-concurrency`): it has no rate to offer.
+    pub closed_loop: bool,
 }
 
 /// The reference a whole option value makes, if it is one: `Ok(None)` for a value that is
@@ -155,10 +158,20 @@ fn reference(
                 })?,
         ),
     };
+    if field == Some(Field::Rate) && d.closed_loop {
+        return Err(closed_loop_rate(text, name));
+    }
     Ok(Some(StepRef {
         step: name.to_string(),
         field,
     }))
+}
+
+/// `{NAME.rate}` of a closed-loop capacity search, refused.
+fn closed_loop_rate(text: &str, name: &str) -> Invalid {
+    crate::invalid!(
+        "'{text}': '{name}' is a closed-loop capacity search (start-concurrency), which has no rate: refer to '{{{name}.capacity}}', its highest passing throughput"
+    )
 }
 
 /// Takes the references out of a step's options (a map, or nothing): the options without
@@ -226,6 +239,11 @@ pub fn resolve(r: &StepRef, ran: &Ran) -> Result<RefValue, Invalid> {
                 .ops_per_s
         }
         (Some(f @ (Field::Rate | Field::Capacity)), Outcome::Capacity(c)) => {
+            // Refused when planned; a result read back (another environment's) is checked too.
+            if f == Field::Rate && c.spec.mode != SearchMode::Rate {
+                let text = format!("{{{}.rate}}", r.step);
+                return Err(closed_loop_rate(&text, &r.step));
+            }
             let v = c
                 .verdict
                 .as_ref()
@@ -262,7 +280,7 @@ impl Step {
             _ => Err(crate::invalid!("{key}: expected a number, got {value:?}")),
         };
         if let (Step::Capacity(c), "start-rate") = (&mut *self, key) {
-            c.search.start_rate = number(value)?;
+            c.search.start_rate = Some(number(value)?);
             return Ok(());
         }
         let Some(run) = self.run_spec_mut() else {
@@ -290,6 +308,7 @@ mod tests {
                 Planned {
                     command: "fill".into(),
                     runs: vec!["/s/01-fill.json".into()],
+                    closed_loop: false,
                 },
             ),
             (
@@ -297,6 +316,7 @@ mod tests {
                 Planned {
                     command: "latency".into(),
                     runs: vec!["/s/02-a.json".into(), "/s/03-b.json".into()],
+                    closed_loop: false,
                 },
             ),
         ])
@@ -343,5 +363,74 @@ mod tests {
         );
         assert!(e("{of: 'x{fill}'}").contains("whole value"));
         assert!(e("{duration: '{fill}'}").contains("can be given to of, rows"));
+    }
+
+    #[test]
+    fn a_closed_loop_search_offers_no_rate_when_planned_or_run() {
+        let mut known = known();
+        known.insert(
+            "cap".to_string(),
+            Planned {
+                command: "capacity".into(),
+                runs: vec!["/s/04-cap.json".into()],
+                closed_loop: true,
+            },
+        );
+        let opts = |text: &str| serde_yaml::from_str::<serde_yaml::Value>(text).unwrap();
+        let e = take(&opts("{rate: '{cap.rate}'}"), &known)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "'{cap.rate}': 'cap' is a closed-loop capacity search (start-concurrency), which has no rate: refer to '{cap.capacity}', its highest passing throughput"
+        );
+        let (_, refs) = take(&opts("{rate: '{cap.capacity}'}"), &known).unwrap();
+        assert_eq!(refs[0].1.field, Some(Field::Capacity));
+        // An open-loop search offers both.
+        known.get_mut("cap").unwrap().closed_loop = false;
+        let (_, refs) = take(&opts("{rate: '{cap.rate}'}"), &known).unwrap();
+        assert_eq!(refs[0].1.field, Some(Field::Rate));
+
+        // Its result, when the reference is filled in (another environment's step is read
+        // back): refused by the search's mode, even when no step passed.
+        let of = |field| StepRef {
+            step: "cap".into(),
+            field: Some(field),
+        };
+        let ran = |c: crate::result::CapacityResult| -> Ran {
+            BTreeMap::from([(
+                "cap".to_string(),
+                vec![("/s/04-cap.json".into(), Outcome::Capacity(Box::new(c)))],
+            )])
+        };
+        let search = crate::result::fixture::capacity_closed("lab", &[4, 8, 16], 3);
+        let capacity = search.verdict.as_ref().unwrap().highest_passing_ops_per_s;
+        let closed = ran(search);
+        let e = resolve(&of(Field::Rate), &closed).unwrap_err().to_string();
+        assert!(e.starts_with("'{cap.rate}': 'cap' is a closed-loop"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        // 4 and 8 in flight passed (about 800 ops/s): the capacity is the throughput at 8.
+        assert!(
+            capacity.is_some_and(|c| (c - 800.0).abs() < 40.0),
+            "{capacity:?}"
+        );
+        assert_eq!(
+            resolve(&of(Field::Capacity), &closed).unwrap(),
+            RefValue::Number(capacity.unwrap().round())
+        );
+        let all_failed = ran(crate::result::fixture::capacity_closed("lab", &[4], 1));
+        let e = resolve(&of(Field::Rate), &all_failed)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is a closed-loop capacity search"), "{e}");
+        let open = ran(crate::result::fixture::capacity(
+            "lab",
+            &[1000.0, 2000.0],
+            2,
+        ));
+        assert_eq!(
+            resolve(&of(Field::Rate), &open).unwrap(),
+            RefValue::Number(1000.0)
+        );
     }
 }

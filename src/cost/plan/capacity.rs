@@ -181,7 +181,7 @@ impl Capacity {
             .filter(|o| *o > 0.0 && o.is_finite())
             .ok_or_else(|| bad("no step of the search passed: it measured no capacity".into()))?;
         let mut note = format!("{} on {}", r.workload.kind, r.env);
-        if v.failing_rate_per_s.is_none() {
+        if !v.found_failure() {
             note.push_str(", a lower bound: no step failed");
         }
         if !v.unverified.is_empty() {

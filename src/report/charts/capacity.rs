@@ -28,6 +28,22 @@ impl Charts {
         )?;
         for s in &c.steps {
             let x = s.index as f64;
+            if let Some(n) = s.concurrency {
+                // A closed-loop step has no target: its achieved rate alone, with its
+                // requests in flight.
+                chart.bar(
+                    x - 0.17,
+                    x + 0.17,
+                    s.ops_per_s,
+                    &achieved,
+                    &format!(
+                        "step {}: {n} in flight, achieved {} ops/s",
+                        s.index,
+                        crate::format::cell(Some(s.ops_per_s), 0)
+                    ),
+                );
+                continue;
+            }
             chart.bar(
                 x - 0.34,
                 x - 0.02,

@@ -1,5 +1,6 @@
 //! The `capacity` step (`cqlbench capacity WORKLOAD`): the step-by-step capacity search of
-//! reference 001, with each overload criterion as a key (or flag).
+//! reference 001, with each overload criterion as a key (or flag). It steps the target rate
+//! (open loop, `--start-rate`) or the requests in flight (closed loop, `--start-concurrency`).
 
 use std::time::Duration;
 
@@ -10,7 +11,8 @@ use super::run::RunStep;
 use super::{argv, de};
 use crate::error::Invalid;
 use crate::result::capacity::{
-    CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, Settle,
+    CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, SearchMode,
+    Settle,
 };
 use crate::scenario::capacity;
 use crate::scenario::event::Event;
@@ -34,9 +36,7 @@ impl<'de> Deserialize<'de> for CapacityStep {
     }
 }
 
-fn default_start_rate() -> f64 {
-    1000.0
-}
+const DEFAULT_START_RATE: f64 = 1000.0;
 fn default_factor() -> f64 {
     1.5
 }
@@ -64,23 +64,38 @@ fn default_max_node_cpu() -> String {
 fn default_max_error_rate() -> String {
     "1%".into()
 }
-fn default_min_achieved() -> String {
-    "98%".into()
+const DEFAULT_MIN_ACHIEVED: &str = "98%";
+
+/// `--start-concurrency`: a whole number of requests in flight, 1 or more.
+pub fn parse_concurrency(s: &str) -> Result<usize, Invalid> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(crate::invalid!(
+            "--start-concurrency '{s}': expected a whole number of requests in flight, 1 or more"
+        )),
+    }
 }
 
 /// How the capacity search steps, and when a step is overloaded.
 #[derive(Debug, Clone, Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CapacitySearch {
-    /// Rate of the first step (ops/s).
-    #[arg(long, value_parser = parse_rate, default_value = "1000")]
-    #[serde(default = "default_start_rate", deserialize_with = "de::rate")]
-    pub start_rate: f64,
-    /// Each step's rate is the previous one times this [default: 1.5].
+    /// Rate of the first step (ops/s): an open-loop search, stepping the target rate
+    /// [default: 1000].
+    #[arg(long, value_parser = parse_rate)]
+    #[serde(default, deserialize_with = "de::opt_rate")]
+    pub start_rate: Option<f64>,
+    /// Requests in flight in the first step: a closed-loop search instead, stepping the
+    /// concurrency (whole numbers, each step above the last), as reference 001 raised client
+    /// threads.
+    #[arg(long, value_parser = parse_concurrency, allow_hyphen_values = true)]
+    #[serde(default)]
+    pub start_concurrency: Option<usize>,
+    /// Each step's rate (or concurrency) is the previous one times this [default: 1.5].
     #[arg(long, conflicts_with = "increment")]
     #[serde(default)]
     pub factor: Option<f64>,
-    /// Each step's rate is the previous one plus this (ops/s), instead of --factor.
+    /// Each step's rate (or concurrency) is the previous one plus this, instead of --factor.
     #[arg(long, value_parser = parse_rate)]
     #[serde(default, deserialize_with = "de::opt_rate")]
     pub increment: Option<f64>,
@@ -105,7 +120,8 @@ pub struct CapacitySearch {
     #[serde(default = "default_max_steps")]
     pub max_steps: usize,
     /// After the first failing step, bisect this many times between the highest passing and
-    /// the lowest failing rate (each bisection halves the uncertainty).
+    /// the lowest failing rate or concurrency (each bisection halves the uncertainty; a
+    /// closed-loop search stops when no whole number is left between).
     #[arg(long, default_value_t = 0)]
     #[serde(default)]
     pub refine: usize,
@@ -151,10 +167,11 @@ pub struct CapacitySearch {
     #[arg(long, default_value = "1%")]
     #[serde(default = "default_max_error_rate", deserialize_with = "de::text")]
     pub max_error_rate: String,
-    /// Overloaded when the achieved rate is below this share of the target (off to disable).
-    #[arg(long, default_value = "98%")]
-    #[serde(default = "default_min_achieved", deserialize_with = "de::text")]
-    pub min_achieved: String,
+    /// Overloaded when the achieved rate is below this share of the target (off to disable)
+    /// [default: 98%; open loop only: a closed-loop step has no target rate].
+    #[arg(long)]
+    #[serde(default, deserialize_with = "de::opt_text")]
+    pub min_achieved: Option<String>,
 
     /// Continue the interrupted search in --out after its last completed step.
     #[arg(long, requires = "out")]
@@ -229,6 +246,30 @@ fn parse_limit(flag: &str, s: &str, percent: bool) -> Result<Option<f64>, Invali
 impl CapacitySearch {
     /// The search spec (and the checks of every value).
     pub fn spec(&self) -> Result<CapacitySpec, Invalid> {
+        let mode = match (self.start_rate, self.start_concurrency) {
+            (Some(_), Some(_)) => {
+                return Err(crate::invalid!(
+                    "give --start-rate (open loop) or --start-concurrency (closed loop), not both"
+                ));
+            }
+            (_, Some(0)) => return Err(crate::invalid!("--start-concurrency must be at least 1")),
+            (_, Some(start)) => SearchMode::Concurrency { start },
+            (_, None) => SearchMode::Rate,
+        };
+        let closed = matches!(mode, SearchMode::Concurrency { .. });
+        let min_achieved = match (&self.min_achieved, closed) {
+            (Some(m), true) if parse_limit("min-achieved", m, true)?.is_some() => {
+                return Err(crate::invalid!(
+                    "--min-achieved is a share of a target rate, which a closed-loop search (--start-concurrency) has not: leave it out"
+                ));
+            }
+            (_, true) => None,
+            (m, false) => parse_limit(
+                "min-achieved",
+                m.as_deref().unwrap_or(DEFAULT_MIN_ACHIEVED),
+                true,
+            )?,
+        };
         if self.increment.is_some() && self.factor.is_some() {
             return Err(crate::invalid!("give --factor or --increment, not both"));
         }
@@ -258,7 +299,12 @@ impl CapacitySearch {
             self.max_latency.clone()
         };
         Ok(CapacitySpec {
-            start_rate_per_s: self.start_rate,
+            mode,
+            start_rate_per_s: if closed {
+                0.0
+            } else {
+                self.start_rate.unwrap_or(DEFAULT_START_RATE)
+            },
             growth: match self.increment {
                 Some(i) => Growth::Increment(i),
                 None => Growth::Factor(factor),
@@ -277,7 +323,7 @@ impl CapacitySearch {
                 pending_after_s: self.pending_after.as_secs_f64(),
                 max_node_cpu: parse_limit("max-node-cpu", &self.max_node_cpu, true)?,
                 max_error_rate: parse_limit("max-error-rate", &self.max_error_rate, true)?,
-                min_achieved: parse_limit("min-achieved", &self.min_achieved, true)?,
+                min_achieved,
             },
         })
     }
@@ -301,13 +347,13 @@ impl CapacityStep {
         a
     }
 
-    /// The run step each search step runs: the start rate (each step sets its own), `--step`
-    /// long with `--step-warmup`.
+    /// The run step each search step runs: the start rate or concurrency (each step sets its
+    /// own), `--step` long with `--step-warmup`.
     fn step_run(&self) -> Result<(RunStep, CapacitySpec), Invalid> {
         let a = self;
         if a.run.rate.is_some() || a.run.concurrency.is_some() {
             return Err(crate::invalid!(
-                "capacity sets each step's rate: give --start-rate and --factor or --increment"
+                "capacity sets each step's rate (--start-rate) or concurrency (--start-concurrency), with --factor or --increment: not --rate or --concurrency"
             ));
         }
         if a.run.duration.is_some() || a.run.ops.is_some() {
@@ -332,7 +378,12 @@ impl CapacityStep {
         }
         let spec = a.search.spec()?;
         let mut run = a.run.clone();
-        run.rate = Some(crate::spec::load::RateArg::PerSecond(spec.start_rate_per_s));
+        match spec.mode {
+            SearchMode::Rate => {
+                run.rate = Some(crate::spec::load::RateArg::PerSecond(spec.start_rate_per_s))
+            }
+            SearchMode::Concurrency { start } => run.concurrency = Some(start),
+        }
         run.duration = Some(a.search.step);
         run.warmup = a.search.step_warmup;
         run.validate()?;
@@ -411,5 +462,62 @@ mod tests {
         assert_eq!(parse_limit("x", "20", false).unwrap(), Some(20.0));
         assert!(parse_limit("x", "-1", false).is_err());
         assert!(parse_limit("x", "lots", false).is_err());
+    }
+
+    fn search(yaml: &str) -> Result<CapacitySpec, String> {
+        let v: serde_yaml::Value = serde_yaml::from_str(yaml).unwrap();
+        let v = if v.is_null() {
+            serde_yaml::Value::Mapping(Default::default())
+        } else {
+            v
+        };
+        let s: CapacitySearch = de::from_value(v).map_err(|e| e.to_string())?;
+        s.spec().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn start_concurrency_makes_a_closed_loop_search() {
+        let open = search("{}").unwrap();
+        assert_eq!(open.mode, SearchMode::Rate);
+        assert_eq!(open.start_rate_per_s, 1000.0);
+        assert_eq!(open.criteria.min_achieved, Some(0.98));
+        let c = search("{start-concurrency: 8, increment: 8, refine: 2}").unwrap();
+        assert_eq!(c.mode, SearchMode::Concurrency { start: 8 });
+        assert_eq!(c.growth, Growth::Increment(8.0));
+        assert_eq!(c.criteria.min_achieved, None, "no target rate to share");
+        assert_eq!(
+            search("{start-concurrency: 4, min-achieved: off}")
+                .unwrap()
+                .criteria
+                .min_achieved,
+            None
+        );
+        for (yaml, needle) in [
+            ("{start-concurrency: 4, start-rate: 100}", "not both"),
+            ("{start-concurrency: 0}", "at least 1"),
+            (
+                "{start-concurrency: 4, min-achieved: 90%}",
+                "--min-achieved",
+            ),
+            (
+                "{start-concurrency: 4, factor: 1}",
+                "--factor must be above 1",
+            ),
+        ] {
+            let e = search(yaml).unwrap_err();
+            assert!(e.contains(needle), "{yaml}: {e}");
+            assert!(!e.contains('\n'), "{yaml}: {e}");
+        }
+        assert!(search("{start-concurrency: -1}").is_err());
+        assert!(search("{start-concurrency: many}").is_err());
+        assert_eq!(parse_concurrency(" 16 ").unwrap(), 16);
+        for bad in ["0", "-1", "1.5", "x", ""] {
+            assert!(
+                parse_concurrency(bad)
+                    .unwrap_err()
+                    .contains("whole number of requests in flight"),
+                "{bad}"
+            );
+        }
     }
 }
