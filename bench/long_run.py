@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Does the client stay flat over a long run? One fixed-rate run on a local node; at the
-chosen minutes the client's resident memory (VmRSS, and its anonymous and file-backed parts),
+chosen minutes the client's resident memory (VmRSS: the median and the largest of the last
+minute's readings; the median of its anonymous part; its file-backed part),
 its CPU per operation in the main phase since the last mark, how busy the host was meanwhile,
 and the sizes of the result JSON, HDR log, ledger and per-interval CSV; at the end the sizes
 per hour and extrapolated to 24 h (issue 36).
@@ -94,10 +95,16 @@ def main():
         last_cpu, last_ops, last_busy = cpu_s(run.pid), ops_so_far(out, "main") or 0, host_busy()
         print(f"main phase from minute {(time.time() - t0) / 60:.1f}; CPU/op is since the previous mark; "
               f"'host' is how busy all CPUs were meanwhile", flush=True)
-        print(f"{'minute':>6} {'RSS MiB':>8} {'anon MiB':>9} {'file MiB':>9} {'CPU us/op':>10} {'host':>5} "
+        print(f"{'minute':>6} {'RSS MiB':>8} {'max MiB':>8} {'anon MiB':>9} {'file MiB':>9} {'CPU us/op':>10} {'host':>5} "
               f"{'json KiB':>9} {'hlog KiB':>9} {'ledger KiB':>10} {'csv KiB':>8}", flush=True)
+        # The allocator returns freed pages to the system in bursts, so one reading of RSS swings
+        # by a few MiB: each mark shows the median of the last minute's readings (one a second)
+        # and their maximum.
+        rss = []
         for m in marks:
             while time.time() - t0 < m * 60 and run.poll() is None:
+                rss.append((status_kib(run.pid), status_kib(run.pid, "RssAnon")))
+                rss = rss[-60:]
                 time.sleep(1)
             if run.poll() is not None:
                 break
@@ -106,7 +113,10 @@ def main():
             host = (busy[0] - last_busy[0]) / max(busy[1] - last_busy[1], 1)
             last_cpu, last_ops, last_busy = cpu, ops or last_ops, busy
             s = sizes(out)
-            print(f"{m:>6.0f} {status_kib(run.pid) / 1024:>8.1f} {status_kib(run.pid, 'RssAnon') / 1024:>9.1f} "
+            med = sorted(r[0] for r in rss)[len(rss) // 2] if rss else 0
+            med_anon = sorted(r[1] for r in rss)[len(rss) // 2] if rss else 0
+            top = max((r[0] for r in rss), default=0)
+            print(f"{m:>6.0f} {med / 1024:>8.1f} {top / 1024:>8.1f} {med_anon / 1024:>9.1f} "
                   f"{status_kib(run.pid, 'RssFile') / 1024:>9.1f} {per_op:>10.1f} {100 * host:>4.0f}% "
                   f"{s['json'] / 1024:>9.0f} {s['hlog'] / 1024:>9.0f} {s['ledger'] / 1024:>10.0f} "
                   f"{s['csv'] / 1024:>8.0f}", flush=True)
