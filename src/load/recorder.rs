@@ -29,6 +29,12 @@ const WRITE_EVERY: Duration = Duration::from_secs(10);
 /// The result's rewrites take at most 1/50 of the client's time: the next write waits 50 times
 /// as long as the last took.
 const WRITE_COST_SHARE: u32 = 50;
+/// … and write at most this many bytes per second on average: a long run's result grows (8 MiB
+/// after an hour at 2,000 ops/s), and rewriting it every 10 s would put a growing write load
+/// on the disk of the host being measured. The next write waits until the last one's bytes
+/// are paid for (an hour's result: about a minute). The HDR log and the CSV, appended every
+/// interval, hold the seconds the result has not caught up with yet.
+const WRITE_BYTES_PER_S: f64 = 128.0 * 1024.0;
 
 /// A run's result, HDR log and ledger, and their writes.
 pub struct Recorder {
@@ -46,8 +52,10 @@ pub struct Recorder {
     csv: Option<IntervalCsv>,
     csv_path: PathBuf,
     last_write: Instant,
-    /// How long the last write of the result took.
+    /// How long the last write of the result took …
     last_write_cost: Duration,
+    /// … and how many bytes it wrote.
+    last_write_bytes: u64,
     /// Intervals merged into coarser records as the run grows old.
     coarse: crate::result::Coarsening,
     /// The last interval recorded, as measured (the phase may hold it merged).
@@ -90,6 +98,7 @@ impl Recorder {
             csv_path,
             last_write: Instant::now(),
             last_write_cost: Duration::ZERO,
+            last_write_bytes: 0,
             coarse: Default::default(),
             latest: None,
             write_error: None,
@@ -210,8 +219,7 @@ impl Recorder {
     /// for [`Recorder::end_phase`].
     pub fn save_if_due(&mut self) {
         let n = self.result.phases.last().map_or(0, |p| p.intervals.len());
-        let wait = WRITE_EVERY.max(self.last_write_cost * WRITE_COST_SHARE);
-        if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < wait {
+        if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < self.write_wait() {
             return;
         }
         let t = Instant::now();
@@ -231,11 +239,25 @@ impl Recorder {
                 .unwrap_or_else(|| result.write(out)),
             None => result.write(out),
         };
-        if let Err(e) = written {
-            self.write_error.get_or_insert(e);
+        match written {
+            Ok(()) => {
+                self.last_write_bytes = std::fs::metadata(&self.out).map_or(0, |m| m.len());
+            }
+            Err(e) => {
+                self.write_error.get_or_insert(e);
+            }
         }
         self.last_write = Instant::now();
         self.last_write_cost = self.last_write - t;
+    }
+
+    /// How long after the last write of the result the next one is due (once a phase's
+    /// first minute is written): 10 s, or longer when the last write took long or was large.
+    fn write_wait(&self) -> Duration {
+        let by_bytes = Duration::from_secs_f64(self.last_write_bytes as f64 / WRITE_BYTES_PER_S);
+        WRITE_EVERY
+            .max(self.last_write_cost * WRITE_COST_SHARE)
+            .max(by_bytes)
     }
 
     /// A failed write of the result during the phase, as the run's error.
@@ -380,6 +402,43 @@ mod tests {
                 .iter()
                 .any(|w| matches!(w, Warning::HlogFailed { .. }))
         );
+    }
+
+    #[test]
+    fn a_large_result_is_rewritten_less_often_so_its_bytes_per_second_stay_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let result =
+            crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let mut rec = Recorder::start(&out, result, None).unwrap();
+        // A small, quick write: every 10 s.
+        rec.save_if_due();
+        let small = std::fs::metadata(&out).unwrap().len();
+        assert_eq!(rec.last_write_bytes, small);
+        assert!(small < 128 * 1024, "{small} bytes");
+        rec.last_write_cost = Duration::from_millis(1);
+        assert_eq!(rec.write_wait(), WRITE_EVERY);
+        // An hour's result (8 MiB at 2,000 ops/s): a minute between writes, 128 KiB/s.
+        rec.last_write_bytes = 8 << 20;
+        assert_eq!(rec.write_wait(), Duration::from_secs(64));
+        // A slow write waits 50 times its cost, if that is longer.
+        rec.last_write_cost = Duration::from_secs(2);
+        assert_eq!(rec.write_wait(), Duration::from_secs(100));
+        // Not due right after a write once the phase's first minute is written.
+        rec.start_phase(PhaseResult {
+            name: "main".into(),
+            offset_s: 0.0,
+            load: rec.result.phases[0].load.clone(),
+            intervals: Vec::new(),
+            summary: None,
+        });
+        for _ in 0..=WRITE_EVERY_INTERVAL {
+            let rep = report();
+            rec.interval("main", 0.0, false, &rep, record(&rep));
+        }
+        let before = rec.last_write;
+        rec.save_if_due();
+        assert_eq!(rec.last_write, before, "written again before it was due");
     }
 
     #[test]
