@@ -3,6 +3,8 @@
 //! listens on) or make a valid scenario plan; bad ones are refused in one line, before any
 //! connection, and never with a panic.
 
+mod common;
+
 use std::path::Path;
 
 fn cqlbench(home: &Path) -> assert_cmd::Command {
@@ -21,21 +23,7 @@ fn refused(args: &[&str], needle: &str) {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(
-        errors.len(),
-        1,
-        "{args:?}: one error line expected:\n{stderr}"
-    );
-    assert!(
-        errors[0].contains(needle),
-        "{args:?}: '{needle}' not in: {}",
-        errors[0]
-    );
+    common::refused_in_one_line(&out, args, &[needle]);
 }
 
 // 127.0.0.1:1 is never listened on: a search whose flags are valid fails to connect to it.

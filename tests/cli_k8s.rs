@@ -2,6 +2,8 @@
 //! field of the typed objects read back from the printed YAML, and bad values refused in one
 //! line with a non-zero exit, nothing printed or written.
 
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -101,21 +103,7 @@ fn refused(args: &[&str], needle: &str) {
 
 fn refused_in(dir: &Path, args: &[&str], needle: &str) {
     let out = loaders(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(
-        errors.len(),
-        1,
-        "{args:?}: one error line expected:\n{stderr}"
-    );
-    assert!(
-        errors[0].contains(needle),
-        "{args:?}: '{needle}' not in: {}",
-        errors[0]
-    );
+    common::refused_in_one_line(&out, args, &[needle]);
     assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
 }
 

@@ -1,6 +1,8 @@
 //! `cqlbench run` and `capacity` through the real binary, without a cluster: bad values are
 //! refused in one line, before any connection, and never with a panic.
 
+mod common;
+
 fn cqlbench(home: &std::path::Path) -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
     c.env("CQLBENCH_HOME", home)
@@ -18,23 +20,7 @@ fn refused(args: &[&str], needle: &str) {
 fn refused_naming(args: &[&str], needles: &[&str]) {
     let home = tempfile::tempdir().unwrap();
     let out = cqlbench(home.path()).args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(
-        errors.len(),
-        1,
-        "{args:?}: one error line expected:\n{stderr}"
-    );
-    for needle in needles {
-        assert!(
-            errors[0].contains(needle),
-            "{args:?}: '{needle}' not in: {}",
-            errors[0]
-        );
-    }
+    common::refused_in_one_line(&out, args, needles);
 }
 
 // 127.0.0.1:1 is never listened on: these must fail before trying it.

@@ -206,3 +206,27 @@ pub async fn session(c: &Cluster) -> Session {
         .await
         .expect("CQL session")
 }
+
+/// Checks that the binary refused a command as a user error: a non-zero exit that is not a
+/// panic, and exactly one `error:` line (clap adds a usage hint below its own), naming each of
+/// `needles`. Returns that line.
+pub fn refused_in_one_line(out: &std::process::Output, args: &[&str], needles: &[&str]) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "{args:?}: one error line expected:\n{stderr}"
+    );
+    for needle in needles {
+        assert!(
+            errors[0].contains(needle),
+            "{args:?}: '{needle}' not in: {}",
+            errors[0]
+        );
+    }
+    errors[0].to_string()
+}
