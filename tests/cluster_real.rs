@@ -375,6 +375,9 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         s.cassandra = cqlbench::spec::CassandraSource::Maven {
             version: version.into(),
         };
+        // A setting away from its default, for the result to record as the nodes have it.
+        s.yaml_overrides
+            .insert("concurrent_reads".into(), serde_yaml::Value::from(24));
         let tc = TestCluster::create(s);
         let dist = &tc.c().state.dist;
         assert!(dist.version.starts_with(version), "{dist:?}");
@@ -429,6 +432,19 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
                 .as_deref()
                 .is_some_and(|v| v.starts_with("11.")),
             "{fp:?}"
+        );
+        // The node's settings (system_views.settings): the override as the node runs it.
+        let settings = &fp.server_settings;
+        assert_eq!(
+            settings.get("concurrent_reads").map(String::as_str),
+            Some("24"),
+            "{version}: {} settings recorded",
+            settings.len()
+        );
+        assert!(settings.len() > 100, "{version}: {settings:?}");
+        assert!(
+            settings.keys().all(|k| !k.contains("password")),
+            "{version}: a password setting recorded"
         );
         let m = r.main_summary().unwrap();
         let reads = r.reads_verified.as_ref().expect("--verify compares reads");

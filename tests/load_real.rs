@@ -157,6 +157,16 @@ fn data_is_a_function_of_the_cycle_and_results_are_complete(
             .unwrap_or("")
             .starts_with("5.0")
     );
+    // The node's settings are recorded (system_views.settings).
+    let settings = &r.fingerprint.server_settings;
+    assert!(
+        settings
+            .get("concurrent_reads")
+            .is_some_and(|v| v.parse::<u32>().is_ok_and(|n| n > 0)),
+        "{} settings recorded: {:?}",
+        settings.len(),
+        settings.get("concurrent_reads")
+    );
     // The file on disk is the same, complete result, and its histograms decode.
     let back = RunResult::read(&out).unwrap();
     assert!(

@@ -215,6 +215,7 @@ async fn first_result(
             driver: "scylla-rust-driver 1.9".into(),
             cassandra_version: session::cassandra_version(session).await,
             java_version: session::java_version(session).await,
+            server_settings: session::server_settings(session).await,
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
             probe: plan.probe.clone(),

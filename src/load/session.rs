@@ -391,6 +391,29 @@ pub async fn java_version(session: &Session) -> Option<String> {
         .and_then(|r| r.0)
 }
 
+/// The settings of the node answering, from `system_views.settings` (Cassandra 4.0 and
+/// later): empty before 4.0 or when the table cannot be read. A setting whose name says
+/// password is left out, whatever the server shows of it; a setting without a value is kept
+/// as an empty string.
+pub async fn server_settings(session: &Session) -> std::collections::BTreeMap<String, String> {
+    let read = async {
+        let r = session
+            .query_unpaged("SELECT name, value FROM system_views.settings", &[])
+            .await
+            .ok()?;
+        let rows = r.into_rows_result().ok()?;
+        let out: std::collections::BTreeMap<String, String> = rows
+            .rows::<(String, Option<String>)>()
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|(name, _)| !name.contains("password"))
+            .map(|(name, value)| (name, value.unwrap_or_default()))
+            .collect();
+        Some(out)
+    };
+    read.await.unwrap_or_default()
+}
+
 /// The data centre of the node answering.
 pub async fn local_dc(session: &Session) -> Option<String> {
     system_local_text(session, "data_center").await

@@ -197,6 +197,59 @@ fn the_settings_table_shows_what_the_result_records() {
 }
 
 #[test]
+fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are_not() {
+    let settings = |reads: &str, extra: Option<(&str, &str)>| {
+        let mut m: std::collections::BTreeMap<String, String> = [
+            ("concurrent_reads", reads),
+            ("concurrent_writes", "32"),
+            ("compaction_throughput", "64MiB/s"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        m.extend(extra.map(|(k, v)| (k.to_string(), v.to_string())));
+        m
+    };
+    let mut a = closed(1);
+    a.env = "ec2".into();
+    a.fingerprint.server_settings = settings("32", None);
+    let mut b = closed(2);
+    b.env = "k8s".into();
+    b.fingerprint.server_settings = settings("64", Some(("cdc_enabled", "false")));
+    // A run that recorded no settings (before Cassandra 4.0) is left out of the table.
+    let c = closed(3);
+    let report = Report::build(&[
+        input("a.json", a.clone()),
+        input("b.json", b),
+        input("c.json", c),
+    ])
+    .unwrap();
+    let tables = report.tables();
+    let t = tables
+        .iter()
+        .find(|t| t.title == summary::SERVER_SETTINGS_TITLE)
+        .expect("a table of the differing settings");
+    assert_eq!(t.header, ["setting", "#1 ec2", "#2 k8s"]);
+    assert_eq!(
+        t.rows,
+        [
+            ["cdc_enabled", "-", "false"],
+            ["concurrent_reads", "32", "64"]
+        ]
+    );
+    // The text and HTML reports carry it.
+    assert!(text::render(&report).contains(summary::SERVER_SETTINGS_TITLE));
+    assert!(html::render(&report).contains("concurrent_reads"));
+    // Runs whose settings agree: no table.
+    let same = Report::build(&[input("a.json", a.clone()), input("a2.json", a)]).unwrap();
+    assert!(
+        same.tables()
+            .iter()
+            .all(|t| t.title != summary::SERVER_SETTINGS_TITLE)
+    );
+}
+
+#[test]
 fn host_cpu_is_the_mean_over_the_measured_window() {
     let r = run_with_metrics("lab", &RunShape::default(), 2, &["sda"]);
     let (share, client, nodes) =

@@ -177,6 +177,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
             driver: "synthetic".into(),
             cassandra_version: None,
             java_version: None,
+            server_settings: Default::default(),
             host: HostFacts {
                 hostname: "fixture".into(),
                 cpu_model: "none".into(),

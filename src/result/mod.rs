@@ -80,6 +80,11 @@ pub struct Fingerprint {
     /// The Java version of the node the client asked (`system_views.system_properties`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub java_version: Option<String>,
+    /// The settings of the node the client asked, by name, from `system_views.settings`
+    /// (Cassandra 4.0 and later; empty before, or when the table cannot be read). Settings
+    /// named like a password are left out.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub server_settings: std::collections::BTreeMap<String, String>,
     pub host: HostFacts,
     /// The local cluster's spec (JVM flags, heap, cassandra.yaml overrides), if any.
     pub cluster: Option<ClusterSpec>,

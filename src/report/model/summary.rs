@@ -2,7 +2,8 @@
 //! rate, closed loop, or a share of another run's throughput, with the rate that came to and
 //! the run it came from), what it achieved, response and service time side by side, errors —
 //! and a second table of the settings the numbers depend on (replication, consistency, data
-//! size, nodes, heap, Cassandra version) and the host's CPU over the measured window. Also the
+//! size, nodes, heap, Cassandra version) and the host's CPU over the measured window, and a
+//! third of the server settings that differ between the runs (`system_views.settings`). Also the
 //! check `cqlbench compare` makes before comparing two runs ([`not_comparable`]).
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,11 @@ use crate::stats::{Percentiles, decode};
 pub const SUMMARY_TITLE: &str = "Runs (latency in ms)";
 /// The title of the settings table.
 pub const SETTINGS_TITLE: &str = "Run settings and host CPU";
+/// The title of the table of server settings that differ between runs.
+pub const SERVER_SETTINGS_TITLE: &str =
+    "Server settings that differ between runs (system_views.settings of the node asked)";
+/// At most this many differing settings are listed; a last row counts the rest.
+const SERVER_SETTINGS_ROWS: usize = 40;
 /// What the two kinds of latency in the runs table are, in one line.
 pub const LEGEND: &str = "response time (resp) = from the intended start, includes queueing (coordinated omission corrected); service time (svc) = from the actual send; in closed loop the two coincide; send lag = how late the open-loop client sent against its schedule (its p99; response includes it)";
 
@@ -124,6 +130,8 @@ pub struct Settings {
     /// How the client connected (`ClientSpec::summary`); None in results that predate it.
     pub client: Option<String>,
     pub host_cores: usize,
+    /// The server's settings as the run recorded them (empty: not recorded).
+    pub server: std::collections::BTreeMap<String, String>,
 }
 
 impl Settings {
@@ -159,6 +167,7 @@ impl Settings {
             java: run.fingerprint.java_version.clone(),
             client: run.fingerprint.client.as_ref().map(|c| c.summary()),
             host_cores: run.fingerprint.host.cores,
+            server: run.fingerprint.server_settings.clone(),
         }
     }
 }
@@ -437,10 +446,61 @@ pub fn tables(runs: &[RunRow]) -> Vec<Table> {
         return Vec::new();
     }
     let items: Vec<(String, &RunRow)> = runs.iter().map(|r| (format!("#{}", r.index), r)).collect();
-    vec![
+    let mut out = vec![
         rows_table(SUMMARY_TITLE.into(), "#", &SUMMARY_COLUMNS, &items),
         rows_table(SETTINGS_TITLE.into(), "#", &SETTINGS_COLUMNS, &items),
-    ]
+    ];
+    out.extend(server_settings_table(runs));
+    out
+}
+
+/// The server settings whose values differ between the runs that recorded them, one row per
+/// setting and one column per run (`-`: the run's server has no such setting); none when
+/// fewer than two runs recorded settings or they all agree.
+pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
+    let recorded: Vec<&RunRow> = runs
+        .iter()
+        .filter(|r| !r.settings.server.is_empty())
+        .collect();
+    if recorded.len() < 2 {
+        return None;
+    }
+    let names: std::collections::BTreeSet<&String> = recorded
+        .iter()
+        .flat_map(|r| r.settings.server.keys())
+        .collect();
+    let mut rows: Vec<Vec<String>> = names
+        .into_iter()
+        .filter_map(|name| {
+            let values: Vec<Option<&String>> = recorded
+                .iter()
+                .map(|r| r.settings.server.get(name))
+                .collect();
+            values.iter().any(|v| *v != values[0]).then(|| {
+                std::iter::once(name.clone())
+                    .chain(values.iter().map(|v| v.map_or("-".into(), |v| v.clone())))
+                    .collect()
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    if rows.len() > SERVER_SETTINGS_ROWS {
+        let more = rows.len() - SERVER_SETTINGS_ROWS;
+        rows.truncate(SERVER_SETTINGS_ROWS);
+        rows.push(vec![format!(
+            "… and {more} more (in each result's fingerprint)"
+        )]);
+    }
+    Some(Table {
+        title: SERVER_SETTINGS_TITLE.into(),
+        header: std::iter::once("setting".to_string())
+            .chain(recorded.iter().map(|r| format!("#{} {}", r.index, r.env)))
+            .collect(),
+        rows,
+        text_columns: (1..=recorded.len()).collect(),
+    })
 }
 
 /// Each share run's source row, when the run it is a share of is in the report.
