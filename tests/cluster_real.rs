@@ -446,6 +446,29 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
             settings.keys().all(|k| !k.contains("password")),
             "{version}: a password setting recorded"
         );
+        // The nodes as system.local and system.peers_v2 list them, and the schema the run made.
+        assert_eq!(fp.nodes.len(), 3, "{version}: {:?}", fp.nodes);
+        assert!(
+            fp.nodes.iter().all(|n| n.tokens == 1
+                && n.dc.as_deref() == Some("dc1")
+                && n.release_version
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with(version))),
+            "{version}: {:?}",
+            fp.nodes
+        );
+        assert!(
+            fp.schema
+                .get("keyspace.replication")
+                .is_some_and(|r| r.contains("dc1=3")),
+            "{version}: {:?}",
+            fp.schema
+        );
+        assert!(
+            fp.schema.keys().any(|k| k.ends_with(".compaction")),
+            "{version}: {:?}",
+            fp.schema
+        );
         let m = r.main_summary().unwrap();
         let reads = r.reads_verified.as_ref().expect("--verify compares reads");
         eprintln!(

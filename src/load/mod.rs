@@ -216,6 +216,8 @@ async fn first_result(
             cassandra_version: session::cassandra_version(session).await,
             java_version: session::java_version(session).await,
             server_settings: session::server_settings(session).await,
+            nodes: session::cluster_nodes(session).await,
+            schema: Default::default(),
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
             probe: plan.probe.clone(),
@@ -276,6 +278,7 @@ impl Run<'_> {
             started,
         } = self;
         create_schema(plan, &session, &w).await?;
+        rec.set_schema(session::schema_facts(&session, &w.spec().keyspace).await);
         let statements = crate::workload::StatementSettings {
             listener: Some(counters.clone()),
             page_size: plan.connect.client.driver.page_size,

@@ -207,6 +207,11 @@ impl Recorder {
         self.result.warnings.push(w);
     }
 
+    /// The workload's schema as the server has it (see [`crate::result::Fingerprint::schema`]).
+    pub fn set_schema(&mut self, schema: std::collections::BTreeMap<String, String>) {
+        self.result.fingerprint.schema = schema;
+    }
+
     pub fn set_events(&mut self, events: Vec<crate::result::fault::FaultEvent>) {
         self.result.events = events;
     }

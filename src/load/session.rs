@@ -414,6 +414,126 @@ pub async fn server_settings(session: &Session) -> std::collections::BTreeMap<St
     read.await.unwrap_or_default()
 }
 
+/// The cluster's nodes as the node answering sees them: itself (`system.local`) and its peers
+/// (`system.peers_v2`, Cassandra 4.0 and later); empty when `system.local` cannot be read.
+pub async fn cluster_nodes(session: &Session) -> Vec<crate::result::NodeFacts> {
+    type Row = (
+        Option<std::net::IpAddr>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<Vec<String>>,
+    );
+    async fn rows(session: &Session, cql: &str) -> Option<Vec<Row>> {
+        let r = session.query_unpaged(cql, &[]).await.ok()?;
+        let rows = r.into_rows_result().ok()?;
+        let out = rows.rows::<Row>().ok()?.filter_map(Result::ok).collect();
+        Some(out)
+    }
+    let Some(local) = rows(
+        session,
+        "SELECT broadcast_address, data_center, rack, release_version, tokens FROM system.local",
+    )
+    .await
+    else {
+        return Vec::new();
+    };
+    let peers = rows(
+        session,
+        "SELECT peer, data_center, rack, release_version, tokens FROM system.peers_v2",
+    )
+    .await
+    .unwrap_or_default();
+    let mut out: Vec<crate::result::NodeFacts> = local
+        .into_iter()
+        .chain(peers)
+        .map(
+            |(address, dc, rack, version, tokens)| crate::result::NodeFacts {
+                address: address.map_or_else(String::new, |a| a.to_string()),
+                dc,
+                rack,
+                release_version: version,
+                tokens: tokens.map_or(0, |t| t.len()),
+            },
+        )
+        .collect();
+    out.sort_by(|a, b| (&a.dc, &a.address).cmp(&(&b.dc, &b.address)));
+    out
+}
+
+/// The workload's keyspace and tables as the server has them (`system_schema`), flattened
+/// to name → value: `keyspace.replication`, then `TABLE.compaction`, `TABLE.compression`,
+/// `TABLE.caching`, `TABLE.gc_grace_seconds`, `TABLE.default_time_to_live` and
+/// `TABLE.bloom_filter_fp_chance` per table (maps as `k=v` pairs in key order). Empty when
+/// the schema tables cannot be read.
+pub async fn schema_facts(
+    session: &Session,
+    keyspace: &str,
+) -> std::collections::BTreeMap<String, String> {
+    use std::collections::BTreeMap;
+    fn pairs(m: &BTreeMap<String, String>) -> String {
+        let v: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        v.join(", ")
+    }
+    let mut out = BTreeMap::new();
+    let replication = async {
+        let r = session
+            .query_unpaged(
+                "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?",
+                (keyspace,),
+            )
+            .await
+            .ok()?;
+        r.into_rows_result()
+            .ok()?
+            .maybe_first_row::<(BTreeMap<String, String>,)>()
+            .ok()?
+            .map(|r| r.0)
+    };
+    if let Some(r) = replication.await {
+        out.insert("keyspace.replication".to_string(), pairs(&r));
+    }
+    type Table = (
+        String,
+        Option<BTreeMap<String, String>>,
+        Option<BTreeMap<String, String>>,
+        Option<BTreeMap<String, String>>,
+        Option<i32>,
+        Option<i32>,
+        Option<f64>,
+    );
+    let tables = async {
+        let r = session
+            .query_unpaged(
+                "SELECT table_name, compaction, compression, caching, gc_grace_seconds, \
+                 default_time_to_live, bloom_filter_fp_chance FROM system_schema.tables \
+                 WHERE keyspace_name = ?",
+                (keyspace,),
+            )
+            .await
+            .ok()?;
+        let rows = r.into_rows_result().ok()?;
+        let v: Vec<Table> = rows.rows::<Table>().ok()?.filter_map(Result::ok).collect();
+        Some(v)
+    };
+    for (table, compaction, compression, caching, gc_grace, ttl, bloom) in
+        tables.await.unwrap_or_default()
+    {
+        let mut put = |what: &str, v: Option<String>| {
+            if let Some(v) = v {
+                out.insert(format!("{table}.{what}"), v);
+            }
+        };
+        put("compaction", compaction.as_ref().map(pairs));
+        put("compression", compression.as_ref().map(pairs));
+        put("caching", caching.as_ref().map(pairs));
+        put("gc_grace_seconds", gc_grace.map(|v| v.to_string()));
+        put("default_time_to_live", ttl.map(|v| v.to_string()));
+        put("bloom_filter_fp_chance", bloom.map(|v| v.to_string()));
+    }
+    out
+}
+
 /// The data centre of the node answering.
 pub async fn local_dc(session: &Session) -> Option<String> {
     system_local_text(session, "data_center").await

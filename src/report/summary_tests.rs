@@ -213,9 +213,20 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
     let mut a = closed(1);
     a.env = "ec2".into();
     a.fingerprint.server_settings = settings("32", None);
+    let node = |version: &str| crate::result::NodeFacts {
+        address: "10.0.0.1".into(),
+        dc: Some("dc1".into()),
+        rack: Some("rack1".into()),
+        release_version: Some(version.into()),
+        tokens: 16,
+    };
+    a.fingerprint.nodes = vec![node("5.0.4"), node("5.0.4")];
+    a.fingerprint.schema = [("keyvalue.compaction".to_string(), "class=STCS".to_string())].into();
     let mut b = closed(2);
     b.env = "k8s".into();
     b.fingerprint.server_settings = settings("64", Some(("cdc_enabled", "false")));
+    b.fingerprint.nodes = vec![node("5.0.4"), node("4.1.8")];
+    b.fingerprint.schema = [("keyvalue.compaction".to_string(), "class=LCS".to_string())].into();
     // A run that recorded no settings (before Cassandra 4.0) is left out of the table.
     let c = closed(3);
     let report = Report::build(&[
@@ -234,7 +245,9 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
         t.rows,
         [
             ["cdc_enabled", "-", "false"],
-            ["concurrent_reads", "32", "64"]
+            ["cluster.versions", "5.0.4: 2", "4.1.8: 1, 5.0.4: 1"],
+            ["concurrent_reads", "32", "64"],
+            ["schema.keyvalue.compaction", "class=STCS", "class=LCS"],
         ]
     );
     // The text and HTML reports carry it.

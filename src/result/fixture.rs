@@ -178,6 +178,8 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
             cassandra_version: None,
             java_version: None,
             server_settings: Default::default(),
+            nodes: Vec::new(),
+            schema: Default::default(),
             host: HostFacts {
                 hostname: "fixture".into(),
                 cpu_model: "none".into(),

@@ -85,6 +85,14 @@ pub struct Fingerprint {
     /// named like a password are left out.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub server_settings: std::collections::BTreeMap<String, String>,
+    /// The cluster's nodes as the node asked sees them (`system.local`, `system.peers_v2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeFacts>,
+    /// The workload's keyspace and tables as the server has them once the run created them
+    /// (`system_schema`: replication, compaction, compression, caching, …), flattened to
+    /// name → value (`keyspace.replication`, `TABLE.compaction`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub schema: std::collections::BTreeMap<String, String>,
     pub host: HostFacts,
     /// The local cluster's spec (JVM flags, heap, cassandra.yaml overrides), if any.
     pub cluster: Option<ClusterSpec>,
@@ -95,6 +103,18 @@ pub struct Fingerprint {
     /// settings; None in results written before they were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<crate::spec::client::ClientSpec>,
+}
+
+/// One node of the cluster, as `system.local` / `system.peers_v2` describe it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeFacts {
+    /// Its broadcast address (`peer` for the others).
+    pub address: String,
+    pub dc: Option<String>,
+    pub rack: Option<String>,
+    pub release_version: Option<String>,
+    /// How many tokens it owns (vnodes).
+    pub tokens: usize,
 }
 
 /// A host probe a run refers to: where it is and its headline figures.

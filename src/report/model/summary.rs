@@ -3,7 +3,7 @@
 //! the run it came from), what it achieved, response and service time side by side, errors —
 //! and a second table of the settings the numbers depend on (replication, consistency, data
 //! size, nodes, heap, Cassandra version) and the host's CPU over the measured window, and a
-//! third of the server settings that differ between the runs (`system_views.settings`). Also the
+//! third of the server settings, schema options and nodes that differ between the runs. Also the
 //! check `cqlbench compare` makes before comparing two runs ([`not_comparable`]).
 
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub const SUMMARY_TITLE: &str = "Runs (latency in ms)";
 pub const SETTINGS_TITLE: &str = "Run settings and host CPU";
 /// The title of the table of server settings that differ between runs.
 pub const SERVER_SETTINGS_TITLE: &str =
-    "Server settings that differ between runs (system_views.settings of the node asked)";
+    "Server settings, schema and nodes that differ between runs (as the node asked reports them)";
 /// At most this many differing settings are listed; a last row counts the rest.
 const SERVER_SETTINGS_ROWS: usize = 40;
 /// What the two kinds of latency in the runs table are, in one line.
@@ -130,7 +130,8 @@ pub struct Settings {
     /// How the client connected (`ClientSpec::summary`); None in results that predate it.
     pub client: Option<String>,
     pub host_cores: usize,
-    /// The server's settings as the run recorded them (empty: not recorded).
+    /// The server's settings, schema and nodes as the run recorded them ([`server_facts`];
+    /// empty: not recorded).
     pub server: std::collections::BTreeMap<String, String>,
 }
 
@@ -167,9 +168,47 @@ impl Settings {
             java: run.fingerprint.java_version.clone(),
             client: run.fingerprint.client.as_ref().map(|c| c.summary()),
             host_cores: run.fingerprint.host.cores,
-            server: run.fingerprint.server_settings.clone(),
+            server: server_facts(&run.fingerprint),
         }
     }
+}
+
+/// What a run recorded of its server, as one map to compare between runs: the settings as
+/// named by `system_views.settings`, the schema as `schema.NAME` (`schema.keyspace.replication`,
+/// `schema.TABLE.compaction`, …), and the nodes as `cluster.nodes` (count per DC and rack),
+/// `cluster.versions` and `cluster.tokens_per_node`.
+fn server_facts(fp: &crate::result::Fingerprint) -> std::collections::BTreeMap<String, String> {
+    use std::collections::BTreeMap;
+    let mut out = fp.server_settings.clone();
+    out.extend(
+        fp.schema
+            .iter()
+            .map(|(k, v)| (format!("schema.{k}"), v.clone())),
+    );
+    if !fp.nodes.is_empty() {
+        let counted = |key: &dyn Fn(&crate::result::NodeFacts) -> String| {
+            let mut n: BTreeMap<String, usize> = BTreeMap::new();
+            for node in &fp.nodes {
+                *n.entry(key(node)).or_default() += 1;
+            }
+            let v: Vec<String> = n.iter().map(|(k, c)| format!("{k}: {c}")).collect();
+            v.join(", ")
+        };
+        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        out.insert(
+            "cluster.nodes".into(),
+            counted(&|n| format!("{}/{}", or_dash(&n.dc), or_dash(&n.rack))),
+        );
+        out.insert(
+            "cluster.versions".into(),
+            counted(&|n| or_dash(&n.release_version)),
+        );
+        out.insert(
+            "cluster.tokens_per_node".into(),
+            counted(&|n| n.tokens.to_string()),
+        );
+    }
+    out
 }
 
 /// One run, as the summary shows it.
