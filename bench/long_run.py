@@ -12,7 +12,7 @@ Needs java for the local node; the node and the client share the host.
 """
 
 import argparse
-import json
+import csv
 import os
 import shutil
 import subprocess
@@ -47,16 +47,22 @@ def cpu_s(pid):
 
 
 def ops_so_far(out, phase=None):
-    """Operations in the result so far (in `phase` only, if given); None before it is readable
-    or before `phase` has begun."""
+    """Operations so far (in `phase` only, if given), from the per-interval CSV: it is appended
+    every second, while the result JSON is rewritten less often as it grows (up to a minute
+    behind after an hour). None before `phase` has begun."""
+    path = out[: -len(".json")] + ".intervals.csv"
     try:
-        r = json.load(open(out))
-    except (OSError, ValueError):
+        f = open(path, newline="")
+    except OSError:
         return None
-    phases = [p for p in r["phases"] if phase is None or p["name"] == phase]
-    if not phases:
-        return None
-    return sum(i["ok"] + i["errors"] for p in phases for i in p["intervals"])
+    total, seen = 0, False
+    with f:
+        for row in csv.DictReader(f):
+            if row["op"] != "all" or (phase is not None and row["phase"] != phase):
+                continue
+            seen = True
+            total += int(row["ok"]) + int(row["errors"])
+    return total if seen else None
 
 
 def sizes(out):
