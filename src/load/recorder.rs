@@ -365,6 +365,18 @@ mod tests {
         IntervalRecord::from_snapshot(rep.start_s, rep.end_s, false, &rep.snapshot, 0, 0.0)
     }
 
+    /// Starts a `main` phase with the fixture's load.
+    fn start_main(rec: &mut Recorder) {
+        let load = rec.result.phases[0].load.clone();
+        rec.start_phase(PhaseResult {
+            name: "main".into(),
+            offset_s: 0.0,
+            load,
+            intervals: Vec::new(),
+            summary: None,
+        });
+    }
+
     #[test]
     fn a_failed_hdr_log_append_is_a_warning_and_the_run_goes_on() {
         let dir = tempfile::tempdir().unwrap();
@@ -374,13 +386,7 @@ mod tests {
         let mut rec = Recorder::start(&out, result, None).unwrap();
         // An HDR log on a disk that takes no more writes.
         rec.hlog = Some(IntervalLog::full());
-        rec.start_phase(PhaseResult {
-            name: "main".into(),
-            offset_s: 0.0,
-            load: rec.result.phases[0].load.clone(),
-            intervals: Vec::new(),
-            summary: None,
-        });
+        start_main(&mut rec);
         let warnings_before = rec.result().warnings.len();
         for _ in 0..3 {
             let rep = report();
@@ -430,13 +436,7 @@ mod tests {
         rec.last_write_cost = Duration::from_secs(2);
         assert_eq!(rec.write_wait(), Duration::from_secs(100));
         // Not due right after a write once the phase's first minute is written.
-        rec.start_phase(PhaseResult {
-            name: "main".into(),
-            offset_s: 0.0,
-            load: rec.result.phases[0].load.clone(),
-            intervals: Vec::new(),
-            summary: None,
-        });
+        start_main(&mut rec);
         for _ in 0..=WRITE_EVERY_INTERVAL {
             let rep = report();
             rec.interval("main", 0.0, false, &rep, record(&rep));
