@@ -226,7 +226,15 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
     b.env = "k8s".into();
     b.fingerprint.server_settings = settings("64", Some(("cdc_enabled", "false")));
     b.fingerprint.nodes = vec![node("5.0.4"), node("4.1.8")];
-    b.fingerprint.schema = [("keyvalue.compaction".to_string(), "class=LCS".to_string())].into();
+    // Run b also holds another workload's table: its options have nothing to differ from
+    // in run a, so they are no difference.
+    b.fingerprint.schema = [
+        ("keyvalue.compaction", "class=LCS"),
+        ("timeseries.compaction", "class=TWCS"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
     // A run that recorded no settings (before Cassandra 4.0) is left out of the table.
     let c = closed(3);
     let report = Report::build(&[

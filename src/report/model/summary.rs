@@ -515,7 +515,15 @@ pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
                 .iter()
                 .map(|r| r.settings.server.get(name))
                 .collect();
-            values.iter().any(|v| *v != values[0]).then(|| {
+            // A table or keyspace exists only in the runs of its workload: its options are
+            // compared among those runs, not against the runs of other workloads.
+            let compared: Vec<&Option<&String>> = if name.starts_with("schema.") {
+                values.iter().filter(|v| v.is_some()).collect()
+            } else {
+                values.iter().collect()
+            };
+            let differ = compared.iter().any(|v| *v != compared[0]);
+            differ.then(|| {
                 std::iter::once(name.clone())
                     .chain(values.iter().map(|v| v.map_or("-".into(), |v| v.clone())))
                     .collect()
