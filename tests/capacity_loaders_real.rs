@@ -176,8 +176,25 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    // Past its connection and the barrier, into the main phase's measured window.
-    std::thread::sleep(Duration::from_secs(6));
+    // Past its rampup, the barrier and the step's 2 s warmup: 4 of its main phase's seconds
+    // appended to its per-interval CSV (the rampup's rows are another phase's).
+    let csv = PathBuf::from(&shard_out).with_extension("intervals.csv");
+    loop {
+        let main_rows = std::fs::read_to_string(&csv)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("main,"))
+            .count();
+        if main_rows >= 4 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "loader 1 never reached its main phase: {}",
+            csv.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // SAFETY: kill(2) on the loader found by its command line, a child of the search we
     // started; the search waits for it before it can be reaped.
     unsafe {
