@@ -479,6 +479,7 @@ impl Live {
                         index,
                         rate,
                         concurrency,
+                        ..
                     } => {
                         cur.phase.clear();
                         cur.capacity = Some((*index as f64 + 1.0, *rate));
@@ -903,6 +904,7 @@ mod tests {
             index: 2,
             rate: 4000.0,
             concurrency: None,
+            loaders: 1,
         }));
         for phase in ["warmup", "main"] {
             live.event(&Event::Capacity(Progress::Run(LoadEvent::PhaseStarted {

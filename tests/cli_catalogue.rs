@@ -325,7 +325,15 @@ fn throughput_latency_capacity_and_fill_flags() {
         (&["--times-ram", "0", "--node-ram", "1G"], "--times-ram"),
         (&["--times-ram", "2"], "--node-ram"),
         (&["--bytes", "1M", "--ratio", "write=1"], "fill writes only"),
-        (&["--bytes", "1M", "--ops", "5"], "drop --ops"),
+        // --ops bounds a fill: past its checks, to the metrics it needs.
+        (
+            &["--bytes", "1M", "--ops", "5"],
+            "fill needs the nodes' metrics",
+        ),
+        (
+            &["--bytes", "1M", "--ops", "5", "--duration", "1m"],
+            "cannot be used with",
+        ),
         (&["--bytes", "1M", "--compaction-timeout", "x"], "'x'"),
     ] {
         case(&fill, extra, Refused(needle));

@@ -343,17 +343,28 @@ fn bad_shard_values_are_refused_before_the_run() {
     }
 }
 
+/// `capacity --loaders N` and `fill --loaders N` get past their checks (to the loaders
+/// connecting, or the fill's metrics); a capacity search across machines is refused.
 #[test]
-fn capacity_and_fill_refuse_shards() {
+fn capacity_and_fill_take_loaders_and_capacity_refuses_shards() {
     refused(
-        &["capacity", "keyvalue", "--hosts", HOST, "--loaders", "2"],
-        "--shard and --loaders are for run, throughput and latency",
+        &[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+            "--loaders",
+            "2",
+        ],
+        "step 1: shard ",
     );
     refused(
         &[
             "capacity", "keyvalue", "--hosts", HOST, "--shard", "0/2", "--run-id", "r1",
         ],
-        "--shard and --loaders are for run, throughput and latency",
+        "a capacity search is not split across machines yet; use --loaders N",
     );
     refused(
         &[
@@ -366,7 +377,7 @@ fn capacity_and_fill_refuse_shards() {
             "--loaders",
             "2",
         ],
-        "--shard and --loaders are for run, throughput and latency",
+        "fill needs the nodes' metrics",
     );
 }
 

@@ -473,4 +473,74 @@ mod tests {
         assert_eq!(format!("{flags:?}"), format!("{keys:?}"));
         flags.validate().unwrap();
     }
+
+    /// What each loader of a `capacity --loaders 2` step runs: the search's run at the step's
+    /// whole rate or concurrency, `--step` long, the rampup in the first step only; its
+    /// own `--shard` takes its share (half the rate; 3 and 2 of 5 in flight).
+    #[test]
+    fn each_loader_of_a_capacity_step_runs_its_share_of_the_step() {
+        use crate::load::RunPlan;
+        use crate::scenario::capacity::Level;
+        use crate::spec::{LoadMode, Stop};
+        let Command::Capacity(cap) = cli(&[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1:1",
+            "--dc",
+            "dc1",
+            "--rows",
+            "1000",
+            "--loaders",
+            "2",
+            "--step",
+            "20s",
+            "--step-warmup",
+            "5s",
+        ]) else {
+            panic!()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = crate::scenario::Context::new(dir.path(), dir.path());
+        let shard = |level: Level, index: usize, share: &str| -> RunPlan {
+            let mut args = vec!["cqlbench".to_string()];
+            args.extend(cap.loader_args(index, level).unwrap());
+            assert!(!args.iter().any(|a| a == "--loaders"), "{args:?}");
+            args.extend(
+                [
+                    "--shard", share, "--run-id", "r-s01", "-q", "--out", "x.json",
+                ]
+                .map(String::from),
+            );
+            let Command::Run(run) = Cli::try_parse_from(&args).unwrap().command else {
+                panic!("{args:?}")
+            };
+            run.to_plan(&ctx).unwrap()
+        };
+        let first = shard(Level::Rate(3000.0), 1, "1/2");
+        assert!(
+            matches!(first.main.mode, LoadMode::Open { rate_per_s, .. } if rate_per_s == 1500.0),
+            "{:?}",
+            first.main.mode
+        );
+        assert_eq!(first.main.stop, Stop::Duration { secs: 20.0 });
+        assert_eq!(first.main.warmup_s, 5.0);
+        assert!(first.rampup.is_some(), "the first step loads the rows");
+        assert_eq!(first.shard.as_ref().unwrap().run_id, "r-s01");
+        let later = shard(Level::Rate(4500.0), 2, "0/2");
+        assert!(later.rampup.is_none(), "later steps do not");
+        assert!(
+            matches!(later.main.mode, LoadMode::Open { rate_per_s, .. } if rate_per_s == 2250.0)
+        );
+        let closed: Vec<LoadMode> = ["0/2", "1/2"]
+            .map(|s| shard(Level::Concurrency(5), 3, s).main.mode)
+            .to_vec();
+        assert_eq!(
+            closed,
+            [
+                LoadMode::Closed { concurrency: 3 },
+                LoadMode::Closed { concurrency: 2 }
+            ]
+        );
+    }
 }

@@ -22,15 +22,29 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
         }
         Progress::StepStarted {
             index,
-            concurrency: Some(c),
-            ..
-        } => format!("━━ step {index}: {c} in flight (closed loop)\n"),
-        Progress::StepStarted { index, rate, .. } => format!("━━ step {index}: {rate:.0} ops/s\n"),
+            rate,
+            concurrency,
+            loaders,
+        } => {
+            let by = match loaders {
+                1 => String::new(),
+                n => format!(", {n} loaders"),
+            };
+            match concurrency {
+                Some(c) => format!("━━ step {index}: {c} in flight (closed loop{by})\n"),
+                None if by.is_empty() => format!("━━ step {index}: {rate:.0} ops/s\n"),
+                None => format!("━━ step {index}: {rate:.0} ops/s ({})\n", &by[2..]),
+            }
+        }
         Progress::WaitingAfter { secs } => {
             format!("waiting {secs:.0}s to read pending compactions after the step\n")
         }
         Progress::StepDone { step } => {
-            let verdict = if step.passed { "passed" } else { "OVERLOADED" };
+            let verdict = match (step.passed, step.loader_bound()) {
+                (true, _) => "passed",
+                (false, true) => "LOADER-BOUND",
+                (false, false) => "OVERLOADED",
+            };
             let mut out = match step.concurrency {
                 Some(c) => format!(
                     "step {}: {:.0} ops/s achieved with {c} in flight: {verdict}\n",
@@ -48,6 +62,27 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
                     c.outcome(),
                     c.criterion,
                     c.measured()
+                );
+            }
+            if let Some(l) = &step.loaders {
+                let each: Vec<String> = l
+                    .shards
+                    .iter()
+                    .map(|s| format!("{:.0}", s.ops_per_s))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {} loaders started within {:.0} ms; each achieved {} ops/s (summed {:.0})",
+                    l.count,
+                    l.start_spread_ms,
+                    each.join(" + "),
+                    l.ops_per_s()
+                );
+            }
+            if step.loader_bound() {
+                let _ = writeln!(
+                    out,
+                    "  the loaders, not the cluster, are the limit here: the search stops"
                 );
             }
             if !step.passed && step.host_saturated() {
@@ -108,7 +143,7 @@ fn estimate(e: &Estimate) -> String {
 pub(super) fn steps_table(r: &CapacityResult) -> Table {
     let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
     let closed = matches!(r.spec.mode, SearchMode::Concurrency { .. });
-    Table {
+    let mut t = Table {
         title: String::new(),
         header: [
             "step",
@@ -137,11 +172,32 @@ pub(super) fn steps_table(r: &CapacityResult) -> Table {
                     format!("{:.2}", s.summary.all.response.p99_ms),
                     opt(s.pending_after),
                     opt(s.node_cpu.map(|c| c * 100.0)),
-                    if s.passed { "ok" } else { "overloaded" }.to_string(),
+                    step_outcome(s).to_string(),
                 ]
             })
             .collect(),
         text_columns: vec![7],
+    };
+    // Steps run by several loaders: how many, and how far apart their main phases started.
+    if r.steps.iter().any(|s| s.loader_count() > 1) {
+        let at = 3;
+        t.header.insert(at, "loaders".into());
+        t.header.insert(at + 1, "spread ms".into());
+        for (row, s) in t.rows.iter_mut().zip(&r.steps) {
+            row.insert(at, s.loader_count().to_string());
+            row.insert(at + 1, opt(s.loaders.as_ref().map(|l| l.start_spread_ms)));
+        }
+        t.text_columns = vec![9];
+    }
+    t
+}
+
+/// "ok", "overloaded" or "loader-bound" (a loader fell behind: the loaders' limit).
+fn step_outcome(s: &crate::result::capacity::SearchStep) -> &'static str {
+    match (s.passed, s.loader_bound()) {
+        (true, _) => "ok",
+        (false, true) => "loader-bound",
+        (false, false) => "overloaded",
     }
 }
 
@@ -253,10 +309,19 @@ pub fn result_text(r: &CapacityResult) -> String {
     let Some(v) = &r.verdict else {
         return out;
     };
-    if matches!(r.spec.mode, SearchMode::Concurrency { .. }) {
+    if v.loader_bound_step.is_some() && !v.found_failure() {
+        loader_bound_verdict(&mut out, r, v);
+    } else if matches!(r.spec.mode, SearchMode::Concurrency { .. }) {
         closed_verdict(&mut out, r, v);
     } else {
         let _ = rate_verdict(&mut out, r, v);
+    }
+    if let Some(k) = v.loader_bound_step.filter(|_| v.found_failure()) {
+        let _ = writeln!(
+            out,
+            "note: step {k} was loader-bound ({}): the search stopped there",
+            v.loader_bound.join("; ")
+        );
     }
     for u in &v.unverified {
         let _ = writeln!(out, "unverified: {u}");
@@ -283,6 +348,37 @@ pub fn result_text(r: &CapacityResult) -> String {
     out
 }
 
+/// The verdict of a search a loader-bound step ended before any step overloaded the
+/// cluster: the capacity is at least the highest passing step's, the loaders the limit.
+fn loader_bound_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
+    let Some(step) = r
+        .steps
+        .iter()
+        .find(|s| Some(s.index) == v.loader_bound_step)
+    else {
+        return;
+    };
+    let at = match step.concurrency {
+        Some(c) => format!("{c} in flight"),
+        None => format!("{:.0} ops/s", step.target_rate_per_s),
+    };
+    let floor = match (
+        v.highest_passing_ops_per_s,
+        v.highest_passing_concurrency,
+        v.highest_passing_rate_per_s,
+    ) {
+        (Some(ops), Some(c), _) => format!("at least {ops:.0} ops/s with {c} in flight"),
+        (Some(ops), None, Some(p)) => format!("at least {p:.0} ops/s ({ops:.0} achieved)"),
+        _ => "not measured (no step passed)".into(),
+    };
+    let _ = writeln!(
+        out,
+        "capacity: {floor}; the loaders, not the cluster, are the limit: at {at} (step {}) {}: add loaders or client CPUs to go further",
+        step.index,
+        v.loader_bound.join("; ")
+    );
+}
+
 /// The verdict of a closed-loop search: the highest passing concurrency and its throughput
 /// (the capacity), the first failing concurrency and why.
 fn closed_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
@@ -303,7 +399,11 @@ fn closed_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) {
             "capacity: every step failed, down to {f} in flight{}: {}",
             match r.status {
                 CapacityStatus::Interrupted => " before the search was interrupted",
-                _ if f <= 1 => " (the lowest concurrency)",
+                _ if r
+                    .steps
+                    .iter()
+                    .any(|s| s.concurrency == Some(f) && f as u64 <= s.loader_count()) =>
+                    " (the lowest concurrency)",
                 _ => " (--max-steps ended the search)",
             },
             v.failed.join("; ")
@@ -404,10 +504,27 @@ mod tests {
                 index: 2,
                 rate: 0.0,
                 concurrency: Some(8),
+                loaders: 1,
             },
             false,
         );
         assert_eq!(started, "━━ step 2: 8 in flight (closed loop)\n");
+        let by_two = |concurrency| {
+            progress(
+                &Progress::StepStarted {
+                    index: 3,
+                    rate: 3000.0,
+                    concurrency,
+                    loaders: 2,
+                },
+                false,
+            )
+        };
+        assert_eq!(
+            by_two(Some(8)),
+            "━━ step 3: 8 in flight (closed loop, 2 loaders)\n"
+        );
+        assert_eq!(by_two(None), "━━ step 3: 3000 ops/s (2 loaders)\n");
         let done = progress(&Progress::StepDone { step }, true);
         assert!(
             done.contains(" ops/s achieved with 8 in flight: passed"),
@@ -509,5 +626,41 @@ mod tests {
             line,
             "  the capacity lies in a bracket 100% wide: the search was interrupted before refinement finished (--resume continues it)"
         );
+    }
+
+    #[test]
+    fn a_loader_bound_search_shows_its_loaders_and_names_them_as_the_limit() {
+        let r = crate::result::fixture::capacity_loader_bound("lab");
+        let text = result_text(&r);
+        let header = text.lines().find(|l| l.contains("target/s")).unwrap();
+        assert!(
+            header.contains("loaders") && header.contains("spread ms"),
+            "{text}"
+        );
+        let row3 = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("3 "))
+            .unwrap();
+        assert!(row3.contains("loader-bound"), "{row3}");
+        assert!(
+            text.contains(
+                "; the loaders, not the cluster, are the limit: at 3000 ops/s (step 3) loader 1 of 2 fell behind: sent 71.3% of its schedule on time: add loaders or client CPUs to go further"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("capacity: at least 2000 ops/s ("), "{text}");
+        let done = progress(&Progress::StepDone { step: &r.steps[2] }, true);
+        assert!(done.contains(": LOADER-BOUND"), "{done}");
+        assert!(
+            done.contains("2 loaders started within 9 ms; each achieved 1500 + 1070 ops/s"),
+            "{done}"
+        );
+        assert!(
+            done.contains("the loaders, not the cluster, are the limit"),
+            "{done}"
+        );
+        // One client: no loader columns.
+        let single = result_text(&crate::result::fixture::capacity("lab", &[1000.0], 0));
+        assert!(!single.contains("spread ms"), "{single}");
     }
 }

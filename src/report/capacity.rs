@@ -26,6 +26,12 @@ pub struct StepRow {
     /// Highest mean CPU of any node over the step, 0–1.
     pub node_cpu: Option<f64>,
     pub passed: bool,
+    /// A loader fell behind: the step measured the loaders' limit, not the cluster's.
+    pub loader_bound: bool,
+    /// The loader processes that ran the step (1: one client).
+    pub loaders: u64,
+    /// How far apart their main phases started (several loaders).
+    pub start_spread_ms: Option<f64>,
     /// The criteria the step failed, with the measured value ("p99 ≤ 20 ms: 35.20").
     pub failed: Vec<String>,
     /// The criteria the step could not measure, with why.
@@ -69,6 +75,14 @@ pub struct Column<T> {
     pub decimals: usize,
     pub get: fn(&T) -> Cell,
 }
+
+// By hand: a derive would ask `T: Copy`, which a column of `T` does not need.
+impl<T> Clone for Column<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Column<T> {}
 
 impl Cell {
     /// As shown in a table.
@@ -146,7 +160,16 @@ pub const STEP_COLUMNS: [Column<StepRow>; 12] = [
         key: "step_result",
         label: "result",
         decimals: 0,
-        get: |s| Cell::Text(if s.passed { "pass" } else { "fail" }.into()),
+        get: |s| {
+            Cell::Text(
+                match (s.passed, s.loader_bound) {
+                    (true, _) => "pass",
+                    (false, true) => "loader-bound",
+                    (false, false) => "fail",
+                }
+                .into(),
+            )
+        },
     },
     Column {
         key: "verdict",
@@ -174,6 +197,22 @@ pub const STEP_COLUMNS: [Column<StepRow>; 12] = [
         label: "unverified criteria",
         decimals: 0,
         get: |s| Cell::Text(s.unverified.join("; ")),
+    },
+];
+
+/// The columns a step table adds when several loaders ran a step (after "achieved ops/s").
+pub const LOADER_COLUMNS: [Column<StepRow>; 2] = [
+    Column {
+        key: "loaders",
+        label: "loaders",
+        decimals: 0,
+        get: |s| Cell::Num(Some(s.loaders as f64)),
+    },
+    Column {
+        key: "start_spread_ms",
+        label: "start spread ms",
+        decimals: 0,
+        get: |s| Cell::Num(s.start_spread_ms),
     },
 ];
 
@@ -207,7 +246,24 @@ pub const VERDICT_COLUMNS: [Column<SearchReport>; 6] = [
         key: "failed_criteria",
         label: "failed criteria",
         decimals: 0,
-        get: |c| Cell::Text(c.verdict.failed.join("; ")),
+        // A loader-bound step is named too: the search stopped at the loaders' limit.
+        get: |c| {
+            let v = &c.verdict;
+            let bound = v.loader_bound_step.map(|k| {
+                format!(
+                    "loader-bound at step {k} (the loaders, not the cluster, were the limit): {}",
+                    v.loader_bound.join("; ")
+                )
+            });
+            Cell::Text(
+                v.failed
+                    .iter()
+                    .cloned()
+                    .chain(bound)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        },
     },
     Column {
         key: "unverified_criteria",
@@ -260,6 +316,9 @@ impl SearchReport {
                 pending_after: s.pending_after,
                 node_cpu: s.node_cpu,
                 passed: s.passed,
+                loader_bound: s.loader_bound(),
+                loaders: s.loader_count(),
+                start_spread_ms: s.loaders.as_ref().map(|l| l.start_spread_ms),
                 failed: s.failed_checks(),
                 unverified: s.unverified_checks(),
                 role: role_of(s),
@@ -344,11 +403,20 @@ pub fn step_table(search: &SearchReport) -> Table {
         .iter()
         .map(|s| (s.index.to_string(), s))
         .collect();
-    // The step number is the row label already.
+    // The step number is the row label already; the loaders' columns after the achieved
+    // rate when several loaders ran a step.
+    let sharded = search.steps.iter().any(|s| s.loaders > 1);
+    let columns: Vec<Column<StepRow>> = STEP_COLUMNS[1..]
+        .iter()
+        .flat_map(|c| {
+            let loaders = (sharded && c.key == "achieved_ops_per_s").then_some(LOADER_COLUMNS);
+            std::iter::once(*c).chain(loaders.into_iter().flatten())
+        })
+        .collect();
     let mut t = rows_table(
         format!("Capacity search — {}", search.title()),
         "step",
-        &STEP_COLUMNS[1..],
+        &columns,
         &items,
     );
     // One of the two level columns: the other is empty in every row.
@@ -356,7 +424,7 @@ pub fn step_table(search: &SearchReport) -> Table {
         true => "target_rate_per_s",
         false => "in_flight",
     };
-    let at = 1 + STEP_COLUMNS[1..]
+    let at = 1 + columns
         .iter()
         .position(|c| c.key == other)
         .expect("a step column");
@@ -536,5 +604,41 @@ mod tests {
         assert_eq!(v.rows[1][5..7], ["16", "32"]);
         assert_eq!(v.rows[0][5..7], ["-", "-"]);
         assert_eq!(v.rows[0].len(), v.header.len());
+    }
+
+    #[test]
+    fn a_search_by_several_loaders_shows_them_and_its_loader_bound_step() {
+        let c = SearchReport::of("cap.json".into(), &fixture::capacity_loader_bound("lab"));
+        let t = step_table(&c);
+        assert_eq!(
+            t.header[1..5],
+            [
+                "target ops/s",
+                "achieved ops/s",
+                "loaders",
+                "start spread ms"
+            ]
+        );
+        assert!(t.rows.iter().all(|r| r.len() == t.header.len()));
+        let at = |name: &str| t.header.iter().position(|h| h == name).unwrap();
+        assert_eq!(t.rows[2][at("loaders")], "2");
+        assert_eq!(t.rows[2][at("start spread ms")], "9");
+        assert_eq!(t.rows[2][at("result")], "loader-bound");
+        // Not the cluster's failing step: the highest passing one is step 2.
+        assert_eq!(c.steps[2].role, None);
+        assert_eq!(c.steps[1].role, Some(Role::HighestPassing));
+        let v = verdict_table(std::slice::from_ref(&c)).unwrap();
+        let failed = &v.rows[0][v
+            .header
+            .iter()
+            .position(|h| h == "failed criteria")
+            .unwrap()];
+        assert_eq!(
+            failed,
+            "loader-bound at step 3 (the loaders, not the cluster, were the limit): loader 1 of 2 fell behind: sent 71.3% of its schedule on time"
+        );
+        // One client: no loader columns.
+        let one = SearchReport::of("o.json".into(), &fixture::capacity("ec2", &[1e3], 0));
+        assert!(!step_table(&one).header.iter().any(|h| h == "loaders"));
     }
 }

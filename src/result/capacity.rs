@@ -208,11 +208,65 @@ pub struct SearchStep {
     /// samples the host: local clusters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu: Option<f64>,
-    /// The step's main-phase figures.
+    /// The step's main-phase figures (merged over the loaders when several ran it).
     pub summary: PhaseSummary,
     pub checks: Vec<CriterionCheck>,
     /// No check failed (some may be unverified).
     pub passed: bool,
+    /// The loader processes that ran the step together (`--loaders N`, N > 1); none: one
+    /// client ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaders: Option<StepLoaders>,
+}
+
+/// A step run by several loader processes at once: how far apart their main phases started,
+/// what each achieved, and which fell behind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepLoaders {
+    pub count: u64,
+    /// Latest minus earliest main-phase start of the loaders (0 unless each recorded its own).
+    pub start_spread_ms: f64,
+    /// Each loader's own figures, in shard order.
+    pub shards: Vec<StepShard>,
+}
+
+/// One loader's part of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepShard {
+    /// 0-based, as in `--shard I/N`.
+    pub index: u64,
+    /// What it achieved over the step's measured window.
+    pub ops_per_s: f64,
+    /// Its share of the step's target rate (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate_per_s: Option<f64>,
+    /// Why it fell behind (empty: it kept up), e.g. "sent 71.3% of its schedule on time".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behind: Vec<String>,
+}
+
+impl StepLoaders {
+    /// "loader 1 of 2 fell behind: sent 71.3% of its schedule on time; …", one for each loader
+    /// that fell behind.
+    pub fn behind(&self) -> Vec<String> {
+        self.shards
+            .iter()
+            .filter(|s| !s.behind.is_empty())
+            .map(|s| {
+                format!(
+                    "loader {} of {} fell behind: {}",
+                    s.index,
+                    self.count,
+                    s.behind.join("; ")
+                )
+            })
+            .collect()
+    }
+
+    /// The loaders' achieved rates summed.
+    pub fn ops_per_s(&self) -> f64 {
+        self.shards.iter().map(|s| s.ops_per_s).sum()
+    }
 }
 
 impl SearchStep {
@@ -221,6 +275,19 @@ impl SearchStep {
     pub fn level(&self) -> f64 {
         self.concurrency
             .map_or(self.target_rate_per_s, |c| c as f64)
+    }
+
+    /// A loader fell behind during the step: it measured the loaders' limit, not the cluster's
+    /// (the step fails, the search stops there, and the verdict says so).
+    pub fn loader_bound(&self) -> bool {
+        self.loaders
+            .as_ref()
+            .is_some_and(|l| l.shards.iter().any(|s| !s.behind.is_empty()))
+    }
+
+    /// How many loader processes ran the step (1: one client).
+    pub fn loader_count(&self) -> u64 {
+        self.loaders.as_ref().map_or(1, |l| l.count)
     }
 
     /// The host's CPUs were saturated during the step ([`crate::result::warning::HOST_SATURATED`]).
@@ -285,6 +352,14 @@ pub struct Verdict {
     /// verify, e.g. "step 3: pending compactions 60s after the step ≤ 20: node1: no answer".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unverified: Vec<String>,
+    /// The step where a loader fell behind, which ended the search: the loaders, not the
+    /// cluster, were the limit there (the capacity is at least the highest passing step's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loader_bound_step: Option<usize>,
+    /// Each loader that fell behind in that step and why, e.g. "loader 1 of 2 fell behind:
+    /// sent 71.3% of its schedule on time".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loader_bound: Vec<String>,
 }
 
 impl Verdict {
@@ -323,11 +398,14 @@ impl CapacityResult {
     }
 
     /// The verdict from the steps so far: the lowest failing step, and the highest passing
-    /// step below it (by rate in open loop, by concurrency in closed loop).
+    /// step below it (by rate in open loop, by concurrency in closed loop). A step where a
+    /// loader fell behind is no failure of the cluster's: it is named apart
+    /// ([`Verdict::loader_bound`]).
     pub fn verdict_of(steps: &[SearchStep]) -> Verdict {
+        let loader_bound = steps.iter().find(|s| s.loader_bound());
         let failing = steps
             .iter()
-            .filter(|s| !s.passed)
+            .filter(|s| !s.passed && !s.loader_bound())
             .min_by(|a, b| a.level().total_cmp(&b.level()));
         let limit = failing.map_or(f64::INFINITY, SearchStep::level);
         let passing = steps
@@ -352,6 +430,11 @@ impl CapacityResult {
             failing_concurrency: failing.and_then(|s| s.concurrency),
             failed: failing.map(SearchStep::failed_checks).unwrap_or_default(),
             unverified,
+            loader_bound_step: loader_bound.map(|s| s.index),
+            loader_bound: loader_bound
+                .and_then(|s| s.loaders.as_ref())
+                .map(StepLoaders::behind)
+                .unwrap_or_default(),
         }
     }
 
@@ -369,7 +452,8 @@ impl CapacityResult {
     }
 
     /// The next step's level (rate, or concurrency in closed loop), or `None` when the search
-    /// is over: grow until a step fails; when no step has passed yet, halve the lowest failing
+    /// is over (a loader fell behind in a step: the loaders are the limit, no later step
+    /// would measure the cluster): grow until a step fails; when no step has passed yet, halve the lowest failing
     /// level until one passes (down to [`Self::lowest_rate`], or one request in flight); then
     /// bisect `spec.refine` times between the highest passing and the lowest failing level
     /// (in closed loop, while a whole number lies between them).
@@ -386,7 +470,7 @@ impl CapacityResult {
         let SearchMode::Concurrency { start } = spec.mode else {
             return None;
         };
-        if steps.len() >= spec.max_steps {
+        if steps.len() >= spec.max_steps || steps.iter().any(SearchStep::loader_bound) {
             return None;
         }
         let Some(last) = steps.last() else {
@@ -423,7 +507,7 @@ impl CapacityResult {
 
     /// The next step's rate of an open-loop search (see [`Self::next_level`]).
     pub fn next_rate(spec: &CapacitySpec, steps: &[SearchStep]) -> Option<f64> {
-        if steps.len() >= spec.max_steps {
+        if steps.len() >= spec.max_steps || steps.iter().any(SearchStep::loader_bound) {
             return None;
         }
         let Some(last) = steps.last() else {
@@ -461,6 +545,7 @@ mod tests {
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
+            loaders: None,
             summary: r.main_summary().unwrap().clone(),
             checks: vec![CriterionCheck {
                 criterion: "x".into(),
@@ -729,8 +814,10 @@ mod tests {
         assert_eq!(spec.mode, SearchMode::Rate);
         let s = serde_json::to_value(step(1000.0, true)).unwrap();
         assert!(s.get("concurrency").is_none());
+        assert!(s.get("loaders").is_none(), "one client writes no loaders");
         let s: SearchStep = serde_json::from_value(s).unwrap();
         assert_eq!((s.concurrency, s.level()), (None, 1000.0));
+        assert_eq!((s.loader_count(), s.loader_bound()), (1, false));
         let v: Verdict = serde_json::from_str(
             r#"{"highest_passing_rate_per_s":1000.0,"highest_passing_ops_per_s":990.0,
                 "failing_rate_per_s":1500.0,"failed":["x"]}"#,
@@ -741,6 +828,7 @@ mod tests {
             (None, None)
         );
         assert!(v.found_failure());
+        assert_eq!((v.loader_bound_step, v.loader_bound.len()), (None, 0));
         // A closed-loop spec round-trips with its mode.
         let c = closed_spec(8, Growth::Factor(1.5), 1);
         let text = serde_json::to_string(&c).unwrap();

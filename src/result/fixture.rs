@@ -438,6 +438,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 pending_after: Some(pending_after),
                 node_cpu: Some(node_cpu),
                 host_cpu: None,
+                loaders: None,
                 passed: checks.iter().all(|c| c.passed),
                 summary,
                 checks,
@@ -529,4 +530,38 @@ pub fn write_showcase(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     capacity("ec2", &[1_000.0, 2_000.0, 3_000.0, 4_000.0], 4).write(&path)?;
     paths.push(path);
     Ok(paths)
+}
+
+/// A search by two loaders (1,000, 2,000, 3,000 ops/s) whose third step was loader-bound:
+/// loader 1 sent 71.3% of its schedule on time.
+pub fn capacity_loader_bound(env: &str) -> CapacityResult {
+    use crate::result::capacity::{StepLoaders, StepShard};
+    let mut r = capacity(env, &[1000.0, 2000.0, 3000.0], 0);
+    for s in &mut r.steps {
+        let rate = s.target_rate_per_s / 2.0;
+        let starved = s.index == 3;
+        s.loaders = Some(StepLoaders {
+            count: 2,
+            start_spread_ms: 3.0 * s.index as f64,
+            shards: (0..2)
+                .map(|index| StepShard {
+                    index,
+                    ops_per_s: if starved && index == 1 {
+                        rate * 0.713
+                    } else {
+                        rate
+                    },
+                    target_rate_per_s: Some(rate),
+                    behind: if starved && index == 1 {
+                        vec!["sent 71.3% of its schedule on time".into()]
+                    } else {
+                        vec![]
+                    },
+                })
+                .collect(),
+        });
+        s.passed = !starved;
+    }
+    r.verdict = Some(CapacityResult::verdict_of(&r.steps));
+    r
 }

@@ -13,9 +13,11 @@ use crate::load::{Event, LoadError, RunPlan};
 use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria,
-    CriterionCheck as Check, LatencyBound, SearchMode, SearchStep as CapacityStep,
+    CriterionCheck as Check, LatencyBound, SearchMode, SearchStep as CapacityStep, StepLoaders,
+    StepShard,
 };
-use crate::result::{PhaseSummary, RunResult, RunStatus};
+use crate::result::{Merged, PhaseSummary, RunResult, RunStatus};
+use crate::shards::launch::{Launch, LaunchError};
 use crate::spec::{LoadMode, Stop};
 
 /// How long the reading of pending compactions after a step waits for each node.
@@ -38,6 +40,8 @@ pub enum Progress<'a> {
         rate: f64,
         /// The requests in flight (closed loop).
         concurrency: Option<usize>,
+        /// The loader processes that run it together (1: this process alone).
+        loaders: u64,
     },
     WaitingAfter {
         secs: f64,
@@ -115,6 +119,41 @@ pub enum CapacityError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("step {index}: {source}")]
+    Loaders {
+        index: usize,
+        #[source]
+        source: LaunchError,
+    },
+}
+
+/// `--loaders N`: each step run by N loader processes (shards 0..N of a `cqlbench run`),
+/// whose main phases start together at the barrier in the cluster. This process stays the
+/// one coordinator: it settles, merges the loaders' results, applies the criteria to the
+/// merged step and picks the next level, so the loaders cannot diverge.
+pub struct Loaders<'a> {
+    /// The cqlbench executable the loaders run.
+    pub exe: PathBuf,
+    /// 2 or more.
+    pub count: u64,
+    /// Step `index` meets under run id `RUN_ID-sINDEX` (each step is a run of its own).
+    pub run_id: String,
+    /// The `run …` arguments of step `index` at a level (its whole rate or concurrency: each
+    /// loader takes its share), without those each loader gets of its own (`--shard`,
+    /// `--run-id`, `--out`, `-q`).
+    pub args: &'a dyn Fn(usize, Level) -> Vec<String>,
+}
+
+impl Loaders<'_> {
+    /// The run id of step `index`'s loaders.
+    pub fn step_run_id(&self, index: usize) -> String {
+        step_run_id(&self.run_id, index)
+    }
+}
+
+/// `RUN_ID-s03`: the run id of step 3 of a search whose loaders meet under `run_id`.
+pub fn step_run_id(run_id: &str, index: usize) -> String {
+    format!("{run_id}-s{index:02}")
 }
 
 /// The path of step `index`'s run result next to the capacity result `out`.
@@ -129,10 +168,12 @@ pub fn step_path(out: &Path, index: usize) -> PathBuf {
 /// Runs (or, with `resume`, continues) a search. `base` describes the workload, the target and
 /// the metrics; its `out` is the capacity result's path and its main phase gives threads,
 /// timeout and the open loop's `max_in_flight`.
+/// With `loaders`, each step is run by that many loader processes instead of this one.
 pub fn run(
     base: &RunPlan,
     spec: &CapacitySpec,
     resume: bool,
+    loaders: Option<&Loaders>,
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<CapacityResult, CapacityError> {
@@ -152,11 +193,12 @@ pub fn run(
     )));
     loop {
         let index = result.steps.len() + 1;
-        let Some(level) = next_level(&spec, &result.steps) else {
+        let count = loaders.map_or(1, |l| l.count);
+        let Some(level) = next_level(&spec, &result.steps, count) else {
             result.status = CapacityStatus::Completed;
             break;
         };
-        match step(base, &spec, index, level, cancel, observer)? {
+        match step(base, &spec, index, level, loaders, cancel, observer)? {
             StepEnd::Measured { step, node_died } => {
                 result.steps.push(*step);
                 result.verdict = Some(CapacityResult::verdict_of(&result.steps));
@@ -226,12 +268,16 @@ fn begin(
     Ok(result)
 }
 
-/// What the next step runs at, or `None` when the search is over.
-fn next_level(spec: &CapacitySpec, steps: &[CapacityStep]) -> Option<Level> {
+/// What the next step runs at, or `None` when the search is over. With `loaders` processes a
+/// closed-loop step has at least one request in flight each: a downward search stops at
+/// `loaders` in flight (a level below is raised to it, and one already run ends the search).
+fn next_level(spec: &CapacitySpec, steps: &[CapacityStep], loaders: u64) -> Option<Level> {
     match spec.mode {
         SearchMode::Rate => CapacityResult::next_rate(spec, steps).map(Level::Rate),
         SearchMode::Concurrency { .. } => {
-            CapacityResult::next_concurrency(spec, steps).map(Level::Concurrency)
+            let c = CapacityResult::next_concurrency(spec, steps)?;
+            let c = c.max(usize::try_from(loaders).unwrap_or(usize::MAX));
+            (!steps.iter().any(|s| s.concurrency == Some(c))).then_some(Level::Concurrency(c))
         }
     }
 }
@@ -280,12 +326,15 @@ fn step_plan(base: &RunPlan, spec: &CapacitySpec, index: usize, level: Level) ->
     plan
 }
 
-/// One step: settle, run at `level`, wait and read pending compactions, apply the criteria.
+/// One step: settle, run at `level` (here, or by the loaders), wait and read pending
+/// compactions, apply the criteria (to the loaders' merged result, with a check that every
+/// loader kept up).
 fn step(
     base: &RunPlan,
     spec: &CapacitySpec,
     index: usize,
     level: Level,
+    loaders: Option<&Loaders>,
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<StepEnd, CapacityError> {
@@ -305,9 +354,20 @@ fn step(
         index,
         rate,
         concurrency,
+        loaders: loaders.map_or(1, |l| l.count),
     });
     let plan = step_plan(base, spec, index, level);
-    let run = crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?;
+    let run = match loaders {
+        None => crate::load::run(&plan, cancel.flag(), &mut |e| observer(Progress::Run(e)))?,
+        Some(l) => match run_loaders(l, &plan.out, index, level, cancel) {
+            Ok(run) => run,
+            // Stopped loaders may leave nothing to merge: the step is not complete.
+            Err(_) if cancel.is_cancelled() => {
+                return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
+            }
+            Err(source) => return Err(CapacityError::Loaders { index, source }),
+        },
+    };
     if run.status == RunStatus::Interrupted {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
     }
@@ -358,6 +418,13 @@ fn step(
     if base.nodes.as_ref().is_some_and(|n| n.down().is_some()) {
         checks.push(node_death_check(&died));
     }
+    let step_loaders = match (loaders, &run.merged) {
+        (Some(l), Some(m)) => Some(step_loaders(m, l.count)),
+        _ => None,
+    };
+    if let Some(l) = &step_loaders {
+        checks.push(loaders_check(l));
+    }
     let passed = !checks.iter().any(Check::failed);
     let result = plan
         .out
@@ -378,9 +445,68 @@ fn step(
             summary,
             checks,
             passed,
+            loaders: step_loaders,
         }),
         node_died: !died.is_empty(),
     })
+}
+
+/// Step `index` at `level` run by the loaders, merged into `out` (each loader's result beside
+/// it, `NAME.shard-I.json`).
+fn run_loaders(
+    l: &Loaders,
+    out: &Path,
+    index: usize,
+    level: Level,
+    cancel: &Cancel,
+) -> Result<RunResult, LaunchError> {
+    let launch = Launch {
+        exe: l.exe.clone(),
+        args: (l.args)(index, level),
+        count: l.count,
+        run_id: l.step_run_id(index),
+        out: out.to_path_buf(),
+    };
+    crate::shards::launch::run(&launch, cancel, &mut |_| {})
+}
+
+/// The loaders' part of a step from their merged result: each one's achieved rate and, for
+/// each that fell behind, why ([`crate::shards::behind`]).
+pub fn step_loaders(m: &Merged, count: u64) -> StepLoaders {
+    let behind = crate::shards::behind::behind_all(&m.shards);
+    StepLoaders {
+        count,
+        start_spread_ms: m.start_spread_ms,
+        shards: m
+            .shards
+            .iter()
+            .zip(behind)
+            .map(|(f, behind)| StepShard {
+                index: f.index,
+                ops_per_s: f.ops_per_s,
+                target_rate_per_s: f.target_rate_per_s,
+                behind,
+            })
+            .collect(),
+    }
+}
+
+/// A loader that fell behind fails the step as loader-bound: what it measured is the
+/// loaders' limit, not the cluster's.
+pub fn loaders_check(l: &StepLoaders) -> Check {
+    let behind = l.behind();
+    Check {
+        criterion: if behind.is_empty() {
+            format!("every loader kept up ({} loaders)", l.count)
+        } else {
+            format!("every loader kept up ({})", behind.join("; "))
+        },
+        value: Some(behind.len() as f64),
+        limit: 0.0,
+        unit: " behind".into(),
+        passed: behind.is_empty(),
+        unverified: None,
+    }
 }
 
 /// Waits until every node has at most `settle.max_pending` pending compactions (or the
@@ -657,6 +783,7 @@ mod tests {
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
+            loaders: None,
             summary: summary_at_2000(),
             passed: !checks.iter().any(Check::failed),
             checks,
@@ -756,6 +883,7 @@ mod tests {
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
+            loaders: None,
             summary: s,
             passed: !checks.iter().any(Check::failed),
             checks,
@@ -829,7 +957,7 @@ mod tests {
         let base = base_plan();
         let mut steps: Vec<CapacityStep> = Vec::new();
         let mut seen = Vec::new();
-        while let Some(level) = next_level(spec, &steps) {
+        while let Some(level) = next_level(spec, &steps, 1) {
             let index = steps.len() + 1;
             let plan = step_plan(&base, spec, index, level);
             let LoadMode::Closed { concurrency } = plan.main.mode else {
@@ -853,6 +981,7 @@ mod tests {
                 pending_after: None,
                 node_cpu: None,
                 host_cpu: None,
+                loaders: None,
                 summary: summary_at_2000(),
                 checks: Vec::new(),
                 passed: concurrency <= capacity,
@@ -917,5 +1046,249 @@ mod tests {
             step_path(Path::new("/r/cap.json"), 3),
             PathBuf::from("/r/cap.step-03.json")
         );
+    }
+
+    /// A step as two loaders ran it: their results merged (histograms added), the criteria
+    /// applied to the merged step, each loader's part recorded.
+    fn merged_step(
+        criteria: &Criteria,
+        shard1: impl Fn(u64, u64) -> f64,
+    ) -> (CapacityStep, RunResult) {
+        use crate::shards::merge::tests::{fast, shard};
+        let mut inputs = [shard(0, 900, fast), shard(1, 100, shard1)];
+        let (merged, _) = crate::shards::merge::merge(&mut inputs).unwrap();
+        let summary = merged.main_summary().unwrap().clone();
+        let loaders = step_loaders(merged.merged.as_ref().unwrap(), 2);
+        let mut checks = apply(
+            criteria,
+            &summary,
+            Err(NotMeasured("x".into())),
+            Err(NotMeasured("y".into())),
+        );
+        checks.push(loaders_check(&loaders));
+        let step = CapacityStep {
+            index: 2,
+            target_rate_per_s: 1000.0,
+            concurrency: None,
+            result: PathBuf::from("cap.step-02.json"),
+            settle_s: 0.0,
+            pending_before: None,
+            pending_after: None,
+            node_cpu: None,
+            host_cpu: None,
+            summary,
+            passed: !checks.iter().any(Check::failed),
+            checks,
+            loaders: Some(loaders),
+        };
+        (step, merged)
+    }
+
+    #[test]
+    fn a_sharded_steps_verdict_is_taken_on_the_merged_histograms_and_summed_throughput() {
+        let c = Criteria {
+            latency: vec![LatencyBound {
+                op: None,
+                percentile: 99.0,
+                max_ms: 10.0,
+            }],
+            max_pending_compactions: None,
+            pending_after_s: 0.0,
+            max_node_cpu: None,
+            max_error_rate: Some(0.01),
+            min_achieved: Some(0.98),
+        };
+        // Loader 0 sends 900 ops/s at 1-2 ms; loader 1 100 ops/s, a fifth of them at 50 ms:
+        // 2% of the step is slow, so its p99 is 50 ms although loader 0's alone is 2 ms.
+        let tail = |k: u64, j: u64| {
+            if j.is_multiple_of(5) {
+                50.0
+            } else {
+                crate::shards::merge::tests::fast(k, j)
+            }
+        };
+        let (step, merged) = merged_step(&c, tail);
+        assert!((step.summary.ops_per_s - 1000.0).abs() < 1.0, "summed");
+        let p99 = step
+            .checks
+            .iter()
+            .find(|k| k.criterion == "all p99 ≤ 10 ms")
+            .unwrap();
+        assert!(p99.failed(), "{p99:?}");
+        assert!((p99.value.unwrap() - 50.0).abs() < 1.0, "{p99:?}");
+        assert!(
+            !step.passed && !step.loader_bound(),
+            "the cluster's failure"
+        );
+        // Each loader's share and achieved rate; both kept up, started 4 ms apart.
+        let l = step.loaders.as_ref().unwrap();
+        assert_eq!(l.count, 2);
+        assert!((l.start_spread_ms - 4.0).abs() < 0.01, "{l:?}");
+        let parts: Vec<(u64, Option<f64>, f64)> = l
+            .shards
+            .iter()
+            .map(|s| (s.index, s.target_rate_per_s, s.ops_per_s.round()))
+            .collect();
+        assert_eq!(parts, [(0, Some(900.0), 900.0), (1, Some(100.0), 100.0)]);
+        assert!(l.behind().is_empty());
+        let kept = step.checks.last().unwrap();
+        assert_eq!(kept.criterion, "every loader kept up (2 loaders)");
+        assert!(kept.passed);
+        // The verdict counts it as the cluster's failing step.
+        let v = CapacityResult::verdict_of(std::slice::from_ref(&step));
+        assert_eq!(v.failing_rate_per_s, Some(1000.0));
+        assert_eq!(v.loader_bound_step, None);
+        assert!(merged.merged.is_some());
+    }
+
+    fn figures(index: u64, ops_per_s: f64, achieved: f64) -> crate::result::ShardFigures {
+        crate::result::ShardFigures {
+            index,
+            path: PathBuf::from(format!("s.shard-{index}.json")),
+            status: RunStatus::Completed,
+            main_started_unix_s: Some(1_000.0 + index as f64 * 0.012),
+            ops_per_s,
+            target_rate_per_s: Some(1500.0),
+            achieved_ratio: Some(achieved),
+            client_cpu_s: 1.0,
+            client_cpu_util: 0.3,
+            max_backlog: 0,
+            final_backlog: 0,
+            service_p50_ms: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_loader_that_fell_behind_fails_the_step_as_loader_bound_and_ends_the_search() {
+        let m = |achieved_1: f64| Merged {
+            run_id: "r-s02".into(),
+            start_spread_ms: 12.0,
+            shards: vec![
+                figures(0, 1500.0, 1.0),
+                figures(1, 1500.0 * achieved_1, achieved_1),
+            ],
+        };
+        let kept = step_loaders(&m(1.0), 2);
+        assert!(loaders_check(&kept).passed);
+        let starved = step_loaders(&m(0.713), 2);
+        assert_eq!(
+            starved.behind(),
+            ["loader 1 of 2 fell behind: sent 71.3% of its schedule on time"]
+        );
+        let check = loaders_check(&starved);
+        assert!(check.failed());
+        assert_eq!(
+            check.criterion,
+            "every loader kept up (loader 1 of 2 fell behind: sent 71.3% of its schedule on time)"
+        );
+        assert_eq!(check.measured(), "1 behind");
+        let step = |index: usize, rate: f64, loaders: StepLoaders| {
+            let checks = vec![loaders_check(&loaders)];
+            CapacityStep {
+                index,
+                target_rate_per_s: rate,
+                concurrency: None,
+                result: PathBuf::new(),
+                settle_s: 0.0,
+                pending_before: None,
+                pending_after: None,
+                node_cpu: None,
+                host_cpu: None,
+                summary: summary_at_2000(),
+                passed: !checks.iter().any(Check::failed),
+                checks,
+                loaders: Some(loaders),
+            }
+        };
+        let steps = vec![step(1, 2000.0, kept), step(2, 3000.0, starved)];
+        assert!(!steps[1].passed && steps[1].loader_bound());
+        let v = CapacityResult::verdict_of(&steps);
+        // Not the cluster's failure: no failing step, the capacity a lower bound …
+        assert_eq!(v.highest_passing_rate_per_s, Some(2000.0));
+        assert_eq!(v.failing_rate_per_s, None);
+        assert!(!v.found_failure());
+        assert!(v.failed.is_empty());
+        // … and the loaders named as the limit.
+        assert_eq!(v.loader_bound_step, Some(2));
+        assert_eq!(
+            v.loader_bound,
+            ["loader 1 of 2 fell behind: sent 71.3% of its schedule on time"]
+        );
+        // The search stops there, refinements or steps to spare notwithstanding.
+        let mut spec = closed_spec(4, Growth::Factor(1.5), 20, 3);
+        spec.mode = SearchMode::Rate;
+        spec.start_rate_per_s = 2000.0;
+        assert_eq!(next_level(&spec, &steps[..1], 2), Some(Level::Rate(3000.0)));
+        assert_eq!(next_level(&spec, &steps, 2), None);
+        let closed = closed_spec(4, Growth::Factor(1.5), 20, 3);
+        let mut c = steps.clone();
+        c[0].concurrency = Some(4);
+        c[1].concurrency = Some(6);
+        assert_eq!(next_level(&closed, &c, 2), None);
+    }
+
+    #[test]
+    fn a_closed_loop_step_gives_each_loader_at_least_one_request_in_flight() {
+        use crate::spec::load::Share;
+        // 5 in flight over 2 loaders: 3 and 2; over 4: 2, 1, 1, 1 (the sum is the step's).
+        let split = |c: usize, n: u64| -> Vec<usize> {
+            (0..n)
+                .map(|index| Share { index, count: n }.split(c))
+                .collect()
+        };
+        assert_eq!(split(5, 2), [3, 2]);
+        assert_eq!(split(5, 4), [2, 1, 1, 1]);
+        // A downward search stops at one request per loader: 16 fails, then 8, then 4 (4
+        // loaders), and 2 would be below them: raised to 4, which has run, so it ends.
+        let spec = closed_spec(16, Growth::Factor(2.0), 20, 2);
+        let mut steps: Vec<CapacityStep> = Vec::new();
+        let mut seen = Vec::new();
+        while let Some(Level::Concurrency(c)) = next_level(&spec, &steps, 4) {
+            seen.push(c);
+            steps.push(CapacityStep {
+                index: steps.len() + 1,
+                target_rate_per_s: 0.0,
+                concurrency: Some(c),
+                result: PathBuf::new(),
+                settle_s: 0.0,
+                pending_before: None,
+                pending_after: None,
+                node_cpu: None,
+                host_cpu: None,
+                summary: summary_at_2000(),
+                checks: Vec::new(),
+                passed: false,
+                loaders: None,
+            });
+        }
+        assert_eq!(seen, [16, 8, 4]);
+        // From 6: halving gives 3, raised to the 4 loaders' one each.
+        let six = closed_spec(6, Growth::Factor(2.0), 20, 2);
+        steps.truncate(0);
+        steps.push(CapacityStep {
+            concurrency: Some(6),
+            ..closed_step_like(&summary_at_2000())
+        });
+        assert_eq!(next_level(&six, &steps, 4), Some(Level::Concurrency(4)));
+        assert_eq!(next_level(&six, &steps, 1), Some(Level::Concurrency(3)));
+        assert_eq!(step_run_id("run-1", 3), "run-1-s03");
+    }
+
+    fn closed_step_like(summary: &PhaseSummary) -> CapacityStep {
+        CapacityStep {
+            index: 1,
+            target_rate_per_s: 0.0,
+            concurrency: Some(1),
+            result: PathBuf::new(),
+            settle_s: 0.0,
+            pending_before: None,
+            pending_after: None,
+            node_cpu: None,
+            host_cpu: None,
+            summary: summary.clone(),
+            checks: Vec::new(),
+            passed: false,
+            loaders: None,
+        }
     }
 }

@@ -375,7 +375,7 @@ fn merged_load(load: &LoadSpec, parts: &[(usize, &PhaseResult)], threads: usize)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::result::fixture;
     use crate::result::{OpSummary, ShardOf};
@@ -384,7 +384,7 @@ mod tests {
 
     /// Shard `index` of 2 of run "r1": 10 one-second intervals of `per_s` writes whose
     /// response times are `latency(k, j)` ms (service time: 80% of it, send lag the rest).
-    fn shard(index: u64, per_s: u64, latency: impl Fn(u64, u64) -> f64) -> ShardInput {
+    pub(crate) fn shard(index: u64, per_s: u64, latency: impl Fn(u64, u64) -> f64) -> ShardInput {
         let mut r = fixture::run("lab", &fixture::RunShape::default());
         let offset = 0.25 + index as f64 * 0.5;
         let mut measured = Snapshot::default();
@@ -458,7 +458,7 @@ mod tests {
         }
     }
 
-    fn fast(k: u64, j: u64) -> f64 {
+    pub(crate) fn fast(k: u64, j: u64) -> f64 {
         1.0 + ((k * 37 + j * 11) % 100) as f64 / 100.0
     }
     fn slow(k: u64, j: u64) -> f64 {

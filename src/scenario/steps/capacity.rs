@@ -14,7 +14,7 @@ use crate::result::capacity::{
     CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, SearchMode,
     Settle,
 };
-use crate::scenario::capacity;
+use crate::scenario::capacity::{self, Level};
 use crate::scenario::event::Event;
 use crate::scenario::{Context, ScenarioError};
 use crate::spec::load::parse_rate;
@@ -366,9 +366,9 @@ impl CapacityStep {
                 "--fault is for run, throughput and latency (a capacity search's steps are short)"
             ));
         }
-        if a.run.shard.is_some() || a.run.loaders.is_some() {
+        if let Some(share) = a.run.shard {
             return Err(crate::invalid!(
-                "--shard and --loaders are for run, throughput and latency (a capacity search runs one client)"
+                "--shard {share}: a capacity search is not split across machines yet; use --loaders N (N local loader processes, one search)"
             ));
         }
         if a.search.resume && a.run.out.is_none() {
@@ -377,6 +377,20 @@ impl CapacityStep {
             ));
         }
         let spec = a.search.spec()?;
+        if let (Some(n), SearchMode::Concurrency { start }) = (a.run.loaders, spec.mode)
+            && (start as u64) < n
+        {
+            return Err(crate::invalid!(
+                "--start-concurrency {start} with --loaders {n}: each loader keeps at least one request in flight; give --start-concurrency {n} or more"
+            ));
+        }
+        if let Some(id) = &a.run.run_id
+            && a.run.loaders.is_some()
+        {
+            // Each step meets under RUN_ID-sNN.
+            crate::spec::load::parse_run_id(&capacity::step_run_id(id, 99))
+                .map_err(|_| crate::invalid!("--run-id '{id}': at most 59 characters with --loaders (each step's loaders meet under RUN_ID-sNN)"))?;
+        }
         let mut run = a.run.clone();
         match spec.mode {
             SearchMode::Rate => {
@@ -415,9 +429,35 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         path: &plan.out,
     };
     ctx.emit(at);
-    let result = capacity::run(&plan, &spec, a.search.resume, &ctx.cancel, &mut |p| {
-        ctx.emit(Event::Capacity(p))
-    })?;
+    let step_args = |index: usize, level: Level| loader_args(&run, a, index, level);
+
+    let loaders = match run.loaders.filter(|n| *n > 1) {
+        None => None,
+        Some(count) => {
+            let Some(exe) = &ctx.exe else {
+                crate::scenario::error::refuse!(
+                    "--loaders starts cqlbench processes: this caller gave no cqlbench executable"
+                );
+            };
+            Some(capacity::Loaders {
+                exe: exe.clone(),
+                count,
+                run_id: run
+                    .run_id
+                    .clone()
+                    .unwrap_or_else(crate::shards::launch::default_run_id),
+                args: &step_args,
+            })
+        }
+    };
+    let result = capacity::run(
+        &plan,
+        &spec,
+        a.search.resume,
+        loaders.as_ref(),
+        &ctx.cancel,
+        &mut |p| ctx.emit(Event::Capacity(p)),
+    )?;
     ctx.emit(Event::CapacityDone { result: &result });
     ctx.emit(Event::ResultAt {
         what: "capacity result",
@@ -429,6 +469,44 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         ))),
         _ => Ok(result),
     }
+}
+
+impl CapacityStep {
+    /// The `run …` arguments of step `index` at `level` for each of its loaders (before each
+    /// one's `--shard`, `--run-id`, `--out` and `-q`).
+    pub fn loader_args(&self, index: usize, level: Level) -> Result<Vec<String>, Invalid> {
+        let (run, _) = self.step_run()?;
+        Ok(loader_args(&run, self, index, level))
+    }
+}
+
+/// The `run …` arguments of step `index` at `level` for its loaders: the search's run (`run`,
+/// as [`CapacityStep::step_run`] made it) at the step's whole rate or concurrency (each loader
+/// takes its share), `--step` long, the rampup only in the first step of a new search.
+fn loader_args(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> Vec<String> {
+    let mut r = RunStep {
+        loaders: None,
+        out: None,
+        quiet: false,
+        shard: None,
+        run_id: None,
+        start_at: None,
+        ..run.clone()
+    };
+    match level {
+        Level::Rate(rate) => {
+            r.rate = Some(crate::spec::load::RateArg::PerSecond(rate));
+            r.concurrency = None;
+        }
+        Level::Concurrency(c) => {
+            r.concurrency = Some(c);
+            r.rate = None;
+        }
+    }
+    r.duration = Some(a.search.step);
+    r.warmup = a.search.step_warmup;
+    r.skip_rampup = r.skip_rampup || index > 1 || a.search.resume;
+    r.args("run")
 }
 
 #[cfg(test)]

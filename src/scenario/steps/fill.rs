@@ -87,14 +87,9 @@ impl FillStep {
                 "--fault is for run, throughput and latency, not a fill"
             ));
         }
-        if a.run.shard.is_some() || a.run.loaders.is_some() {
+        if a.run.duration.is_some() && a.run.ops.is_some() {
             return Err(crate::invalid!(
-                "--shard and --loaders are for run, throughput and latency, not a fill"
-            ));
-        }
-        if a.run.ops.is_some() {
-            return Err(crate::invalid!(
-                "fill stops at a data size: drop --ops (--duration bounds it in time)"
+                "give --duration or --ops to bound the fill, not both"
             ));
         }
         match (a.fill.times_ram, a.fill.bytes) {
@@ -118,8 +113,11 @@ impl FillStep {
         run.ratio = Some("write=1".parse::<Ratio>()?);
         run.skip_rampup = true;
         run.rows = FILL_ROWS;
-        // The fill ends at the target; --duration (default: a day) only bounds it.
-        run.duration.get_or_insert(Duration::from_secs(86_400));
+        // The fill ends at the target; --duration (default: a day) or --ops (rows, all
+        // loaders together) only bounds it.
+        if run.ops.is_none() {
+            run.duration.get_or_insert(Duration::from_secs(86_400));
+        }
         run.validate()?;
         Ok(run)
     }
@@ -149,6 +147,10 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         refuse!(
             "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
         );
+    }
+    if let Some(n) = run.loaders {
+        super::prepare_out(&plan.out)?;
+        return loaders(a, n, &plan.out, ctx);
     }
     plan.sequential_main = true;
     plan.end_on_node_death = true;
@@ -191,11 +193,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
             plan.out.display()
         )));
     }
-    let rows = result
-        .phases
-        .iter()
-        .map(|p| p.summary.as_ref().map_or(0, |s| s.ok))
-        .sum::<u64>();
+    let rows = rows_written(&result);
     ctx.emit(Event::Fill(FillEvent::Wrote {
         rows,
         mean_mib: mib(last.unwrap_or(0.0)),
@@ -212,6 +210,67 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         path: &plan.out,
     });
     Ok(result)
+}
+
+/// `--loaders N`: the fill as N `fill --shard I/N` processes, each writing every N-th row
+/// (together exactly the rows one process would have written, `--ops` of them at most) until
+/// the nodes hold the target, then waiting for compactions; their results merged into `out`.
+fn loaders(
+    a: &FillStep,
+    n: u64,
+    out: &std::path::Path,
+    ctx: &Context,
+) -> Result<RunResult, ScenarioError> {
+    let each = FillStep {
+        run: RunStep {
+            loaders: None,
+            out: None,
+            quiet: false,
+            ..a.run.clone()
+        },
+        fill: a.fill.clone(),
+    };
+    let result = super::run::launch_loaders(each.args(), n, a.run.run_id.clone(), out, ctx)?;
+    if let Some(w) = result
+        .warnings
+        .iter()
+        .find(|w| matches!(w, Warning::NodeDied { .. }))
+    {
+        return Err(ScenarioError::RunEnded(format!(
+            "the fill stopped: {w} (result: {})",
+            out.display()
+        )));
+    }
+    ctx.emit(Event::Fill(FillEvent::Wrote {
+        rows: rows_written(&result),
+        mean_mib: crate::scenario::fill::mean_load(&result_endpoints(a, ctx)?)
+            .map_or(0.0, |b| b / 1_048_576.0),
+    }));
+    ctx.emit(Event::ResultAt {
+        what: "result",
+        path: out,
+    });
+    Ok(result)
+}
+
+/// The metrics endpoints of the fill's target.
+fn result_endpoints(
+    a: &FillStep,
+    ctx: &Context,
+) -> Result<Vec<crate::metrics::sampler::Endpoint>, ScenarioError> {
+    Ok(a.run
+        .target(ctx)?
+        .metrics_plan(a.run.metrics_interval.as_secs_f64())
+        .endpoints)
+}
+
+/// Rows written: the writes that succeeded, every phase's.
+fn rows_written(result: &RunResult) -> u64 {
+    result
+        .phases
+        .iter()
+        .map(|p| p.summary.as_ref().map_or(0, |s| s.ok))
+        .sum()
 }
 
 /// Waits for pending compactions to reach zero (at most `--compaction-timeout`), telling the

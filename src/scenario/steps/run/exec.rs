@@ -43,21 +43,35 @@ fn loaders(
     out: &std::path::Path,
     ctx: &Context,
 ) -> Result<RunResult, ScenarioError> {
-    let Some(exe) = &ctx.exe else {
-        crate::scenario::error::refuse!(
-            "--loaders starts cqlbench processes: this caller gave no cqlbench executable"
-        );
-    };
-    let run_id = a.run_id.clone().unwrap_or_else(launch::default_run_id);
     let each = RunStep {
         loaders: None,
         out: None,
         quiet: false,
         ..a.clone()
     };
+    launch_loaders(each.args("run"), n, a.run_id.clone(), out, ctx)
+}
+
+/// `args` (a command and its arguments, without `--shard`, `--run-id`, `--out` and `-q`,
+/// which each loader gets of its own) run by `n` child processes of the cqlbench the context
+/// names, as shards 0..n of run `run_id` (a new one when none is given), their results
+/// merged into `out`.
+pub fn launch_loaders(
+    args: Vec<String>,
+    n: u64,
+    run_id: Option<String>,
+    out: &std::path::Path,
+    ctx: &Context,
+) -> Result<RunResult, ScenarioError> {
+    let Some(exe) = &ctx.exe else {
+        crate::scenario::error::refuse!(
+            "--loaders starts cqlbench processes: this caller gave no cqlbench executable"
+        );
+    };
+    let run_id = run_id.unwrap_or_else(launch::default_run_id);
     let l = Launch {
         exe: exe.clone(),
-        args: each.args("run"),
+        args,
         count: n,
         run_id: run_id.clone(),
         out: out.to_path_buf(),

@@ -6,7 +6,7 @@ mod check;
 mod exec;
 mod plan;
 
-pub use exec::execute;
+pub use exec::{execute, launch_loaders};
 
 use std::path::PathBuf;
 use std::time::Duration;
