@@ -47,7 +47,13 @@ impl<W: Workload> Engine<'_, W> {
             name: name.into(),
             offset_s,
             load: load.clone(),
-            intervals: Vec::new(),
+            intervals: Vec::with_capacity(crate::result::kept_records(
+                match load.stop {
+                    crate::spec::load::Stop::Duration { secs } => Some(secs),
+                    crate::spec::load::Stop::Ops { .. } => None,
+                },
+                super::executor::INTERVAL.as_secs_f64(),
+            )),
             summary: None,
         });
         let (phase_stop, forward) = self.phase_stop(name);

@@ -141,7 +141,8 @@ impl Sampler {
                 interval_s: plan.interval_s,
                 nodes: plan.endpoints.iter().map(|e| e.node.clone()).collect(),
                 devices: devices.clone(),
-                samples: Vec::new(),
+                // The first hour's samples (the run's length is not known here).
+                samples: Vec::with_capacity(crate::result::kept_records(None, plan.interval_s)),
                 errors: Vec::new(),
                 node_devices: plan.node_devices.clone(),
             },

@@ -30,7 +30,9 @@ pub use capacity::CapacityResult;
 pub use file::{
     ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
 };
-pub use interval::{ByOp, Coarsening, IntervalOp, IntervalRecord, kept_width_s, kinds_in};
+pub use interval::{
+    ByOp, Coarsening, IntervalOp, IntervalRecord, kept_records, kept_width_s, kinds_in,
+};
 pub use phase::{DriverCounts, OpSummary, PhaseResult, PhaseSummary};
 pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
