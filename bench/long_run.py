@@ -7,7 +7,7 @@ and the sizes of the result JSON, HDR log, ledger and per-interval CSV; at the e
 per hour and extrapolated to 24 h (issue 36).
 
 Usage: [CACHE_FROM=HOME/cache] bench/long_run.py [--minutes 60] [--marks 5,30,60] [--rate 2000]
-       [--cqlbench PATH]
+       [--cqlbench PATH] [--address-prefix 127.0.9.]
 Needs java for the local node; the node and the client share the host.
 """
 
@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--marks", default="5,30,60")
     ap.add_argument("--rate", type=int, default=2000)
     ap.add_argument("--cqlbench", default=os.path.join(REPO, "target/release/cqlbench"))
+    ap.add_argument("--address-prefix", default=None,
+                    help="the node's address prefix (another cluster on this host may hold 127.0.0.1)")
     a = ap.parse_args()
     marks = [float(m) for m in a.marks.split(",")]
     work = tempfile.mkdtemp(prefix="cqlbench-long-")
@@ -87,7 +89,8 @@ def main():
         shutil.copytree(cache, f"{work}/home/cache")
     out = f"{work}/long.json"
     try:
-        subprocess.run([a.cqlbench, "cluster", "create", "long", "--nodes", "1", "--heap", "1G", "--start"],
+        prefix = ["--address-prefix", a.address_prefix] if a.address_prefix else []
+        subprocess.run([a.cqlbench, "cluster", "create", "long", "--nodes", "1", "--heap", "1G", "--start", *prefix],
                        env=env, check=True, stdout=subprocess.DEVNULL)
         run = subprocess.Popen(
             [a.cqlbench, "run", "keyvalue", "--cluster", "long", "--rows", "100000", "--rate", str(a.rate),
