@@ -298,8 +298,13 @@ pub fn check_spec(spec: &WorkloadSpec) -> Result<(), crate::error::Invalid> {
     Ok(())
 }
 
+/// How long a schema statement may take: a `DROP KEYSPACE` flushes and snapshots the keyspace
+/// on every node first (`auto_snapshot`), which took more than the 5 s request timeout on
+/// three nodes sharing a loaded 2-CPU host.
+pub const SCHEMA_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// Creates the workload's schema (optionally dropping the keyspace first) and waits for
-/// agreement.
+/// agreement. Each statement may take [`SCHEMA_TIMEOUT`], whatever the run's request timeout.
 pub async fn create_schema<W: Workload>(
     workload: &W,
     session: &Session,
@@ -325,8 +330,10 @@ pub async fn create_schema<W: Workload>(
                     detail: e.to_string(),
                 })?;
         }
+        let mut statement = scylla::statement::unprepared::Statement::new(s.as_str());
+        statement.set_request_timeout(Some(SCHEMA_TIMEOUT));
         session
-            .query_unpaged(s.as_str(), &[])
+            .query_unpaged(statement, &[])
             .await
             .map_err(|e| WorkloadError::Schema {
                 stmt: s.clone(),
