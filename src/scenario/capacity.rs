@@ -460,13 +460,13 @@ fn run_loaders(
     level: Level,
     cancel: &Cancel,
 ) -> Result<RunResult, LaunchError> {
-    let launch = Launch {
-        exe: l.exe.clone(),
-        args: (l.args)(index, level),
-        count: l.count,
-        run_id: l.step_run_id(index),
-        out: out.to_path_buf(),
-    };
+    let launch = Launch::all(
+        l.exe.clone(),
+        (l.args)(index, level),
+        l.count,
+        l.step_run_id(index),
+        out.to_path_buf(),
+    );
     crate::shards::launch::run(&launch, cancel, &mut |_| {})
 }
 
