@@ -227,10 +227,37 @@ pub enum Next {
     Wait,
 }
 
+/// What a follower has seen of a search.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    /// The step run ids it has run (a step run again has a new one).
+    pub ran: HashSet<String>,
+    /// The `end` row's step when the follower started: that of an earlier, interrupted
+    /// attempt, which a resumed coordinator replaces (not the end of this one).
+    pub stale_end: Option<usize>,
+}
+
+impl Seen {
+    /// What a follower starting now sees in `rows`.
+    pub fn at_start(rows: &[StepRow]) -> Seen {
+        Seen {
+            ran: HashSet::new(),
+            stale_end: rows
+                .iter()
+                .max_by_key(|r| r.step)
+                .filter(|r| r.state == StepState::End)
+                .map(|r| r.step),
+        }
+    }
+}
+
 /// The follower's choice: the search's highest row is the coordinator's latest publication;
-/// an open step it has not run (by step run id: a re-run step has a new one) is to run.
-pub fn next(rows: &[StepRow], ran: &HashSet<String>) -> Next {
+/// an open step it has not run (by step run id: a re-run step has a new one) is to run, and
+/// an `end` row ends it unless it was there before the follower started.
+pub fn next(rows: &[StepRow], seen: &Seen) -> Next {
+    let ran = &seen.ran;
     match rows.iter().max_by_key(|r| r.step) {
+        Some(r) if r.state == StepState::End && seen.stale_end == Some(r.step) => Next::Wait,
         Some(r) if r.state == StepState::End => Next::End,
         Some(r) if r.state == StepState::Open && !ran.contains(&r.step_run) => Next::Run(r.clone()),
         _ => Next::Wait,
@@ -255,19 +282,19 @@ pub fn step_run_id(run: &str, step: usize, before: Option<&str>) -> String {
     }
 }
 
-/// Polls the search `run` until [`next`] has something for a follower that ran `ran`;
+/// Polls the search `run` until [`next`] has something for a follower that has `seen`;
 /// read errors (the keyspace or tables not made yet) are retried until `timeout`.
 pub fn wait_for_step(
     ex: &dyn Exchange,
     run: &str,
-    ran: &HashSet<String>,
+    seen: &Seen,
     timeout: Duration,
     cancel: &Cancel,
 ) -> Result<Next, ExchangeError> {
     let t0 = Instant::now();
     loop {
         let last = match ex.steps(run) {
-            Ok(rows) => match next(&rows, ran) {
+            Ok(rows) => match next(&rows, seen) {
                 Next::Wait => format!("{} rows, none new", rows.len()),
                 n => return Ok(n),
             },
@@ -447,25 +474,38 @@ pub(crate) mod tests {
 
     #[test]
     fn a_follower_runs_the_highest_open_step_it_has_not_run_and_ends_on_the_end_row() {
-        let mut ran = HashSet::new();
-        assert_eq!(next(&[], &ran), Next::Wait);
+        let mut seen = Seen::default();
+        assert_eq!(next(&[], &seen), Next::Wait);
         let one = vec![row(1, "r-s01", StepState::Open)];
-        assert_eq!(next(&one, &ran), Next::Run(one[0].clone()));
-        ran.insert("r-s01".to_string());
-        assert_eq!(next(&one, &ran), Next::Wait, "run already");
+        assert_eq!(next(&one, &seen), Next::Run(one[0].clone()));
+        seen.ran.insert("r-s01".to_string());
+        assert_eq!(next(&one, &seen), Next::Wait, "run already");
         // A follower that joins late runs the open step, not the done ones before it.
         let three = vec![
             row(1, "r-s01", StepState::Done),
             row(3, "r-s03", StepState::Open),
             row(2, "r-s02", StepState::Done),
         ];
-        assert_eq!(next(&three, &ran), Next::Run(three[1].clone()));
+        assert_eq!(next(&three, &seen), Next::Run(three[1].clone()));
         // A step re-published (a resumed coordinator) under a new id is run again.
-        ran.insert("r-s03".to_string());
+        seen.ran.insert("r-s03".to_string());
         let again = vec![row(3, "r-s03-a2", StepState::Open)];
-        assert_eq!(next(&again, &ran), Next::Run(again[0].clone()));
+        assert_eq!(next(&again, &seen), Next::Run(again[0].clone()));
         let end = vec![row(1, "r-s01", StepState::Done), row(2, "", StepState::End)];
-        assert_eq!(next(&end, &ran), Next::End);
+        assert_eq!(next(&end, &seen), Next::End);
+        // An end row there before the follower started is an interrupted attempt's: it
+        // waits for the resumed coordinator to publish that step again.
+        let late = Seen::at_start(&end);
+        assert_eq!(late.stale_end, Some(2));
+        assert_eq!(next(&end, &late), Next::Wait);
+        let resumed = vec![end[0].clone(), row(2, "r-s02-a2", StepState::Open)];
+        assert_eq!(next(&resumed, &late), Next::Run(resumed[1].clone()));
+        let ended = vec![
+            end[0].clone(),
+            row(2, "r-s02-a2", StepState::Done),
+            row(3, "", StepState::End),
+        ];
+        assert_eq!(next(&ended, &late), Next::End);
     }
 
     #[test]
@@ -546,7 +586,7 @@ pub(crate) mod tests {
         let e = wait_for_step(
             &ex,
             "r",
-            &HashSet::new(),
+            &Seen::default(),
             Duration::from_millis(300),
             &Cancel::new(),
         )
@@ -560,7 +600,7 @@ pub(crate) mod tests {
         let n = wait_for_step(
             &ex,
             "r",
-            &HashSet::new(),
+            &Seen::default(),
             Duration::from_secs(5),
             &Cancel::new(),
         )

@@ -2,12 +2,11 @@
 //! (shards 1..N) run it. Each machine starts its own shard of the step as a local loader
 //! process ([`crate::shards::launch`], only its own index of N).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{
-    Awaited, ERROR_FILE, Exchange, ExchangeError, FILES, Next, StepRow, StepState, chunks_of,
+    Awaited, ERROR_FILE, Exchange, ExchangeError, FILES, Next, Seen, StepRow, StepState, chunks_of,
     step_run_id, wait_for_step, wait_for_uploads,
 };
 use crate::cancel::Cancel;
@@ -161,10 +160,10 @@ impl Follower<'_> {
         cancel: &Cancel,
         on: &mut dyn FnMut(FollowEvent),
     ) -> Result<usize, ExchangeError> {
-        let mut ran = HashSet::new();
+        let mut seen = Seen::at_start(&self.ex.steps(self.run).unwrap_or_default());
         loop {
-            let row = match wait_for_step(self.ex, self.run, &ran, self.step_wait, cancel)? {
-                Next::End => return Ok(ran.len()),
+            let row = match wait_for_step(self.ex, self.run, &seen, self.step_wait, cancel)? {
+                Next::End => return Ok(seen.ran.len()),
                 Next::Wait => unreachable!("wait_for_step returns a step or the end"),
                 Next::Run(row) => row,
             };
@@ -189,7 +188,7 @@ impl Follower<'_> {
             if cancel.is_cancelled() {
                 return Err(ExchangeError::Interrupted);
             }
-            ran.insert(row.step_run);
+            seen.ran.insert(row.step_run);
         }
     }
 
