@@ -1119,6 +1119,21 @@ mod tests {
     }
 
     #[test]
+    fn a_published_level_reads_back_as_the_same_level() {
+        for l in [
+            Level::Rate(1500.0),
+            Level::Rate(1234.5678),
+            Level::Concurrency(8),
+        ] {
+            assert_eq!(Level::parse(&l.text()), Some(l), "{}", l.text());
+        }
+        assert_eq!(Level::Rate(2250.0).text(), "rate:2250");
+        for bad in ["", "rate", "rate:x", "rate:-1", "concurrency:0", "speed:3"] {
+            assert_eq!(Level::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn step_files_sit_next_to_the_result() {
         assert_eq!(
             step_path(Path::new("/r/cap.json"), 3),

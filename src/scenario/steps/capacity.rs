@@ -582,11 +582,25 @@ pub fn follow(a: &CapacityStep, ctx: &Context) -> Result<usize, ScenarioError> {
             level: &row.level,
             step_run: &row.step_run,
         })),
-        FollowEvent::StepUploaded { result, .. } => ctx.emit(Event::ResultAt {
-            what: "shard result",
-            path: result,
-        }),
-    })?;
+        FollowEvent::StepUploaded { result, .. } => ctx.emit(Event::Loaders(LoadersEvent::Shard {
+            index: share.index,
+            count: share.count,
+            out: result,
+            log: &result.with_extension("log"),
+        })),
+    });
+    let steps = match steps {
+        Err(ExchangeError::Interrupted) => {
+            return Err(ScenarioError::Interrupted {
+                when: format!("following capacity search {run_id}"),
+                kept: format!(
+                    "this shard's step results are beside {}",
+                    plan.out.display()
+                ),
+            });
+        }
+        r => r?,
+    };
     ctx.emit(Event::Loaders(LoadersEvent::Followed {
         share,
         run_id: &run_id,

@@ -70,10 +70,13 @@ impl CqlExchange {
             .is_some_and(|r| r.rows_num() > 0)
     }
 
-    async fn prepare_async(&self) -> Result<(), ExchangeError> {
+    async fn prepare_async(&self, stop: &dyn Fn() -> bool) -> Result<(), ExchangeError> {
         let ks = &self.keyspace;
         let deadline = tokio::time::Instant::now() + self.keyspace_wait;
         while !self.keyspace_exists().await {
+            if stop() {
+                return Err(ExchangeError::Interrupted);
+            }
             if tokio::time::Instant::now() >= deadline {
                 return Err(ExchangeError::Query {
                     doing: format!(
@@ -111,8 +114,8 @@ impl CqlExchange {
 }
 
 impl Exchange for CqlExchange {
-    fn prepare(&self) -> Result<(), ExchangeError> {
-        self.rt.block_on(self.prepare_async())
+    fn prepare(&self, stop: &dyn Fn() -> bool) -> Result<(), ExchangeError> {
+        self.rt.block_on(self.prepare_async(stop))
     }
 
     fn publish(&self, run: &str, row: &StepRow) -> Result<(), ExchangeError> {

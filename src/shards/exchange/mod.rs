@@ -151,8 +151,9 @@ pub enum ExchangeError {
 
 /// The statements of the exchange, for one search in one keyspace.
 pub trait Exchange: Sync {
-    /// Makes the tables (the coordinator, once the keyspace exists).
-    fn prepare(&self) -> Result<(), ExchangeError>;
+    /// Makes the tables (the coordinator), once the keyspace exists: it waits for it until
+    /// `stop` says to give up ([`ExchangeError::Interrupted`]).
+    fn prepare(&self, stop: &dyn Fn() -> bool) -> Result<(), ExchangeError>;
     /// Writes (or overwrites) a step's row.
     fn publish(&self, run: &str, row: &StepRow) -> Result<(), ExchangeError>;
     /// Every row of the search `run`.
@@ -398,7 +399,7 @@ pub(crate) mod tests {
     }
 
     impl Exchange for Fake {
-        fn prepare(&self) -> Result<(), ExchangeError> {
+        fn prepare(&self, _: &dyn Fn() -> bool) -> Result<(), ExchangeError> {
             Ok(())
         }
         fn publish(&self, run: &str, row: &StepRow) -> Result<(), ExchangeError> {

@@ -62,13 +62,20 @@ impl Coordinator<'_> {
             step_run: step_run.clone(),
             state: StepState::Open,
         };
-        // The first step's shard 0 creates the keyspace the tables go in: it starts first.
+        // The first step's shard 0 creates the keyspace the tables go in: it starts first,
+        // and the wait for the keyspace ends when it does (or the search is cancelled).
         let own = Cancel::new();
+        let own_over = Cancel::new();
         let (mine, published) = std::thread::scope(|s| {
-            let h = s.spawn(|| launch::run_shards(&launch, &own, &mut |_| {}));
+            let h = s.spawn(|| {
+                let r = launch::run_shards(&launch, &own, &mut |_| {});
+                own_over.cancel();
+                r
+            });
+            let stop = || cancel.is_cancelled() || own_over.is_cancelled();
             let published = self
                 .ex
-                .prepare()
+                .prepare(&stop)
                 .and_then(|()| self.ex.publish(self.run, &row));
             if published.is_err() {
                 own.cancel();
@@ -81,8 +88,9 @@ impl Coordinator<'_> {
             }
             (h.join().expect("the launch does not panic"), published)
         });
-        published?;
+        // Its own shard's failure first: the keyspace wait ended because of it.
         let mine = mine?;
+        published?;
         if cancel.is_cancelled() {
             return Err(ExchangeError::Interrupted);
         }
@@ -318,5 +326,70 @@ mod tests {
         let e = c.begin(false).unwrap_err().to_string();
         assert!(e.starts_with("run r has published steps already"), "{e}");
         c.begin(true).unwrap();
+    }
+
+    #[test]
+    fn the_coordinator_runs_its_own_shard_publishes_the_step_and_names_a_silent_shard() {
+        let dir = tempfile::tempdir().unwrap();
+        let ex = Fake::default();
+        let out = dir.path().join("cap.step-01.json");
+        let launch = Launch::all(
+            fake_exe(dir.path()),
+            vec!["run".into()],
+            2,
+            "ignored".into(),
+            out.clone(),
+        );
+        let c = Coordinator {
+            ex: &ex,
+            run: "r",
+            count: 2,
+            upload_wait: Duration::from_millis(300),
+        };
+        let e = c
+            .step(&launch, 1, "rate:100", &Cancel::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("shard 1/2 uploaded no result of step 1 (r-s01) within 300ms"),
+            "{e}"
+        );
+        // Its own shard ran, under the step's run id; the step is published, still open.
+        assert!(dir.path().join("cap.step-01.shard-0.json").is_file());
+        let log = std::fs::read_to_string(dir.path().join("cap.step-01.shard-0.log"));
+        assert!(log.is_ok());
+        let rows = ex.steps("r").unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0].step_run.as_str(), rows[0].state),
+            ("r-s01", StepState::Open)
+        );
+        assert_eq!(rows[0].level, "rate:100");
+        // Run again (a resumed search): a new run id; the follower's files are written beside
+        // its own and merged (these fakes are not results: the merge refuses them).
+        let c = Coordinator {
+            upload_wait: Duration::from_secs(10),
+            ..c
+        };
+        let e = std::thread::scope(|s| {
+            let h = s.spawn(|| c.step(&launch, 1, "rate:100", &Cancel::new()));
+            while ex.steps("r").unwrap()[0].step_run != "r-s01-a2" {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            for name in FILES {
+                for chunk in chunks_of(1, name, format!("shard 1 {name}").as_bytes()) {
+                    ex.upload("r-s01-a2", &chunk).unwrap();
+                }
+            }
+            h.join().unwrap()
+        })
+        .unwrap_err();
+        assert!(matches!(e, ExchangeError::Merge(_)), "{e}");
+        let theirs = dir.path().join("cap.step-01.shard-1.json");
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "shard 1 json");
+        assert_eq!(
+            std::fs::read_to_string(theirs.with_extension("hlog")).unwrap(),
+            "shard 1 hlog"
+        );
     }
 }
