@@ -127,8 +127,7 @@ pub enum CapacityError {
         #[source]
         source: LaunchError,
     },
-    /// `--shard I/N`: the machines of the search could not exchange step `index` (0: before
-    /// the first step).
+    /// `--shard I/N`: the machines of the search could not exchange step `index`.
     #[error("step {index}: {source}")]
     Exchange {
         index: usize,
@@ -196,7 +195,7 @@ pub fn run(
     let machines = loaders.and_then(|l| l.machines);
     if let Some(c) = machines {
         c.begin(resume)
-            .map_err(|source| CapacityError::Exchange { index: 0, source })?;
+            .map_err(|e| CapacityError::Resume(e.to_string()))?;
     }
     let searched = search(base, &mut result, loaders, cancel, observer);
     // The followers exit on the end row, however the search ended.
