@@ -127,14 +127,17 @@ impl Coordinator<'_> {
     }
 
     /// After the last step (or when the search stops): the `end` row at `step`, the step
-    /// that will not run, so the followers exit.
+    /// that will not run, so the followers exit. It keeps the run id of a step it replaces
+    /// (one interrupted), so that step run again gets a new one.
     pub fn end(&self, step: usize) -> Result<(), ExchangeError> {
+        let rows = self.ex.steps(self.run).unwrap_or_default();
+        let replaced = rows.into_iter().find(|r| r.step == step);
         self.ex.publish(
             self.run,
             &StepRow {
                 step,
                 level: String::new(),
-                step_run: String::new(),
+                step_run: replaced.map(|r| r.step_run).unwrap_or_default(),
                 state: StepState::End,
             },
         )
@@ -385,6 +388,14 @@ mod tests {
         })
         .unwrap_err();
         assert!(matches!(e, ExchangeError::Merge(_)), "{e}");
+        // Interrupted there: the end row keeps the attempt's id, so a third gets a new one.
+        c.end(1).unwrap();
+        let rows = ex.steps("r").unwrap();
+        assert_eq!(
+            (rows[0].step_run.as_str(), rows[0].state),
+            ("r-s01-a2", StepState::End)
+        );
+        assert_eq!(step_run_id("r", 1, Some(&rows[0].step_run)), "r-s01-a3");
         let theirs = dir.path().join("cap.step-01.shard-1.json");
         assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "shard 1 json");
         assert_eq!(
