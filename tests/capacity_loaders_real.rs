@@ -1,8 +1,9 @@
 //! `capacity --loaders 2` and `fill --loaders 2` against one real local node, through the CLI:
 //! each step run by two loader processes whose shares add up to the step's rate, started
 //! together, judged on their merged result; a loader stopped (SIGSTOP) for a few seconds
-//! mid-step makes the step loader-bound and ends the search; a sharded fill writes exactly
-//! the rows asked for, counted back.
+//! mid-step makes the step loader-bound and ends the search; one search run by two processes
+//! as two machines run it (`--shard 0/2` coordinating, `--shard 1/2` following, through the
+//! cluster); a sharded fill writes exactly the rows asked for, counted back.
 
 mod common;
 
@@ -233,6 +234,8 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
         "{text}"
     );
 
+    across_machines(&run, dir);
+
     // A fill by two loaders: exactly the rows asked for, each written once.
     let fill = dir.join("fill.json");
     ok(run(&[
@@ -267,4 +270,102 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     });
     assert_eq!(count, 5000);
     tc.finish();
+}
+
+/// One search on two machines, as two processes here: `--shard 1/2` follows the steps
+/// `--shard 0/2` publishes in the cluster, uploads its results there and exits 0 at the end;
+/// the coordinator's capacity result has both shards of every step, each half the rate.
+fn across_machines(run: &dyn Fn(&[&str]) -> Command, dir: &Path) {
+    let coordinator_out = dir.join("across.json");
+    let follower_out = dir.join("follower").join("across.json");
+    let search = |shard: &'static str, out: &Path| -> Vec<String> {
+        [
+            "capacity",
+            "keyvalue",
+            "--cluster",
+            "caploaders",
+            "--keyspace",
+            "caploaders",
+            "--rows",
+            "2000",
+            "--skip-rampup",
+            "--shard",
+            shard,
+            "--run-id",
+            "across-1",
+            "--barrier-timeout",
+            "60s",
+            "--start-rate",
+            "400",
+            "--factor",
+            "1.5",
+            "--max-steps",
+            "2",
+            "--step",
+            "6s",
+            "--step-warmup",
+            "1s",
+            "--settle-timeout",
+            "5s",
+            "--pending-after",
+            "1s",
+            "--max-latency",
+            "all:p99:5s",
+            "--max-node-cpu",
+            "off",
+            "--max-pending",
+            "off",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let args = search("1/2", &follower_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let follower = run(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let args = search("0/2", &coordinator_out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = ok(run(&args));
+    let out = follower.wait_with_output().unwrap();
+    let followed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the follower failed:\n{followed}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        followed.contains("the coordinator (shard 0) holds the capacity result"),
+        "{followed}"
+    );
+    let r = CapacityResult::read(&coordinator_out).unwrap();
+    assert_eq!(r.status, CapacityStatus::Completed, "{text}");
+    assert_eq!(r.steps.len(), 2, "{text}");
+    for (s, rate) in r.steps.iter().zip([400.0, 600.0]) {
+        assert_eq!(s.target_rate_per_s, rate);
+        let l = s.loaders.as_ref().expect("the step's loaders");
+        assert_eq!(l.count, 2);
+        assert_eq!(l.shards.len(), 2);
+        for (i, sh) in l.shards.iter().enumerate() {
+            assert_eq!(sh.index, i as u64);
+            assert_eq!(sh.target_rate_per_s, Some(rate / 2.0));
+            assert!(sh.ops_per_s > 0.8 * rate / 2.0, "step {}: {sh:?}", s.index);
+        }
+        // The follower's result, uploaded, beside the coordinator's own; and on its machine.
+        for i in 0..2 {
+            let shard = dir.join(format!("across.step-{:02}.shard-{i}.json", s.index));
+            RunResult::read(&shard).unwrap();
+        }
+        let theirs = dir
+            .join("follower")
+            .join(format!("across.step-{:02}.shard-1.json", s.index));
+        RunResult::read(&theirs).unwrap();
+        assert!(s.passed, "step {}: {:?}", s.index, s.failed_checks());
+    }
 }

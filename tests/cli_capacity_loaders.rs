@@ -1,4 +1,5 @@
-//! `cqlbench capacity --loaders N` and `cqlbench fill --loaders N` through the real binary,
+//! `cqlbench capacity --loaders N`, `cqlbench capacity --shard I/N` (one search on N
+//! machines) and `cqlbench fill --loaders N` through the real binary,
 //! without a cluster: valid values get as far as the loaders connecting (to an address nothing
 //! listens on), named in one line; bad ones are refused in one line before any loader starts,
 //! and never with a panic.
@@ -105,11 +106,6 @@ fn capacity_loaders_are_refused_in_one_line_where_they_cannot_work() {
             "--start-concurrency 1 with --loaders 2: each loader keeps at least one request in flight; give --start-concurrency 2 or more",
         ],
     );
-    refused_with(
-        CAPACITY,
-        &["--shard", "0/2", "--run-id", "cap-1"],
-        &["--shard 0/2: a capacity search is not split across machines yet; use --loaders N"],
-    );
     for n in ["0", "65"] {
         refused_with(
             CAPACITY,
@@ -136,6 +132,115 @@ fn capacity_loaders_are_refused_in_one_line_where_they_cannot_work() {
         &["--start-concurrency"],
     );
     assert!(!files.iter().any(|f| f.contains(".shard-")), "{files:?}");
+}
+
+#[test]
+fn a_capacity_search_across_machines_gets_as_far_as_connecting_for_its_exchange() {
+    // The coordinator (shard 0) and a follower: past every argument check, each connects
+    // for the exchange first, so nothing is started and no result written before it fails.
+    for shard in ["0/2", "1/2", "0/1", "2/3"] {
+        let files = refused_with(
+            CAPACITY,
+            &[
+                "--shard",
+                shard,
+                "--run-id",
+                "r1",
+                "--step",
+                "6s",
+                "--step-warmup",
+                "1s",
+            ],
+            &["cannot connect to 127.0.0.1:1"],
+        );
+        assert!(
+            !files
+                .iter()
+                .any(|f| f.ends_with(".json") || f.contains(".shard-")),
+            "{files:?}"
+        );
+    }
+    refused_with(
+        CAPACITY,
+        &[
+            "--shard",
+            "1/3",
+            "--run-id",
+            "r1",
+            "--start-concurrency",
+            "3",
+        ],
+        &["cannot connect to 127.0.0.1:1"],
+    );
+}
+
+#[test]
+fn a_capacity_search_across_machines_is_refused_in_one_line_where_it_cannot_work() {
+    // Every machine needs the same run id: the default one differs between them.
+    refused_with(
+        CAPACITY,
+        &["--shard", "0/2"],
+        &["required arguments were not provided"],
+    );
+    refused_with(
+        CAPACITY,
+        &["--shard", "0/2", "--run-id", "r1", "--loaders", "2"],
+        &["'--shard <I/N>' cannot be used with '--loaders <N>'"],
+    );
+    refused_with(
+        CAPACITY,
+        &["--shard", "2/2", "--run-id", "r1"],
+        &["'2/2' is not a shard"],
+    );
+    refused_with(
+        CAPACITY,
+        &[
+            "--shard",
+            "0/2",
+            "--run-id",
+            "r1",
+            "--start-at",
+            "2030-01-01T00:00:00Z",
+        ],
+        &["--start-at with capacity --shard 0/2"],
+    );
+    refused_with(
+        CAPACITY,
+        &[
+            "--shard",
+            "1/2",
+            "--run-id",
+            "r1",
+            "--resume",
+            "--out",
+            "/tmp/x.json",
+        ],
+        &["--resume with --shard 1/2: only shard 0 (the coordinator) resumes a search"],
+    );
+    refused_with(
+        CAPACITY,
+        &[
+            "--shard",
+            "0/4",
+            "--run-id",
+            "r1",
+            "--start-concurrency",
+            "2",
+        ],
+        &[
+            "--start-concurrency 2 with --shard 0/4: each loader keeps at least one request in flight",
+        ],
+    );
+    refused_with(
+        CAPACITY,
+        &["--shard", "0/2", "--run-id", &"a".repeat(56)],
+        &["at most 55 characters with capacity --shard"],
+    );
+    refused_with(
+        CAPACITY,
+        &["--shard", "0/2", "--run-id", "r1", "--drop"],
+        &["--drop with --shard or --loaders"],
+    );
 }
 
 #[test]

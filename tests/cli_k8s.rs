@@ -1034,3 +1034,60 @@ fn bad_cluster_flags_are_refused_in_one_line() {
         "--new-gen needs --heap",
     );
 }
+
+#[test]
+fn capacity_arguments_make_the_pods_one_capacity_search() {
+    let (o, stderr) = rendered(&[
+        "--shards",
+        "3",
+        "--run-id",
+        "cap-7",
+        "--",
+        "capacity",
+        "keyvalue",
+        "--hosts",
+        "cassandra-dc1-service",
+        "--start-rate",
+        "4000",
+    ]);
+    let args = o.pod().containers[0].args.clone().unwrap();
+    assert_eq!(args[..2], ["capacity", "keyvalue"]);
+    let joined = args.join(" ");
+    assert!(
+        joined.ends_with(
+            "--shard $(SHARD_INDEX)/3 --run-id cap-7 --out /results/cap-7/shard-$(SHARD_INDEX)/capacity.json"
+        ),
+        "{joined}"
+    );
+    // Pod 0 holds the capacity result; nothing to merge.
+    assert!(
+        stderr.contains("cqlbench report ./cap-7/shard-0/capacity.json"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("cqlbench merge"), "{stderr}");
+    // Checked as pod 0 would run it.
+    refused(
+        &[
+            "--shards",
+            "3",
+            "--",
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            "h",
+            "--start-concurrency",
+            "2",
+        ],
+        "--start-concurrency 2 with --shard 0/3",
+    );
+    refused(
+        &[
+            "--shards", "2", "--", "capacity", "keyvalue", "--hosts", "h", "--rate", "5",
+        ],
+        "capacity arguments: capacity sets each step's rate",
+    );
+    refused(
+        &["--shards", "2", "--", "capacity"],
+        "no capacity arguments",
+    );
+}

@@ -346,7 +346,7 @@ fn bad_shard_values_are_refused_before_the_run() {
 /// `capacity --loaders N` and `fill --loaders N` get past their checks (to the loaders
 /// connecting, or the fill's metrics); a capacity search across machines is refused.
 #[test]
-fn capacity_and_fill_take_loaders_and_capacity_refuses_shards() {
+fn capacity_and_fill_take_loaders_and_capacity_takes_shards() {
     refused(
         &[
             "capacity",
@@ -360,11 +360,21 @@ fn capacity_and_fill_take_loaders_and_capacity_refuses_shards() {
         ],
         "step 1: shard ",
     );
+    // One search on two machines: shard 0 connects for the exchange first.
     refused(
         &[
-            "capacity", "keyvalue", "--hosts", HOST, "--shard", "0/2", "--run-id", "r1",
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            HOST,
+            "--timeout",
+            "1s",
+            "--shard",
+            "0/2",
+            "--run-id",
+            "r1",
         ],
-        "a capacity search is not split across machines yet; use --loaders N",
+        "cannot connect to",
     );
     refused(
         &[

@@ -147,7 +147,8 @@ pub struct LoadersArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// What follows `cqlbench run` in each pod, after `--`: e.g. `-- keyvalue --hosts
-    /// cassandra-dc1-service --rate 4000 --duration 5m`.
+    /// cassandra-dc1-service --rate 4000 --duration 5m`; or `-- capacity WORKLOAD …`: one
+    /// capacity search by the pods (`capacity --shard I/N`), pod 0 coordinating.
     #[arg(last = true, value_name = "RUN ARGS")]
     pub run_args: Vec<String>,
 }
@@ -206,26 +207,48 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
 /// The pods' run arguments, parsed and checked by `cqlbench run`'s own parser and checks
 /// (what each pod would refuse after `kubectl apply` is refused now), the flags the renderer
 /// owns refused, then written back by the one argv serialiser.
-fn run_args(given: &[String]) -> anyhow::Result<Vec<String>> {
+fn run_args(given: &[String], shards: u32) -> anyhow::Result<Vec<String>> {
+    use crate::k8s::loaders::CAPACITY;
     crate::k8s::loaders::validate::validate_run_args(given)?;
-    let argv = ["cqlbench", "run"]
+    // `-- capacity WORKLOAD …`: one capacity search, checked by `cqlbench capacity`'s parser.
+    let capacity = given.first().is_some_and(|a| a == CAPACITY);
+    let given = if capacity { &given[1..] } else { given };
+    let argv = ["cqlbench", if capacity { CAPACITY } else { "run" }]
         .into_iter()
         .map(String::from)
         .chain(given.iter().cloned());
-    let step = match super::Cli::try_parse_from(argv) {
-        Ok(super::Cli {
-            command: super::Command::Run(step),
-        }) => step,
-        Ok(_) => unreachable!("the command is run"),
+    let what = if capacity {
+        "capacity arguments"
+    } else {
+        "run arguments"
+    };
+    let command = match super::Cli::try_parse_from(argv) {
+        Ok(super::Cli { command }) => command,
         Err(e) => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("");
-            anyhow::bail!("run arguments: {}", first.trim_start_matches("error: "));
+            anyhow::bail!("{what}: {}", first.trim_start_matches("error: "));
         }
     };
-    step.validate()
-        .map_err(|e| anyhow::anyhow!("run arguments: {e}"))?;
-    Ok(step.args_shown("run").into_iter().skip(1).collect())
+    match command {
+        super::Command::Run(step) => {
+            step.validate()
+                .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+            Ok(step.args_shown("run").into_iter().skip(1).collect())
+        }
+        super::Command::Capacity(step) => {
+            // Checked as pod 0 will run it (the flags the renderer adds refused above).
+            let mut pod = (*step).clone();
+            pod.run.shard = Some(crate::spec::load::Share {
+                index: 0,
+                count: u64::from(shards.max(1)),
+            });
+            pod.run.run_id = Some("r".into());
+            pod.validate().map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+            Ok(step.args_shown(CAPACITY))
+        }
+        _ => unreachable!("the command is run or capacity"),
+    }
 }
 
 fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
@@ -250,8 +273,8 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         image: a.image,
         shards: a.shards,
         backoff_limit: a.backoff_limit,
+        run_args: run_args(&a.run_args, a.shards)?,
         run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
-        run_args: run_args(&a.run_args)?,
         credentials,
         tls: a.tls_secret.map(|name| crate::k8s::loaders::TlsSecret {
             name,

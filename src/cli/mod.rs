@@ -238,9 +238,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Latency(a) => {
             load_command(&a, "latency", |ctx| steps::throughput::latency(&a, ctx))
         }
-        Command::Capacity(a) => {
-            load_command(&a.run, "capacity", |ctx| steps::capacity::run(&a, ctx))
-        }
+        Command::Capacity(a) => load_command(&a.run, "capacity", |ctx| {
+            // `--shard I/N`, I > 0: a follower of the search shard 0 runs.
+            match a.run.shard {
+                Some(s) if s.index > 0 => steps::capacity::follow(&a, ctx).map(drop),
+                _ => steps::capacity::run(&a, ctx).map(drop),
+            }
+        }),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
         Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),

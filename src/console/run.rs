@@ -285,6 +285,25 @@ pub(super) fn loaders(e: &LoadersEvent) -> String {
             "merged {count} shards (main phases started within {start_spread_ms:.1} ms): {}\n",
             out.display()
         ),
+        LoadersEvent::Following { share, run_id } => format!(
+            "shard {share} of capacity search {run_id}: following the steps shard 0 publishes\n"
+        ),
+        LoadersEvent::FollowStep {
+            step,
+            level,
+            step_run,
+        } => format!(
+            "step {step} ({}): running this shard of run {step_run}\n",
+            level.replace(':', " ")
+        ),
+        LoadersEvent::Followed {
+            share,
+            run_id,
+            steps,
+        } => format!(
+            "shard {share} ran {steps} step{} of capacity search {run_id}; the coordinator (shard 0) holds the capacity result\n",
+            if *steps == 1 { "" } else { "s" }
+        ),
     }
 }
 

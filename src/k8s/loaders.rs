@@ -2,7 +2,8 @@
 //!
 //! Pod `i` of the Job runs `cqlbench run ARGS… --shard i/N --run-id ID --out
 //! /results/ID/shard-i.json`, `i` coming from the pod's completion-index annotation through the
-//! downward API. Every shard writes its result to one ReadWriteMany claim; a collector pod
+//! downward API (or, for `capacity ARGS…`, `cqlbench capacity ARGS… --shard i/N --run-id ID
+//! --out /results/ID/shard-i/capacity.json`: one search, pod 0 coordinating). Every shard writes its result to one ReadWriteMany claim; a collector pod
 //! mounting the same claim is where `kubectl cp` fetches them, and `cqlbench merge` adds their
 //! histograms. Database credentials reach the pods from a Secret as `CQLBENCH_USERNAME` /
 //! `CQLBENCH_PASSWORD`, never on a command line.
@@ -24,6 +25,16 @@ pub mod validate;
 mod workflow;
 
 pub use objects::shard_args;
+
+/// The command that makes a capacity search of the pods (`-- capacity WORKLOAD …`).
+pub const CAPACITY: &str = "capacity";
+
+impl LoadersSpec {
+    /// The pods run one capacity search (`capacity …`), not one run.
+    pub fn is_capacity(&self) -> bool {
+        self.run_args.first().is_some_and(|a| a == CAPACITY)
+    }
+}
 
 /// Where every container mounts the results claim.
 pub const RESULTS_DIR: &str = "/results";
@@ -102,7 +113,9 @@ pub struct LoadersSpec {
     pub backoff_limit: u32,
     /// Names the run: the results directory, the merged file and a label on every object.
     pub run_id: String,
-    /// What follows `cqlbench run` (workload and flags), without the flags the renderer owns.
+    /// What follows `cqlbench run` (workload and flags), without the flags the renderer owns;
+    /// or `capacity WORKLOAD …`: one capacity search run by the N pods, pod 0 coordinating
+    /// (`cqlbench capacity --shard I/N`), whose capacity result is pod 0's.
     pub run_args: Vec<String>,
     pub credentials: CredentialsSource,
     /// Client TLS from an existing Secret, mounted read-only in every loader pod.

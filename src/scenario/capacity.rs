@@ -17,6 +17,8 @@ use crate::result::capacity::{
     StepShard,
 };
 use crate::result::{Merged, PhaseSummary, RunResult, RunStatus};
+use crate::shards::exchange::ExchangeError;
+use crate::shards::exchange::step::Coordinator;
 use crate::shards::launch::{Launch, LaunchError};
 use crate::spec::{LoadMode, Stop};
 
@@ -125,6 +127,13 @@ pub enum CapacityError {
         #[source]
         source: LaunchError,
     },
+    /// `--shard I/N`: the machines of the search could not exchange step `index`.
+    #[error("step {index}: {source}")]
+    Exchange {
+        index: usize,
+        #[source]
+        source: ExchangeError,
+    },
 }
 
 /// `--loaders N`: each step run by N loader processes (shards 0..N of a `cqlbench run`),
@@ -142,6 +151,9 @@ pub struct Loaders<'a> {
     /// loader takes its share), without those each loader gets of its own (`--shard`,
     /// `--run-id`, `--out`, `-q`).
     pub args: &'a dyn Fn(usize, Level) -> Vec<String>,
+    /// `capacity --shard 0/N`: the loaders are on N machines; this one starts only shard 0
+    /// of each step and exchanges the step with the others through the cluster.
+    pub machines: Option<&'a Coordinator<'a>>,
 }
 
 impl Loaders<'_> {
@@ -168,7 +180,9 @@ pub fn step_path(out: &Path, index: usize) -> PathBuf {
 /// Runs (or, with `resume`, continues) a search. `base` describes the workload, the target and
 /// the metrics; its `out` is the capacity result's path and its main phase gives threads,
 /// timeout and the open loop's `max_in_flight`.
-/// With `loaders`, each step is run by that many loader processes instead of this one.
+/// With `loaders`, each step is run by that many loader processes instead of this one; with
+/// their `machines`, by one process on each of N machines, this one coordinating (it
+/// publishes the `end` row however the search ends, so the others exit).
 pub fn run(
     base: &RunPlan,
     spec: &CapacitySpec,
@@ -177,12 +191,42 @@ pub fn run(
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
 ) -> Result<CapacityResult, CapacityError> {
+    let mut result = begin(base, spec, resume)?;
+    let machines = loaders.and_then(|l| l.machines);
+    if let Some(c) = machines {
+        c.begin(resume)
+            .map_err(|e| CapacityError::Resume(e.to_string()))?;
+    }
+    let searched = search(base, &mut result, loaders, cancel, observer);
+    // The followers exit on the end row, however the search ended.
+    let ended = match machines {
+        Some(c) => c
+            .end(result.steps.len() + 1)
+            .map_err(|source| CapacityError::Exchange {
+                index: result.steps.len() + 1,
+                source,
+            }),
+        None => Ok(()),
+    };
+    searched?;
+    ended?;
+    Ok(result)
+}
+
+/// The steps of a search from where `result` is, each written into it (and `base.out`) as
+/// it is measured.
+fn search(
+    base: &RunPlan,
+    result: &mut CapacityResult,
+    loaders: Option<&Loaders>,
+    cancel: &Cancel,
+    observer: &mut dyn FnMut(Progress),
+) -> Result<(), CapacityError> {
     let out = &base.out;
     let io = |source| CapacityError::Io {
         path: out.clone(),
         source,
     };
-    let mut result = begin(base, spec, resume)?;
     // A resumed search keeps its own spec.
     let spec = result.spec.clone();
     result.write(out).map_err(io)?;
@@ -223,7 +267,7 @@ pub fn run(
         result.finished_unix_s = Some(crate::host::unix_now_s());
     }
     result.write(out).map_err(io)?;
-    Ok(result)
+    Ok(())
 }
 
 /// The search's result to start from: the interrupted one in `base.out` when resuming (same
@@ -287,6 +331,33 @@ fn next_level(spec: &CapacitySpec, steps: &[CapacityStep], loaders: u64) -> Opti
 pub enum Level {
     Rate(f64),
     Concurrency(usize),
+}
+
+impl Level {
+    /// As the coordinator publishes it: `rate:1500`, `concurrency:8`.
+    pub fn text(&self) -> String {
+        match self {
+            Level::Rate(r) => format!("rate:{r}"),
+            Level::Concurrency(c) => format!("concurrency:{c}"),
+        }
+    }
+
+    /// [`Self::text`] read back.
+    pub fn parse(s: &str) -> Option<Level> {
+        match s.split_once(':')? {
+            ("rate", r) => r
+                .parse::<f64>()
+                .ok()
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .map(Level::Rate),
+            ("concurrency", c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|c| *c >= 1)
+                .map(Level::Concurrency),
+            _ => None,
+        }
+    }
 }
 
 /// How one step of the search ended.
@@ -365,7 +436,7 @@ fn step(
             Err(_) if cancel.is_cancelled() => {
                 return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
             }
-            Err(source) => return Err(CapacityError::Loaders { index, source }),
+            Err(e) => return Err(e),
         },
     };
     if run.status == RunStatus::Interrupted {
@@ -451,23 +522,29 @@ fn step(
     })
 }
 
-/// Step `index` at `level` run by the loaders, merged into `out` (each loader's result beside
-/// it, `NAME.shard-I.json`).
+/// Step `index` at `level` run by the loaders (here, or shard 0 here and the others on
+/// their machines), merged into `out` (each loader's result beside it, `NAME.shard-I.json`).
 fn run_loaders(
     l: &Loaders,
     out: &Path,
     index: usize,
     level: Level,
     cancel: &Cancel,
-) -> Result<RunResult, LaunchError> {
-    let launch = Launch {
-        exe: l.exe.clone(),
-        args: (l.args)(index, level),
-        count: l.count,
-        run_id: l.step_run_id(index),
-        out: out.to_path_buf(),
-    };
-    crate::shards::launch::run(&launch, cancel, &mut |_| {})
+) -> Result<RunResult, CapacityError> {
+    let launch = Launch::all(
+        l.exe.clone(),
+        (l.args)(index, level),
+        l.count,
+        l.step_run_id(index),
+        out.to_path_buf(),
+    );
+    match l.machines {
+        None => crate::shards::launch::run(&launch, cancel, &mut |_| {})
+            .map_err(|source| CapacityError::Loaders { index, source }),
+        Some(c) => c
+            .step(&launch, index, &level.text(), cancel)
+            .map_err(|source| CapacityError::Exchange { index, source }),
+    }
 }
 
 /// The loaders' part of a step from their merged result: each one's achieved rate and, for
@@ -1038,6 +1115,21 @@ mod tests {
                 max_in_flight: 64
             }
         );
+    }
+
+    #[test]
+    fn a_published_level_reads_back_as_the_same_level() {
+        for l in [
+            Level::Rate(1500.0),
+            Level::Rate(1234.5678),
+            Level::Concurrency(8),
+        ] {
+            assert_eq!(Level::parse(&l.text()), Some(l), "{}", l.text());
+        }
+        assert_eq!(Level::Rate(2250.0).text(), "rate:2250");
+        for bad in ["", "rate", "rate:x", "rate:-1", "concurrency:0", "speed:3"] {
+            assert_eq!(Level::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub enum ScenarioError {
     Profile(#[from] crate::workload::profile::ProfileError),
     #[error(transparent)]
     Launch(#[from] crate::shards::launch::LaunchError),
+    #[error(transparent)]
+    Exchange(#[from] crate::shards::exchange::ExchangeError),
     #[error("{what} {}", path.display())]
     Io {
         what: &'static str,

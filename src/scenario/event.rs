@@ -137,6 +137,23 @@ pub enum LoadersEvent<'a> {
         start_spread_ms: f64,
         out: &'a Path,
     },
+    /// `capacity --shard I/N`, I > 0: this machine follows the search shard 0 runs.
+    Following {
+        share: crate::spec::load::Share,
+        run_id: &'a str,
+    },
+    /// … and runs its shard of a step shard 0 published.
+    FollowStep {
+        step: usize,
+        level: &'a str,
+        step_run: &'a str,
+    },
+    /// … until shard 0 ended the search.
+    Followed {
+        share: crate::spec::load::Share,
+        run_id: &'a str,
+        steps: usize,
+    },
 }
 
 /// A fill's progress.

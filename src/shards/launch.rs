@@ -18,9 +18,32 @@ pub struct Launch {
     /// (`--shard`, `--run-id`, `--out`, `-q`).
     pub args: Vec<String>,
     pub count: u64,
+    /// The shard indices (of `count`) this process starts: every one, `0..count`, for
+    /// `--loaders`; only its own for one machine of `capacity --shard I/N`.
+    pub indices: Vec<u64>,
     pub run_id: String,
     /// The merged result; each shard's goes beside it ([`shard_out`]).
     pub out: PathBuf,
+}
+
+impl Launch {
+    /// Every shard `0..count` of a run, started here.
+    pub fn all(
+        exe: PathBuf,
+        args: Vec<String>,
+        count: u64,
+        run_id: String,
+        out: PathBuf,
+    ) -> Launch {
+        Launch {
+            exe,
+            args,
+            count,
+            indices: (0..count).collect(),
+            run_id,
+            out,
+        }
+    }
 }
 
 /// What the launcher tells its caller.
@@ -89,8 +112,20 @@ pub fn run(
     cancel: &Cancel,
     on: &mut dyn FnMut(LaunchEvent),
 ) -> Result<RunResult, LaunchError> {
+    let shards = run_shards(l, cancel, on)?;
+    Ok(super::merge_files(&shards, &l.out)?)
+}
+
+/// Starts the loaders of `l.indices` and waits for all of them (stopping the rest when one
+/// fails, and every one when `cancel` is set); returns their results' paths, in `indices`
+/// order, unmerged.
+pub fn run_shards(
+    l: &Launch,
+    cancel: &Cancel,
+    on: &mut dyn FnMut(LaunchEvent),
+) -> Result<Vec<PathBuf>, LaunchError> {
     let mut loaders = Vec::new();
-    for index in 0..l.count {
+    for &index in &l.indices {
         let loader = match start(l, index) {
             Ok(loader) => loader,
             Err(e) => {
@@ -140,8 +175,7 @@ pub fn run(
     if let Some(f) = failed {
         return Err(f);
     }
-    let shards: Vec<PathBuf> = loaders.into_iter().map(|x| x.out).collect();
-    Ok(super::merge_files(&shards, &l.out)?)
+    Ok(loaders.into_iter().map(|x| x.out).collect())
 }
 
 fn start(l: &Launch, index: u64) -> Result<Loader, LaunchError> {
@@ -243,13 +277,13 @@ mod tests {
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let l = Launch {
+        let l = Launch::all(
             exe,
-            args: vec!["run".into(), "keyvalue".into()],
-            count: 3,
-            run_id: "r1".into(),
-            out: dir.path().join("run.json"),
-        };
+            vec!["run".into(), "keyvalue".into()],
+            3,
+            "r1".into(),
+            dir.path().join("run.json"),
+        );
         let started = std::time::Instant::now();
         let mut seen = Vec::new();
         let err = run(&l, &Cancel::new(), &mut |e| {
@@ -267,5 +301,39 @@ mod tests {
             started.elapsed() < Duration::from_secs(20),
             "the others were stopped"
         );
+    }
+
+    #[test]
+    fn a_launch_of_some_indices_starts_only_those_shards_of_n() {
+        let dir = tempfile::tempdir().unwrap();
+        // A "cqlbench" that records its arguments in the log and succeeds.
+        let exe = dir.path().join("fake");
+        std::fs::write(&exe, "#!/bin/sh\necho \"$*\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let l = Launch {
+            indices: vec![1],
+            ..Launch::all(
+                exe,
+                vec!["run".into(), "keyvalue".into()],
+                3,
+                "r1-s02".into(),
+                dir.path().join("cap.step-02.json"),
+            )
+        };
+        let mut seen = Vec::new();
+        let outs = run_shards(&l, &Cancel::new(), &mut |e| {
+            let LaunchEvent::Started { index, count, .. } = e;
+            seen.push((index, count));
+        })
+        .unwrap();
+        assert_eq!(seen, [(1, 3)]);
+        assert_eq!(outs, [dir.path().join("cap.step-02.shard-1.json")]);
+        let log = std::fs::read_to_string(outs[0].with_extension("log")).unwrap();
+        assert!(
+            log.contains("run keyvalue --shard 1/3 --run-id r1-s02 -q --out"),
+            "{log}"
+        );
+        assert!(!dir.path().join("cap.step-02.shard-0.log").exists());
     }
 }

@@ -5,9 +5,11 @@
 //! - [`input`]: the shards as read, checked to be every shard of one run.
 //! - [`merge`]: intervals, histograms and phases merged into one run result.
 //! - [`behind`]: each shard's own figures, and the shards that fell behind.
+//! - [`exchange`]: `capacity --shard I/N`, one search run by N machines through the cluster.
 //! - [`write`]: the merged result, its HDR log and the shards' ledgers written out.
 
 pub mod behind;
+pub mod exchange;
 pub mod input;
 pub mod launch;
 pub mod merge;

@@ -113,7 +113,12 @@ fn tls_volume(spec: &LoadersSpec) -> Option<(Volume, VolumeMount)> {
 /// container's env defines it).
 pub fn shard_args(spec: &LoadersSpec) -> Vec<String> {
     let index = format!("$({SHARD_INDEX_ENV})");
-    let mut args = vec!["run".to_string()];
+    let capacity = spec.is_capacity();
+    let mut args = if capacity {
+        Vec::new()
+    } else {
+        vec!["run".to_string()]
+    };
     args.extend(spec.run_args.iter().cloned());
     if let Some(t) = &spec.tls {
         args.extend(["--tls-ca".to_string(), format!("{TLS_DIR}/ca.crt")]);
@@ -132,7 +137,12 @@ pub fn shard_args(spec: &LoadersSpec) -> Vec<String> {
         "--run-id".to_string(),
         spec.run_id.clone(),
         "--out".to_string(),
-        format!("{RESULTS_DIR}/{}/shard-{index}.json", spec.run_id),
+        if capacity {
+            // Each pod's steps beside its own capacity result (pod 0's is the search's).
+            format!("{RESULTS_DIR}/{}/shard-{index}/capacity.json", spec.run_id)
+        } else {
+            format!("{RESULTS_DIR}/{}/shard-{index}.json", spec.run_id)
+        },
     ]);
     args
 }

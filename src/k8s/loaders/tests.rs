@@ -569,3 +569,58 @@ fn refuses_quantities_kubernetes_would_not_parse() {
         "--memory '0' is not a positive Kubernetes quantity: give e.g. 512Mi or 2Gi",
     );
 }
+
+#[test]
+fn capacity_args_make_the_pods_one_capacity_search_with_pod_0_coordinating() {
+    let s = LoadersSpec {
+        run_args: [
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            "h",
+            "--start-rate",
+            "4000",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..spec()
+    };
+    assert!(s.is_capacity() && !spec().is_capacity());
+    let args = shard_args(&s);
+    assert_eq!(args[..2], ["capacity", "keyvalue"]);
+    let tail: Vec<&str> = args[args.len() - 6..].iter().map(String::as_str).collect();
+    assert_eq!(
+        tail,
+        [
+            "--shard",
+            "$(SHARD_INDEX)/4",
+            "--run-id",
+            "run-20261124-123402",
+            "--out",
+            "/results/run-20261124-123402/shard-$(SHARD_INDEX)/capacity.json"
+        ]
+    );
+    let r = render(&s).unwrap();
+    let last_but_one = &r.steps[r.steps.len() - 2];
+    assert_eq!(
+        last_but_one.line,
+        "cqlbench report ./run-20261124-123402/shard-0/capacity.json"
+    );
+    assert!(!r.steps.iter().any(|s| s.line.contains("cqlbench merge")));
+    // Each step's shards meet under RUN_ID-sNN-aA: the run id leaves room for it.
+    let e = render(&LoadersSpec {
+        run_id: "a".repeat(56),
+        ..s.clone()
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("at most 55 characters for a capacity search"),
+        "{e}"
+    );
+    let e = render(&LoadersSpec {
+        run_args: vec!["capacity".into()],
+        ..s
+    })
+    .unwrap_err();
+    assert!(e.contains("no capacity arguments"), "{e}");
+}

@@ -72,6 +72,12 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
         ));
     }
     run_id(&spec.run_id)?;
+    if spec.is_capacity() && spec.run_id.len() > 55 {
+        return Err(crate::invalid!(
+            "--run-id '{}': at most 55 characters for a capacity search (each step's shards meet under RUN_ID-sNN-aA)",
+            spec.run_id
+        ));
+    }
     if spec.wait_timeout < Duration::from_secs(1) {
         return Err(crate::invalid!("--timeout must be at least 1s"));
     }
@@ -126,6 +132,12 @@ pub fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
             "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m"
         ));
     };
+    // `capacity WORKLOAD …`: one capacity search (checked as `cqlbench capacity` would).
+    if first == "capacity" && args.len() < 2 {
+        return Err(crate::invalid!(
+            "no capacity arguments: give what follows `cqlbench capacity` after `-- capacity`, e.g. -- capacity keyvalue --hosts cassandra-dc1-service --start-rate 4000"
+        ));
+    }
     if first == "run" {
         return Err(crate::invalid!(
             "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …"

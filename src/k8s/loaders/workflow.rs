@@ -52,10 +52,17 @@ pub(super) fn steps(spec: &LoadersSpec) -> Result<Vec<Step>, Invalid> {
             format!("copy the shards' results to ./{id}"),
             format!("kubectl -n {ns} cp {collector}:{RESULTS_DIR}/{id} ./{id}"),
         ),
-        step(
-            "merge them into one result (histograms added)".into(),
-            format!("cqlbench merge ./{id}/shard-*.json --out {id}.json"),
-        ),
+        if spec.is_capacity() {
+            step(
+                "the capacity result: pod 0 coordinated the search and merged every step".into(),
+                format!("cqlbench report ./{id}/shard-0/capacity.json"),
+            )
+        } else {
+            step(
+                "merge them into one result (histograms added)".into(),
+                format!("cqlbench merge ./{id}/shard-*.json --out {id}.json"),
+            )
+        },
         step(
             "clean up".into(),
             format!("kubectl -n {ns} delete {}", created.join(" ")),

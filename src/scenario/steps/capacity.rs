@@ -15,8 +15,12 @@ use crate::result::capacity::{
     Settle,
 };
 use crate::scenario::capacity::{self, Level};
-use crate::scenario::event::Event;
+use crate::scenario::event::{Event, LoadersEvent};
 use crate::scenario::{Context, ScenarioError};
+use crate::shards::exchange::cql::CqlExchange;
+use crate::shards::exchange::step::{Coordinator, FollowEvent, Follower};
+use crate::shards::exchange::{ExchangeError, StepRow};
+use crate::shards::launch::Launch;
 use crate::spec::load::parse_rate;
 use crate::spec::{OpKind, parse_duration};
 
@@ -367,9 +371,16 @@ impl CapacityStep {
             ));
         }
         if let Some(share) = a.run.shard {
-            return Err(crate::invalid!(
-                "--shard {share}: a capacity search is not split across machines yet; use --loaders N (N local loader processes, one search)"
-            ));
+            if a.run.start_at.is_some() {
+                return Err(crate::invalid!(
+                    "--start-at with capacity --shard {share}: each step's shards meet at the barrier in the cluster; leave --start-at out"
+                ));
+            }
+            if share.index > 0 && a.search.resume {
+                return Err(crate::invalid!(
+                    "--resume with --shard {share}: only shard 0 (the coordinator) resumes a search; a follower joins the step it publishes: leave --resume out"
+                ));
+            }
         }
         if a.search.resume && a.run.out.is_none() {
             return Err(crate::invalid!(
@@ -377,11 +388,16 @@ impl CapacityStep {
             ));
         }
         let spec = a.search.spec()?;
-        if let (Some(n), SearchMode::Concurrency { start }) = (a.run.loaders, spec.mode)
-            && (start as u64) < n
+        let loaders = a
+            .run
+            .loaders
+            .map(|n| (n, format!("--loaders {n}")))
+            .or(a.run.shard.map(|s| (s.count, format!("--shard {s}"))));
+        if let (Some((n, flag)), SearchMode::Concurrency { start }) = (&loaders, spec.mode)
+            && (start as u64) < *n
         {
             return Err(crate::invalid!(
-                "--start-concurrency {start} with --loaders {n}: each loader keeps at least one request in flight; give --start-concurrency {n} or more"
+                "--start-concurrency {start} with {flag}: each loader keeps at least one request in flight; give --start-concurrency {n} or more"
             ));
         }
         if let Some(id) = &a.run.run_id
@@ -390,6 +406,13 @@ impl CapacityStep {
             // Each step meets under RUN_ID-sNN.
             crate::spec::load::parse_run_id(&capacity::step_run_id(id, 99))
                 .map_err(|_| crate::invalid!("--run-id '{id}': at most 59 characters with --loaders (each step's loaders meet under RUN_ID-sNN)"))?;
+        }
+        if let Some(id) = &a.run.run_id
+            && a.run.shard.is_some()
+        {
+            // Each step meets under RUN_ID-sNN, a step run again under RUN_ID-sNN-aA.
+            crate::spec::load::parse_run_id(&format!("{id}-s99-a99"))
+                .map_err(|_| crate::invalid!("--run-id '{id}': at most 55 characters with capacity --shard (each step's shards meet under RUN_ID-sNN-aA)"))?;
         }
         let mut run = a.run.clone();
         match spec.mode {
@@ -420,6 +443,18 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         plan.rampup = None;
         plan.drop_keyspace = false;
     }
+    // `--shard 0/N`: this machine coordinates; the exchange with the others is in the cluster.
+    let exchange = match run.shard {
+        Some(share) if share.index == 0 => Some(CqlExchange::connect(
+            &plan.connect,
+            &plan.workload.keyspace,
+            run.barrier_timeout,
+        )?),
+        Some(share) => crate::scenario::error::refuse!(
+            "--shard {share}: shard 0 runs the search; a follower runs through capacity::follow"
+        ),
+        None => None,
+    };
     super::prepare_out(&plan.out)?;
     if plan.metrics.endpoints.is_empty() {
         ctx.emit(Event::CapacityWithoutMetrics);
@@ -431,12 +466,26 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
     ctx.emit(at);
     let step_args = |index: usize, level: Level| loader_args(&run, a, index, level);
 
-    let loaders = match run.loaders.filter(|n| *n > 1) {
+    let coordinator = match (&exchange, run.shard, &run.run_id) {
+        (Some(ex), Some(share), Some(run_id)) => Some(Coordinator {
+            ex,
+            run: run_id,
+            count: share.count,
+            upload_wait: run.barrier_timeout,
+        }),
+        _ => None,
+    };
+    // `--shard 0/1` too: its one step process meets under each step's own run id.
+    let count = run
+        .loaders
+        .filter(|n| *n > 1)
+        .or(run.shard.map(|s| s.count));
+    let loaders = match count {
         None => None,
         Some(count) => {
             let Some(exe) = &ctx.exe else {
                 crate::scenario::error::refuse!(
-                    "--loaders starts cqlbench processes: this caller gave no cqlbench executable"
+                    "--loaders and --shard start cqlbench processes: this caller gave no cqlbench executable"
                 );
             };
             Some(capacity::Loaders {
@@ -447,6 +496,7 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
                     .clone()
                     .unwrap_or_else(crate::shards::launch::default_run_id),
                 args: &step_args,
+                machines: coordinator.as_ref(),
             })
         }
     };
@@ -469,6 +519,94 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         ))),
         _ => Ok(result),
     }
+}
+
+/// `capacity --shard I/N` with I > 0: this machine follows the search shard 0 coordinates,
+/// running its shard of each step shard 0 publishes and uploading its results, until the
+/// search ends. Returns the steps it ran; the capacity result is shard 0's.
+pub fn follow(a: &CapacityStep, ctx: &Context) -> Result<usize, ScenarioError> {
+    let (mut run, spec) = a.step_run()?;
+    let (Some(share), Some(run_id)) = (run.shard, run.run_id.clone()) else {
+        crate::scenario::error::refuse!("following a search needs --shard I/N and --run-id");
+    };
+    if share.index == 0 {
+        crate::scenario::error::refuse!(
+            "--shard {share}: shard 0 coordinates the search (capacity::run)"
+        );
+    }
+    let Some(exe) = &ctx.exe else {
+        crate::scenario::error::refuse!(
+            "--shard starts a cqlbench process for each step: this caller gave no cqlbench executable"
+        );
+    };
+    if run.out.is_none() {
+        run.out = Some(run.default_out(ctx, "capacity"));
+    }
+    let plan = run.to_plan(ctx)?;
+    super::prepare_out(&plan.out)?;
+    let ex = CqlExchange::connect(&plan.connect, &plan.workload.keyspace, run.barrier_timeout)?;
+    // From its upload to the next step: the coordinator's wait for the others' uploads,
+    // its wait after the step, its settling, and a step's length to spare.
+    let step_wait = run.barrier_timeout
+        + std::time::Duration::from_secs_f64(
+            spec.criteria.pending_after_s + spec.settle.timeout_s + spec.step_s,
+        );
+    let f = Follower {
+        ex: &ex,
+        run: &run_id,
+        index: share.index,
+        count: share.count,
+        step_wait,
+    };
+    ctx.emit(Event::Loaders(LoadersEvent::Following {
+        share,
+        run_id: &run_id,
+    }));
+    let launch_of = |row: &StepRow| -> Result<Launch, ExchangeError> {
+        let level = Level::parse(&row.level).ok_or_else(|| ExchangeError::BadLevel {
+            run: run_id.clone(),
+            step: row.step,
+            level: row.level.clone(),
+        })?;
+        Ok(Launch::all(
+            exe.clone(),
+            loader_args(&run, a, row.step, level),
+            share.count,
+            row.step_run.clone(),
+            capacity::step_path(&plan.out, row.step),
+        ))
+    };
+    let steps = f.follow(&launch_of, &ctx.cancel, &mut |e| match e {
+        FollowEvent::StepStarted { row } => ctx.emit(Event::Loaders(LoadersEvent::FollowStep {
+            step: row.step,
+            level: &row.level,
+            step_run: &row.step_run,
+        })),
+        FollowEvent::StepUploaded { result, .. } => ctx.emit(Event::Loaders(LoadersEvent::Shard {
+            index: share.index,
+            count: share.count,
+            out: result,
+            log: &result.with_extension("log"),
+        })),
+    });
+    let steps = match steps {
+        Err(ExchangeError::Interrupted) => {
+            return Err(ScenarioError::Interrupted {
+                when: format!("following capacity search {run_id}"),
+                kept: format!(
+                    "this shard's step results are beside {}",
+                    plan.out.display()
+                ),
+            });
+        }
+        r => r?,
+    };
+    ctx.emit(Event::Loaders(LoadersEvent::Followed {
+        share,
+        run_id: &run_id,
+        steps,
+    }));
+    Ok(steps)
 }
 
 impl CapacityStep {

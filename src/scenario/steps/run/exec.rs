@@ -69,13 +69,7 @@ pub fn launch_loaders(
         );
     };
     let run_id = run_id.unwrap_or_else(launch::default_run_id);
-    let l = Launch {
-        exe: exe.clone(),
-        args,
-        count: n,
-        run_id: run_id.clone(),
-        out: out.to_path_buf(),
-    };
+    let l = Launch::all(exe.clone(), args, n, run_id.clone(), out.to_path_buf());
     ctx.emit(Event::Loaders(LoadersEvent::Started {
         count: n,
         run_id: &run_id,
