@@ -448,6 +448,20 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         );
         // The nodes as system.local and system.peers_v2 list them, and the schema the run made.
         assert_eq!(fp.nodes.len(), 3, "{version}: {:?}", fp.nodes);
+        // Every node once: system.local and system.peers_v2 read from the same node (from two
+        // nodes, one was listed twice and another missed).
+        let addresses: std::collections::BTreeSet<&str> =
+            fp.nodes.iter().map(|n| n.address.as_str()).collect();
+        assert_eq!(addresses.len(), 3, "{version}: {:?}", fp.nodes);
+        // The settings are the first node's (in address order), whichever the driver picks.
+        let first = addresses.first().unwrap();
+        assert!(
+            settings
+                .get("listen_address")
+                .is_some_and(|a| a.as_str() == *first),
+            "{version}: listen_address {:?}, nodes {addresses:?}",
+            settings.get("listen_address")
+        );
         assert!(
             fp.nodes.iter().all(|n| n.tokens == 1
                 && n.dc.as_deref() == Some("dc1")

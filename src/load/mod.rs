@@ -202,6 +202,7 @@ async fn first_result(
     target: Target,
     started: f64,
 ) -> RunResult {
+    let asked = session::asked_node(session).await;
     RunResult {
         schema_version: RESULT_VERSION,
         env: plan.env.clone(),
@@ -215,8 +216,8 @@ async fn first_result(
             driver: "scylla-rust-driver 1.9".into(),
             cassandra_version: session::cassandra_version(session).await,
             java_version: session::java_version(session).await,
-            server_settings: session::server_settings(session).await,
-            nodes: session::cluster_nodes(session).await,
+            server_settings: session::server_settings(session, asked.as_ref()).await,
+            nodes: session::cluster_nodes(session, asked.as_ref()).await,
             schema: Default::default(),
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),

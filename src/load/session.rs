@@ -22,6 +22,7 @@ use scylla::policies::retry::{
 use scylla::policies::speculative_execution::{
     Context as SpeculativeContext, SimpleSpeculativeExecutionPolicy, SpeculativeExecutionPolicy,
 };
+use scylla::statement::unprepared::Statement;
 
 use crate::result::DriverCounts;
 use crate::spec::client::{ClientSpec, Compression, Retry, Speculative};
@@ -395,10 +396,16 @@ pub async fn java_version(session: &Session) -> Option<String> {
 /// later): empty before 4.0 or when the table cannot be read. A setting whose name says
 /// password is left out, whatever the server shows of it; a setting without a value is kept
 /// as an empty string.
-pub async fn server_settings(session: &Session) -> std::collections::BTreeMap<String, String> {
+pub async fn server_settings(
+    session: &Session,
+    node: Option<&Arc<scylla::cluster::Node>>,
+) -> std::collections::BTreeMap<String, String> {
     let read = async {
         let r = session
-            .query_unpaged("SELECT name, value FROM system_views.settings", &[])
+            .query_unpaged(
+                on_node("SELECT name, value FROM system_views.settings", node),
+                &[],
+            )
             .await
             .ok()?;
         let rows = r.into_rows_result().ok()?;
@@ -414,9 +421,50 @@ pub async fn server_settings(session: &Session) -> std::collections::BTreeMap<St
     read.await.unwrap_or_default()
 }
 
-/// The cluster's nodes as the node answering sees them: itself (`system.local`) and its peers
+/// The node whose system tables a run records ([`server_settings`], [`cluster_nodes`]): the
+/// first, in address order, that answers. Node-local tables read through the load balancer
+/// came from any node, one table from one and the next from another: `system.local` of one
+/// node with `system.peers_v2` of another listed a node twice and missed one, and each run
+/// recorded another node's directories.
+pub async fn asked_node(session: &Session) -> Option<Arc<scylla::cluster::Node>> {
+    let state = session.get_cluster_state();
+    let mut nodes: Vec<Arc<scylla::cluster::Node>> = state.get_nodes_info().to_vec();
+    nodes.sort_by_key(|n| n.address.to_string());
+    for node in nodes {
+        let answered = session
+            .query_unpaged(on_node("SELECT key FROM system.local", Some(&node)), &[])
+            .await
+            .is_ok();
+        if answered {
+            return Some(node);
+        }
+    }
+    None
+}
+
+/// `cql` sent to `node` only (any node when `None`).
+fn on_node(cql: &str, node: Option<&Arc<scylla::cluster::Node>>) -> Statement {
+    use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
+    let mut statement = Statement::new(cql);
+    if let Some(node) = node {
+        let profile = ExecutionProfile::builder()
+            .load_balancing_policy(SingleTargetLoadBalancingPolicy::new(
+                NodeIdentifier::Node(node.clone()),
+                None,
+            ))
+            .request_timeout(Some(Duration::from_secs(30)))
+            .build();
+        statement.set_execution_profile_handle(Some(profile.into_handle()));
+    }
+    statement
+}
+
+/// The cluster's nodes as `node` sees them: itself (`system.local`) and its peers
 /// (`system.peers_v2`, Cassandra 4.0 and later); empty when `system.local` cannot be read.
-pub async fn cluster_nodes(session: &Session) -> Vec<crate::result::NodeFacts> {
+pub async fn cluster_nodes(
+    session: &Session,
+    node: Option<&Arc<scylla::cluster::Node>>,
+) -> Vec<crate::result::NodeFacts> {
     type Row = (
         Option<std::net::IpAddr>,
         Option<String>,
@@ -424,8 +472,12 @@ pub async fn cluster_nodes(session: &Session) -> Vec<crate::result::NodeFacts> {
         Option<String>,
         Option<Vec<String>>,
     );
-    async fn rows(session: &Session, cql: &str) -> Option<Vec<Row>> {
-        let r = session.query_unpaged(cql, &[]).await.ok()?;
+    async fn rows(
+        session: &Session,
+        cql: &str,
+        node: Option<&Arc<scylla::cluster::Node>>,
+    ) -> Option<Vec<Row>> {
+        let r = session.query_unpaged(on_node(cql, node), &[]).await.ok()?;
         let rows = r.into_rows_result().ok()?;
         let out = rows.rows::<Row>().ok()?.filter_map(Result::ok).collect();
         Some(out)
@@ -433,6 +485,7 @@ pub async fn cluster_nodes(session: &Session) -> Vec<crate::result::NodeFacts> {
     let Some(local) = rows(
         session,
         "SELECT broadcast_address, data_center, rack, release_version, tokens FROM system.local",
+        node,
     )
     .await
     else {
@@ -441,6 +494,7 @@ pub async fn cluster_nodes(session: &Session) -> Vec<crate::result::NodeFacts> {
     let peers = rows(
         session,
         "SELECT peer, data_center, rack, release_version, tokens FROM system.peers_v2",
+        node,
     )
     .await
     .unwrap_or_default();

@@ -210,9 +210,32 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
         m.extend(extra.map(|(k, v)| (k.to_string(), v.to_string())));
         m
     };
+    // What names a node or cluster differs by construction and is not compared.
+    let identity = |node: &str| {
+        [
+            ("cluster_name", format!("{node}-cluster")),
+            ("listen_address", format!("10.0.0.{}", node.len())),
+            ("commitlog_directory", format!("/var/lib/{node}/commitlog")),
+            ("data_file_directories", format!("[/var/lib/{node}/data]")),
+            (
+                "audit_logging_options_audit_logs_dir",
+                format!("/var/log/{node}/audit"),
+            ),
+            (
+                "replica_filtering_protection",
+                format!(
+                    "org.apache.cassandra.config.Options@{:x}",
+                    node.len() * 4099
+                ),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+    };
     let mut a = closed(1);
     a.env = "ec2".into();
     a.fingerprint.server_settings = settings("32", None);
+    a.fingerprint.server_settings.extend(identity("a"));
     let node = |version: &str| crate::result::NodeFacts {
         address: "10.0.0.1".into(),
         dc: Some("dc1".into()),
@@ -225,6 +248,7 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
     let mut b = closed(2);
     b.env = "k8s".into();
     b.fingerprint.server_settings = settings("64", Some(("cdc_enabled", "false")));
+    b.fingerprint.server_settings.extend(identity("bb"));
     b.fingerprint.nodes = vec![node("5.0.4"), node("4.1.8")];
     // Run b also holds another workload's table: its options have nothing to differ from
     // in run a, so they are no difference.

@@ -515,6 +515,9 @@ pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
                 .iter()
                 .map(|r| r.settings.server.get(name))
                 .collect();
+            if !compared_setting(name, &values) {
+                return None;
+            }
             // A table or keyspace exists only in the runs of its workload: its options are
             // compared among those runs, not against the runs of other workloads.
             let compared: Vec<&Option<&String>> = if name.starts_with("schema.") {
@@ -548,6 +551,31 @@ pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
         rows,
         text_columns: (1..=recorded.len()).collect(),
     })
+}
+
+/// Settings that name a node or a cluster rather than configure it (its addresses, token,
+/// seeds, name and directories) differ between any two nodes or clusters by construction, and
+/// a Java object's default `Class@1a2b3c` text differs between processes: none is compared.
+fn compared_setting(name: &str, values: &[Option<&String>]) -> bool {
+    const IDENTITY: [&str; 7] = [
+        "cluster_name",
+        "listen_address",
+        "rpc_address",
+        "broadcast_address",
+        "broadcast_rpc_address",
+        "initial_token",
+        "seed_provider",
+    ];
+    let object_identity = |v: &str| {
+        v.rsplit_once('@').is_some_and(|(class, hash)| {
+            class.contains('.') && !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())
+        })
+    };
+    !(IDENTITY.contains(&name)
+        || name.ends_with("_directory")
+        || name.ends_with("_directories")
+        || name.ends_with("_dir")
+        || values.iter().flatten().any(|v| object_identity(v)))
 }
 
 /// Each share run's source row, when the run it is a share of is in the report.
