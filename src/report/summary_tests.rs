@@ -215,6 +215,10 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
         [
             ("cluster_name", format!("{node}-cluster")),
             ("listen_address", format!("10.0.0.{}", node.len())),
+            (
+                "seed_provider.parameters",
+                format!("{{seeds=10.0.0.{}:7000}}", node.len()),
+            ),
             ("commitlog_directory", format!("/var/lib/{node}/commitlog")),
             ("data_file_directories", format!("[/var/lib/{node}/data]")),
             (

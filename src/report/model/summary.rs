@@ -571,7 +571,9 @@ fn compared_setting(name: &str, values: &[Option<&String>]) -> bool {
             class.contains('.') && !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())
         })
     };
-    !(IDENTITY.contains(&name)
+    // `seed_provider` on 4.x, `seed_provider.parameters` and `.class_name` on 5.0.
+    let base = name.split('.').next().unwrap_or(name);
+    !(IDENTITY.contains(&base)
         || name.ends_with("_directory")
         || name.ends_with("_directories")
         || name.ends_with("_dir")
