@@ -68,6 +68,7 @@ impl Charts {
         if let Some(m) = metrics {
             panels.extend(server_panels(m));
             panels.extend(host_panels(m));
+            panels.extend(node_host_panels(m));
         }
         let panels: Vec<Panel> = panels.into_iter().filter(|p| !p.lines.is_empty()).collect();
         self.stack(run, &panels, end)
@@ -247,6 +248,49 @@ fn server_panels(m: &MetricSeries) -> Vec<Panel> {
         cpu.line(node.clone(), points, Stroke::solid(series_colour(i)));
     }
     vec![pending, cpu]
+}
+
+/// The node exporters' hosts, one line per node: CPU, and disk throughput per device.
+fn node_host_panels(m: &MetricSeries) -> Vec<Panel> {
+    let mut cpu = Panel::new(
+        "node-host-cpu",
+        "Nodes' hosts' CPU (% of all CPUs, node exporters): busy solid, iowait dashed",
+    );
+    let mut mb = Panel::new(
+        "node-host-disk",
+        "Nodes' hosts' disk throughput (MB/s per device, node exporters): write solid, read dashed",
+    );
+    let mut colour = 0;
+    for (j, host) in m.node_hosts.iter().enumerate() {
+        let at = |s: &Sample| s.node_hosts.get(j).cloned().flatten();
+        cpu.line(
+            format!("{} busy", host.node),
+            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_busy())),
+            Stroke::solid(series_colour(j)),
+        );
+        cpu.line(
+            format!("{} iowait", host.node),
+            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_iowait)),
+            Stroke::dashed(series_colour(j)),
+        );
+        for (d, device) in host.devices.iter().enumerate() {
+            let dev = |get: fn(&crate::result::series::DeviceSample) -> f64| {
+                over_samples(m, move |s| at(s).and_then(|h| h.devices.get(d).map(get)))
+            };
+            mb.line(
+                format!("{} {device} write", host.node),
+                dev(|x| x.write_mb_s),
+                Stroke::solid(series_colour(colour)),
+            );
+            mb.line(
+                format!("{} {device} read", host.node),
+                dev(|x| x.read_mb_s),
+                Stroke::dashed(series_colour(colour)),
+            );
+            colour += 1;
+        }
+    }
+    vec![cpu, mb]
 }
 
 /// Host CPU, disk throughput and disk latency.
