@@ -413,6 +413,52 @@ mod tests {
     }
 
     #[test]
+    fn node_exporter_hosts_get_charts_of_their_own_one_line_per_node() {
+        use crate::result::series::{DeviceSample, HostSample, NodeHost};
+        let mut result = run_with_metrics("remote", &RunShape::default(), 2, &[]);
+        let m = result.metrics.as_mut().unwrap();
+        m.node_hosts = ["node1", "node2"]
+            .iter()
+            .map(|n| NodeHost {
+                node: n.to_string(),
+                exporter: "10.0.0.1:9100".into(),
+                devices: vec!["nvme0n1".into()],
+            })
+            .collect();
+        for s in &mut m.samples {
+            s.host = None;
+            let h = HostSample {
+                cpu_user: 0.4,
+                cpu_system: 0.1,
+                devices: vec![DeviceSample {
+                    write_mb_s: 30.0,
+                    ..DeviceSample::default()
+                }],
+                ..HostSample::default()
+            };
+            s.node_hosts = vec![Some(h.clone()), Some(h)];
+        }
+        let r = report(vec![Input::Run {
+            path: "remote.json".into(),
+            result,
+        }]);
+        let mut charts = Charts::new(&r);
+        let stack = charts.run_stack(&r.groups[0].runs[0]);
+        let n = names(&stack);
+        assert!(!n.contains(&"host-cpu"), "{n:?}");
+        let cpu = n
+            .iter()
+            .position(|x| *x == "node-host-cpu")
+            .expect("node host CPU");
+        let disk = n
+            .iter()
+            .position(|x| *x == "node-host-disk")
+            .expect("node host disk");
+        assert!(stack[cpu].contains("node2 busy") && stack[cpu].contains("node1 iowait"));
+        assert!(stack[disk].contains("node2 nvme0n1 write"));
+    }
+
+    #[test]
     fn charts_without_data_are_left_out() {
         let r = report(vec![Input::Run {
             path: "old.json".into(),
