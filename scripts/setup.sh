@@ -26,6 +26,8 @@ command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 if [ "$for_tests" -eq 1 ]; then
   command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+  # The node exporter the host-metrics test starts (tests/node_exporter_real.rs).
+  command -v prometheus-node-exporter >/dev/null 2>&1 || need+=(prometheus-node-exporter)
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
   python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
   # The loader image (scripts/image.sh) and the test that runs it (tests/image_real.rs):
@@ -67,7 +69,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$for_tests" -eq 1 ]; then
-  echo "setup: java, mvn, fio, sysbench, prometheus, chromium, kubernetes-validate, buildah, podman, runc and cargo are present"
+  echo "setup: java, mvn, fio, sysbench, prometheus, prometheus-node-exporter, chromium, kubernetes-validate, buildah, podman, runc and cargo are present"
 else
   echo "setup: java, mvn, fio, sysbench and cargo are present"
 fi

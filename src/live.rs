@@ -1019,10 +1019,13 @@ mod tests {
                     }],
                     node_cpu_cores: vec![Some(0.75)],
                     client_cpu_cores: 0.1,
+                    ..HostSample::default()
                 }),
+                node_hosts: Vec::new(),
             }],
             errors: Vec::new(),
             node_devices: Vec::new(),
+            node_hosts: Vec::new(),
         };
         live.event(&Event::Load(LoadEvent::Interval {
             phase: "main",

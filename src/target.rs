@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cluster::{Cluster, ClusterError};
+use crate::metrics::node_exporter::NodeExporter;
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::spec::ClusterSpec;
 
@@ -29,6 +30,8 @@ pub struct Target {
     pub dc: Option<String>,
     /// Prometheus endpoints to sample instead of (or, for hosts, as) the server's metrics.
     pub prometheus: Vec<Endpoint>,
+    /// The node exporters of the nodes' hosts: their CPU, disks, memory and network.
+    pub node_exporters: Vec<NodeExporter>,
 }
 
 /// What can be observed on a target besides the client's own measurements.
@@ -49,6 +52,7 @@ impl Target {
             place: Place::Local(Box::new(Cluster::open(clusters, name)?)),
             dc: None,
             prometheus: vec![],
+            node_exporters: vec![],
         })
     }
 
@@ -58,6 +62,7 @@ impl Target {
             place: Place::Hosts(hosts),
             dc: None,
             prometheus: vec![],
+            node_exporters: vec![],
         }
     }
 
@@ -110,7 +115,16 @@ impl Target {
     /// What to sample every `interval_s`: the given Prometheus endpoints (plus the host's /proc
     /// for a local cluster), else a local cluster's exporters, processes and /proc, else
     /// nothing.
+    /// The node exporters given are sampled beside either.
     pub fn metrics_plan(&self, interval_s: f64) -> MetricsPlan {
+        MetricsPlan {
+            node_exporters: self.node_exporters.clone(),
+            interval_s,
+            ..self.server_plan(interval_s)
+        }
+    }
+
+    fn server_plan(&self, interval_s: f64) -> MetricsPlan {
         if !self.prometheus.is_empty() {
             let n = self.prometheus.len();
             return MetricsPlan {
@@ -120,6 +134,7 @@ impl Target {
                 host: self.cluster().is_some(),
                 interval_s,
                 node_devices: Vec::new(),
+                node_exporters: Vec::new(),
             };
         }
         match self.cluster() {
@@ -133,7 +148,7 @@ impl Target {
         let endpoints = !self.prometheus.is_empty() || self.cluster().is_some();
         Observable {
             server_metrics: endpoints,
-            node_cpu: endpoints,
+            node_cpu: endpoints || !self.node_exporters.is_empty(),
             host: self.cluster().is_some(),
         }
     }
@@ -200,6 +215,7 @@ fn local_plan(c: &Cluster, interval_s: f64) -> MetricsPlan {
                 })
             })
             .collect(),
+        node_exporters: Vec::new(),
     }
 }
 

@@ -1274,3 +1274,17 @@ fn metrics_listen_takes_a_socket_address_and_refuses_a_busy_one() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_malformed_node_exporter_is_refused_in_one_line() {
+    let run = |value: &str, needle: &str| {
+        refused_naming(
+            &["run", "keyvalue", "--hosts", HOST, "--node-exporter", value],
+            &["--node-exporter", value, needle],
+        );
+    };
+    run("10.0.0.5:9100", "expected NODE=host:port");
+    run("node1=10.0.0.5", "no port");
+    run("node1=10.0.0.5:ninety", "bad port 'ninety'");
+    run("=10.0.0.5:9100", "no node name");
+}

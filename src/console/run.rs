@@ -131,6 +131,14 @@ pub fn final_text(r: &RunResult) -> String {
                 missing.join(", ")
             );
         }
+        // A node exporter that did not answer: its host's figures are missing, the rest kept.
+        for e in m
+            .errors
+            .iter()
+            .filter(|e| e.starts_with("node exporter of "))
+        {
+            let _ = writeln!(out, "warning: {e}");
+        }
     }
     if let Some(v) = &r.reads_verified {
         let _ = writeln!(out, "{}", v.line());

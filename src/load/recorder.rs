@@ -459,6 +459,7 @@ mod tests {
             host: true,
             interval_s: 0.05,
             node_devices: vec![],
+            node_exporters: vec![],
         };
         let sampler = Sampler::start(plan, crate::host::unix_now());
         let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();

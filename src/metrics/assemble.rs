@@ -29,6 +29,7 @@ struct Open {
     tick: Instant,
     t_s: f64,
     host: Option<HostSample>,
+    node_hosts: Vec<Option<HostSample>>,
     alive: Vec<Option<bool>>,
     parts: Vec<Part>,
 }
@@ -85,10 +86,18 @@ impl Assembler {
             tick,
             t_s,
             host,
+            node_hosts: Vec::new(),
             alive,
             parts,
         });
         (seq, ask)
+    }
+
+    /// The node exporters' hosts' figures of sample `seq`, taken at its tick.
+    pub fn node_hosts(&mut self, seq: u64, hosts: Vec<Option<HostSample>>) {
+        if let Some(o) = self.open.iter_mut().find(|o| o.seq == seq) {
+            o.node_hosts = hosts;
+        }
     }
 
     /// Some open sample still waits for an answer.
@@ -180,6 +189,7 @@ impl Assembler {
                 t_s: o.t_s,
                 nodes,
                 host: o.host,
+                node_hosts: o.node_hosts,
             });
         }
         (out, errors)

@@ -53,6 +53,8 @@ pub struct DiskCounters {
     pub writes: u64,
     pub write_sectors: u64,
     pub write_ms: u64,
+    /// Milliseconds the device was busy (had I/O in flight).
+    pub busy_ms: u64,
     /// Weighted milliseconds doing I/O (the integral of the queue length).
     pub weighted_ms: u64,
 }
@@ -73,6 +75,7 @@ impl DiskCounters {
             read_latency_ms: per(d(self.read_ms, prev.read_ms), reads),
             write_latency_ms: per(d(self.write_ms, prev.write_ms), writes),
             avg_queue: d(self.weighted_ms, prev.weighted_ms) / (secs * 1000.0),
+            util: (d(self.busy_ms, prev.busy_ms) / (secs * 1000.0)).min(1.0),
         }
     }
 }
@@ -93,6 +96,7 @@ pub fn parse_diskstats(text: &str) -> Vec<DiskCounters> {
                 writes: n(7),
                 write_sectors: n(9),
                 write_ms: n(10),
+                busy_ms: n(12),
                 weighted_ms: n(13),
             })
         })
@@ -105,6 +109,11 @@ pub fn disk_counters() -> Vec<DiskCounters> {
         .unwrap_or_default()
 }
 
+/// Whether a block device is worth sampling: not a loop, ram or zram device.
+pub fn is_sampled_device(name: &str) -> bool {
+    !["loop", "ram", "zram"].iter().any(|p| name.starts_with(p))
+}
+
 /// Whole block devices worth sampling: those in /sys/block, without loop, ram and zram
 /// devices.
 pub fn block_devices() -> Vec<String> {
@@ -112,7 +121,7 @@ pub fn block_devices() -> Vec<String> {
         .map(|d| {
             d.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().to_string())
-                .filter(|n| !["loop", "ram", "zram"].iter().any(|p| n.starts_with(p)))
+                .filter(|n| is_sampled_device(n))
                 .collect()
         })
         .unwrap_or_default();
@@ -154,6 +163,7 @@ mod tests {
         assert_eq!(s.read_latency_ms, 2.0);
         assert_eq!(s.write_latency_ms, 2.0);
         assert_eq!(s.avg_queue, 1.0);
+        assert_eq!(s.util, 0.25);
     }
 
     #[test]

@@ -22,10 +22,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::assemble::Assembler;
+use super::node_exporter::{self, NodeExporter};
 use super::procfs::{self, CpuTimes, DiskCounters};
 use super::reading::{NodeReading, rate};
 use super::scrape::{ScrapeError, scrape_node};
-use crate::result::series::{DeviceSample, HostSample, MetricSeries, Sample};
+use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeHost, Sample};
 
 // Scraping, as the scenarios call it beside a run.
 pub use super::scrape::{NotMeasured, max_pending, max_pending_of_all, scrape_all};
@@ -78,23 +79,28 @@ pub struct MetricsPlan {
     pub interval_s: f64,
     /// Nodes with a disk of their own (emulated), sampled beside the host's devices.
     pub node_devices: Vec<crate::result::series::NodeDevice>,
+    /// The node exporters of the nodes' hosts (remote clusters), sampled beside the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_exporters: Vec<NodeExporter>,
 }
 
 impl MetricsPlan {
     pub fn is_empty(&self) -> bool {
-        self.endpoints.is_empty() && !self.host
+        self.endpoints.is_empty() && !self.host && self.node_exporters.is_empty()
     }
 }
 
-/// Host figures over one period from two /proc readings.
+/// Host figures over one period from two readings of the host's counters — /proc's, or a
+/// node exporter's turned into the same counters: CPU shares, and each of `devices`' iostat
+/// figures (zero for a device missing from either reading). The caller fills the rest.
 pub fn host_sample(
     cpu: (&CpuTimes, &CpuTimes),
     disks: (&[DiskCounters], &[DiskCounters]),
     devices: &[String],
     secs: f64,
-) -> (f64, f64, f64, Vec<DeviceSample>) {
+) -> HostSample {
     let (now, prev) = cpu;
-    let total = (now.total() - prev.total()).max(1) as f64;
+    let total = now.total().saturating_sub(prev.total()).max(1) as f64;
     let share = |n: u64, p: u64| n.saturating_sub(p) as f64 / total;
     let devs = devices
         .iter()
@@ -107,12 +113,14 @@ pub fn host_sample(
             }
         })
         .collect();
-    (
-        share(now.user, prev.user),
-        share(now.system, prev.system),
-        share(now.iowait, prev.iowait),
-        devs,
-    )
+    HostSample {
+        cpu_user: share(now.user, prev.user),
+        cpu_system: share(now.system, prev.system),
+        cpu_iowait: share(now.iowait, prev.iowait),
+        cpu_steal: share(now.steal, prev.steal),
+        devices: devs,
+        ..HostSample::default()
+    }
 }
 
 struct State {
@@ -145,6 +153,15 @@ impl Sampler {
                 samples: Vec::with_capacity(crate::result::kept_records(None, plan.interval_s)),
                 errors: Vec::new(),
                 node_devices: plan.node_devices.clone(),
+                node_hosts: plan
+                    .node_exporters
+                    .iter()
+                    .map(|e| NodeHost {
+                        node: e.node.clone(),
+                        exporter: e.address(),
+                        devices: Vec::new(),
+                    })
+                    .collect(),
             },
         }));
         let stop = Arc::new(AtomicBool::new(false));
@@ -180,6 +197,7 @@ impl Sampler {
             samples: vec![last],
             errors: Vec::new(),
             node_devices: s.series.node_devices.clone(),
+            node_hosts: s.series.node_hosts.clone(),
         })
     }
 
@@ -229,11 +247,22 @@ fn alive(pid: Option<u32>) -> Option<bool> {
     pid.map(|p| procfs::pid_cpu_seconds(p).is_some())
 }
 
-/// Appends finished samples and the first error of each source to the series.
-fn publish(shared: &Mutex<State>, samples: Vec<Sample>, errors: Vec<ScrapeError>) -> bool {
+/// Appends finished samples and the first error of each source to the series, and the node
+/// exporters' hosts' devices once known.
+fn publish(
+    shared: &Mutex<State>,
+    samples: Vec<Sample>,
+    errors: Vec<ScrapeError>,
+    host_devices: &[Vec<String>],
+) -> bool {
     let Ok(mut st) = shared.lock() else {
         return false;
     };
+    for (h, d) in st.series.node_hosts.iter_mut().zip(host_devices) {
+        if h.devices.is_empty() && !d.is_empty() {
+            h.devices = d.clone();
+        }
+    }
     for e in errors {
         let source = e.message.split(':').next().unwrap_or("").to_string();
         if !st
@@ -274,6 +303,14 @@ fn sample_loop(
     let mut assembler = Assembler::new(plan.endpoints.len(), scrape_timeout);
     let (tx, answers) = mpsc::channel();
     let mut host = HostReader::new(&plan, devices);
+    // Node exporters are scraped together at each tick, within half a period (at most 2 s):
+    // their first scrape is the readings the first sample's figures are taken against.
+    let exporter_timeout = (period / 2).clamp(Duration::from_millis(100), Duration::from_secs(2));
+    let mut hosts = node_exporter::Hosts::new(plan.node_exporters.clone());
+    let first_errors = exporter_errors(hosts.sample(exporter_timeout).1);
+    if !publish(&shared, Vec::new(), first_errors, &hosts.devices) {
+        return;
+    }
     let mut prev_t = Instant::now();
     let mut next = prev_t + period;
     loop {
@@ -300,8 +337,15 @@ fn sample_loop(
         for i in ask {
             spawn_scrape(seq, i, &plan.endpoints[i], scrape_timeout, &tx);
         }
-        let (samples, errors) = assembler.ready(Instant::now(), false);
-        if !publish(&shared, samples, errors) {
+        let mut errors = Vec::new();
+        if !plan.node_exporters.is_empty() {
+            let (node_hosts, e) = hosts.sample(exporter_timeout);
+            assembler.node_hosts(seq, node_hosts);
+            errors = exporter_errors(e);
+        }
+        let (samples, scrape_errors) = assembler.ready(Instant::now(), false);
+        errors.extend(scrape_errors);
+        if !publish(&shared, samples, errors, &hosts.devices) {
             return;
         }
     }
@@ -338,7 +382,18 @@ fn finish(assembler: &mut Assembler, answers: &mpsc::Receiver<Answer>, shared: &
         }
     }
     let (samples, errors) = assembler.ready(Instant::now(), true);
-    publish(shared, samples, errors);
+    publish(shared, samples, errors, &[]);
+}
+
+/// A node exporter's errors as a scrape's (the exporter's name is their source).
+fn exporter_errors(errors: Vec<String>) -> Vec<ScrapeError> {
+    errors
+        .into_iter()
+        .map(|message| ScrapeError {
+            message,
+            refused: false,
+        })
+        .collect()
 }
 
 /// The host's /proc counters and the nodes' and the client's CPU time at the last sample, to
@@ -379,16 +434,14 @@ impl HostReader {
     fn sample(&mut self, secs: f64) -> HostSample {
         let cpu = procfs::cpu_times();
         let disks = procfs::disk_counters();
-        let (user, system, iowait, devs) = match (&cpu, &self.prev_cpu) {
+        let figures = match (&cpu, &self.prev_cpu) {
             (Some(c), Some(p)) => {
                 host_sample((c, p), (&disks, &self.prev_disks), &self.devices, secs)
             }
-            _ => (
-                0.0,
-                0.0,
-                0.0,
-                vec![DeviceSample::default(); self.devices.len()],
-            ),
+            _ => HostSample {
+                devices: vec![DeviceSample::default(); self.devices.len()],
+                ..HostSample::default()
+            },
         };
         self.prev_cpu = cpu;
         self.prev_disks = disks;
@@ -407,12 +460,9 @@ impl HostReader {
         let client_cpu_cores = ((client - self.prev_client) / secs).max(0.0);
         self.prev_client = client;
         HostSample {
-            cpu_user: user,
-            cpu_system: system,
-            cpu_iowait: iowait,
-            devices: devs,
             node_cpu_cores,
             client_cpu_cores,
+            ..figures
         }
     }
 }

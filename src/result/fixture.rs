@@ -277,6 +277,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                         read_latency_ms: (0.18 + 0.02 * rng.next()).max(0.01),
                         write_latency_ms: 0.5 + burst / 60.0 + 0.05 * rng.next().abs(),
                         avg_queue: 1.5 + burst / 20.0,
+                        util: (0.3 + burst / 100.0).min(1.0),
                     }
                 })
                 .collect();
@@ -290,7 +291,9 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
                     devices,
                     node_cpu_cores: node_cpu,
                     client_cpu_cores: 0.6,
+                    ..HostSample::default()
                 }),
+                node_hosts: Vec::new(),
             }
         })
         .collect();
@@ -301,6 +304,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
         samples,
         errors: vec!["node2: connection refused".into()],
         node_devices: Vec::new(),
+        node_hosts: Vec::new(),
     }
 }
 

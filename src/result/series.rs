@@ -22,6 +22,22 @@ pub struct MetricSeries {
     /// [`Self::devices`] holds each node's data.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_devices: Vec<NodeDevice>,
+    /// Hosts sampled through their Prometheus node exporters (remote clusters), each
+    /// attributed to the Cassandra node it runs: the order of [`Sample::node_hosts`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_hosts: Vec<NodeHost>,
+}
+
+/// A node's host, seen through its node exporter.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeHost {
+    /// The Cassandra node that lives on the host, as given (`node1`, `10.0.0.5`).
+    pub node: String,
+    /// The exporter's endpoint, `host:port`.
+    pub exporter: String,
+    /// Its block devices, in the order of this host's [`HostSample::devices`] (empty until
+    /// the exporter first answered).
+    pub devices: Vec<String>,
 }
 
 /// A node's own disk.
@@ -45,8 +61,12 @@ pub struct Sample {
     pub t_s: f64,
     /// Per node, aligned with [`MetricSeries::nodes`].
     pub nodes: Vec<NodeSample>,
-    /// Host metrics (local clusters only).
+    /// Host metrics from /proc (local clusters only).
     pub host: Option<HostSample>,
+    /// Node exporters' hosts, aligned with [`MetricSeries::node_hosts`]; `None` where the
+    /// exporter gave no reading (unreachable, or the first of two readings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_hosts: Vec<Option<HostSample>>,
 }
 
 /// One node's server metrics. `None`: not available (endpoint down, metric not exported, or
@@ -94,20 +114,47 @@ pub struct NodeSample {
     pub local_read_ms: Option<f64>,
 }
 
-/// Host metrics from /proc.
+/// Host metrics over one period: from /proc (the local host) or from a node exporter (a
+/// remote node's host), computed alike from two readings of the same counters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostSample {
     /// Share of all CPUs' time, 0–1.
     pub cpu_user: f64,
     pub cpu_system: f64,
     pub cpu_iowait: f64,
-    /// Aligned with [`MetricSeries::devices`].
+    /// Time the hypervisor gave another guest, share of all CPUs' time.
+    #[serde(default)]
+    pub cpu_steal: f64,
+    /// Aligned with [`MetricSeries::devices`] (the local host) or [`NodeHost::devices`].
     pub devices: Vec<DeviceSample>,
     /// CPU of each local node's process (from /proc/PID/stat), in cores; aligned with
     /// [`MetricSeries::nodes`]; `None` when the process is gone.
+    #[serde(default)]
     pub node_cpu_cores: Vec<Option<f64>>,
-    /// CPU of cqlbench itself, in cores.
+    /// CPU of cqlbench itself, in cores (0 for a node exporter's host).
+    #[serde(default)]
     pub client_cpu_cores: f64,
+    /// One-minute load average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load1: Option<f64>,
+    /// Memory in use (total − available), bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_used_bytes: Option<f64>,
+    /// The page cache, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache_bytes: Option<f64>,
+    /// Network bytes received and sent per second, all interfaces but loopback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_rx_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_tx_bytes_per_s: Option<f64>,
+}
+
+impl HostSample {
+    /// Busy CPU (user + system) as a share of all CPUs, 0–1.
+    pub fn cpu_busy(&self) -> f64 {
+        self.cpu_user + self.cpu_system
+    }
 }
 
 /// One block device over one period (what `iostat -x` shows).
@@ -122,6 +169,9 @@ pub struct DeviceSample {
     pub write_latency_ms: f64,
     /// Average number of requests in flight (iostat's aqu-sz).
     pub avg_queue: f64,
+    /// Share of the period the device was busy (iostat's %util / 100), 0–1.
+    #[serde(default)]
+    pub util: f64,
 }
 
 impl MetricSeries {
@@ -147,6 +197,7 @@ impl MetricSeries {
             read_latency_ms: mean(|x| x.read_latency_ms),
             write_latency_ms: mean(|x| x.write_latency_ms),
             avg_queue: mean(|x| x.avg_queue),
+            util: mean(|x| x.util),
         })
     }
 
@@ -257,19 +308,23 @@ mod tests {
                     t_s: 1.0,
                     nodes: vec![node(Some(3.0)), node(Some(5.0))],
                     host: None,
+                    node_hosts: vec![],
                 },
                 Sample {
                     t_s: 2.0,
                     nodes: vec![node(None), node(Some(2.0))],
                     host: None,
+                    node_hosts: vec![],
                 },
                 Sample {
                     t_s: 3.0,
                     nodes: vec![node(None), node(None)],
                     host: None,
+                    node_hosts: vec![],
                 },
             ],
             errors: vec![],
+            node_hosts: vec![],
         };
         let sum = m.node_sum(|n| n.pending_compactions);
         assert_eq!(sum, vec![(1.0, Some(8.0)), (2.0, Some(2.0)), (3.0, None)]);

@@ -415,6 +415,7 @@ mod tests {
                         },
                     ],
                     host: None,
+                    node_hosts: Vec::new(),
                 })
                 .collect(),
             ..Default::default()
@@ -467,6 +468,7 @@ mod tests {
                         client_cpu_cores: 0.7,
                         ..Default::default()
                     }),
+                    node_hosts: Vec::new(),
                 })
                 .collect(),
             ..Default::default()

@@ -474,7 +474,7 @@ fn step(
         &summary,
         pending_after.clone(),
         node_cpu.ok_or_else(|| {
-            NotMeasured("node CPU not observable: no node CPU sample in the step (no local process or metrics endpoint answered)"
+            NotMeasured("node CPU not observable: no node CPU sample in the step (no local process, metrics endpoint or node exporter answered)"
                 .into())
         }),
     );
@@ -621,7 +621,8 @@ fn settle(
 }
 
 /// Highest mean CPU of any node over the step's measured window, as a share of its CPUs:
-/// from /proc for local nodes, else from the node's own process CPU metric.
+/// from /proc for local nodes, else from the node's own process CPU metric, else from its
+/// host's node exporter (the host's busy share: user + system).
 pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
     let m = run.metrics.as_ref()?;
     let main = run.phases.iter().rev().find(|p| p.name == "main")?;
@@ -632,7 +633,18 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
         .iter()
         .filter(|s| s.t_s > from && s.t_s <= to + 0.5)
         .collect();
-    (0..m.nodes.len())
+    let mean =
+        |vals: Vec<f64>| (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64);
+    // A node exporter's host's busy share, per sample of the window.
+    let exporter = |j: usize| -> Vec<f64> {
+        window
+            .iter()
+            .filter_map(|s| s.node_hosts.get(j).cloned().flatten())
+            .map(|h| h.cpu_busy())
+            .collect()
+    };
+    let mut exporters_used = vec![false; m.node_hosts.len()];
+    let mut found: Vec<f64> = (0..m.nodes.len())
         .filter_map(|i| {
             let cpus = node_cpus.get(i).copied().filter(|c| *c > 0.0);
             let vals: Vec<f64> = window
@@ -651,9 +663,32 @@ pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
                     }
                 })
                 .collect();
-            (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+            let host = m
+                .node_hosts
+                .iter()
+                .position(|h| same_node(&m.nodes[i], &h.node));
+            if let Some(j) = host {
+                exporters_used[j] = true;
+            }
+            mean(vals).or_else(|| host.and_then(|j| mean(exporter(j))))
         })
-        .reduce(f64::max)
+        .collect();
+    // Hosts of nodes with no server metrics of their own.
+    for (j, used) in exporters_used.iter().enumerate() {
+        if !used {
+            found.extend(mean(exporter(j)));
+        }
+    }
+    found.into_iter().reduce(f64::max)
+}
+
+/// Whether a series' node name (`node1`, `10.0.0.5:7300`) is the node a node exporter was
+/// given for (`node1`, `10.0.0.5`).
+fn same_node(series_node: &str, given: &str) -> bool {
+    series_node == given
+        || series_node
+            .rsplit_once(':')
+            .is_some_and(|(host, _)| host == given)
 }
 
 /// A node that died during a step is an overload criterion of its own.
@@ -1382,5 +1417,53 @@ mod tests {
             passed: false,
             loaders: None,
         }
+    }
+    #[test]
+    fn node_cpu_comes_from_node_exporters_when_no_process_is_sampled() {
+        use crate::result::series::{HostSample, NodeHost};
+        let mut r =
+            crate::result::fixture::run_with_metrics("remote", &RunShape::default(), 2, &[]);
+        let m = r.metrics.as_mut().unwrap();
+        // A remote cluster: no /proc, no JVM CPU; node2's host at 60 % busy, node1's at 30 %.
+        // Its series names the nodes by endpoint; the exporters by address.
+        m.nodes = vec!["10.0.0.1:7300".into(), "10.0.0.2:7300".into()];
+        m.node_hosts = ["10.0.0.1", "10.0.0.2"]
+            .iter()
+            .map(|n| NodeHost {
+                node: n.to_string(),
+                exporter: format!("{n}:9100"),
+                devices: vec![],
+            })
+            .collect();
+        for s in &mut m.samples {
+            s.host = None;
+            for n in &mut s.nodes {
+                (n.cpu_cores, n.cpu_share) = (None, None);
+            }
+            let busy = |b: f64| {
+                Some(HostSample {
+                    cpu_user: b * 0.75,
+                    cpu_system: b * 0.25,
+                    ..HostSample::default()
+                })
+            };
+            s.node_hosts = vec![busy(0.3), busy(0.6)];
+        }
+        let got = max_node_cpu(&r, &[]).expect("measured from the exporters");
+        assert!((got - 0.6).abs() < 1e-9, "{got}");
+        // Exporters alone (no metrics endpoint, so no nodes in the series) still count.
+        let m = r.metrics.as_mut().unwrap();
+        m.nodes.clear();
+        for s in &mut m.samples {
+            s.nodes.clear();
+        }
+        assert!((max_node_cpu(&r, &[]).unwrap() - 0.6).abs() < 1e-9);
+        // Without exporters the criterion stays unmeasured.
+        let m = r.metrics.as_mut().unwrap();
+        m.node_hosts.clear();
+        for s in &mut m.samples {
+            s.node_hosts.clear();
+        }
+        assert_eq!(max_node_cpu(&r, &[]), None);
     }
 }

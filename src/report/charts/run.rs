@@ -68,6 +68,7 @@ impl Charts {
         if let Some(m) = metrics {
             panels.extend(server_panels(m));
             panels.extend(host_panels(m));
+            panels.extend(node_host_panels(m));
         }
         let panels: Vec<Panel> = panels.into_iter().filter(|p| !p.lines.is_empty()).collect();
         self.stack(run, &panels, end)
@@ -249,6 +250,49 @@ fn server_panels(m: &MetricSeries) -> Vec<Panel> {
     vec![pending, cpu]
 }
 
+/// The node exporters' hosts, one line per node: CPU, and disk throughput per device.
+fn node_host_panels(m: &MetricSeries) -> Vec<Panel> {
+    let mut cpu = Panel::new(
+        "node-host-cpu",
+        "Nodes' hosts' CPU (% of all CPUs, node exporters): busy solid, iowait dashed",
+    );
+    let mut mb = Panel::new(
+        "node-host-disk",
+        "Nodes' hosts' disk throughput (MB/s per device, node exporters): write solid, read dashed",
+    );
+    let mut colour = 0;
+    for (j, host) in m.node_hosts.iter().enumerate() {
+        let at = |s: &Sample| s.node_hosts.get(j).cloned().flatten();
+        cpu.line(
+            format!("{} busy", host.node),
+            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_busy())),
+            Stroke::solid(series_colour(j)),
+        );
+        cpu.line(
+            format!("{} iowait", host.node),
+            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_iowait)),
+            Stroke::dashed(series_colour(j)),
+        );
+        for (d, device) in host.devices.iter().enumerate() {
+            let dev = |get: fn(&crate::result::series::DeviceSample) -> f64| {
+                over_samples(m, move |s| at(s).and_then(|h| h.devices.get(d).map(get)))
+            };
+            mb.line(
+                format!("{} {device} write", host.node),
+                dev(|x| x.write_mb_s),
+                Stroke::solid(series_colour(colour)),
+            );
+            mb.line(
+                format!("{} {device} read", host.node),
+                dev(|x| x.read_mb_s),
+                Stroke::dashed(series_colour(colour)),
+            );
+            colour += 1;
+        }
+    }
+    vec![cpu, mb]
+}
+
 /// Host CPU, disk throughput and disk latency.
 fn host_panels(m: &MetricSeries) -> Vec<Panel> {
     let mut cpu = Panel::new("host-cpu", "Host CPU (% of all CPUs)");
@@ -366,6 +410,52 @@ mod tests {
             stack.iter().filter(|s| s.contains(TIME_AXIS_TITLE)).count(),
             1
         );
+    }
+
+    #[test]
+    fn node_exporter_hosts_get_charts_of_their_own_one_line_per_node() {
+        use crate::result::series::{DeviceSample, HostSample, NodeHost};
+        let mut result = run_with_metrics("remote", &RunShape::default(), 2, &[]);
+        let m = result.metrics.as_mut().unwrap();
+        m.node_hosts = ["node1", "node2"]
+            .iter()
+            .map(|n| NodeHost {
+                node: n.to_string(),
+                exporter: "10.0.0.1:9100".into(),
+                devices: vec!["nvme0n1".into()],
+            })
+            .collect();
+        for s in &mut m.samples {
+            s.host = None;
+            let h = HostSample {
+                cpu_user: 0.4,
+                cpu_system: 0.1,
+                devices: vec![DeviceSample {
+                    write_mb_s: 30.0,
+                    ..DeviceSample::default()
+                }],
+                ..HostSample::default()
+            };
+            s.node_hosts = vec![Some(h.clone()), Some(h)];
+        }
+        let r = report(vec![Input::Run {
+            path: "remote.json".into(),
+            result,
+        }]);
+        let mut charts = Charts::new(&r);
+        let stack = charts.run_stack(&r.groups[0].runs[0]);
+        let n = names(&stack);
+        assert!(!n.contains(&"host-cpu"), "{n:?}");
+        let cpu = n
+            .iter()
+            .position(|x| *x == "node-host-cpu")
+            .expect("node host CPU");
+        let disk = n
+            .iter()
+            .position(|x| *x == "node-host-disk")
+            .expect("node host disk");
+        assert!(stack[cpu].contains("node2 busy") && stack[cpu].contains("node1 iowait"));
+        assert!(stack[disk].contains("node2 nvme0n1 write"));
     }
 
     #[test]

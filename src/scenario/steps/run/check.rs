@@ -172,6 +172,10 @@ impl RunStep {
         for e in &self.prometheus {
             Endpoint::parse(e).map_err(|e| crate::invalid!("--prometheus {e}"))?;
         }
+        for e in &self.node_exporter {
+            crate::metrics::node_exporter::NodeExporter::parse(e)
+                .map_err(|e| crate::invalid!("--node-exporter {e}"))?;
+        }
         Ok(())
     }
 

@@ -340,6 +340,17 @@ pub struct RunStep {
         serialize_with = "argv::comma_list"
     )]
     pub prometheus: Vec<String>,
+    /// A node's host's Prometheus node exporter, NODE=URL (repeat for more), e.g.
+    /// node1=http://10.0.0.5:9100: its CPU (user, system, iowait, steal), load, memory, page
+    /// cache, per-device IOPS, MB/s, await, queue and utilisation, and network bytes, sampled
+    /// beside the server metrics and attributed to NODE (the node's name or address).
+    #[arg(long, value_name = "NODE=URL", conflicts_with = "no_metrics")]
+    #[serde(
+        default,
+        deserialize_with = "de::texts",
+        serialize_with = "argv::list_display"
+    )]
+    pub node_exporter: Vec<String>,
     /// Sample no server or host metrics.
     #[arg(long, conflicts_with = "prometheus")]
     #[serde(default)]

@@ -9,6 +9,7 @@ use super::{DEFAULT_KEYSPACE, RunStep};
 use crate::fault::{HookInjector, Inject, LocalInjector};
 use crate::load::session::{ConnectSpec, Credentials};
 use crate::load::{RunPlan, ShardPlan};
+use crate::metrics::node_exporter::NodeExporter;
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
 use crate::result::{ProbeRef, RateShare, RunResult};
 use crate::scenario::error::refuse;
@@ -112,6 +113,12 @@ impl RunStep {
             .map(|e| Endpoint::parse(e))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::invalid!("--prometheus {e}"))?;
+        t.node_exporters = self
+            .node_exporter
+            .iter()
+            .map(|e| NodeExporter::parse(e))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| crate::invalid!("--node-exporter {e}"))?;
         Ok(t)
     }
 
