@@ -180,8 +180,11 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    // Past its rampup, the barrier and the step's 2 s warmup: 4 of its main phase's seconds
-    // appended to its per-interval CSV (the rampup's rows are another phase's).
+    // Past its rampup, the barrier and the step's 2 s warmup, late in the 12 s step: 9 of its
+    // main phase's seconds appended to its per-interval CSV (the rampup's rows are another
+    // phase's). Stopped from there past the window's end, it cannot send its last seconds'
+    // operations inside the window; stopped earlier, it caught up before the window ended
+    // (sent late but inside it, which the achieved share counts) and nothing fell behind.
     let csv = PathBuf::from(&shard_out).with_extension("intervals.csv");
     loop {
         let main_rows = std::fs::read_to_string(&csv)
@@ -189,7 +192,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
             .lines()
             .filter(|l| l.starts_with("main,"))
             .count();
-        if main_rows >= 4 {
+        if main_rows >= 9 {
             break;
         }
         assert!(
@@ -204,7 +207,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     unsafe {
         assert_eq!(libc::kill(pid, libc::SIGSTOP), 0);
     }
-    std::thread::sleep(Duration::from_secs(4));
+    std::thread::sleep(Duration::from_secs(6));
     // SAFETY: as above: the same loader, still our search's unreaped child.
     unsafe {
         assert_eq!(libc::kill(pid, libc::SIGCONT), 0);

@@ -25,6 +25,8 @@ pub struct CqlExchange {
     keyspace: String,
     /// How long [`Exchange::prepare`] waits for the keyspace (made by the first step's shard 0).
     keyspace_wait: Duration,
+    /// The steps table was seen in the schema and given time to open (see [`Self::settled`]).
+    settled: std::sync::atomic::AtomicBool,
 }
 
 fn query(doing: impl Into<String>) -> impl FnOnce(String) -> ExchangeError {
@@ -55,7 +57,36 @@ impl CqlExchange {
             session,
             keyspace: keyspace.to_string(),
             keyspace_wait,
+            settled: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Whether the steps table may be read: once it shows in `system_schema.tables`, after
+    /// schema agreement and a second. A follower that read it while the coordinator was creating
+    /// it caught the node between the table's schema row and its store being opened ("Unknown
+    /// CF", an ERROR in the server's log), as the shards' barrier table did
+    /// ([`crate::load::barrier::wait_for_table`]).
+    async fn settled(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.settled.load(Ordering::Relaxed) {
+            return true;
+        }
+        let found = self
+            .session
+            .query_unpaged(
+                "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+                (self.keyspace.as_str(), STEPS_TABLE),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.into_rows_result().ok())
+            .is_some_and(|r| r.rows_num() > 0);
+        if found {
+            let _ = self.session.await_schema_agreement().await;
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            self.settled.store(true, Ordering::Relaxed);
+        }
+        found
     }
 
     async fn keyspace_exists(&self) -> bool {
@@ -143,6 +174,10 @@ impl Exchange for CqlExchange {
     }
 
     fn steps(&self, run: &str) -> Result<Vec<StepRow>, ExchangeError> {
+        // Not created yet (or not yet open): nothing is published.
+        if !self.rt.block_on(self.settled()) {
+            return Ok(Vec::new());
+        }
         let st = statement(format!(
             "SELECT step, level, step_run, state FROM {}.{STEPS_TABLE} WHERE run = ?",
             self.keyspace
