@@ -4,6 +4,8 @@
 //! listens on), named in one line; bad ones are refused in one line before any loader starts,
 //! and never with a panic.
 
+mod common;
+
 use std::path::Path;
 
 fn cqlbench(home: &Path) -> assert_cmd::Command {
@@ -25,23 +27,7 @@ fn refused(args: &[&str], needles: &[&str]) -> Vec<String> {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert_ne!(out.status.code(), Some(101), "{args:?} panicked:\n{stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}:\n{stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(
-        errors.len(),
-        1,
-        "{args:?}: one error line expected:\n{stderr}"
-    );
-    for needle in needles {
-        assert!(
-            errors[0].contains(needle),
-            "{args:?}: '{needle}' not in: {}",
-            errors[0]
-        );
-    }
+    common::refused_in_one_line(&out, args, needles);
     match std::fs::read_dir(home.path().join("results")) {
         Ok(dir) => dir
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
