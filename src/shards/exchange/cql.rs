@@ -34,6 +34,9 @@ fn query(doing: impl Into<String>) -> impl FnOnce(String) -> ExchangeError {
     move |error| ExchangeError::Query { doing, error }
 }
 
+/// A row of the steps table as read: step, level, step_run, state.
+type StepsRow = (i32, Option<String>, Option<String>, Option<String>);
+
 fn statement(cql: String) -> Statement {
     let mut st = Statement::new(cql);
     st.set_consistency(Consistency::Quorum);
@@ -59,6 +62,29 @@ impl CqlExchange {
             keyspace_wait,
             settled: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// The rows of one unpaged `SELECT`; an error says what was being done (`doing`).
+    fn select<R>(
+        &self,
+        st: Statement,
+        values: impl scylla::serialize::row::SerializeRow,
+        doing: impl Fn() -> String,
+    ) -> Result<Vec<R>, ExchangeError>
+    where
+        R: for<'f> scylla::deserialize::row::DeserializeRow<'f, 'f>,
+    {
+        self.rt
+            .block_on(self.session.query_unpaged(st, values))
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.into_rows_result().map_err(|e| e.to_string()))
+            .and_then(|r| {
+                r.rows::<R>()
+                    .map_err(|e| e.to_string())?
+                    .collect::<Result<Vec<R>, _>>()
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(|e| query(doing())(e))
     }
 
     /// Whether the steps table may be read: once it shows in `system_schema.tables`, after
@@ -182,21 +208,8 @@ impl Exchange for CqlExchange {
             "SELECT step, level, step_run, state FROM {}.{STEPS_TABLE} WHERE run = ?",
             self.keyspace
         ));
-        let doing = || query(format!("reading the steps of run {run}"));
-        let rows = self
-            .rt
-            .block_on(self.session.query_unpaged(st, (run,)))
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.into_rows_result().map_err(|e| e.to_string()))
-            .map_err(doing())?;
-        let rows = rows
-            .rows::<(i32, Option<String>, Option<String>, Option<String>)>()
-            .map_err(|e| e.to_string())
-            .and_then(|rows| {
-                rows.collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| e.to_string())
-            })
-            .map_err(doing())?;
+        let rows: Vec<StepsRow> =
+            self.select(st, (run,), || format!("reading the steps of run {run}"))?;
         Ok(rows
             .into_iter()
             .filter_map(|(step, level, step_run, state)| {
@@ -275,21 +288,9 @@ impl Exchange for CqlExchange {
             "SELECT shard, name, chunk, chunks FROM {}.{FILES_TABLE} WHERE step_run = ?",
             self.keyspace
         ));
-        let doing = || query(format!("listing the shards' files of {step_run}"));
-        let rows = self
-            .rt
-            .block_on(self.session.query_unpaged(st, (step_run,)))
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.into_rows_result().map_err(|e| e.to_string()))
-            .map_err(doing())?;
-        let rows = rows
-            .rows::<(i64, String, i32, i32)>()
-            .map_err(|e| e.to_string())
-            .and_then(|rows| {
-                rows.collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| e.to_string())
-            })
-            .map_err(doing())?;
+        let rows: Vec<(i64, String, i32, i32)> = self.select(st, (step_run,), || {
+            format!("listing the shards' files of {step_run}")
+        })?;
         Ok(rows
             .into_iter()
             .map(|(shard, name, chunk, chunks)| Chunk {
