@@ -461,7 +461,7 @@ mod tests {
             node_devices: vec![],
             node_exporters: vec![],
         };
-        let sampler = Sampler::start(plan, crate::host::unix_now());
+        let sampler = Sampler::start(plan, crate::host::unix_now(), None);
         let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();
         let samples = |rec: &Recorder| {
             let s = rec.sampler.as_ref().unwrap();

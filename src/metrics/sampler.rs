@@ -135,8 +135,9 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts sampling; `t0_unix` is the run's start (the origin of `t_s`).
-    pub fn start(plan: MetricsPlan, t0_unix: f64) -> Sampler {
+    /// Starts sampling; `t0_unix` is the run's start (the origin of `t_s`), `planned_s` how long
+    /// the run is planned to sample (`None`: not known), for which the series is reserved.
+    pub fn start(plan: MetricsPlan, t0_unix: f64, planned_s: Option<f64>) -> Sampler {
         let devices = if plan.host {
             let mut d = procfs::block_devices();
             d.extend(plan.node_devices.iter().map(|n| n.device.clone()));
@@ -149,8 +150,10 @@ impl Sampler {
                 interval_s: plan.interval_s,
                 nodes: plan.endpoints.iter().map(|e| e.node.clone()).collect(),
                 devices: devices.clone(),
-                // The first hour's samples (the run's length is not known here).
-                samples: Vec::with_capacity(crate::result::kept_records(None, plan.interval_s)),
+                samples: Vec::with_capacity(crate::result::kept_records(
+                    planned_s,
+                    plan.interval_s,
+                )),
                 errors: Vec::new(),
                 node_devices: plan.node_devices.clone(),
                 node_hosts: plan
