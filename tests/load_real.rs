@@ -1379,7 +1379,16 @@ fn profiles_run_through_the_binary_without_errors(tc: &TestCluster, dir: &std::p
         );
         let r = RunResult::read(&out).unwrap();
         let main = r.main_summary().unwrap();
-        assert_eq!(main.errors, 0, "{file}");
+        // The errors by kind, to tell a busy host's timeouts from a profile's fault.
+        let kinds: Vec<String> = r
+            .phases
+            .iter()
+            .filter(|p| p.name == "main")
+            .flat_map(|p| &p.intervals)
+            .flat_map(|i| i.errors_by_kind.iter())
+            .map(|(k, n)| format!("{k:?}: {n}"))
+            .collect();
+        assert_eq!(main.errors, 0, "{file}: {kinds:?}");
         // --verify: the reads' rows were compared, and all were as written.
         let v = r.reads_verified.as_ref().expect("--verify counts reads");
         assert_eq!(v.mismatches, 0, "{file}: {:?}", v.first);
