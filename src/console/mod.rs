@@ -92,13 +92,13 @@ impl Console {
             Event::RunDone { result } => Text::out(run::final_text(result)),
             Event::IntervalThroughput(t) => Text::out(run::interval_throughput(t)),
             Event::Loaders(l) => Text::out(run::loaders(l)),
-            Event::ResultAt { what, path } => {
-                Text::out(format!("{what}: {}\n", path.display()))
-            }
+            Event::ResultAt { what, path } => Text::out(format!("{what}: {}\n", path.display())),
             Event::Capacity(p) => Text::out(capacity::progress(p, quiet)),
-            Event::CapacityWithoutMetrics => Text::out(
-                "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction and node-CPU criteria cannot be measured\n".into(),
-            ),
+            Event::CapacityWithoutMetrics { node_exporters } => Text::out(if *node_exporters {
+                "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction criterion cannot be measured; node CPU comes from the node exporters\n".into()
+            } else {
+                "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction and node-CPU criteria cannot be measured\n".into()
+            }),
             Event::CapacityDone { result } => Text::out(capacity::result_text(result)),
             Event::Fill(f) => Text::out(run::fill(f, quiet)),
             Event::Probe(ProbeEvent::Done { result }) => {
@@ -109,7 +109,8 @@ impl Console {
                 st.step_quiet = *q;
                 Text::out(scenario::text(e))
             }
-            Event::Warning(_) | Event::Cluster(crate::scenario::event::ClusterEvent::LogTail { .. }) => {
+            Event::Warning(_)
+            | Event::Cluster(crate::scenario::event::ClusterEvent::LogTail { .. }) => {
                 Text::err(scenario::text(e))
             }
             _ => Text::out(scenario::text(e)),
@@ -120,4 +121,28 @@ impl Console {
 /// A scenario error as the one line a person reads (`error: step 2 (latency): …`).
 pub fn error_line(e: &ScenarioError) -> String {
     format!("error: {}", e.one_line())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without metrics endpoints, node CPU is unmeasured unless node exporters are given.
+    #[test]
+    fn a_search_without_endpoints_says_which_criteria_it_cannot_measure() {
+        let c = Console::new(false);
+        let without = c.text(&Event::CapacityWithoutMetrics {
+            node_exporters: false,
+        });
+        assert!(
+            without
+                .out
+                .contains("pending-compaction and node-CPU criteria cannot")
+        );
+        let with = c.text(&Event::CapacityWithoutMetrics {
+            node_exporters: true,
+        });
+        assert!(with.out.contains("node CPU comes from the node exporters"));
+        assert!(!with.out.contains("node-CPU criteria cannot"));
+    }
 }

@@ -59,8 +59,11 @@ pub enum Event<'a> {
     Loaders(LoadersEvent<'a>),
     /// The capacity search's progress (settling, steps, their checks, the runs' intervals).
     Capacity(Progress<'a>),
-    /// A capacity search without metrics endpoints: some criteria cannot be measured.
-    CapacityWithoutMetrics,
+    /// A capacity search without metrics endpoints: some criteria cannot be measured; node
+    /// CPU still can when node exporters are given.
+    CapacityWithoutMetrics {
+        node_exporters: bool,
+    },
     CapacityDone {
         result: &'a CapacityResult,
     },

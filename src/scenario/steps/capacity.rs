@@ -457,7 +457,9 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
     };
     super::prepare_out(&plan.out)?;
     if plan.metrics.endpoints.is_empty() {
-        ctx.emit(Event::CapacityWithoutMetrics);
+        ctx.emit(Event::CapacityWithoutMetrics {
+            node_exporters: !plan.metrics.node_exporters.is_empty(),
+        });
     }
     let at = Event::ResultAt {
         what: "capacity result",
