@@ -636,9 +636,9 @@ fn render_probes(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
         .current_dir(dir)
         .env("CQLBENCH_HOME", dir.join("home"))
         .args(["k8s", "probe", "--image", "registry.example/cqlbench:0.1"])
-        .args(args)
         .arg("--out")
         .arg(&file)
+        .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", text(&out));
