@@ -28,6 +28,8 @@ if [ "$for_tests" -eq 1 ]; then
   command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
   # The node exporter the host-metrics test starts (tests/node_exporter_real.rs).
   command -v prometheus-node-exporter >/dev/null 2>&1 || need+=(prometheus-node-exporter)
+  # The SSH server the remote-probe test starts (tests/probe_ssh_real.rs), with ssh and ssh-keygen.
+  [ -x /usr/sbin/sshd ] || need+=(openssh-server)
   command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
   python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
   # The loader image (scripts/image.sh) and the test that runs it (tests/image_real.rs):

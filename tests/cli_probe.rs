@@ -258,3 +258,54 @@ fn sigint_mid_run_removes_the_scratch_files_and_fails() {
     let r = read_json(&out);
     assert_eq!(r["complete"], false);
 }
+
+/// `--json`: the output is the result alone, one line (what a pod's log holds), which
+/// `cqlbench report` reads as a probe result.
+#[test]
+fn json_prints_only_the_result_which_report_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("kept.json");
+    let assert = probe(dir.path())
+        .args([
+            "--profiles",
+            "rand_read_4k",
+            "--skip-cpu",
+            "--json",
+            "--env",
+            "node-a",
+        ])
+        .arg("--out")
+        .arg(&out_file)
+        .assert()
+        .success();
+    let out = assert.get_output();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let printed: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        printed,
+        read_json(&out_file),
+        "the file is written as usual"
+    );
+    assert_eq!(printed["env"], "node-a");
+    // As `kubectl logs job/… > node-a.json` would leave it.
+    let log = dir.path().join("node-a.json");
+    std::fs::write(&log, &stdout).unwrap();
+    let report = Command::new(BIN)
+        .arg("report")
+        .arg(&log)
+        .env("CQLBENCH_HOME", dir.path().join("home"))
+        .assert()
+        .success();
+    let text = String::from_utf8(report.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("node-a"), "{text}");
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("IOPS")),
+        "{text}"
+    );
+}

@@ -627,3 +627,82 @@ fn broken_storage_classes_fail_the_validator() {
         assert!(line.contains(reason), "'{reason}' not in: {line}");
     }
 }
+
+/// Renders `k8s probe ARGS…` into `dir/NAME.yaml` through the binary.
+fn render_probes(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.yaml"));
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .current_dir(dir)
+        .env("CQLBENCH_HOME", dir.join("home"))
+        .args(["k8s", "probe", "--image", "registry.example/cqlbench:0.1"])
+        .arg("--out")
+        .arg(&file)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", text(&out));
+    file
+}
+
+#[test]
+fn rendered_probe_jobs_validate_strictly_and_a_broken_one_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = render_probes(
+        dir.path(),
+        "probes",
+        &[
+            "--nodes",
+            "node-a,ip-10-0-1-5.ec2.internal,node-c",
+            "--storage-class",
+            "gp3-cassandra",
+            "--size",
+            "500Gi",
+            "-n",
+            "k8ssandra",
+            "--tolerate-taints",
+            "--timeout",
+            "45m",
+            "--",
+            "--quick",
+            "--profiles",
+            "lcs,rand_read_4k",
+        ],
+    );
+    assert_valid(
+        &file,
+        &[
+            "job/cqlbench-probe-0",
+            "job/cqlbench-probe-1",
+            "job/cqlbench-probe-2",
+        ],
+    );
+    let minimal = render_probes(
+        dir.path(),
+        "minimal",
+        &[
+            "--nodes",
+            "n1",
+            "--storage-class",
+            "standard",
+            "--size",
+            "10Gi",
+        ],
+    );
+    assert_valid(&minimal, &["job/cqlbench-probe-0"]);
+
+    // The ephemeral volume's claim template is checked too: a misspelt field in it fails.
+    let text = std::fs::read_to_string(&minimal).unwrap();
+    let broken_text = text.replace("storageClassName: standard", "storageClassNam: standard");
+    assert_ne!(text, broken_text);
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, broken_text).unwrap();
+    let out = validate(&broken, true);
+    let said = self::text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("did not validate for resource job/cqlbench-probe-0")
+            && said.contains("'storageClassNam' was unexpected"),
+        "{said}"
+    );
+}

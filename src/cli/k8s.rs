@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::k8s::cluster::K8sClusterSpec;
 use crate::k8s::loaders::{
-    CredentialsSource, LoadersSpec, Rendered, Resources, ResultsClaim, default_run_id, render,
+    CredentialsSource, LoadersSpec, Resources, ResultsClaim, default_run_id, render,
 };
 use crate::k8s::storage::Cloud;
 use crate::load::session::Credentials;
@@ -28,6 +28,55 @@ pub enum K8sCommand {
     /// A K8ssandraCluster (K8ssandra's operator) and one StorageClass per volume type, rendered
     /// from a cluster spec: prints the manifests, or writes them to --out.
     Cluster(Box<ClusterArgs>),
+    /// One Job per node running `cqlbench probe` on a volume of the cluster's StorageClass,
+    /// pinned to that node; each pod's log is its result (JSON), collected with kubectl logs
+    /// for `cqlbench report`: prints the manifests, or writes them to --out and prints the
+    /// kubectl workflow.
+    Probe(Box<ProbeJobsArgs>),
+}
+
+/// `cqlbench k8s probe --nodes NODE,… --storage-class SC --size SIZE --image IMAGE [options]
+/// [-- PROBE ARGS…]`
+#[derive(Debug, Args)]
+pub struct ProbeJobsArgs {
+    /// Kubernetes node names to probe, comma-separated (`kubectl get nodes`): one Job each,
+    /// its pod pinned to the node by name.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub nodes: Vec<String>,
+    /// StorageClass of each probe volume: the one Cassandra's volumes use.
+    #[arg(long)]
+    pub storage_class: String,
+    /// Size of each probe volume (a Kubernetes quantity): give that of Cassandra's volumes,
+    /// as the IOPS and throughput of many disk types grow with size.
+    #[arg(long)]
+    pub size: String,
+    /// Container image with `cqlbench`, fio and sysbench on its PATH (scripts/image.sh).
+    #[arg(long)]
+    pub image: String,
+    /// Prefix of the Jobs' names: NAME-0, NAME-1, … in the order of --nodes.
+    #[arg(long, default_value = "cqlbench-probe")]
+    pub name: String,
+    /// Namespace of the Jobs (it must exist).
+    #[arg(long, short = 'n', default_value = "default")]
+    pub namespace: String,
+    /// Labels the Jobs and names the directory the results are collected in: 1-63 of a-z 0-9
+    /// . _ - [default: probe-YYYYMMDD-HHMMSS, UTC now].
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// The pods tolerate every taint (for nodes dedicated to Cassandra).
+    #[arg(long)]
+    pub tolerate_taints: bool,
+    /// How long the printed `kubectl wait` waits, and each Job's deadline.
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    pub timeout: Duration,
+    /// Write the manifests to this file and print the kubectl workflow [default: manifests
+    /// to stdout, workflow to stderr].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// What follows `cqlbench probe` in each pod, after `--`: e.g. `-- --quick --profiles
+    /// lcs,rand_read_4k` (--dir, --env, --out and --json are the renderer's).
+    #[arg(last = true, value_name = "PROBE ARGS")]
+    pub probe_args: Vec<String>,
 }
 
 /// `cqlbench k8s cluster --cloud CLOUD --dcs DCS --storage [DC=]DISK:SIZE … [options]`
@@ -157,7 +206,79 @@ pub fn run(cmd: K8sCommand) -> anyhow::Result<()> {
     match cmd {
         K8sCommand::Loaders(a) => loaders(*a),
         K8sCommand::Cluster(a) => cluster(*a),
+        K8sCommand::Probe(a) => probe_jobs(*a),
     }
+}
+
+/// The pods' probe arguments, the renderer's own flags refused, then checked by `cqlbench
+/// probe`'s own parser and checks with the flags each pod adds.
+fn probe_args(given: &[String]) -> anyhow::Result<Vec<String>> {
+    use crate::k8s::probe::{PROBE_DIR, validate_probe_args};
+    validate_probe_args(given)?;
+    let argv = ["cqlbench", "probe", "--dir", PROBE_DIR, "--json"]
+        .into_iter()
+        .map(String::from)
+        .chain(given.iter().cloned());
+    let command = match super::Cli::try_parse_from(argv) {
+        Ok(super::Cli { command }) => command,
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("");
+            anyhow::bail!("probe arguments: {}", first.trim_start_matches("error: "));
+        }
+    };
+    let super::Command::Probe(step) = command else {
+        unreachable!("the command is probe")
+    };
+    let mut pod = (*step).clone();
+    // The directory is the pod's; only what can be checked here is.
+    pod.dir = None;
+    pod.validate()
+        .map_err(|e| anyhow::anyhow!("probe arguments: {e}"))?;
+    Ok(given.to_vec())
+}
+
+fn probe_jobs(a: ProbeJobsArgs) -> anyhow::Result<()> {
+    use crate::k8s::probe::{ProbeJobsSpec, render};
+    let now_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let spec = ProbeJobsSpec {
+        name: a.name,
+        namespace: a.namespace,
+        image: a.image,
+        nodes: a.nodes,
+        storage_class: a.storage_class,
+        size: a.size,
+        run_id: a
+            .run_id
+            .unwrap_or_else(|| default_run_id(now_s).replacen("run-", "probe-", 1)),
+        probe_args: probe_args(&a.probe_args)?,
+        tolerate_taints: a.tolerate_taints,
+        wait_timeout: a.timeout,
+        manifest: a.out.as_ref().map(|p| p.display().to_string()),
+    };
+    let rendered = render(&spec)?;
+    let workflow = workflow(&rendered.steps);
+    match &a.out {
+        None => {
+            print!("{}", rendered.yaml());
+            eprint!("{workflow}");
+        }
+        Some(path) => {
+            write_manifest(path, &rendered.yaml(), 0o644)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!(
+                "wrote {}: run {}, {} probe Job(s) in namespace {}",
+                path.display(),
+                spec.run_id,
+                spec.nodes.len(),
+                spec.namespace
+            );
+            print!("{workflow}");
+        }
+    }
+    Ok(())
 }
 
 fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
@@ -294,7 +415,7 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
     match &a.out {
         None => {
             print!("{}", rendered.yaml());
-            eprint!("{}", workflow(&rendered));
+            eprint!("{}", workflow(&rendered.steps));
         }
         Some(path) => {
             let mode = if rendered.secret.is_some() {
@@ -311,15 +432,15 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
                 spec.shards,
                 spec.namespace
             );
-            print!("{}", workflow(&rendered));
+            print!("{}", workflow(&rendered.steps));
         }
     }
     Ok(())
 }
 
 /// The steps as shell lines, each under a comment saying what it does.
-fn workflow(r: &Rendered) -> String {
-    r.steps
+fn workflow(steps: &[crate::k8s::loaders::Step]) -> String {
+    steps
         .iter()
         .enumerate()
         .map(|(i, s)| format!("# {}. {}\n{}\n", i + 1, s.what, s.line))

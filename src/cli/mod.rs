@@ -247,6 +247,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
+        Command::Probe(a) if a.json => {
+            // Silent but for the result: a pod's log (stdout and stderr) is the JSON alone.
+            let ctx = context(None, true).with_sink(registering(Arc::new(|_| {})));
+            let result = steps::probe::run(&a, &ctx)?;
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
         Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),

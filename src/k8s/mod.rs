@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod k8ssandra;
 pub mod loaders;
+pub mod probe;
 pub mod storage;
 
 use std::collections::BTreeMap;

@@ -9,6 +9,9 @@
 //!   commit log, 64 KiB sequential writes, 4 KiB random reads, memory-mapped random reads —
 //!   parsed from fio's JSON output.
 //!
+//! Where: this host, or another one over SSH (`--ssh`, [`remote`]): a [`runner::Runner`] runs
+//! the tools locally or there, and the output is parsed here either way.
+//!
 //! Layout: [`crate::spec::probe`] (what to run) → [`jobs`] (pure fio job rendering) → [`fio`] (running fio in
 //! a [`scratch`] directory) → [`fio_json`] (pure parsing) → [`crate::result::probe`] (the persisted model) →
 //! [`table`] (terminal rendering). [`run::run`] drives the steps and writes the result after
@@ -19,7 +22,9 @@ pub mod fio;
 pub mod fio_json;
 pub mod jobs;
 pub mod process;
+pub mod remote;
 pub mod run;
+pub mod runner;
 pub mod scratch;
 pub mod store;
 pub mod table;
@@ -82,4 +87,12 @@ pub enum ProbeError {
     },
     #[error("interrupted; scratch files removed")]
     Interrupted,
+    /// Something about the remote host of `--ssh`: `problem` is a phrase about it (`has no
+    /// fio (…)`, `could not be reached over ssh: …`).
+    #[error("remote host {host} {problem}")]
+    Remote { host: String, problem: String },
+    #[error(
+        "ssh not found on this machine: install the OpenSSH client (apt-get install -y openssh-client)"
+    )]
+    SshMissing,
 }

@@ -44,7 +44,7 @@ pub fn run(cmd: &mut Command, limit: Duration, cancel: &Cancel) -> Result<ExitSt
 }
 
 /// SIGTERM to the child's process group, up to 5 s to exit, then SIGKILL; always reaped.
-fn stop(child: &mut Child) {
+pub(super) fn stop(child: &mut Child) {
     let group = -(child.id() as libc::pid_t);
     // SAFETY: signalling the process group we created for this child.
     unsafe {

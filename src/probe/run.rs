@@ -1,34 +1,67 @@
-//! The probe as an ordered list of steps: checks (directory, fio, space, O_DIRECT), CPU, then
-//! one fio profile at a time. The result is written after each step, so an interrupted probe
+//! The probe as an ordered list of steps: checks (directory, fio, space, O_DIRECT — here or on
+//! the remote host), CPU, then one fio profile at a time. The result is written after each step, so an interrupted probe
 //! still leaves what it measured (with `complete: false`).
 
 use std::time::Duration;
 
-use super::fio;
 use super::jobs::{self, JobParams};
-use super::scratch::{self, Scratch};
+use super::remote::SshRunner;
+use super::runner::{LocalRunner, Prepared, Runner};
 use super::{ProbeError, cpu};
 use crate::cancel::Cancel;
 use crate::fsutil::write_atomic;
-use crate::host::HostFacts;
 use crate::result::probe::{ProbeResult, SCHEMA_VERSION, Summary};
 use crate::spec::probe::{ProbeSpec, Profile};
 
-/// Runs the probe described by `spec` until done or `cancel`led; `progress` receives one line
-/// per step.
+/// Runs the probe described by `spec` until done or `cancel`led, on this host or on
+/// `spec.remote`; `progress` receives one line per step.
 pub fn run(
     spec: &ProbeSpec,
     cancel: &Cancel,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeResult, ProbeError> {
     // Checks first, before anything is written or measured.
-    let fio_version = fio::version(&spec.fio_path)?;
-    for name in Scratch::remove_stale(&spec.dir) {
-        progress(&format!("removed {name}, left by a probe that was killed"));
+    match &spec.remote {
+        None => {
+            let (mut runner, prepared) = LocalRunner::prepare(spec, progress)?;
+            measure(spec, &mut runner, prepared, cancel, progress)
+        }
+        Some(target) => {
+            progress(&format!(
+                "checking {} over ssh (fio, {}the directory {})",
+                target.dest,
+                if spec.cpu { "sysbench, " } else { "" },
+                spec.dir.display()
+            ));
+            let (mut runner, prepared) = SshRunner::prepare(spec, target, cancel)?;
+            progress(&format!(
+                "remote host {} is {} ({} cores, {})",
+                target.dest.host_port(),
+                prepared.host.hostname,
+                prepared.host.cores,
+                prepared.fio_version
+            ));
+            // The runner removes the scratch directory there when dropped, also on an error.
+            measure(spec, &mut runner, prepared, cancel, progress)
+        }
     }
-    let scratch = Scratch::create(&spec.dir)?;
-    let direct = check_dir(spec, &scratch)?;
-    let host = HostFacts::read();
+}
+
+/// The steps after the checks: CPU, then one fio profile at a time, the result saved after
+/// each.
+fn measure(
+    spec: &ProbeSpec,
+    runner: &mut dyn Runner,
+    prepared: Prepared,
+    cancel: &Cancel,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ProbeResult, ProbeError> {
+    let Prepared {
+        host,
+        disk,
+        fio_version,
+        direct,
+    } = prepared;
     let started = crate::host::unix_now_s();
     let mut result = ProbeResult {
         schema_version: SCHEMA_VERSION,
@@ -39,6 +72,7 @@ pub fn run(
         finished_at: None,
         host: host.clone(),
         dir: spec.dir.display().to_string(),
+        disk,
         fio_version,
         direct_io: direct,
         summary: Summary::default(),
@@ -59,11 +93,9 @@ pub fn run(
             "cpu: 1 thread and {} threads, {} s each",
             host.cores, spec.timing.cpu_time_s
         ));
-        let figures = cpu::measure(
-            &spec.sysbench_path,
+        let figures = runner.cpu(
             host.cores,
             Duration::from_secs(spec.timing.cpu_time_s),
-            &scratch,
             &mut result.notes,
             cancel,
         )?;
@@ -82,7 +114,7 @@ pub fn run(
         if cancel.is_cancelled() {
             return Err(ProbeError::Interrupted);
         }
-        let figures = profile_figures(spec, profile, &params, &scratch, cancel, progress)?;
+        let figures = profile_figures(spec, profile, &params, runner, cancel, progress)?;
         result.profiles.push(figures);
         result.summarise();
         save(spec, &result)?;
@@ -90,41 +122,16 @@ pub fn run(
     result.complete = true;
     result.finished_at = Some(crate::format::rfc3339_utc(crate::host::unix_now_s()));
     save(spec, &result)?;
-    drop(scratch);
     Ok(result)
 }
 
-/// Checks that the directory has room for the profiles' files; whether it takes O_DIRECT.
-fn check_dir(spec: &ProbeSpec, scratch: &Scratch) -> Result<bool, ProbeError> {
-    let need = jobs::required_bytes(&spec.profiles, spec.timing.file_size_mib);
-    // 64 MiB of headroom for fio's own files and the filesystem.
-    let need_with_margin = need + if need > 0 { 64 << 20 } else { 0 };
-    let free = scratch::free_bytes(scratch.path()).map_err(|source| ProbeError::Io {
-        what: "statvfs",
-        path: spec.dir.clone(),
-        source,
-    })?;
-    if free < need_with_margin {
-        return Err(ProbeError::NoSpace {
-            dir: spec.dir.clone(),
-            need_mib: need_with_margin >> 20,
-            free_mib: free >> 20,
-        });
-    }
-    scratch::supports_direct_io(scratch.path()).map_err(|source| ProbeError::Io {
-        what: "checking O_DIRECT",
-        path: scratch.path().to_path_buf(),
-        source,
-    })
-}
-
-/// One fio profile run in the scratch directory (its job file also written where asked),
-/// folded into its figures.
+/// One fio profile run in the runner's scratch directory (its job file also written where
+/// asked, on this machine), folded into its figures.
 fn profile_figures(
     spec: &ProbeSpec,
     profile: Profile,
     params: &JobParams,
-    scratch: &Scratch,
+    runner: &mut dyn Runner,
     cancel: &Cancel,
     progress: &mut dyn FnMut(&str),
 ) -> Result<crate::result::probe::ProfileFigures, ProbeError> {
@@ -146,17 +153,7 @@ fn profile_figures(
         "{profile}: {duration} — {}",
         jobs::info(profile).description
     ));
-    let report = fio::run_job(
-        &spec.fio_path,
-        profile,
-        &job,
-        scratch,
-        time_limit(params),
-        cancel,
-    )?;
-    for f in jobs::info(profile).written_files {
-        scratch.remove_file(f);
-    }
+    let report = runner.fio(profile, &job, time_limit(params), cancel)?;
     super::fio_json::figures(profile, params.runtime_s, &job, &report).map_err(|e| {
         ProbeError::FioOutput {
             profile,

@@ -18,6 +18,15 @@ pub fn render(r: &ProbeResult) -> String {
         r.fio_version,
         if r.complete { "" } else { " [incomplete]" }
     ));
+    if let Some(t) = &r.spec.remote {
+        out.push_str(&format!(
+            "remote host: {} (over ssh {}), kernel {}\n",
+            r.host.hostname, t.dest, r.host.kernel
+        ));
+    }
+    if let Some(d) = &r.disk {
+        out.push_str(&format!("disk: {}\n", d.describe()));
+    }
     out.push_str(&format!(
         "host: {}, {} cores, {:.1} GiB RAM\n\n",
         if r.host.cpu_model.is_empty() {
@@ -168,6 +177,7 @@ mod tests {
                 kernel: "6.1".into(),
             },
             dir: "/data".into(),
+            disk: None,
             fio_version: "fio-3.33".into(),
             direct_io: true,
             summary: Summary {
@@ -202,6 +212,7 @@ mod tests {
                 write_jobs_dir: None,
                 out: "/x.json".into(),
                 tags: Vec::new(),
+                remote: None,
             },
         }
     }
@@ -233,5 +244,25 @@ note: a note
         let text = render(&r);
         assert!(text.lines().next().unwrap().ends_with("[incomplete]"));
         assert!(text.contains("7244 (builtin)"));
+    }
+
+    #[test]
+    fn names_the_remote_host_and_its_disk() {
+        let mut r = sample();
+        r.spec.remote = Some(crate::spec::ssh::SshTarget {
+            dest: "root@10.0.0.5:2222".parse().unwrap(),
+            identity: None,
+            options: Vec::new(),
+            connect_timeout_s: 10,
+        });
+        r.disk = crate::result::probe::DiskFacts::parse_df("/dev/sdb xfs 1048576 1 2 1% /data\n");
+        let text = render(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1],
+            "remote host: h (over ssh root@10.0.0.5:2222), kernel 6.1"
+        );
+        assert_eq!(lines[2], "disk: /dev/sdb (xfs, 1.0 GiB, mounted on /data)");
+        assert_eq!(r.host_label(), "h (ssh root@10.0.0.5:2222)");
     }
 }

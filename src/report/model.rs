@@ -120,6 +120,8 @@ pub struct ScenarioGroup {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeRow {
     pub env: String,
+    /// The host measured ([`crate::result::probe::ProbeResult::host_label`]).
+    pub host: String,
     pub summary: Summary,
 }
 
@@ -211,11 +213,17 @@ impl ScenarioGroup {
 }
 
 impl Report {
-    /// The probe table, environments as columns.
+    /// The probe table, environments as columns, the host each probe measured on top.
     pub fn probe_table(&self) -> Option<Table> {
         let items: Vec<(&str, &ProbeRow)> =
             self.probes.iter().map(|p| (p.env.as_str(), p)).collect();
-        section_table(PROBE_SECTION.title.to_string(), &PROBE_SECTION, &items)
+        let mut table = section_table(PROBE_SECTION.title.to_string(), &PROBE_SECTION, &items)?;
+        let hosts = self.probes.iter().map(|p| p.host.clone());
+        table.rows.insert(
+            0,
+            std::iter::once("host".to_string()).chain(hosts).collect(),
+        );
+        Some(table)
     }
 
     /// The tables of the terminal and Markdown exporters: the summary of every run and its

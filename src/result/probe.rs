@@ -19,8 +19,11 @@ pub struct ProbeResult {
     pub started_unix_s: u64,
     pub finished_at: Option<String>,
     pub host: HostFacts,
-    /// The directory whose filesystem was measured.
+    /// The directory whose filesystem was measured (on the remote host with `spec.remote`).
     pub dir: String,
+    /// The filesystem holding `dir`, as `df` shows it; none when `df` could not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskFacts>,
     pub fio_version: String,
     /// Whether fio used O_DIRECT (false when the filesystem refused it).
     pub direct_io: bool,
@@ -46,6 +49,46 @@ pub struct Summary {
     pub disk_mb_s: Option<f64>,
     /// p99 of 4 KiB random reads under compaction (profile `lcs`, else `stcs`).
     pub disk_read_p99_us: Option<f64>,
+}
+
+/// The filesystem a probe measured: `df -P -T -k DIR`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiskFacts {
+    /// The device or source (`/dev/nvme0n1p1`, `overlay`, `tmpfs`).
+    pub device: String,
+    pub fs_type: String,
+    pub size_bytes: u64,
+    pub mount: String,
+}
+
+impl DiskFacts {
+    /// The last line of `df -P -T -k` output (a mount point may hold spaces).
+    pub fn parse_df(output: &str) -> Option<DiskFacts> {
+        let line = output.lines().rev().find(|l| !l.trim().is_empty())?;
+        let mut words = line.split_whitespace();
+        let device = words.next()?.to_string();
+        let fs_type = words.next()?.to_string();
+        let size_kib: u64 = words.next()?.parse().ok()?;
+        // Used, available, capacity; the rest is the mount point.
+        let rest: Vec<&str> = words.skip(3).collect();
+        (!rest.is_empty()).then(|| DiskFacts {
+            device,
+            fs_type,
+            size_bytes: size_kib * 1024,
+            mount: rest.join(" "),
+        })
+    }
+
+    /// `/dev/vda (ext4, 251.0 GiB, mounted on /)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, {:.1} GiB, mounted on {})",
+            self.device,
+            self.fs_type,
+            self.size_bytes as f64 / (1u64 << 30) as f64,
+            self.mount
+        )
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +137,19 @@ pub struct ProfileFigures {
 }
 
 impl ProbeResult {
+    /// The host measured, as the report names it: its hostname, and how it was reached when
+    /// it was not the machine cqlbench ran on (`db1 (ssh root@10.0.0.5:22)`).
+    pub fn host_label(&self) -> String {
+        let name = match self.host.hostname.is_empty() {
+            true => "unknown host",
+            false => self.host.hostname.as_str(),
+        };
+        match &self.spec.remote {
+            Some(t) => format!("{name} (ssh {})", t.dest),
+            None => name.to_string(),
+        }
+    }
+
     pub fn profile(&self, p: Profile) -> Option<&ProfileFigures> {
         self.profiles.iter().find(|f| f.name == p)
     }
@@ -111,5 +167,27 @@ impl ProbeResult {
             disk_mb_s: self.profile(Profile::SeqWrite64k).map(|f| f.write_mb_s),
             disk_read_p99_us: p99,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn df_lines_parse_with_spaces_in_the_mount_point() {
+        let out = "Filesystem     Type 1024-blocks     Used Available Capacity Mounted on\n\
+                   /dev/vda       ext4   263174212 60000000 190000000      25% /mnt/my disk\n";
+        let d = DiskFacts::parse_df(out).unwrap();
+        assert_eq!(d.device, "/dev/vda");
+        assert_eq!(d.fs_type, "ext4");
+        assert_eq!(d.size_bytes, 263174212 * 1024);
+        assert_eq!(d.mount, "/mnt/my disk");
+        assert_eq!(
+            d.describe(),
+            "/dev/vda (ext4, 251.0 GiB, mounted on /mnt/my disk)"
+        );
+        assert_eq!(DiskFacts::parse_df("Filesystem Type\n"), None);
+        assert_eq!(DiskFacts::parse_df(""), None);
     }
 }

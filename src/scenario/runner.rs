@@ -58,7 +58,10 @@ pub fn check_tools(m: &Matrix, ctx: &Context) -> Result<(), ScenarioError> {
     let mut checked = std::collections::BTreeSet::new();
     for p in &m.envs {
         for (i, s) in p.steps.iter().enumerate() {
-            if let Step::Probe(probe) = &s.step {
+            // A probe over ssh runs the remote host's fio, checked when it starts.
+            if let Step::Probe(probe) = &s.step
+                && probe.ssh.is_none()
+            {
                 let fio = super::steps::probe::fio(probe, ctx);
                 if checked.insert(fio.clone()) {
                     crate::probe::fio::version(&fio)

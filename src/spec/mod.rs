@@ -6,6 +6,7 @@ pub mod fault;
 pub mod keys;
 pub mod load;
 pub mod probe;
+pub mod ssh;
 pub mod storage;
 pub mod units;
 pub mod workload;

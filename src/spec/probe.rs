@@ -120,6 +120,10 @@ pub struct ProbeSpec {
     /// Tags recorded in the result (`--tag`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// Probe this host instead of the local one (`--ssh`): fio and sysbench run there, `dir`,
+    /// `fio_path` and `sysbench_path` are its paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<crate::spec::ssh::SshTarget>,
 }
 
 /// Checks an environment label: it names result files, so only `[A-Za-z0-9._-]`, 1–64 chars.

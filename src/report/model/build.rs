@@ -199,6 +199,7 @@ impl<'a> Builder<'a> {
             }
             self.report.probes.push(ProbeRow {
                 env,
+                host: result.host_label(),
                 summary: result.summary.clone(),
             });
         }

@@ -14,16 +14,46 @@ use crate::scenario::event::{Event, ProbeEvent};
 use crate::scenario::{Context, ScenarioError};
 use crate::spec::probe::{ProbeSpec, Profile};
 use crate::spec::probe::{Timing, validate_env};
+use crate::spec::ssh::SshTarget;
 
 /// A probe step: what is measured, where, for how long.
 #[derive(Debug, Clone, clap::Args, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ProbeStep {
     /// Directory whose filesystem is measured (test files go in a scratch directory inside it,
-    /// removed afterwards). Default: the cqlbench home directory.
+    /// removed afterwards). Default: the cqlbench home directory. With --ssh: a directory of
+    /// the remote host (required).
     #[arg(long, value_name = "DIR", conflicts_with = "cluster")]
     #[serde(default)]
     pub dir: Option<PathBuf>,
+
+    /// Probe another host over SSH, [USER@]HOST[:PORT]: fio and sysbench run there (the
+    /// system's `ssh`, BatchMode, host keys accepted on first use; see docs/probe.md), --dir,
+    /// --fio and --sysbench are paths there, and the environment label defaults to HOST.
+    #[arg(long, value_name = "[USER@]HOST[:PORT]", conflicts_with = "cluster")]
+    #[serde(
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "super::argv::opt_display"
+    )]
+    pub ssh: Option<crate::spec::ssh::SshDest>,
+
+    /// With --ssh: the private key to log in with (`ssh -i`). Default: ssh's own (agent,
+    /// ~/.ssh/config, ~/.ssh/id_*).
+    #[arg(long, value_name = "FILE", requires = "ssh")]
+    #[serde(default)]
+    pub ssh_identity: Option<PathBuf>,
+
+    /// With --ssh: an `ssh -o` option, KEY=VALUE (e.g. UserKnownHostsFile=FILE,
+    /// StrictHostKeyChecking=yes). Repeatable; given options win over cqlbench's defaults,
+    /// except BatchMode, which is always yes.
+    #[arg(long, value_name = "KEY=VALUE", requires = "ssh")]
+    #[serde(
+        default,
+        deserialize_with = "de::list_parsed",
+        serialize_with = "super::argv::list_display"
+    )]
+    pub ssh_option: Vec<crate::spec::ssh::SshOption>,
 
     /// Measure the filesystem holding this local cluster's data (its directory); the
     /// environment label defaults to the cluster name.
@@ -94,16 +124,24 @@ pub struct ProbeStep {
     #[serde(default)]
     pub write_jobs: Option<PathBuf>,
 
-    /// fio binary [default: $CQLBENCH_FIO, else fio].
+    /// fio binary [default: $CQLBENCH_FIO, else fio; with --ssh: fio on the remote PATH].
     #[arg(long, value_name = "PATH")]
     #[serde(default)]
     pub fio: Option<PathBuf>,
 
     /// sysbench binary [default: $CQLBENCH_SYSBENCH, else sysbench]; when it cannot be run a
-    /// built-in CPU loop is used instead.
+    /// built-in CPU loop is used instead (with --ssh: the remote host's, required unless
+    /// --skip-cpu).
     #[arg(long, value_name = "PATH")]
     #[serde(default)]
     pub sysbench: Option<PathBuf>,
+
+    /// Print nothing but the finished result, as one line of JSON on standard output (no
+    /// progress, no tables): what a pod's log holds for `kubectl logs … > FILE` and
+    /// `cqlbench report FILE`. The result file is written as usual. Command line only.
+    #[arg(long)]
+    #[serde(skip)]
+    pub json: bool,
 }
 
 impl ProbeStep {
@@ -122,6 +160,25 @@ impl ProbeStep {
         }
         if let Some(env) = &self.env {
             validate_env(env)?;
+        }
+        if let Some(dest) = &self.ssh {
+            if self.dir.is_none() {
+                refuse!(
+                    "--ssh {dest} needs --dir: the directory of that host whose filesystem is measured"
+                );
+            }
+            if let Some(key) = &self.ssh_identity
+                && !key.is_file()
+            {
+                refuse!(
+                    "--ssh-identity '{}' is not a file (give the private key to log in with)",
+                    key.display()
+                );
+            }
+            return Ok(());
+        }
+        if !self.ssh_option.is_empty() || self.ssh_identity.is_some() {
+            refuse!("--ssh-identity and --ssh-option go with --ssh");
         }
         if let Some(dir) = &self.dir {
             let dir = dir.clone();
@@ -227,13 +284,22 @@ fn spec_from_args(
     ctx: &Context,
 ) -> Result<ProbeSpec, ScenarioError> {
     let home = &ctx.home;
-    let env = match (args.env, &args.cluster) {
-        (Some(env), _) => env,
-        (None, Some(name)) => name.clone(),
-        (None, None) => default_env(),
+    let env = match (args.env, &args.cluster, &args.ssh) {
+        (Some(env), _, _) => env,
+        (None, Some(name), _) => name.clone(),
+        (None, None, Some(dest)) => env_name(&dest.host),
+        (None, None, None) => default_env(),
     };
     validate_env(&env)?;
+    let remote = args.ssh.map(|dest| SshTarget {
+        dest,
+        identity: args.ssh_identity,
+        options: args.ssh_option,
+        connect_timeout_s: SshTarget::CONNECT_TIMEOUT_S,
+    });
     let dir = match args.dir.or(cluster_dir) {
+        // A path of the remote host, as given.
+        Some(dir) if remote.is_some() => dir,
         // Absolute in the result; a missing directory is reported by the probe itself.
         Some(dir) => std::fs::canonicalize(&dir).unwrap_or(dir),
         None => {
@@ -272,17 +338,32 @@ fn spec_from_args(
         timing,
         profiles,
         cpu: !args.skip_cpu,
-        fio_path: args.fio.unwrap_or_else(|| ctx.fio.clone()),
-        sysbench_path: args.sysbench.unwrap_or_else(|| ctx.sysbench.clone()),
+        // The remote host's own fio and sysbench on its PATH unless given: $CQLBENCH_FIO and
+        // $CQLBENCH_SYSBENCH name this machine's.
+        fio_path: match (args.fio, &remote) {
+            (Some(p), _) => p,
+            (None, Some(_)) => "fio".into(),
+            (None, None) => ctx.fio.clone(),
+        },
+        sysbench_path: match (args.sysbench, &remote) {
+            (Some(p), _) => p,
+            (None, Some(_)) => "sysbench".into(),
+            (None, None) => ctx.sysbench.clone(),
+        },
         write_jobs_dir: args.write_jobs,
         out,
         tags: args.tag,
+        remote,
     })
 }
 
 /// The hostname, made safe for a file name; `localhost` if there is none.
 fn default_env() -> String {
-    let host = HostFacts::read().hostname;
+    env_name(&HostFacts::read().hostname)
+}
+
+/// A host name made safe for a file name; `localhost` if nothing is left.
+fn env_name(host: &str) -> String {
     let cleaned: String = host
         .chars()
         .map(|c| {
