@@ -587,3 +587,117 @@ fn report_history_follows_a_figure_across_the_catalogues_runs() {
         assert_ne!(out.get_output().status.code(), Some(101), "{err}");
     }
 }
+
+/// A run whose nodes' hosts were sampled through node exporters: `cqlbench report FILE` shows
+/// each host (the local /proc one and each node's, named with its exporter) and each host's
+/// disks, in the text, Markdown, CSV and HTML outputs.
+#[test]
+fn report_shows_the_hosts_of_node_exporters_beside_the_local_host() {
+    use cqlbench::result::fixture::{run_with_metrics, with_node_hosts};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("remote.json");
+    let mut r = run_with_metrics("remote", &shape(1, 2_000.0, 2.0), 2, &["sda"]);
+    with_node_hosts(
+        r.metrics.as_mut().unwrap(),
+        &["10.0.0.5", "10.0.0.6"],
+        &["nvme0n1"],
+    );
+    r.write(&path).unwrap();
+    let out = cmd().arg("report").arg(&path).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let hosts = text
+        .find("Hosts over the main phase (means of the samples)\n")
+        .unwrap_or_else(|| panic!("no hosts table in\n{text}"));
+    // The row of a host: # env host source… samples user system iowait steal load …
+    let cells = |host: &str| -> Vec<&str> {
+        text[hosts..]
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|c| c.get(2) == Some(&host))
+            .unwrap_or_else(|| panic!("no row of {host} in\n{text}"))
+    };
+    let node = cells("10.0.0.6");
+    assert_eq!(
+        node[..6],
+        [
+            "#1",
+            "remote",
+            "10.0.0.6",
+            "node",
+            "exporter",
+            "10.0.0.2:9100"
+        ],
+        "{text}"
+    );
+    assert_eq!(node[7..12], ["40.0", "5.0", "2.0", "2.0", "3.00"], "{text}");
+    assert_eq!(cells("local")[3], "/proc");
+    let disks = text
+        .find("Host disks over the main phase (means of the samples)\n")
+        .expect("the disks table");
+    let disk: Vec<&str> = text[disks..]
+        .lines()
+        .find(|l| l.contains("10.0.0.5") && l.contains("nvme0n1"))
+        .expect("node 10.0.0.5's disk")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        disk[4..],
+        ["100", "50", "4.0", "20.0", "0.50", "1.50", "0.75", "40"]
+    );
+
+    let out = cmd()
+        .arg("report")
+        .arg(&path)
+        .arg("--markdown")
+        .assert()
+        .success();
+    let md = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(md.contains("### Hosts over the main phase"), "{md}");
+    assert!(
+        md.contains("| #1 | remote | 10.0.0.5 | node exporter 10.0.0.1:9100 |"),
+        "{md}"
+    );
+
+    let out = cmd()
+        .arg("report")
+        .arg(&path)
+        .arg("--csv")
+        .assert()
+        .success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for key in [
+        "run",
+        "host",
+        "host_source",
+        "cpu_steal_pct",
+        "device",
+        "util_pct",
+    ] {
+        assert!(header.contains(&key), "{key} in {header:?}");
+    }
+    let row = csv
+        .lines()
+        .find(|l| l.contains(",10.0.0.6,node exporter 10.0.0.2:9100,"))
+        .unwrap_or_else(|| panic!("no row of 10.0.0.6 in\n{csv}"));
+    assert!(row.contains(",remote.json,"), "{row}");
+    assert!(
+        row.ends_with(",nvme0n1,200,50,4,20,0.5,1.5,0.75,40"),
+        "{row}"
+    );
+
+    let html = dir.path().join("report.html");
+    cmd()
+        .arg("report")
+        .arg(&path)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<caption>Hosts over the main phase (means of the samples)</caption>"),
+        "no hosts table in the page"
+    );
+    assert!(page.contains("<td class=\"text\">node exporter 10.0.0.2:9100</td>"));
+}

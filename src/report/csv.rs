@@ -1,13 +1,16 @@
-//! CSV exporter: one row per (scenario, environment), one per capacity-search step, plus one
-//! per environment that has only probe figures. The columns are the model's fields
-//! ([`RUN_SECTIONS`], [`PROBE_SECTION`], and [`STEP_COLUMNS`] when the report holds a capacity
-//! search) by key, and [`COST_COLUMNS`] when environments were priced (`--deployment`): each
+//! CSV exporter: one row per (scenario, environment), one per capacity-search step, one per
+//! device of each host a run sampled (one per host without a device), plus one per
+//! environment that has only probe figures. The columns are the model's fields
+//! ([`RUN_SECTIONS`], [`PROBE_SECTION`], [`STEP_COLUMNS`] when the report holds a capacity
+//! search, and `run` with [`HOST_COLUMNS`] and [`DEVICE_COLUMNS`] when a run sampled hosts) by
+//! key, and [`COST_COLUMNS`] when environments were priced (`--deployment`): each
 //! row carries its environment's cost; numbers are rounded to 6 decimal places, absent figures
 //! empty.
 
 use super::Report;
-use super::capacity::{STEP_COLUMNS, SearchReport, StepRow};
-use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS};
+use super::capacity::{Column, STEP_COLUMNS, SearchReport, StepRow};
+use super::model::hosts::{DEVICE_COLUMNS, DeviceLine, HOST_COLUMNS, HostLine};
+use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS, summary};
 
 fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -79,24 +82,82 @@ fn capacity_scenario(c: &SearchReport) -> String {
     }
 }
 
+/// The host columns' keys: the run's file name, then the hosts table's and the devices
+/// table's columns but the environment (and the host, named once).
+fn host_keys() -> impl Iterator<Item = &'static str> {
+    std::iter::once("run")
+        .chain(host_columns().map(|c| c.key))
+        .chain(device_columns().map(|c| c.key))
+}
+
+fn host_columns() -> impl Iterator<Item = &'static Column<HostLine>> {
+    HOST_COLUMNS.iter().filter(|c| c.key != "env")
+}
+
+fn device_columns() -> impl Iterator<Item = &'static Column<DeviceLine>> {
+    DEVICE_COLUMNS
+        .iter()
+        .filter(|c| !matches!(c.key, "env" | "host"))
+}
+
+/// A host row's host columns: its run, the host's figures and one of its devices' (empty
+/// when it has none); every host column empty on other rows.
+fn host_values(host: Option<(&str, &HostLine, Option<&DeviceLine>)>) -> Vec<String> {
+    let Some((run, h, device)) = host else {
+        return vec![String::new(); host_keys().count()];
+    };
+    std::iter::once(quote(run))
+        .chain(host_columns().map(|c| quote(&(c.get)(h).raw())))
+        .chain(
+            device_columns().map(|c| device.map(|d| quote(&(c.get)(d).raw())).unwrap_or_default()),
+        )
+        .collect()
+}
+
+/// A row's own figures: a scenario's environment, a capacity step, or a host of a run (and
+/// one of its devices).
+#[derive(Clone, Copy)]
+enum Of<'a> {
+    Runs(&'a EnvRuns),
+    Step(&'a StepRow),
+    Host(&'a str, &'a HostLine, Option<&'a DeviceLine>),
+    Probe,
+}
+
 pub fn render(report: &Report) -> String {
     let with_steps = !report.capacity.is_empty();
     let with_costs = !report.costs.is_empty();
+    let hosts = summary::host_lines(&report.runs);
+    let with_hosts = !hosts.is_empty();
     let header: Vec<&str> = ["scenario", "env"]
         .into_iter()
         .chain(run_fields().map(|f| f.key))
         .chain(PROBE_SECTION.fields.iter().map(|f| f.key))
         .chain(STEP_COLUMNS.iter().map(|c| c.key).filter(|_| with_steps))
+        .chain(host_keys().filter(|_| with_hosts))
         .chain(COST_COLUMNS.iter().copied().filter(|_| with_costs))
         .collect();
     let mut out = header.join(",") + "\n";
     let probe = |env: &str| -> Option<&ProbeRow> { report.probes.iter().find(|p| p.env == env) };
-    let mut row = |scenario: &str, env: &str, runs: Option<&EnvRuns>, step: Option<&StepRow>| {
+    let mut row = |scenario: &str, env: &str, of: Of| {
+        let runs = match of {
+            Of::Runs(r) => Some(r),
+            _ => None,
+        };
+        let step = match of {
+            Of::Step(s) => Some(s),
+            _ => None,
+        };
+        let host = match of {
+            Of::Host(run, h, d) => Some((run, h, d)),
+            _ => None,
+        };
         let cells: Vec<String> = [quote(scenario), quote(env)]
             .into_iter()
             .chain(values(run_fields(), runs))
             .chain(values(PROBE_SECTION.fields.iter(), probe(env)))
             .chain(step_values(step).into_iter().filter(|_| with_steps))
+            .chain(host_values(host).into_iter().filter(|_| with_hosts))
             .chain(cost_values(report, env).into_iter().filter(|_| with_costs))
             .collect();
         out.push_str(&cells.join(","));
@@ -104,12 +165,30 @@ pub fn render(report: &Report) -> String {
     };
     for g in &report.groups {
         for e in &g.envs {
-            row(&g.scenario, &e.env, Some(e), None);
+            row(&g.scenario, &e.env, Of::Runs(e));
         }
     }
     for c in &report.capacity {
         for s in &c.steps {
-            row(&capacity_scenario(c), &c.env, None, Some(s));
+            row(&capacity_scenario(c), &c.env, Of::Step(s));
+        }
+    }
+    for h in &hosts {
+        let Some(run) = report.runs.iter().find(|r| r.index == h.run) else {
+            continue;
+        };
+        let scenario = report
+            .groups
+            .iter()
+            .find(|g| g.runs.iter().any(|t| t.path == run.path))
+            .map_or(String::new(), |g| g.scenario.clone());
+        let name = run.name();
+        let devices = h.devices();
+        if devices.is_empty() {
+            row(&scenario, &h.env, Of::Host(&name, h, None));
+        }
+        for d in &devices {
+            row(&scenario, &h.env, Of::Host(&name, h, Some(d)));
         }
     }
     for p in &report.probes {
@@ -122,7 +201,7 @@ pub fn render(report: &Report) -> String {
                 .iter()
                 .any(|c| c.env == p.env && !c.steps.is_empty());
         if !has_rows {
-            row("", &p.env, None, None);
+            row("", &p.env, Of::Probe);
         }
     }
     out

@@ -9,6 +9,8 @@
 //!   a merged run's shards, of verifications, and of response time by rate.
 //! - `summary`: the tables on top, one row per run whatever its scenario (load, target,
 //!   throughput, response and service time, errors; settings and host CPU).
+//! - `hosts`: the hosts each run sampled (the local host's /proc, the nodes' node exporters),
+//!   one model from both sources and its tables.
 
 use std::path::PathBuf;
 
@@ -25,6 +27,7 @@ use crate::stats::Percentiles;
 mod build;
 mod by_rate;
 mod faults;
+pub mod hosts;
 mod sections;
 mod shards;
 pub mod summary;

@@ -786,3 +786,59 @@ fn reads_compared_under_verify_are_shown_with_the_reasons_others_were_not() {
     assert!(html.contains("Reads compared with the generator"));
     assert!(html.contains(Unchecked::NoRowRequired.describe()));
 }
+
+/// A run against a remote cluster whose two nodes' hosts were sampled through node
+/// exporters, beside the local host's /proc.
+fn remote_run_input() -> Input {
+    let mut result =
+        crate::result::fixture::run_with_metrics("remote", &RunShape::default(), 2, &["sda"]);
+    crate::result::fixture::with_node_hosts(
+        result.metrics.as_mut().unwrap(),
+        &["node1", "node2"],
+        &["nvme0n1", "nvme1n1"],
+    );
+    Input::Run {
+        path: "remote-1.json".into(),
+        result,
+    }
+}
+
+#[test]
+fn hosts_sampled_through_node_exporters_are_in_every_exporter() {
+    let report =
+        Report::build(&[remote_run_input(), run_input("ec2", RunShape::default())]).unwrap();
+    golden("hosts.txt", &text::render(&report));
+    golden("hosts.md", &markdown::render(&report));
+    golden("hosts.csv", &csv::render(&report));
+    let html = super::html::render(&report);
+    for caption in [
+        super::model::hosts::HOSTS_TITLE,
+        super::model::hosts::DEVICES_TITLE,
+    ] {
+        assert!(
+            html.contains(&format!("<caption>{caption}</caption>")),
+            "{caption}"
+        );
+    }
+    assert!(html.contains("<td class=\"text\">node exporter 10.0.0.2:9100</td>"));
+    // The CSV: one row per host device, its host's figures on it.
+    let rendered = csv::render(&report);
+    let mut reader = ::csv::Reader::from_reader(rendered.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let col = |k: &str| header.iter().position(|h| h == k).unwrap();
+    let rows: Vec<::csv::StringRecord> = reader
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[col("host")] == "node2")
+        .collect();
+    assert_eq!(rows.len(), 2, "{rendered}");
+    assert_eq!(
+        &rows[1][col("scenario")],
+        "keyvalue, closed loop, 64 in flight"
+    );
+    assert_eq!(&rows[1][col("device")], "nvme1n1");
+    assert_eq!(&rows[1][col("host_source")], "node exporter 10.0.0.2:9100");
+    assert_eq!(&rows[1][col("cpu_user_pct")], "40");
+    assert_eq!(&rows[1][col("write_iops")], "100");
+    assert_eq!(&rows[1][col("run")], "remote-1.json");
+}

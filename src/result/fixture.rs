@@ -10,7 +10,7 @@ use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria, CriterionCheck,
     Growth, LatencyBound, SearchMode, SearchStep, Settle,
 };
-use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeSample, Sample};
+use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeHost, NodeSample, Sample};
 use crate::result::{
     Fingerprint, IntervalRecord, OpSummary, PhaseResult, PhaseSummary, RESULT_VERSION, RunResult,
     RunStatus, TargetRecord,
@@ -305,6 +305,55 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
         errors: vec!["node2: connection refused".into()],
         node_devices: Vec::new(),
         node_hosts: Vec::new(),
+    }
+}
+
+/// Gives `m` the hosts of `nodes` seen through node exporters (`10.0.0.J:9100`), each with
+/// `devices`: node J's host (from 0) has user CPU 30 + 10·J %, system 5 %, iowait J + 1 %,
+/// steal 2 %, load 2 + J, 8 GB used, 4 GB page cache, network 12 MB/s in and 3 MB/s out, and
+/// each device D (from 0) 100·(J + 1) read and 50·(D + 1) write IOPS, 4 MB/s read and 20 MB/s
+/// write, 0.5 ms reads, 1.5 ms writes, queue 0.75, 40 % busy, in every sample but the first
+/// (the first of two readings gives no rate).
+pub fn with_node_hosts(m: &mut MetricSeries, nodes: &[&str], devices: &[&str]) {
+    m.node_hosts = nodes
+        .iter()
+        .enumerate()
+        .map(|(j, n)| NodeHost {
+            node: n.to_string(),
+            exporter: format!("10.0.0.{}:9100", j + 1),
+            devices: devices.iter().map(|d| d.to_string()).collect(),
+        })
+        .collect();
+    for (k, s) in m.samples.iter_mut().enumerate() {
+        s.node_hosts = (0..nodes.len())
+            .map(|j| {
+                let j_f = j as f64;
+                (k > 0).then(|| HostSample {
+                    cpu_user: 0.3 + 0.1 * j_f,
+                    cpu_system: 0.05,
+                    cpu_iowait: 0.01 * (j_f + 1.0),
+                    cpu_steal: 0.02,
+                    devices: (0..devices.len())
+                        .map(|d| DeviceSample {
+                            read_iops: 100.0 * (j_f + 1.0),
+                            write_iops: 50.0 * (d as f64 + 1.0),
+                            read_mb_s: 4.0,
+                            write_mb_s: 20.0,
+                            read_latency_ms: 0.5,
+                            write_latency_ms: 1.5,
+                            avg_queue: 0.75,
+                            util: 0.4,
+                        })
+                        .collect(),
+                    load1: Some(2.0 + j_f),
+                    mem_used_bytes: Some(8e9),
+                    page_cache_bytes: Some(4e9),
+                    net_rx_bytes_per_s: Some(12e6),
+                    net_tx_bytes_per_s: Some(3e6),
+                    ..HostSample::default()
+                })
+            })
+            .collect();
     }
 }
 

@@ -38,7 +38,9 @@ pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
 pub use shard::{Merged, ShardFigures, ShardOf};
 pub use verify::VerifyResult;
-pub use warning::{Warning, compaction_warning, host_cpu, host_warning, phase_warnings};
+pub use warning::{
+    Warning, compaction_warning, host_cpu, host_warning, measured_window, phase_warnings,
+};
 
 use std::path::Path;
 

@@ -229,15 +229,22 @@ pub fn compaction_warning(
 /// The host's CPUs busy at or above this share over a window make it saturated.
 pub const HOST_SATURATED: f64 = 0.9;
 
+/// A phase's measured window (its warmup left out) on the run's axis: (start, end) in seconds
+/// since the run started, the axis of [`crate::result::series::Sample::t_s`]; none without a
+/// measured interval.
+pub fn measured_window(phase: &PhaseResult) -> Option<(f64, f64)> {
+    let measured: Vec<&IntervalRecord> = phase.intervals.iter().filter(|i| i.measured()).collect();
+    let (first, last) = (measured.first()?, measured.last()?);
+    Some((phase.offset_s + first.start_s, phase.offset_s + last.end_s))
+}
+
 /// The mean host CPU (user + system, a share of all CPUs), cqlbench's and the local nodes'
 /// CPU (cores) over a phase's measured window, from the run's host samples.
 pub fn host_cpu(
     phase: &PhaseResult,
     metrics: &crate::result::series::MetricSeries,
 ) -> Option<(f64, f64, Option<f64>)> {
-    let measured: Vec<&IntervalRecord> = phase.intervals.iter().filter(|i| i.measured()).collect();
-    let (first, last) = (measured.first()?, measured.last()?);
-    let (start, end) = (phase.offset_s + first.start_s, phase.offset_s + last.end_s);
+    let (start, end) = measured_window(phase)?;
     let hosts: Vec<&crate::result::series::HostSample> = metrics
         .samples
         .iter()

@@ -235,6 +235,9 @@ pub struct RunRow {
     pub service_spectrum: Vec<(f64, f64)>,
     pub settings: Settings,
     pub host: Option<HostCpu>,
+    /// The hosts the run sampled over its measured window: the local host (/proc) and the
+    /// nodes' hosts (node exporters), see [`super::hosts`].
+    pub hosts: Vec<super::hosts::HostSummary>,
 }
 
 impl RunRow {
@@ -279,6 +282,11 @@ impl RunRow {
             service_spectrum: spectrum_of(&summary.all.service_histogram_ns)?,
             settings: Settings::of(run),
             host,
+            hosts: run
+                .metrics
+                .as_deref()
+                .map(|m| super::hosts::summaries(main, m))
+                .unwrap_or_default(),
         })
     }
 
@@ -479,7 +487,8 @@ pub const SETTINGS_COLUMNS: [Column<RunRow>; 14] = [
     },
 ];
 
-/// The runs table and the settings table; none without runs.
+/// The runs table, the settings table, the server settings that differ, and the hosts the
+/// runs sampled ([`super::hosts`]); none without runs.
 pub fn tables(runs: &[RunRow]) -> Vec<Table> {
     if runs.is_empty() {
         return Vec::new();
@@ -490,7 +499,21 @@ pub fn tables(runs: &[RunRow]) -> Vec<Table> {
         rows_table(SETTINGS_TITLE.into(), "#", &SETTINGS_COLUMNS, &items),
     ];
     out.extend(server_settings_table(runs));
+    out.extend(super::hosts::tables(&host_lines(runs)));
     out
+}
+
+/// Every host of every run, in run order (the rows of [`super::hosts::tables`]).
+pub fn host_lines(runs: &[RunRow]) -> Vec<super::hosts::HostLine> {
+    runs.iter()
+        .flat_map(|r| {
+            r.hosts.iter().map(|h| super::hosts::HostLine {
+                run: r.index,
+                env: r.env.clone(),
+                summary: h.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The server settings whose values differ between the runs that recorded them, one row per
