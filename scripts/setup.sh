@@ -25,8 +25,11 @@ command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 if [ "$for_tests" -eq 1 ]; then
+  # Prometheus: the live-metrics test scrapes cqlbench with it, and tests/prometheus_real.rs
+  # fetches a node exporter's series from it.
   command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
-  # The node exporter the host-metrics test starts (tests/node_exporter_real.rs).
+  # The node exporter the host-metrics tests start (tests/node_exporter_real.rs,
+  # tests/prometheus_real.rs).
   command -v prometheus-node-exporter >/dev/null 2>&1 || need+=(prometheus-node-exporter)
   # The SSH server the remote-probe test starts (tests/probe_ssh_real.rs), with ssh and ssh-keygen.
   [ -x /usr/sbin/sshd ] || need+=(openssh-server)

@@ -1026,6 +1026,7 @@ mod tests {
             errors: Vec::new(),
             node_devices: Vec::new(),
             node_hosts: Vec::new(),
+            fetched: None,
         };
         live.event(&Event::Load(LoadEvent::Interval {
             phase: "main",

@@ -1288,3 +1288,88 @@ fn a_malformed_node_exporter_is_refused_in_one_line() {
     run("node1=10.0.0.5:ninety", "bad port 'ninety'");
     run("=10.0.0.5:9100", "no node name");
 }
+
+#[test]
+fn a_malformed_prometheus_server_or_instance_is_refused_in_one_line() {
+    for cmd in ["run", "throughput", "latency"] {
+        let mut args = vec![cmd, "keyvalue", "--hosts", HOST];
+        if cmd == "latency" {
+            args.extend(["--rate", "100"]);
+        }
+        let with = |extra: &[&'static str]| {
+            let mut a = args.clone();
+            a.extend(extra);
+            a
+        };
+        for (value, needle) in [
+            ("10.0.0.9:9090", "must start with http:// or https://"),
+            ("http://", "empty host"),
+            ("http://h:99999", "invalid port"),
+            ("http://h:9090/?q=1", "no query or fragment"),
+        ] {
+            refused_naming(
+                &with(&["--prometheus-server", value]),
+                &["--prometheus-server", value, needle, "http[s]://host:port"],
+            );
+        }
+        for (value, needle) in [
+            ("node1", "no '='"),
+            ("=10.0.0.5:9100", "no node name"),
+            ("node1=", "no instance"),
+            ("node1=a b", "no spaces"),
+        ] {
+            refused_naming(
+                &with(&[
+                    "--prometheus-server",
+                    "http://127.0.0.1:9090",
+                    "--prometheus-instance",
+                    value,
+                ]),
+                &["--prometheus-instance", needle, "NODE=INSTANCE"],
+            );
+        }
+        // An instance needs a server; --no-metrics and a server do not go together.
+        refused_naming(
+            &with(&["--prometheus-instance", "node1=10.0.0.5:9100"]),
+            &["--prometheus-server"],
+        );
+        refused_naming(
+            &with(&["--prometheus-server", "http://h:9090", "--no-metrics"]),
+            &["--no-metrics", "--prometheus-server"],
+        );
+    }
+    for cmd in ["capacity", "fill"] {
+        let mut args = vec![cmd, "keyvalue", "--hosts", HOST];
+        if cmd == "fill" {
+            args.extend(["--bytes", "10M"]);
+        }
+        args.extend(["--prometheus-server", "http://h:9090"]);
+        refused_naming(
+            &args,
+            &["--prometheus-server", "does not fetch host series yet"],
+        );
+    }
+}
+
+/// Valid values get past the checks: the run then fails on the unreachable host, not on
+/// the flags, and no fetch is tried for a run that never started.
+#[test]
+fn valid_prometheus_server_and_instances_are_accepted() {
+    for server in ["http://127.0.0.1:9090", "https://prom.example/prometheus/"] {
+        let home = tempfile::tempdir().unwrap();
+        let out = cqlbench(home.path())
+            .args(["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"])
+            .args(["--prometheus-server", server])
+            .args(["--prometheus-instance", "node1=10.0.0.5:9100"])
+            .args(["--prometheus-instance", "127.0.0.1=[::1]:9100"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert_ne!(out.status.code(), Some(101), "{stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains("127.0.0.1:1"), "{stderr}");
+        assert!(!stderr.contains("prometheus"), "{stderr}");
+    }
+}

@@ -341,6 +341,22 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "concurency",
         ),
         (
+            "name: p\nsteps: [{run: {workload: keyvalue, prometheus-server: '10.0.0.9:9090'}}]",
+            "--prometheus-server '10.0.0.9:9090' is not a Prometheus server URL",
+        ),
+        (
+            "name: p\nsteps: [{run: {workload: keyvalue, prometheus-instance: [node1=a]}}]",
+            "--prometheus-instance maps nodes on a --prometheus-server",
+        ),
+        (
+            "name: p\nsteps: [{run: {workload: keyvalue, prometheus-server: 'http://h:9090', prometheus-instance: [node1]}}]",
+            "--prometheus-instance 'node1' is not a node's instance: no '='",
+        ),
+        (
+            "name: p\nsteps: [{capacity: {workload: keyvalue, prometheus-server: 'http://h:9090'}}]",
+            "a capacity search does not fetch host series yet",
+        ),
+        (
             "name: r\nsteps: [{latency: {workload: keyvalue, rate: -1}}]",
             "rate: '-1'",
         ),
@@ -848,4 +864,24 @@ fn a_scenario_refuses_a_busy_metrics_address_before_writing_anything() {
         .args(["--metrics-listen", "127.0.0.1:0"])
         .assert()
         .success();
+}
+
+/// `prometheus-server` and `prometheus-instance` are keys of run-like steps: valid values
+/// make a valid plan whose command lines carry them.
+#[test]
+fn prometheus_server_and_instances_are_run_step_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.yaml");
+    std::fs::write(
+        &file,
+        "name: p\nsteps:\n  - {throughput: {workload: keyvalue, hosts: 10.0.0.1, duration: 5s, prometheus-server: 'http://10.0.0.9:9090', prometheus-instance: [node1=10.0.0.1:9100, 'node2=exporter-2']}}\n",
+    )
+    .unwrap();
+    let stdout = dry_run_valid(&file, dir.path());
+    assert!(
+        stdout.contains("--prometheus-server http://10.0.0.9:9090")
+            && stdout.contains("--prometheus-instance node1=10.0.0.1:9100")
+            && stdout.contains("--prometheus-instance node2=exporter-2"),
+        "{stdout}"
+    );
 }

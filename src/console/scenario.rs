@@ -61,9 +61,49 @@ pub(super) fn text(e: &Event) -> String {
         Event::Warning(Warning::DestroyFailed { cluster, error }) => {
             format!("warning: destroying {cluster}: {error}\n")
         }
+        Event::Warning(Warning::FetchFailed { error }) => {
+            format!("warning: no host series fetched: {error}\n")
+        }
+        Event::HostsFetched { fetched } => hosts_fetched(fetched),
         // Rendered by the console's other parts.
         _ => String::new(),
     }
+}
+
+/// What a fetch from a Prometheus server found (one line) and did not (one more line).
+fn hosts_fetched(f: &crate::result::series::FetchedHosts) -> String {
+    let found: Vec<String> = f
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(j, h)| {
+            let n = f
+                .samples
+                .iter()
+                .filter(|s| s.node_hosts.get(j).is_some_and(Option::is_some))
+                .count();
+            format!("{} = {} ({n} samples)", h.node, h.exporter)
+        })
+        .collect();
+    let mut out = format!(
+        "host series from Prometheus {} every {}s: {}\n",
+        f.server,
+        f.step_s,
+        if found.is_empty() {
+            "none".to_string()
+        } else {
+            found.join(", ")
+        }
+    );
+    if !f.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "warning: not found on {}: {}",
+            f.server,
+            f.missing.join("; ")
+        );
+    }
+    out
 }
 
 fn cluster(c: &ClusterEvent) -> String {

@@ -6,6 +6,8 @@
 //! - [`reading`]: a node's figures from one scrape, and its sample from two.
 //! - [`scrape`]: scraping nodes' endpoints, and why a scrape gave no reading.
 //! - [`node_exporter`]: a remote node's host from its node exporter, as /proc's counters.
+//! - [`prometheus_server`]: the nodes' hosts' figures fetched after a run from a Prometheus
+//!   server that scraped their node exporters (range queries of the same counters).
 //! - [`sampler`]: the thread that samples a run: /proc, scrapes, the series.
 //! - [`assemble`]: scrape answers, however late, into the samples of their ticks.
 
@@ -14,6 +16,7 @@ pub mod names;
 pub mod node_exporter;
 pub mod procfs;
 pub mod prometheus;
+pub mod prometheus_server;
 pub mod reading;
 pub mod sampler;
 pub mod scrape;

@@ -118,13 +118,18 @@ impl Counters {
 
 /// The counters of a node exporter's exposition text.
 pub fn counters(text: &str) -> Counters {
-    let samples = prometheus::parse_named(text, NAMES);
+    counters_of(&prometheus::parse_named(text, NAMES))
+}
+
+/// The counters of a node exporter's samples (of one host at one time), however they were
+/// read: a scrape's lines, or the values of a Prometheus server's series at one step.
+pub fn counters_of(samples: &[prometheus::Sample]) -> Counters {
     let ticks = |s: f64| (s * USER_HZ).round().max(0.0) as u64;
     let ms = |s: f64| (s * 1000.0).round().max(0.0) as u64;
     let mut cpu = [0.0f64; 8];
     let mut disks: Vec<DiskCounters> = Vec::new();
     let (mut total, mut available, mut out) = (None, None, Counters::default());
-    for s in &samples {
+    for s in samples {
         let v = s.value;
         if !v.is_finite() {
             continue;
@@ -305,11 +310,11 @@ impl Hosts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A node exporter's answer (shaped as 1.x writes it), its counters `k` periods in.
-    fn exposition(k: f64) -> String {
+    pub(crate) fn exposition(k: f64) -> String {
         let cpu = |c: u32, mode: &str, v: f64| {
             format!("node_cpu_seconds_total{{cpu=\"{c}\",mode=\"{mode}\"}} {v}\n")
         };

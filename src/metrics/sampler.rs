@@ -163,8 +163,10 @@ impl Sampler {
                         node: e.node.clone(),
                         exporter: e.address(),
                         devices: Vec::new(),
+                        job: None,
                     })
                     .collect(),
+                fetched: None,
             },
         }));
         let stop = Arc::new(AtomicBool::new(false));
@@ -201,6 +203,7 @@ impl Sampler {
             errors: Vec::new(),
             node_devices: s.series.node_devices.clone(),
             node_hosts: s.series.node_hosts.clone(),
+            fetched: None,
         })
     }
 

@@ -305,6 +305,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
         errors: vec!["node2: connection refused".into()],
         node_devices: Vec::new(),
         node_hosts: Vec::new(),
+        fetched: None,
     }
 }
 
@@ -322,6 +323,7 @@ pub fn with_node_hosts(m: &mut MetricSeries, nodes: &[&str], devices: &[&str]) {
             node: n.to_string(),
             exporter: format!("10.0.0.{}:9100", j + 1),
             devices: devices.iter().map(|d| d.to_string()).collect(),
+            job: None,
         })
         .collect();
     for (k, s) in m.samples.iter_mut().enumerate() {

@@ -26,6 +26,34 @@ pub struct MetricSeries {
     /// attributed to the Cassandra node it runs: the order of [`Sample::node_hosts`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_hosts: Vec<NodeHost>,
+    /// The nodes' hosts' series fetched after the run from a Prometheus server (a third
+    /// source of the same host figures), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetched: Option<Box<FetchedHosts>>,
+}
+
+/// The nodes' hosts' figures fetched after a run from a Prometheus server that scraped their
+/// node exporters: range queries of the exporters' raw counters over the run's window, turned
+/// into [`HostSample`]s by the computation the exporters' scrapes go through.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FetchedHosts {
+    /// The Prometheus server's URL.
+    pub server: String,
+    /// The range queries' step (the run's sampling period), s.
+    pub step_s: f64,
+    /// The window queried, Unix seconds.
+    pub start_unix_s: f64,
+    pub end_unix_s: f64,
+    /// Each node's host: [`NodeHost::exporter`] is the exporter's `instance` label, and
+    /// [`NodeHost::job`] its `job`. The order of [`Sample::node_hosts`] in [`Self::samples`].
+    pub hosts: Vec<NodeHost>,
+    /// One sample per step, `t_s` on the run's axis; a host's `None` where Prometheus held
+    /// no new scrape of it since the previous step (or none at all).
+    pub samples: Vec<Sample>,
+    /// What was not found: nodes no instance was mapped to, and the series an instance did
+    /// not have (`node2 (10.0.0.6:9100): node_disk_*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
 }
 
 /// A node's host, seen through its node exporter.
@@ -38,6 +66,9 @@ pub struct NodeHost {
     /// Its block devices, in the order of this host's [`HostSample::devices`] (empty until
     /// the exporter first answered).
     pub devices: Vec<String>,
+    /// The exporter's `job` label, for hosts fetched from a Prometheus server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
 }
 
 /// A node's own disk.
@@ -325,6 +356,7 @@ mod tests {
             ],
             errors: vec![],
             node_hosts: vec![],
+            fetched: None,
         };
         let sum = m.node_sum(|n| n.pending_compactions);
         assert_eq!(sum, vec![(1.0, Some(8.0)), (2.0, Some(2.0)), (3.0, None)]);

@@ -1433,6 +1433,7 @@ mod tests {
                 node: n.to_string(),
                 exporter: format!("{n}:9100"),
                 devices: vec![],
+                job: None,
             })
             .collect();
         for s in &mut m.samples {

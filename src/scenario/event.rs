@@ -89,6 +89,11 @@ pub enum Event<'a> {
         estimate_s: f64,
         dir: &'a Path,
     },
+    /// A run's nodes' hosts' series were fetched from a Prometheus server after it: what was
+    /// found and what was not.
+    HostsFetched {
+        fetched: &'a crate::result::series::FetchedHosts,
+    },
     /// Something went wrong that does not stop the scenario.
     Warning(Warning<'a>),
 }
@@ -234,6 +239,17 @@ pub enum ScalingEvent<'a> {
 
 /// What went wrong without stopping anything.
 pub enum Warning<'a> {
-    StopFailed { cluster: &'a str, error: String },
-    DestroyFailed { cluster: &'a str, error: String },
+    StopFailed {
+        cluster: &'a str,
+        error: String,
+    },
+    DestroyFailed {
+        cluster: &'a str,
+        error: String,
+    },
+    /// Fetching a run's hosts' series from a Prometheus server failed (the run's result is
+    /// kept as written): the error names the server and what it answered.
+    FetchFailed {
+        error: String,
+    },
 }

@@ -3,7 +3,7 @@
 use super::{Charts, FAIL_COLOUR, GREY, SMALL, TIME_AXIS_TITLE, series_colour};
 use crate::report::model::RunTimeline;
 use crate::report::svg::{Axis, Chart, Fill, LegendItem, Stroke};
-use crate::result::series::{MetricSeries, Sample};
+use crate::result::series::{MetricSeries, NodeHost, Sample};
 use crate::spec::OpKind;
 
 /// (x, y) points of a line; `None` leaves a gap.
@@ -68,7 +68,21 @@ impl Charts {
         if let Some(m) = metrics {
             panels.extend(server_panels(m));
             panels.extend(host_panels(m));
-            panels.extend(node_host_panels(m));
+            panels.extend(node_host_panels(
+                ("node-host-cpu", "node-host-disk"),
+                "node exporters",
+                &m.node_hosts,
+                &m.samples,
+            ));
+            if let Some(f) = &m.fetched {
+                let source = format!("fetched from Prometheus {}", f.server);
+                panels.extend(node_host_panels(
+                    ("prometheus-host-cpu", "prometheus-host-disk"),
+                    &source,
+                    &f.hosts,
+                    &f.samples,
+                ));
+            }
         }
         let panels: Vec<Panel> = panels.into_iter().filter(|p| !p.lines.is_empty()).collect();
         self.stack(run, &panels, end)
@@ -250,32 +264,44 @@ fn server_panels(m: &MetricSeries) -> Vec<Panel> {
     vec![pending, cpu]
 }
 
-/// The node exporters' hosts, one line per node: CPU, and disk throughput per device.
-fn node_host_panels(m: &MetricSeries) -> Vec<Panel> {
+/// The nodes' hosts of one source (`(id, name)`: the node exporters sampled during the run,
+/// or a Prometheus server's series fetched after it), one line per node: CPU, and disk
+/// throughput per device.
+fn node_host_panels(
+    (cpu_id, disk_id): (&'static str, &'static str),
+    source: &str,
+    hosts: &[NodeHost],
+    samples: &[Sample],
+) -> Vec<Panel> {
     let mut cpu = Panel::new(
-        "node-host-cpu",
-        "Nodes' hosts' CPU (% of all CPUs, node exporters): busy solid, iowait dashed",
+        cpu_id,
+        &format!("Nodes' hosts' CPU (% of all CPUs, {source}): busy solid, iowait dashed"),
     );
     let mut mb = Panel::new(
-        "node-host-disk",
-        "Nodes' hosts' disk throughput (MB/s per device, node exporters): write solid, read dashed",
+        disk_id,
+        &format!(
+            "Nodes' hosts' disk throughput (MB/s per device, {source}): write solid, read dashed"
+        ),
     );
+    let over_samples = |get: &dyn Fn(&Sample) -> Option<f64>| -> Vec<(f64, Option<f64>)> {
+        samples.iter().map(|s| (s.t_s, get(s))).collect()
+    };
     let mut colour = 0;
-    for (j, host) in m.node_hosts.iter().enumerate() {
+    for (j, host) in hosts.iter().enumerate() {
         let at = |s: &Sample| s.node_hosts.get(j).cloned().flatten();
         cpu.line(
             format!("{} busy", host.node),
-            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_busy())),
+            over_samples(&|s| at(s).map(|h| 100.0 * h.cpu_busy())),
             Stroke::solid(series_colour(j)),
         );
         cpu.line(
             format!("{} iowait", host.node),
-            over_samples(m, |s| at(s).map(|h| 100.0 * h.cpu_iowait)),
+            over_samples(&|s| at(s).map(|h| 100.0 * h.cpu_iowait)),
             Stroke::dashed(series_colour(j)),
         );
         for (d, device) in host.devices.iter().enumerate() {
             let dev = |get: fn(&crate::result::series::DeviceSample) -> f64| {
-                over_samples(m, move |s| at(s).and_then(|h| h.devices.get(d).map(get)))
+                over_samples(&|s| at(s).and_then(|h| h.devices.get(d).map(get)))
             };
             mb.line(
                 format!("{} {device} write", host.node),
@@ -423,6 +449,7 @@ mod tests {
                 node: n.to_string(),
                 exporter: "10.0.0.1:9100".into(),
                 devices: vec!["nvme0n1".into()],
+                job: None,
             })
             .collect();
         for s in &mut m.samples {
@@ -456,6 +483,61 @@ mod tests {
             .expect("node host disk");
         assert!(stack[cpu].contains("node2 busy") && stack[cpu].contains("node1 iowait"));
         assert!(stack[disk].contains("node2 nvme0n1 write"));
+    }
+
+    #[test]
+    fn hosts_fetched_from_prometheus_get_charts_beside_the_exporters() {
+        use crate::result::series::{FetchedHosts, HostSample, NodeHost};
+        let mut result = run_with_metrics("remote", &RunShape::default(), 2, &[]);
+        let m = result.metrics.as_mut().unwrap();
+        let host = |node: &str| NodeHost {
+            node: node.into(),
+            exporter: "10.0.0.1:9100".into(),
+            devices: vec![],
+            job: Some("node".into()),
+        };
+        m.node_hosts = vec![host("node1")];
+        for s in &mut m.samples {
+            s.node_hosts = vec![Some(HostSample {
+                cpu_user: 0.4,
+                ..HostSample::default()
+            })];
+        }
+        let mut samples = m.samples.clone();
+        for s in &mut samples {
+            s.nodes.clear();
+            s.host = None;
+            s.t_s += 0.5;
+        }
+        m.fetched = Some(Box::new(FetchedHosts {
+            server: "http://10.0.0.9:9090".into(),
+            step_s: 1.0,
+            hosts: vec![host("node1")],
+            samples,
+            ..FetchedHosts::default()
+        }));
+        let r = report(vec![Input::Run {
+            path: "remote.json".into(),
+            result,
+        }]);
+        let mut charts = Charts::new(&r);
+        let stack = charts.run_stack(&r.groups[0].runs[0]);
+        let n = names(&stack);
+        let exporter = n
+            .iter()
+            .position(|x| *x == "node-host-cpu")
+            .expect("exporter");
+        let fetched = n
+            .iter()
+            .position(|x| *x == "prometheus-host-cpu")
+            .expect("fetched");
+        assert!(exporter < fetched, "{n:?}");
+        assert!(
+            stack[fetched].contains("fetched from Prometheus http://10.0.0.9:9090")
+                && stack[fetched].contains("node1 busy"),
+            "{}",
+            stack[fetched]
+        );
     }
 
     #[test]

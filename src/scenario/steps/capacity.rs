@@ -355,6 +355,11 @@ impl CapacityStep {
     /// own), `--step` long with `--step-warmup`.
     fn step_run(&self) -> Result<(RunStep, CapacitySpec), Invalid> {
         let a = self;
+        if a.run.prometheus_server.is_some() {
+            return Err(crate::invalid!(
+                "--prometheus-server: a capacity search does not fetch host series yet (run, throughput and latency do); give its steps --node-exporter instead"
+            ));
+        }
         if a.run.rate.is_some() || a.run.concurrency.is_some() {
             return Err(crate::invalid!(
                 "capacity sets each step's rate (--start-rate) or concurrency (--start-concurrency), with --factor or --increment: not --rate or --concurrency"

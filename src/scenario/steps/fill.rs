@@ -79,6 +79,11 @@ impl FillStep {
     /// --duration says).
     fn fill_run(&self) -> Result<RunStep, Invalid> {
         let a = self;
+        if a.run.prometheus_server.is_some() {
+            return Err(crate::invalid!(
+                "--prometheus-server: a fill does not fetch host series yet (run, throughput and latency do); give it --node-exporter instead"
+            ));
+        }
         if a.run.ratio.is_some() {
             return Err(crate::invalid!("fill writes only: drop --ratio"));
         }

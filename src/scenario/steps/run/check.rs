@@ -176,6 +176,28 @@ impl RunStep {
             crate::metrics::node_exporter::NodeExporter::parse(e)
                 .map_err(|e| crate::invalid!("--node-exporter {e}"))?;
         }
+        self.check_prometheus_server()?;
+        Ok(())
+    }
+
+    /// `--prometheus-server` and its `--prometheus-instance`s.
+    fn check_prometheus_server(&self) -> Result<(), Invalid> {
+        use crate::metrics::prometheus_server::{NodeInstance, Server};
+        match &self.prometheus_server {
+            None if !self.prometheus_instance.is_empty() => {
+                no!("--prometheus-instance maps nodes on a --prometheus-server: give one")
+            }
+            None => {}
+            Some(_) if self.no_metrics => {
+                no!("give --prometheus-server or --no-metrics, not both")
+            }
+            Some(url) => {
+                Server::parse(url).map_err(|e| crate::invalid!("--prometheus-server {e}"))?;
+            }
+        }
+        for i in &self.prometheus_instance {
+            NodeInstance::parse(i).map_err(|e| crate::invalid!("--prometheus-instance {e}"))?;
+        }
         Ok(())
     }
 

@@ -22,6 +22,9 @@ use crate::spec::workload::{
 use crate::spec::{LoadMode, LoadSpec, Stop, WorkloadSpec};
 use crate::target::Target;
 
+/// How long one request to a Prometheus server may take.
+const FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl RunStep {
     /// Builds the run plan (checking every value first); local clusters are looked up in the
     /// context's clusters directory.
@@ -120,6 +123,49 @@ impl RunStep {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::invalid!("--node-exporter {e}"))?;
         Ok(t)
+    }
+
+    /// What to fetch from `--prometheus-server` once the run is over (its window set then),
+    /// `None` without one: the server, the instances given, and the target's nodes (a local
+    /// cluster's names and addresses, else the contact points' hosts).
+    pub(super) fn prometheus_fetch(
+        &self,
+        ctx: &Context,
+    ) -> Result<Option<crate::metrics::prometheus_server::FetchSpec>, ScenarioError> {
+        use crate::metrics::prometheus_server::{FetchSpec, NodeInstance, Server, host_part};
+        let Some(url) = &self.prometheus_server else {
+            return Ok(None);
+        };
+        let server = Server::parse(url).map_err(|e| crate::invalid!("--prometheus-server {e}"))?;
+        let instances = self
+            .prometheus_instance
+            .iter()
+            .map(|i| NodeInstance::parse(i))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| crate::invalid!("--prometheus-instance {e}"))?;
+        let target = self.target(ctx)?;
+        let nodes = match target.cluster() {
+            Some(c) => c
+                .nodes()
+                .iter()
+                .map(|n| (n.name.clone(), n.address.clone()))
+                .collect(),
+            None => target
+                .contact_points()
+                .iter()
+                .map(|h| (host_part(h).to_string(), h.clone()))
+                .collect(),
+        };
+        Ok(Some(FetchSpec {
+            server,
+            instances,
+            nodes,
+            start_unix_s: 0.0,
+            end_unix_s: 0.0,
+            t0_unix_s: 0.0,
+            step_s: self.metrics_interval.as_secs_f64(),
+            timeout: FETCH_TIMEOUT,
+        }))
     }
 
     /// Who applies the faults: a local cluster's nodes (the schedule checked against their
