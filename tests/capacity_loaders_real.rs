@@ -84,13 +84,15 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     let dir = home.path();
     let run = |args: &[&str]| cqlbench(tc.root(), dir, args);
 
-    // Two steps of two loaders each: 400 then 600 ops/s, 200 and 300 each.
+    // Two steps of two loaders each: 200 then 300 ops/s, 100 and 150 each (at 400 ops/s a
+    // fresh 256 MiB node on a host with another node's run beside it answered at a p50 of
+    // 2.7 s, and the loaders, holding their most requests in flight, fell behind).
     let cap = dir.join("cap.json");
     let mut args = vec!["capacity", "keyvalue", "--cluster", "caploaders"];
     args.extend(SEARCH);
     args.extend([
         "--start-rate",
-        "400",
+        "200",
         "--max-steps",
         "2",
         "--step",
@@ -104,7 +106,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     let r = CapacityResult::read(&cap).unwrap();
     assert_eq!(r.status, CapacityStatus::Completed, "{text}");
     assert_eq!(r.steps.len(), 2, "{text}");
-    for (s, rate) in r.steps.iter().zip([400.0, 600.0]) {
+    for (s, rate) in r.steps.iter().zip([200.0, 300.0]) {
         assert_eq!(s.target_rate_per_s, rate);
         let l = s.loaders.as_ref().expect("the step's loaders");
         assert_eq!(l.count, 2);
@@ -140,7 +142,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
         assert!(merged.merged.is_some());
     }
     let v = r.verdict.as_ref().unwrap();
-    assert_eq!(v.highest_passing_rate_per_s, Some(600.0));
+    assert_eq!(v.highest_passing_rate_per_s, Some(300.0));
     assert_eq!((v.failing_rate_per_s, v.loader_bound_step), (None, None));
     let table = ok(run(&["report", cap.to_str().unwrap()]));
     assert!(table.contains("start spread ms"), "{table}");
@@ -355,7 +357,7 @@ fn across_machines(run: &dyn Fn(&[&str]) -> Command, dir: &Path) {
     let r = CapacityResult::read(&coordinator_out).unwrap();
     assert_eq!(r.status, CapacityStatus::Completed, "{text}");
     assert_eq!(r.steps.len(), 2, "{text}");
-    for (s, rate) in r.steps.iter().zip([400.0, 600.0]) {
+    for (s, rate) in r.steps.iter().zip([200.0, 300.0]) {
         assert_eq!(s.target_rate_per_s, rate);
         let l = s.loaders.as_ref().expect("the step's loaders");
         assert_eq!(l.count, 2);
