@@ -154,7 +154,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     args.extend([
         "--skip-rampup",
         "--start-rate",
-        "400",
+        "200",
         "--max-steps",
         "3",
         "--step",
@@ -304,7 +304,7 @@ fn across_machines(run: &dyn Fn(&[&str]) -> Command, dir: &Path) {
             "--barrier-timeout",
             "60s",
             "--start-rate",
-            "400",
+            "200",
             "--factor",
             "1.5",
             "--max-steps",
