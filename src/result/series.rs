@@ -205,16 +205,9 @@ pub struct DeviceSample {
     pub util: f64,
 }
 
-impl MetricSeries {
-    /// Device `device`'s figures averaged over the samples from `from_s` on (None: no sample).
-    pub fn device_mean(&self, device: &str, from_s: f64) -> Option<DeviceSample> {
-        let d = self.devices.iter().position(|x| x == device)?;
-        let picked: Vec<&DeviceSample> = self
-            .samples
-            .iter()
-            .filter(|s| s.t_s >= from_s)
-            .filter_map(|s| s.host.as_ref().and_then(|h| h.devices.get(d)))
-            .collect();
+impl DeviceSample {
+    /// The field-by-field mean of `picked` (none when empty).
+    pub fn mean(picked: &[&DeviceSample]) -> Option<DeviceSample> {
         if picked.is_empty() {
             return None;
         }
@@ -230,6 +223,20 @@ impl MetricSeries {
             avg_queue: mean(|x| x.avg_queue),
             util: mean(|x| x.util),
         })
+    }
+}
+
+impl MetricSeries {
+    /// Device `device`'s figures averaged over the samples from `from_s` on (None: no sample).
+    pub fn device_mean(&self, device: &str, from_s: f64) -> Option<DeviceSample> {
+        let d = self.devices.iter().position(|x| x == device)?;
+        let picked: Vec<&DeviceSample> = self
+            .samples
+            .iter()
+            .filter(|s| s.t_s >= from_s)
+            .filter_map(|s| s.host.as_ref().and_then(|h| h.devices.get(d)))
+            .collect();
+        DeviceSample::mean(&picked)
     }
 
     /// Node `node`'s mean local read latency (ms) over the samples from `from_s` on, weighted

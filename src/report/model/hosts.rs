@@ -120,7 +120,7 @@ fn summary(
         .filter_map(|(d, name)| {
             let picked: Vec<&DeviceSample> =
                 samples.iter().filter_map(|s| s.devices.get(d)).collect();
-            device_mean(&picked).map(|m| (name.clone(), m))
+            DeviceSample::mean(&picked).map(|m| (name.clone(), m))
         })
         .collect();
     Some(HostSummary {
@@ -137,25 +137,6 @@ fn summary(
         net_rx_bytes_per_s: mean_of_some(|s| s.net_rx_bytes_per_s),
         net_tx_bytes_per_s: mean_of_some(|s| s.net_tx_bytes_per_s),
         devices,
-    })
-}
-
-/// The field-by-field mean of `picked` (none when empty).
-fn device_mean(picked: &[&DeviceSample]) -> Option<DeviceSample> {
-    if picked.is_empty() {
-        return None;
-    }
-    let n = picked.len() as f64;
-    let mean = |f: fn(&DeviceSample) -> f64| picked.iter().map(|x| f(x)).sum::<f64>() / n;
-    Some(DeviceSample {
-        read_iops: mean(|x| x.read_iops),
-        write_iops: mean(|x| x.write_iops),
-        read_mb_s: mean(|x| x.read_mb_s),
-        write_mb_s: mean(|x| x.write_mb_s),
-        read_latency_ms: mean(|x| x.read_latency_ms),
-        write_latency_ms: mean(|x| x.write_latency_ms),
-        avg_queue: mean(|x| x.avg_queue),
-        util: mean(|x| x.util),
     })
 }
 
