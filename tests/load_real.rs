@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use common::daemon::{Reap, free_port};
 use common::*;
 use cqlbench::load::session::ConnectSpec;
 use cqlbench::load::{RunPlan, run};
@@ -577,26 +578,6 @@ fn a_client_killed_mid_run_leaves_a_ledger_verify_reads(dir: &std::path::Path) {
     assert_eq!(v.present, v.acked_rows);
 }
 
-/// `--key-dist zipf:1.2` through the binary: the node's own per-partition read counts
-/// (`nodetool toppartitions`, sampled while the run reads) fall off as 1/(k+1)^1.2.
-/// A free TCP port on the loopback (bound, then let go).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Kills and reaps a child this test started, whatever happens.
-struct Reap(std::process::Child);
-impl Drop for Reap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `run --metrics-listen` against the local cluster, scraped by Debian's Prometheus with the
 /// shipped scrape configuration: every query of the shipped Grafana dashboard returns series
 /// while the run goes, and the counters match the result written afterwards.
@@ -781,6 +762,8 @@ fn live_metrics_feed_the_shipped_dashboard_through_a_real_prometheus(
     drop(prometheus);
 }
 
+/// `--key-dist zipf:1.2` through the binary: the node's own per-partition read counts
+/// (`nodetool toppartitions`, sampled while the run reads) fall off as 1/(k+1)^1.2.
 fn zipf_keys_show_their_skew_in_the_servers_partition_counts(
     tc: &TestCluster,
     dir: &std::path::Path,

@@ -9,31 +9,21 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use common::daemon::{Reap, free_port};
 
 const SSHD: &str = "/usr/sbin/sshd";
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
 
 /// The server's process, killed by its PID when dropped (a failing test too).
 struct Sshd {
-    child: Child,
+    child: Reap,
     port: u16,
     dir: PathBuf,
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
 }
 
 fn keygen(path: &Path) {
@@ -78,13 +68,13 @@ impl Sshd {
                 panic!("{SSHD} did not start ({e}): apt-get install -y openssh-server")
             });
         let mut sshd = Sshd {
-            child,
+            child: Reap(child),
             port,
             dir: dir.to_path_buf(),
         };
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Some(status) = sshd.child.try_wait().unwrap() {
+            if let Some(status) = sshd.child.0.try_wait().unwrap() {
                 let log = std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default();
                 panic!("{SSHD} exited ({status}):\n{log}");
             }

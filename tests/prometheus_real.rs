@@ -5,53 +5,16 @@
 //! then fetches the window from the server through `metrics::prometheus_server::fetch` and
 //! compares the two. No Cassandra needed.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cqlbench::metrics::node_exporter::{self, Hosts, NodeExporter};
 use cqlbench::metrics::prometheus_server::{FetchSpec, NodeInstance, Server, fetch};
 use cqlbench::result::series::HostSample;
 
-/// A process killed by its PID when dropped (a failing test too).
-struct Process(Child, &'static str);
+mod common;
+use common::daemon::{BusyCpu, Daemon, free_port};
 
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
-fn start(binary: &'static str, args: &[String], log: &Path) -> Process {
-    let child = Command::new(binary)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(std::fs::File::create(log).unwrap()))
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("{binary} did not start ({e}): apt-get install -y prometheus prometheus-node-exporter")
-        });
-    Process(child, binary)
-}
-
-/// Waits until `ready` holds, failing if the process exits or `within` passes.
-fn wait_for(p: &mut Process, log: &Path, within: Duration, ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !ready() {
-        if let Some(status) = p.0.try_wait().unwrap() {
-            let log = std::fs::read_to_string(log).unwrap_or_default();
-            panic!("{} exited ({status}):\n{log}", p.1);
-        }
-        assert!(Instant::now() < deadline, "{} never got ready", p.1);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
+const PACKAGES: &str = "prometheus prometheus-node-exporter";
 
 fn unix_now() -> f64 {
     std::time::SystemTime::now()
@@ -71,25 +34,23 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     let (exporter_port, prometheus_port) = (free_port(), free_port());
 
     let exporter_log = dir.path().join("exporter.log");
-    let mut exporter = start(
+    let mut exporter = Daemon::start(
         "prometheus-node-exporter",
         &[
             format!("--web.listen-address=127.0.0.1:{exporter_port}"),
             format!("--collector.textfile.directory={}", dir.path().display()),
         ],
         &exporter_log,
+        PACKAGES,
     );
     let e = NodeExporter {
         node: "node1".into(),
         host: "127.0.0.1".into(),
         port: exporter_port,
     };
-    wait_for(
-        &mut exporter,
-        &exporter_log,
-        Duration::from_secs(30),
-        || node_exporter::scrape(&e, Duration::from_secs(2)).is_ok(),
-    );
+    exporter.wait_until(Duration::from_secs(30), || {
+        node_exporter::scrape(&e, Duration::from_secs(2)).is_ok()
+    });
 
     let config = dir.path().join("prometheus.yml");
     std::fs::write(
@@ -101,7 +62,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     )
     .unwrap();
     let prometheus_log = dir.path().join("prometheus.log");
-    let mut prometheus = start(
+    let mut prometheus = Daemon::start(
         "prometheus",
         &[
             format!("--config.file={}", config.display()),
@@ -109,6 +70,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
             format!("--web.listen-address=127.0.0.1:{prometheus_port}"),
         ],
         &prometheus_log,
+        PACKAGES,
     );
     let url = format!("http://127.0.0.1:{prometheus_port}");
     let ready = || {
@@ -116,12 +78,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
             .call()
             .is_ok_and(|r| r.status() == 200)
     };
-    wait_for(
-        &mut prometheus,
-        &prometheus_log,
-        Duration::from_secs(60),
-        ready,
-    );
+    prometheus.wait_until(Duration::from_secs(60), ready);
     // A few scrapes before the window.
     std::thread::sleep(Duration::from_secs(3));
 
@@ -129,6 +86,9 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     let window_s = 10.0;
     let t0 = unix_now().ceil();
     std::thread::sleep(Duration::from_secs_f64((t0 - unix_now()).max(0.0)));
+    // A thread of this test spins through the window, so that both ways have CPU time to
+    // show however quiet the rest of the machine is.
+    let spin = BusyCpu::start();
     let mut hosts = Hosts::new(vec![e.clone()]);
     let mut direct: Vec<(f64, HostSample)> = Vec::new();
     let (_, errors) = hosts.sample(Duration::from_secs(2));
@@ -142,6 +102,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
         direct.push((unix_now() - t0, s[0].clone().expect("a second reading")));
     }
     let end = t0 + window_s;
+    drop(spin);
     // The window's last scrape stored.
     std::thread::sleep(Duration::from_secs(2));
 
@@ -212,7 +173,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     let (direct_busy, fetched_busy) = (busy(&direct), busy(&figures));
     assert!(
         fetched_busy > 0.0,
-        "this machine is never idle while tests run"
+        "no CPU time fetched while a thread of this test spun"
     );
     assert!(
         (direct_busy - fetched_busy).abs() < 0.2,
@@ -251,15 +212,8 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     );
     assert!(!err.contains('\n'), "{err}");
 
-    let pids = [exporter.0.id(), prometheus.0.id()];
-    drop(prometheus);
-    drop(exporter);
-    for pid in pids {
-        assert!(
-            !Path::new(&format!("/proc/{pid}/stat")).exists(),
-            "PID {pid} is still running"
-        );
-    }
+    prometheus.stop();
+    exporter.stop();
     eprintln!(
         "prometheus test: {:.1}s; {} of {steps} steps with figures, devices {:?}; mean CPU busy over the window: exporter sampled directly {:.4}, fetched from Prometheus {:.4} (difference {:.4})",
         started.elapsed().as_secs_f64(),

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod daemon;
+
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
