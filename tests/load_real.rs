@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use common::daemon::{Reap, free_port};
+use common::daemon::{Daemon, Reap, free_port};
 use common::*;
 use cqlbench::load::session::ConnectSpec;
 use cqlbench::load::{RunPlan, run};
@@ -105,6 +105,7 @@ fn load_engine_against_a_real_node() {
     shards_of_one_run_start_together_and_merge_into_one(dir.path());
     zipf_keys_show_their_skew_in_the_servers_partition_counts(&tc, dir.path());
     live_metrics_feed_the_shipped_dashboard_through_a_real_prometheus(&tc, dir.path());
+    a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(&tc, dir.path());
     reference_shapes_write_the_articles_rows_and_verify(&tc, dir.path());
     profile_rows_round_trip_through_a_real_node(&tc);
     profiles_run_through_the_binary_without_errors(&tc, dir.path());
@@ -760,6 +761,175 @@ fn live_metrics_feed_the_shipped_dashboard_through_a_real_prometheus(
         "{listed}"
     );
     drop(prometheus);
+}
+
+/// `run --hosts … --prometheus ENDPOINT --node-exporter … --prometheus-server URL` against the
+/// test node, with Debian's Prometheus scraping the node's own metrics endpoint and a node
+/// exporter every second: after the run, the node's series and its host's are fetched from
+/// the server, mapped to the node by address, and their figures agree with those the run
+/// scraped itself; the report gives the fetched host a row.
+fn a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(
+    tc: &TestCluster,
+    dir: &std::path::Path,
+) {
+    let endpoint = tc.c().metrics_endpoints()[0].clone();
+    let instance = endpoint
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics")
+        .to_string();
+    let pdir = dir.join("prometheus-fetch");
+    std::fs::create_dir_all(&pdir).unwrap();
+    let (exporter_port, prom_port) = (free_port(), free_port());
+    let packages = "prometheus prometheus-node-exporter";
+    let mut exporter = Daemon::start(
+        "prometheus-node-exporter",
+        &[
+            format!("--web.listen-address=127.0.0.1:{exporter_port}"),
+            format!("--collector.textfile.directory={}", pdir.display()),
+        ],
+        &pdir.join("exporter.log"),
+        packages,
+    );
+    exporter.wait_until(Duration::from_secs(30), || {
+        std::net::TcpStream::connect(("127.0.0.1", exporter_port)).is_ok()
+    });
+    std::fs::write(
+        pdir.join("prometheus.yml"),
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n\
+             \x20 - job_name: node\n    static_configs:\n      - targets: ['127.0.0.1:{exporter_port}']\n\
+             \x20 - job_name: cassandra\n    static_configs:\n      - targets: ['{instance}']\n"
+        ),
+    )
+    .unwrap();
+    let mut prometheus = Daemon::start(
+        "prometheus",
+        &[
+            format!("--config.file={}", pdir.join("prometheus.yml").display()),
+            format!("--storage.tsdb.path={}", pdir.join("data").display()),
+            format!("--web.listen-address=127.0.0.1:{prom_port}"),
+        ],
+        &pdir.join("prometheus.log"),
+        packages,
+    );
+    let url = format!("http://127.0.0.1:{prom_port}");
+    // Ready when both targets have been scraped successfully.
+    let both_up = || {
+        ureq::get(format!("{url}/api/v1/query"))
+            .query("query", "sum(up)")
+            .call()
+            .ok()
+            .and_then(|mut r| r.body_mut().read_to_string().ok())
+            .and_then(|b| serde_json::from_str::<serde_json::Value>(&b).ok())
+            .is_some_and(|v| v["data"]["result"][0]["value"][1] == "2")
+    };
+    prometheus.wait_until(Duration::from_secs(60), both_up);
+
+    let out = dir.join("fetched.json");
+    let run = cqlbench()
+        .env("CQLBENCH_HOME", dir.join("home-fetch"))
+        .args(["run", "keyvalue", "--hosts", "127.0.0.1", "--dc", "dc1"])
+        .args(["--rf", "1", "--keyspace", "fetch", "--rows", "2000"])
+        .args(["--rate", "300", "--duration", "20s"])
+        .args(["--prometheus", &endpoint])
+        .args([
+            "--node-exporter",
+            &format!("127.0.0.1=http://127.0.0.1:{exporter_port}"),
+        ])
+        .args(["--prometheus-server", &url])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stderr}");
+    let console = format!("{stdout}{stderr}");
+    let line = console
+        .lines()
+        .find(|l| l.starts_with(&format!("series from Prometheus {url}")))
+        .unwrap_or_else(|| panic!("no fetch line:\n{console}"));
+    assert!(
+        line.contains(&format!("hosts 127.0.0.1 = 127.0.0.1:{exporter_port}"))
+            && line.contains(&format!("Cassandra nodes 127.0.0.1 = {instance}")),
+        "{line}"
+    );
+
+    let r = RunResult::read(&out).unwrap();
+    let m = r.metrics.as_ref().expect("metrics");
+    let f = m.fetched.as_ref().expect("fetched series");
+    assert_eq!(f.nodes.len(), 1, "{:?}", f.nodes);
+    assert_eq!(
+        (f.nodes[0].instance.as_str(), f.nodes[0].job.as_deref()),
+        (instance.as_str(), Some("cassandra"))
+    );
+    assert_eq!(f.hosts.len(), 1, "{:?}", f.hosts);
+    // The JMX exporter of a local node serves every figure but the JVM's own CPU share and
+    // the Management API's or MCAC's names.
+    assert!(
+        f.missing.iter().all(|m| !m.contains("pending compactions")
+            && !m.contains("process CPU seconds")
+            && !m.contains("local reads,")),
+        "{:?}",
+        f.missing
+    );
+    // The same node two ways over the run's main phase: its CPU (cores) and local reads per
+    // second, means of the samples with the figure.
+    let (start, end) = {
+        let main = r.phases.iter().find(|p| p.name == "main").unwrap();
+        let first = main.intervals.first().unwrap();
+        let last = main.intervals.last().unwrap();
+        (main.offset_s + first.start_s, main.offset_s + last.end_s)
+    };
+    let mean = |samples: &[cqlbench::result::series::Sample],
+                get: fn(&cqlbench::result::series::NodeSample) -> Option<f64>| {
+        let v: Vec<f64> = samples
+            .iter()
+            .filter(|s| s.t_s > start + 2.0 && s.t_s < end - 2.0)
+            .filter_map(|s| s.nodes.first().and_then(get))
+            .collect();
+        (v.iter().sum::<f64>() / v.len().max(1) as f64, v.len())
+    };
+    let (own_cpu, own_n) = mean(&m.samples, |n| n.cpu_cores);
+    let (fetched_cpu, fetched_n) = mean(&f.samples, |n| n.cpu_cores);
+    let (own_reads, _) = mean(&m.samples, |n| n.local_reads_per_s);
+    let (fetched_reads, _) = mean(&f.samples, |n| n.local_reads_per_s);
+    assert!(
+        own_n >= 5 && fetched_n >= 5,
+        "{own_n} and {fetched_n} samples"
+    );
+    assert!(
+        own_cpu > 0.0 && fetched_cpu > 0.0,
+        "{own_cpu} {fetched_cpu}"
+    );
+    assert!(
+        (own_cpu - fetched_cpu).abs() <= 0.25 * own_cpu + 0.05,
+        "node CPU: scraped {own_cpu:.3} cores, fetched {fetched_cpu:.3}"
+    );
+    assert!(own_reads > 50.0, "local reads {own_reads}/s");
+    assert!(
+        (own_reads - fetched_reads).abs() <= 0.15 * own_reads,
+        "local reads: scraped {own_reads:.1}/s, fetched {fetched_reads:.1}/s"
+    );
+
+    // The report gives the fetched host a row of its own.
+    let report = cqlbench().arg("report").arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    assert!(
+        text.contains(&format!("Prometheus {url} (127.0.0.1:{exporter_port})")),
+        "{text}"
+    );
+    eprintln!(
+        "fetched from Prometheus: node CPU scraped {own_cpu:.3} cores ({own_n} samples), fetched {fetched_cpu:.3} ({fetched_n}); local reads scraped {own_reads:.1}/s, fetched {fetched_reads:.1}/s; not found: {:?}",
+        f.missing
+    );
+    prometheus.stop();
+    exporter.stop();
 }
 
 /// `--key-dist zipf:1.2` through the binary: the node's own per-partition read counts

@@ -110,7 +110,7 @@ impl Console {
                 Text::out(scenario::text(e))
             }
             Event::Warning(_)
-            | Event::HostsFetched { .. }
+            | Event::SeriesFetched { .. }
             | Event::Cluster(crate::scenario::event::ClusterEvent::LogTail { .. }) => {
                 Text::err(scenario::text(e))
             }

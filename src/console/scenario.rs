@@ -62,38 +62,50 @@ pub(super) fn text(e: &Event) -> String {
             format!("warning: destroying {cluster}: {error}\n")
         }
         Event::Warning(Warning::FetchFailed { error }) => {
-            format!("warning: no host series fetched: {error}\n")
+            format!("warning: no series fetched: {error}\n")
         }
-        Event::HostsFetched { fetched } => hosts_fetched(fetched),
+        Event::SeriesFetched { fetched } => series_fetched(fetched),
         // Rendered by the console's other parts.
         _ => String::new(),
     }
 }
 
 /// What a fetch from a Prometheus server found (one line) and did not (one more line).
-fn hosts_fetched(f: &crate::result::series::FetchedHosts) -> String {
-    let found: Vec<String> = f
+fn series_fetched(f: &crate::result::series::Fetched) -> String {
+    let count = |has: &dyn Fn(&crate::result::series::Sample) -> bool| {
+        f.samples.iter().filter(|s| has(s)).count()
+    };
+    let hosts: Vec<String> = f
         .hosts
         .iter()
         .enumerate()
         .map(|(j, h)| {
-            let n = f
-                .samples
-                .iter()
-                .filter(|s| s.node_hosts.get(j).is_some_and(Option::is_some))
-                .count();
+            let n = count(&|s| s.node_hosts.get(j).is_some_and(Option::is_some));
             format!("{} = {} ({n} samples)", h.node, h.exporter)
         })
         .collect();
-    let mut out = format!(
-        "host series from Prometheus {} every {}s: {}\n",
-        f.server,
-        f.step_s,
-        if found.is_empty() {
+    let nodes: Vec<String> = f
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let n = count(&|s| s.nodes.get(i).is_some_and(|x| x.missing.is_none()));
+            format!("{} = {} ({n} samples)", node.node, node.instance)
+        })
+        .collect();
+    let list = |v: &[String]| {
+        if v.is_empty() {
             "none".to_string()
         } else {
-            found.join(", ")
+            v.join(", ")
         }
+    };
+    let mut out = format!(
+        "series from Prometheus {} every {}s: hosts {}; Cassandra nodes {}\n",
+        f.server,
+        f.step_s,
+        list(&hosts),
+        list(&nodes)
     );
     if !f.missing.is_empty() {
         let _ = writeln!(

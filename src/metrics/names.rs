@@ -141,21 +141,20 @@ pub mod sources {
         Some(("name", "ReadTotalLatency")),
     )];
 
-    /// Every figure's sources.
-    #[cfg(test)]
-    pub const ALL: &[&[Source]] = &[
-        PENDING,
-        COMPLETED,
-        COMPACTED_BYTES,
-        SSTABLES_PER_READ,
-        LIVE_SSTABLES,
-        LOAD,
-        DROPPED,
-        GC_SECONDS,
-        CPU_SECONDS,
-        CPU_SHARE,
-        LOCAL_READS,
-        LOCAL_READ_US,
+    /// Every figure's sources, with the figure's name (what a fetch says it did not find).
+    pub const ALL: &[(&str, &[Source])] = &[
+        ("pending compactions", PENDING),
+        ("completed compactions", COMPLETED),
+        ("bytes compacted", COMPACTED_BYTES),
+        ("SSTables per read", SSTABLES_PER_READ),
+        ("live SSTables", LIVE_SSTABLES),
+        ("load", LOAD),
+        ("dropped messages", DROPPED),
+        ("GC seconds", GC_SECONDS),
+        ("process CPU seconds", CPU_SECONDS),
+        ("process CPU share", CPU_SHARE),
+        ("local reads", LOCAL_READS),
+        ("local read latency", LOCAL_READ_US),
     ];
 }
 
@@ -183,13 +182,19 @@ pub const NAMES: &[&str] = &[
     "java_lang_operatingsystem_processcpuload",
 ];
 
+/// The names only a Cassandra node serves (not the JVM's or process's generic ones, which
+/// other exporters serve too): what tells a node's metrics endpoint among a server's targets.
+pub fn cassandra_only(name: &str) -> bool {
+    name.starts_with("org_apache_cassandra_") || name.starts_with("collectd_mcac_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_source_name_is_parsed() {
-        for figure in sources::ALL {
+        for (_, figure) in sources::ALL {
             for (name, _) in *figure {
                 assert!(NAMES.contains(name), "{name} is not in NAMES");
             }

@@ -1,27 +1,36 @@
-//! The nodes' hosts' figures fetched after a run from a Prometheus server that scraped their
-//! node exporters, for clusters whose exporters the client cannot reach: range queries
-//! (`/api/v1/query_range`, through the `prometheus-http-query` client) of the very counters the
-//! exporter source reads ([`node_exporter::NAMES`]) over the run's window, at the run's
-//! sampling period. Each step's values become the exporter's counters
-//! ([`node_exporter::counters_of`]) and two steps one [`HostSample`] through
-//! [`node_exporter::sample`]: one host model, a third source.
+//! The nodes' and their hosts' figures fetched after a run from a Prometheus server that
+//! scraped the hosts' node exporters and the nodes' metrics endpoints, for clusters whose
+//! endpoints the client cannot reach: range queries (`/api/v1/query_range`, through the
+//! `prometheus-http-query` client) of the very series the direct scrapes read over the run's
+//! window, at the run's sampling period.
+//! - A host's: the exporter's counters ([`node_exporter::NAMES`]); each step's values become
+//!   the exporter's counters ([`node_exporter::counters_of`]) and two steps one [`HostSample`]
+//!   through [`node_exporter::sample`].
+//! - A node's: the series of each figure's sources ([`sources::ALL`], every exporter dialect);
+//!   each step's values become a [`NodeReading`] through [`reading`] and two steps one
+//!   [`NodeSample`] through [`node_sample`].
 //!
-//! Each node is mapped to an exporter's `instance` label, as given (`NODE=INSTANCE`) or found
+//! One model per kind, another source. Each node is mapped to an `instance` label of each
+//! kind (an instance with `node_cpu_seconds_total` is a host's exporter, one with a
+//! Cassandra-only name a node's endpoint), as given (`NODE=INSTANCE`, either kind) or found
 //! from the node's address (an instance whose host part is the address); what was not found
 //! (a node without an instance, an instance without some series) is listed in the result.
 //! Rates are taken over the time between the two scrapes a pair of steps saw (the server's
 //! `timestamp(up)`), so a step that saw no new scrape gives no sample rather than a zero.
 //!
 //! [`HostSample`]: crate::result::series::HostSample
+//! [`NodeSample`]: crate::result::series::NodeSample
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::names::{Source, cassandra_only, sources};
 use super::node_exporter::{self, Counters, NAMES};
 use super::prometheus::Sample as Line;
-use crate::result::series::{FetchedHosts, HostSample, NodeHost, Sample};
+use super::reading::{NodeReading, node_sample, reading};
+use crate::result::series::{Fetched, FetchedNode, HostSample, NodeHost, NodeSample, Sample};
 
 /// A Prometheus server, by its URL (`http[s]://host[:port][/prefix]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,9 +123,9 @@ pub enum FetchError {
     /// The server did not answer, or answered with an error.
     #[error("Prometheus server {url}: {what}")]
     Server { url: String, what: String },
-    /// No node could be mapped to an exporter's instance.
+    /// No node could be mapped to an instance of either kind.
     #[error(
-        "Prometheus server {url}: no node exporter's instance for any node ({nodes}); instances with node_cpu_seconds_total in the run's window: {seen} (give --prometheus-instance NODE=INSTANCE)"
+        "Prometheus server {url}: no node exporter's or Cassandra metrics' instance for any node ({nodes}); instances in the run's window: {seen} (give --prometheus-instance NODE=INSTANCE)"
     )]
     NoneMapped {
         url: String,
@@ -144,53 +153,82 @@ pub fn host_part(instance: &str) -> &str {
     }
 }
 
-/// Maps nodes to the `(instance, job)`s the server has: the instances given first, then each
-/// other node to an instance whose host part is its address (or its name). Returns the
-/// mapped nodes and what was not found, one line per node.
+/// The instances a server scraped in the run's window, with their jobs, by kind.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    /// Node exporters' (with `node_cpu_seconds_total`).
+    pub hosts: Vec<(String, String)>,
+    /// Cassandra nodes' metrics endpoints (with a Cassandra-only name).
+    pub nodes: Vec<(String, String)>,
+}
+
+/// Maps nodes to the `(instance, job)`s the server has, of each kind: the instances given
+/// first (to the kind whose series they have), then each other node to an instance whose
+/// host part is its address (or its name). Returns the nodes mapped to hosts' exporters, to
+/// nodes' endpoints, and what was not found, one line per node and kind.
 pub fn map_nodes(
     given: &[NodeInstance],
     nodes: &[(String, String)],
-    seen: &[(String, String)],
-) -> (Vec<Mapped>, Vec<String>) {
-    let job_of = |instance: &str| {
-        seen.iter()
+    seen: &Seen,
+) -> (Vec<Mapped>, Vec<Mapped>, Vec<String>) {
+    let job_in = |list: &[(String, String)], instance: &str| {
+        list.iter()
             .find(|(i, _)| i == instance)
             .map(|(_, j)| j.clone())
     };
-    let (mut mapped, mut missing) = (Vec::new(), Vec::new());
+    let (mut hosts, mut cassandra, mut missing) = (Vec::new(), Vec::new(), Vec::new());
     for g in given {
-        match job_of(&g.instance) {
-            Some(job) => mapped.push(Mapped {
-                node: g.node.clone(),
-                instance: g.instance.clone(),
-                job: Some(job),
-            }),
-            None => missing.push(format!(
-                "{}: instance '{}' has no node_cpu_seconds_total in the run's window",
+        let mapped = |job: String| Mapped {
+            node: g.node.clone(),
+            instance: g.instance.clone(),
+            job: Some(job),
+        };
+        let (h, c) = (
+            job_in(&seen.hosts, &g.instance),
+            job_in(&seen.nodes, &g.instance),
+        );
+        if h.is_none() && c.is_none() {
+            missing.push(format!(
+                "{}: instance '{}' has neither node_cpu_seconds_total nor a Cassandra metric in the run's window",
                 g.node, g.instance
-            )),
+            ));
+        }
+        hosts.extend(h.map(mapped));
+        cassandra.extend(c.map(mapped));
+    }
+    // A node with an instance given: that one, or (not found) none of this kind.
+    let given_for = |name: &str, address: &str, mapped: &[Mapped]| {
+        given.iter().any(|g| {
+            (g.node == name || g.node == address)
+                && (mapped.iter().any(|m| m.instance == g.instance)
+                    || !(seen.hosts.iter().chain(&seen.nodes)).any(|(i, _)| i == &g.instance))
+        })
+    };
+    for (list, mapped, what) in [
+        (&seen.hosts, &mut hosts, "node exporter"),
+        (&seen.nodes, &mut cassandra, "Cassandra metrics"),
+    ] {
+        for (name, address) in nodes {
+            if given_for(name, address, mapped) {
+                continue;
+            }
+            let address = host_part(address);
+            match list
+                .iter()
+                .find(|(i, _)| host_part(i) == address || host_part(i) == name)
+            {
+                Some((instance, job)) => mapped.push(Mapped {
+                    node: name.clone(),
+                    instance: instance.clone(),
+                    job: Some(job.clone()),
+                }),
+                None => missing.push(format!(
+                    "{name}: no {what} instance with host {address} (give --prometheus-instance {name}=INSTANCE)"
+                )),
+            }
         }
     }
-    for (name, address) in nodes {
-        if given.iter().any(|g| &g.node == name || &g.node == address) {
-            continue;
-        }
-        let address = host_part(address);
-        match seen
-            .iter()
-            .find(|(i, _)| host_part(i) == address || host_part(i) == name)
-        {
-            Some((instance, job)) => mapped.push(Mapped {
-                node: name.clone(),
-                instance: instance.clone(),
-                job: Some(job.clone()),
-            }),
-            None => missing.push(format!(
-                "{name}: no instance with host {address} (give --prometheus-instance {name}=INSTANCE)"
-            )),
-        }
-    }
-    (mapped, missing)
+    (hosts, cassandra, missing)
 }
 
 /// One series of a range query's matrix: its metric name, labels and points `(t, value)`.
@@ -248,14 +286,15 @@ impl Grid {
 }
 
 /// The fetched figures of range queries' series over `grid`: `series` (the counters, of
-/// every host, one series per name and labels) and `scrapes` (`timestamp(up)`: when the
-/// scrape each step saw was taken, per host; a host without it takes the step's time), for
-/// `hosts`, on the run's axis from `t0_unix_s`. Returns one sample per step, each host's
-/// devices, and the series each host lacked.
+/// every instance, one series per name and labels) and `scrapes` (`timestamp(up)`: when the
+/// scrape each step saw was taken, per instance; an instance without it takes the step's
+/// time), for `hosts` (node exporters) and `nodes` (nodes' metrics endpoints), on the run's
+/// axis from `t0_unix_s`. Returns one sample per step, each host's devices, and what each
+/// host's and node's instance lacked.
 pub fn samples_of(
     series: &[RangeSeries],
     scrapes: &[RangeSeries],
-    hosts: &[Mapped],
+    (hosts, nodes): (&[Mapped], &[Mapped]),
     grid: Grid,
     t0_unix_s: f64,
 ) -> (Vec<Sample>, Vec<Vec<String>>, Vec<String>) {
@@ -264,29 +303,7 @@ pub fn samples_of(
     for h in hosts {
         let mine: Vec<&RangeSeries> = series.iter().filter(|s| s.of(h)).collect();
         missing.extend(missing_series(h, &mine));
-        let mut at: Vec<Vec<Line>> = vec![Vec::new(); grid.steps];
-        for s in &mine {
-            let mut last = None;
-            for (t, v) in &s.points {
-                let Some(i) = grid.index(*t).filter(|i| last != Some(*i)) else {
-                    continue;
-                };
-                last = Some(i);
-                at[i].push(Line {
-                    name: s.name.clone(),
-                    labels: s.labels.clone(),
-                    value: *v,
-                });
-            }
-        }
-        let mut scraped: Vec<Option<f64>> = vec![None; grid.steps];
-        for s in scrapes.iter().filter(|s| s.of(h)) {
-            for (t, v) in &s.points {
-                if let Some(i) = grid.index(*t) {
-                    scraped[i] = Some(*v);
-                }
-            }
-        }
+        let (at, scraped) = steps_of(&mine, scrapes, h, grid);
         let mut prev: Option<(f64, Counters)> = None;
         let mut host_devices: Vec<String> = Vec::new();
         let figures = (0..grid.steps)
@@ -314,10 +331,45 @@ pub fn samples_of(
         per_host.push(figures);
         devices.push(host_devices);
     }
+    let mut per_node: Vec<Vec<NodeSample>> = Vec::new();
+    for n in nodes {
+        let mine: Vec<&RangeSeries> = series.iter().filter(|s| s.of(n)).collect();
+        missing.extend(missing_figures(n, &mine));
+        let (at, scraped) = steps_of(&mine, scrapes, n, grid);
+        let mut prev: Option<(f64, NodeReading)> = None;
+        let without = |why: &str| NodeSample {
+            missing: Some(why.to_string()),
+            ..NodeSample::default()
+        };
+        let figures = (0..grid.steps)
+            .map(|i| {
+                if at[i].is_empty() {
+                    return without("no scrape held by Prometheus at this step");
+                }
+                let now = reading(&at[i]);
+                let when = scraped[i].unwrap_or(grid.time(i));
+                match &prev {
+                    Some((p, _)) if when <= *p + 1e-6 => {
+                        without("no new scrape held by Prometheus since the previous step")
+                    }
+                    _ => {
+                        let sample = node_sample(
+                            &now,
+                            prev.as_ref().map(|(_, r)| r),
+                            prev.as_ref().map_or(0.0, |(p, _)| when - p),
+                        );
+                        prev = Some((when, now));
+                        sample
+                    }
+                }
+            })
+            .collect();
+        per_node.push(figures);
+    }
     let samples = (0..grid.steps)
         .map(|i| Sample {
             t_s: grid.time(i) - t0_unix_s,
-            nodes: Vec::new(),
+            nodes: per_node.iter().map(|f| f[i].clone()).collect(),
             host: None,
             node_hosts: per_host
                 .iter()
@@ -326,6 +378,80 @@ pub fn samples_of(
         })
         .collect();
     (samples, devices, missing)
+}
+
+/// An instance's series by step (each step the points on it, a point on the step nearest
+/// its time, one per series) and when the scrape each step saw was taken.
+fn steps_of(
+    mine: &[&RangeSeries],
+    scrapes: &[RangeSeries],
+    m: &Mapped,
+    grid: Grid,
+) -> (Vec<Vec<Line>>, Vec<Option<f64>>) {
+    let mut at: Vec<Vec<Line>> = vec![Vec::new(); grid.steps];
+    for s in mine {
+        let mut last = None;
+        for (t, v) in &s.points {
+            let Some(i) = grid.index(*t).filter(|i| last != Some(*i)) else {
+                continue;
+            };
+            last = Some(i);
+            at[i].push(Line {
+                name: s.name.clone(),
+                labels: s.labels.clone(),
+                value: *v,
+            });
+        }
+    }
+    let mut scraped: Vec<Option<f64>> = vec![None; grid.steps];
+    for s in scrapes.iter().filter(|s| s.of(m)) {
+        for (t, v) in &s.points {
+            if let Some(i) = grid.index(*t) {
+                scraped[i] = Some(*v);
+            }
+        }
+    }
+    (at, scraped)
+}
+
+/// Whether a series is one a source names (its name, and its label if the source asks one).
+fn is_source(s: &RangeSeries, &(name, label): &Source) -> bool {
+    s.name == name && label.is_none_or(|(k, v)| s.label(k) == Some(v))
+}
+
+/// The figures node `n`'s instance has no series for, from any source.
+fn missing_figures(n: &Mapped, mine: &[&RangeSeries]) -> Vec<String> {
+    let absent: Vec<&str> = sources::ALL
+        .iter()
+        .filter(|(_, srcs)| {
+            !srcs
+                .iter()
+                .any(|src| mine.iter().any(|s| is_source(s, src)))
+        })
+        .map(|(figure, _)| *figure)
+        .collect();
+    if absent.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "{} ({}): {}",
+        n.node,
+        n.instance,
+        absent.join(", ")
+    )]
+}
+
+/// The distinct sources of every figure: one range query each.
+fn node_sources() -> Vec<Source> {
+    let mut out: Vec<Source> = Vec::new();
+    for (_, srcs) in sources::ALL {
+        for src in *srcs {
+            if !out.contains(src) {
+                out.push(*src);
+            }
+        }
+    }
+    out
 }
 
 /// The series of [`NAMES`] host `h` lacks, by family (`node_disk_*` when all of them).
@@ -395,7 +521,7 @@ const MAX_STEPS: f64 = 10_000.0;
 /// Fetches the window's series of the nodes' hosts from the server (blocking: a runtime of
 /// its own). An error when the server does not answer, answers with an error, or has no
 /// instance for any node.
-pub fn fetch(spec: &FetchSpec) -> Result<FetchedHosts, FetchError> {
+pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -430,23 +556,16 @@ fn describe(e: &prometheus_http_query::Error) -> String {
     }
 }
 
-async fn fetch_async(spec: &FetchSpec) -> Result<FetchedHosts, FetchError> {
-    let http = reqwest::Client::builder()
-        .timeout(spec.timeout)
-        .build()
-        .map_err(|e| server_error(spec, format!("building an HTTP client: {e}")))?;
-    let client = prometheus_http_query::Client::from(http, &spec.server.url)
-        .map_err(|e| server_error(spec, describe(&e)))?;
-    let (start, end) = (
-        spec.start_unix_s.floor() as i64,
-        spec.end_unix_s.ceil() as i64,
-    );
-    // Which exporters the server scraped in the window, with their jobs.
-    let window_s = (end - start).max(1);
-    let discover =
-        format!("count by (instance, job) (count_over_time(node_cpu_seconds_total[{window_s}s]))");
+/// The `(instance, job)`s with a series of `selector` in the last `window_s` before `end`.
+async fn instances_with(
+    client: &prometheus_http_query::Client,
+    spec: &FetchSpec,
+    selector: &str,
+    (window_s, end): (i64, i64),
+) -> Result<Vec<(String, String)>, FetchError> {
+    let q = format!("count by (instance, job) (count_over_time({selector}[{window_s}s]))");
     let found = client
-        .query(discover)
+        .query(q)
         .at(end)
         .get()
         .await
@@ -464,8 +583,58 @@ async fn fetch_async(spec: &FetchSpec) -> Result<FetchedHosts, FetchError> {
         })
         .unwrap_or_default();
     seen.sort();
-    let (hosts, mut missing) = map_nodes(&spec.instances, &spec.nodes, &seen);
-    if hosts.is_empty() {
+    Ok(seen)
+}
+
+/// A selector of `name`, on `matcher`'s instances, with `label` if given (a regex of the
+/// value alone: PromQL anchors it).
+fn selector(name: &str, label: Option<(&str, &str)>, matcher: &str) -> String {
+    match label {
+        Some((k, v)) => format!("{name}{{{matcher},{k}=~\"{}\"}}", any_of(&[v])),
+        None => format!("{name}{{{matcher}}}"),
+    }
+}
+
+async fn fetch_async(spec: &FetchSpec) -> Result<Fetched, FetchError> {
+    let http = reqwest::Client::builder()
+        .timeout(spec.timeout)
+        .build()
+        .map_err(|e| server_error(spec, format!("building an HTTP client: {e}")))?;
+    let client = prometheus_http_query::Client::from(http, &spec.server.url)
+        .map_err(|e| server_error(spec, describe(&e)))?;
+    let (start, end) = (
+        spec.start_unix_s.floor() as i64,
+        spec.end_unix_s.ceil() as i64,
+    );
+    // Which exporters and nodes' endpoints the server scraped in the window, with their jobs.
+    let window = ((end - start).max(1), end);
+    let cassandra: Vec<&str> = super::names::NAMES
+        .iter()
+        .copied()
+        .filter(|n| cassandra_only(n))
+        .collect();
+    let seen = Seen {
+        hosts: instances_with(&client, spec, "node_cpu_seconds_total", window).await?,
+        nodes: instances_with(
+            &client,
+            spec,
+            &format!("{{__name__=~\"{}\"}}", any_of(&cassandra)),
+            window,
+        )
+        .await?,
+    };
+    let (hosts, nodes, mut missing) = map_nodes(&spec.instances, &spec.nodes, &seen);
+    if hosts.is_empty() && nodes.is_empty() {
+        let all: Vec<String> = seen
+            .hosts
+            .iter()
+            .map(|(i, j)| format!("{i} (job {j}, node exporter)"))
+            .chain(
+                seen.nodes
+                    .iter()
+                    .map(|(i, j)| format!("{i} (job {j}, Cassandra)")),
+            )
+            .collect();
         return Err(FetchError::NoneMapped {
             url: spec.server.url.clone(),
             nodes: spec
@@ -475,36 +644,49 @@ async fn fetch_async(spec: &FetchSpec) -> Result<FetchedHosts, FetchError> {
                 .chain(spec.instances.iter().map(|i| i.node.as_str()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            seen: if seen.is_empty() {
+            seen: if all.is_empty() {
                 "none".into()
             } else {
-                seen.iter()
-                    .map(|(i, j)| format!("{i} (job {j})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                all.join(", ")
             },
         });
     }
-    let instances: Vec<&str> = hosts.iter().map(|h| h.instance.as_str()).collect();
-    let matcher = format!("instance=~\"{}\"", any_of(&instances));
+    let matcher = |mapped: &[Mapped]| {
+        let instances: Vec<&str> = mapped.iter().map(|h| h.instance.as_str()).collect();
+        format!("instance=~\"{}\"", any_of(&instances))
+    };
+    let mut queries: Vec<String> = Vec::new();
+    if !hosts.is_empty() {
+        let m = matcher(&hosts);
+        queries.extend(NAMES.iter().map(|name| selector(name, None, &m)));
+    }
+    if !nodes.is_empty() {
+        let m = matcher(&nodes);
+        queries.extend(
+            node_sources()
+                .iter()
+                .map(|(name, label)| selector(name, *label, &m)),
+        );
+    }
+    let both: Vec<Mapped> = hosts.iter().chain(&nodes).cloned().collect();
+    let up = format!("timestamp(up{{{}}})", matcher(&both));
     let step = spec.step_s.max(0.001);
     let (mut series, mut scrapes) = (Vec::new(), Vec::new());
     let mut from = start;
     while from <= end {
         let to = end.min(from + (step * MAX_STEPS) as i64);
-        for name in NAMES {
-            let q = format!("{name}{{{matcher}}}");
-            series.extend(range(&client, spec, &q, (from, to), step).await?);
+        for q in &queries {
+            series.extend(range(&client, spec, q, (from, to), step).await?);
         }
-        let q = format!("timestamp(up{{{matcher}}})");
-        scrapes.extend(range(&client, spec, &q, (from, to), step).await?);
+        scrapes.extend(range(&client, spec, &up, (from, to), step).await?);
         from = to + step.ceil().max(1.0) as i64;
     }
     let grid = Grid::new(start as f64, end as f64, step);
     let (series, scrapes) = (merged(series), merged(scrapes));
-    let (samples, devices, lacking) = samples_of(&series, &scrapes, &hosts, grid, spec.t0_unix_s);
+    let (samples, devices, lacking) =
+        samples_of(&series, &scrapes, (&hosts, &nodes), grid, spec.t0_unix_s);
     missing.extend(lacking);
-    Ok(FetchedHosts {
+    Ok(Fetched {
         server: spec.server.url.clone(),
         step_s: step,
         start_unix_s: start as f64,
@@ -517,6 +699,14 @@ async fn fetch_async(spec: &FetchSpec) -> Result<FetchedHosts, FetchError> {
                 exporter: h.instance.clone(),
                 devices,
                 job: h.job.clone(),
+            })
+            .collect(),
+        nodes: nodes
+            .iter()
+            .map(|n| FetchedNode {
+                node: n.node.clone(),
+                instance: n.instance.clone(),
+                job: n.job.clone(),
             })
             .collect(),
         samples,
@@ -654,7 +844,7 @@ mod tests {
         let (samples, devices, missing) = samples_of(
             &series,
             &scrapes,
-            &hosts,
+            (&hosts, &[]),
             Grid::new(1006.0, 1010.0, 2.0),
             1000.0,
         );
@@ -675,6 +865,106 @@ mod tests {
         assert!((h.cpu_user - 0.3).abs() < 1e-9, "{h:?}");
     }
 
+    /// A JMX exporter's answer at scrape `k`: counters growing with `k`.
+    fn jmx_exposition(k: f64) -> String {
+        format!(
+            "\
+org_apache_cassandra_metrics_compaction_value{{name=\"PendingTasks\"}} {pending}
+org_apache_cassandra_metrics_compaction_value{{name=\"CompletedTasks\"}} {completed}
+org_apache_cassandra_metrics_storage_count{{name=\"Load\"}} 1000.0
+process_cpu_seconds_total {cpu}
+org_apache_cassandra_metrics_table_count{{name=\"ReadLatency\"}} {reads}
+org_apache_cassandra_metrics_table_count{{name=\"ReadTotalLatency\"}} {read_us}
+",
+            pending = 3.0 * k,
+            completed = 10.0 * k,
+            cpu = 1.5 * k,
+            reads = 100.0 * k,
+            read_us = 250.0 * k,
+        )
+    }
+
+    /// The series a server holds of a JMX exporter answering `jmx_exposition(k)` at step
+    /// `step(k)`, labelled `instance` and `job`.
+    fn jmx_matrix(ks: &[f64], step: impl Fn(f64) -> f64, instance: &str) -> Vec<RangeSeries> {
+        let mut series: Vec<RangeSeries> = Vec::new();
+        for &k in ks {
+            for line in prometheus::parse(&jmx_exposition(k)) {
+                let mut labels = line.labels.clone();
+                labels.push(("instance".into(), instance.into()));
+                labels.push(("job".into(), "cassandra".into()));
+                labels.sort();
+                match series
+                    .iter_mut()
+                    .find(|s| s.name == line.name && s.labels == labels)
+                {
+                    Some(s) => s.points.push((step(k), line.value)),
+                    None => series.push(RangeSeries {
+                        name: line.name.clone(),
+                        labels,
+                        points: vec![(step(k), line.value)],
+                    }),
+                }
+            }
+        }
+        series
+    }
+
+    #[test]
+    fn a_nodes_endpoint_through_a_server_gives_the_samples_a_direct_scrape_would() {
+        let step = |k: f64| 500.0 + 5.0 * k;
+        // k = 3 is missing from the server (a scrape it lost).
+        let series = jmx_matrix(&[1.0, 2.0, 4.0], step, "10.0.0.5:7070");
+        let node = Mapped {
+            node: "node1".into(),
+            instance: "10.0.0.5:7070".into(),
+            job: Some("cassandra".into()),
+        };
+        let (samples, devices, missing) = samples_of(
+            &series,
+            &[],
+            (&[], std::slice::from_ref(&node)),
+            Grid::new(505.0, 520.0, 5.0),
+            500.0,
+        );
+        assert!(devices.is_empty());
+        assert_eq!(samples.len(), 4);
+        assert!(samples.iter().all(|s| s.node_hosts.is_empty()));
+        let r = |k: f64| reading(&prometheus::parse(&jmx_exposition(k)));
+        assert_eq!(
+            samples[0].nodes,
+            [node_sample(&r(1.0), None, 0.0)],
+            "the first reading: gauges, no rates"
+        );
+        assert_eq!(samples[1].nodes, [node_sample(&r(2.0), Some(&r(1.0)), 5.0)]);
+        let n = &samples[1].nodes[0];
+        assert_eq!(n.pending_compactions, Some(6.0));
+        assert_eq!(n.compactions_per_s, Some(2.0));
+        assert_eq!(n.cpu_cores, Some(0.3));
+        assert_eq!(n.local_reads_per_s, Some(20.0));
+        assert_eq!(n.local_read_ms, Some(0.0025));
+        assert!(
+            samples[2].nodes[0]
+                .missing
+                .as_deref()
+                .is_some_and(|m| m.starts_with("no scrape held")),
+            "{:?}",
+            samples[2].nodes
+        );
+        // The step after the lost scrape takes its rates over both periods.
+        assert_eq!(
+            samples[3].nodes,
+            [node_sample(&r(4.0), Some(&r(2.0)), 10.0)]
+        );
+        // What the JMX exporter's answer lacks, by figure.
+        assert_eq!(
+            missing,
+            [
+                "node1 (10.0.0.5:7070): bytes compacted, SSTables per read, live SSTables, dropped messages, GC seconds, process CPU share"
+            ]
+        );
+    }
+
     #[test]
     fn a_step_that_saw_no_new_scrape_gives_no_sample_and_the_next_spans_both() {
         // Steps every second, scrapes every two: odd steps see the even step's scrape.
@@ -690,7 +980,7 @@ mod tests {
         let (samples, _, _) = samples_of(
             &series,
             &scrapes,
-            &hosts,
+            (&hosts, &[]),
             Grid::new(102.0, 104.0, 1.0),
             100.0,
         );
@@ -712,7 +1002,7 @@ mod tests {
         let (samples, devices, missing) = samples_of(
             &series,
             &scrapes,
-            &[host("node3", "h:9100")],
+            (&[host("node3", "h:9100")], &[]),
             Grid::new(10.0, 20.0, 10.0),
             0.0,
         );
@@ -724,7 +1014,7 @@ mod tests {
         let (samples, _, missing) = samples_of(
             &series,
             &scrapes,
-            &[host("n", "x:1")],
+            (&[host("n", "x:1")], &[]),
             Grid::new(5.0, 25.0, 10.0),
             0.0,
         );
@@ -761,7 +1051,11 @@ mod tests {
             NodeInstance::parse("node8=exporter-8").unwrap(),
             NodeInstance::parse("node9=10.0.0.99:9100").unwrap(),
         ];
-        let (mapped, missing) = map_nodes(&given, &nodes, &seen);
+        let seen = Seen {
+            hosts: seen.to_vec(),
+            nodes: vec![("10.0.0.5:7070".to_string(), "cassandra".to_string())],
+        };
+        let (mapped, cassandra, missing) = map_nodes(&given, &nodes, &seen);
         let pairs: Vec<(&str, &str, Option<&str>)> = mapped
             .iter()
             .map(|m| (m.node.as_str(), m.instance.as_str(), m.job.as_deref()))
@@ -775,14 +1069,46 @@ mod tests {
                 ("fd00::7", "[fd00::7]:9100", Some("node")),
             ]
         );
-        assert_eq!(missing.len(), 2, "{missing:?}");
+        // The node at 10.0.0.5 has its Cassandra endpoint there too; node8's given
+        // instance is an exporter, so its Cassandra endpoint is still looked for by address.
+        assert_eq!(
+            cassandra
+                .iter()
+                .map(|m| (m.node.as_str(), m.instance.as_str()))
+                .collect::<Vec<_>>(),
+            [("node1", "10.0.0.5:7070")]
+        );
         assert!(
-            missing[0].starts_with("node9: instance '10.0.0.99:9100'"),
+            missing[0].starts_with("node9: instance '10.0.0.99:9100' has neither"),
             "{missing:?}"
         );
         assert!(
-            missing[1].starts_with("node4: no instance with host 10.0.0.9"),
+            missing[1].starts_with("node4: no node exporter instance with host 10.0.0.9"),
             "{missing:?}"
+        );
+        let no_cassandra: Vec<&str> = missing[2..]
+            .iter()
+            .map(|m| m.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            no_cassandra,
+            ["node2", "fd00", "node4", "node8"],
+            "{missing:?}"
+        );
+        assert!(
+            missing[2].starts_with("node2: no Cassandra metrics instance with host 10.0.0.6"),
+            "{missing:?}"
+        );
+        // An instance given of a node's endpoint maps that kind only.
+        let given = [NodeInstance::parse("node2=10.0.0.5:7070").unwrap()];
+        let (mapped, cassandra, _) = map_nodes(&given, &nodes[1..2], &seen);
+        assert_eq!(mapped.len(), 1);
+        assert_eq!(mapped[0].instance, "10.0.0.6:9100", "found by address");
+        assert_eq!(cassandra.len(), 1);
+        assert_eq!(
+            (cassandra[0].node.as_str(), cassandra[0].instance.as_str()),
+            ("node2", "10.0.0.5:7070"),
+            "as given"
         );
     }
 
@@ -902,7 +1228,7 @@ mod tests {
         );
         let err = fetch(&spec(url)).unwrap_err().to_string();
         assert!(
-            err.contains("no node exporter's instance for any node (node1)")
+            err.contains("no node exporter's or Cassandra metrics' instance for any node (node1)")
                 && err.contains("none"),
             "{err}"
         );

@@ -26,17 +26,18 @@ pub struct MetricSeries {
     /// attributed to the Cassandra node it runs: the order of [`Sample::node_hosts`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_hosts: Vec<NodeHost>,
-    /// The nodes' hosts' series fetched after the run from a Prometheus server (a third
-    /// source of the same host figures), when one was given.
+    /// The nodes' and their hosts' series fetched after the run from a Prometheus server
+    /// (another source of the same server and host figures), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fetched: Option<Box<FetchedHosts>>,
+    pub fetched: Option<Box<Fetched>>,
 }
 
-/// The nodes' hosts' figures fetched after a run from a Prometheus server that scraped their
-/// node exporters: range queries of the exporters' raw counters over the run's window, turned
-/// into [`HostSample`]s by the computation the exporters' scrapes go through.
+/// The figures fetched after a run from a Prometheus server that scraped the nodes' hosts'
+/// node exporters and the nodes' own metrics endpoints: range queries of the raw counters
+/// over the run's window, turned into [`HostSample`]s and [`NodeSample`]s by the computation
+/// direct scrapes go through.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FetchedHosts {
+pub struct Fetched {
     /// The Prometheus server's URL.
     pub server: String,
     /// The range queries' step (the run's sampling period), s.
@@ -47,13 +48,31 @@ pub struct FetchedHosts {
     /// Each node's host: [`NodeHost::exporter`] is the exporter's `instance` label, and
     /// [`NodeHost::job`] its `job`. The order of [`Sample::node_hosts`] in [`Self::samples`].
     pub hosts: Vec<NodeHost>,
-    /// One sample per step, `t_s` on the run's axis; a host's `None` where Prometheus held
-    /// no new scrape of it since the previous step (or none at all).
+    /// Each node's metrics endpoint as the server labels it: the order of [`Sample::nodes`]
+    /// in [`Self::samples`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<FetchedNode>,
+    /// One sample per step, `t_s` on the run's axis; a host's `None`, a node's
+    /// [`NodeSample::missing`], where Prometheus held no new scrape of it since the previous
+    /// step (or none at all).
     pub samples: Vec<Sample>,
-    /// What was not found: nodes no instance was mapped to, and the series an instance did
-    /// not have (`node2 (10.0.0.6:9100): node_disk_*`).
+    /// What was not found: nodes no instance was mapped to, the series a host's instance did
+    /// not have (`node2 (10.0.0.6:9100): node_disk_*`) and the figures a node's did not
+    /// (`node2 (10.0.0.6:7070): local reads`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
+}
+
+/// A Cassandra node's metrics endpoint, as a Prometheus server labels its series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FetchedNode {
+    /// The node (`node1`, `10.0.0.5`).
+    pub node: String,
+    /// The endpoint's `instance` label (`10.0.0.5:7070`).
+    pub instance: String,
+    /// Its `job` label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
 }
 
 /// A node's host, seen through its node exporter.

@@ -490,7 +490,7 @@ fn step(
         checks.push(node_death_check(&died));
     }
     let step_loaders = match (loaders, &run.merged) {
-        (Some(l), Some(m)) => Some(step_loaders(m, l.count)),
+        (Some(l), Some(m)) => Some(step_loaders(m, l.count, spec.criteria.min_achieved)),
         _ => None,
     };
     if let Some(l) = &step_loaders {
@@ -548,9 +548,13 @@ fn run_loaders(
 }
 
 /// The loaders' part of a step from their merged result: each one's achieved rate and, for
-/// each that fell behind, why ([`crate::shards::behind`]).
-pub fn step_loaders(m: &Merged, count: u64) -> StepLoaders {
-    let behind = crate::shards::behind::behind_all(&m.shards);
+/// each that fell behind, why ([`crate::shards::behind`]). A loader kept to its schedule when
+/// it sent at least the search's achieved-rate criterion (`min_achieved`) of it on time, the
+/// share the merged step is held to (else [`ON_TIME`](crate::shards::behind::ON_TIME)): a
+/// loader is not called behind for a shortfall the step itself would pass.
+pub fn step_loaders(m: &Merged, count: u64, min_achieved: Option<f64>) -> StepLoaders {
+    let on_time = min_achieved.unwrap_or(crate::shards::behind::ON_TIME);
+    let behind = crate::shards::behind::behind_all(&m.shards, on_time);
     StepLoaders {
         count,
         start_spread_ms: m.start_spread_ms,
@@ -1185,7 +1189,7 @@ mod tests {
         let mut inputs = [shard(0, 900, fast), shard(1, 100, shard1)];
         let (merged, _) = crate::shards::merge::merge(&mut inputs).unwrap();
         let summary = merged.main_summary().unwrap().clone();
-        let loaders = step_loaders(merged.merged.as_ref().unwrap(), 2);
+        let loaders = step_loaders(merged.merged.as_ref().unwrap(), 2, Some(0.98));
         let mut checks = apply(
             criteria,
             &summary,
@@ -1295,9 +1299,14 @@ mod tests {
                 figures(1, 1500.0 * achieved_1, achieved_1),
             ],
         };
-        let kept = step_loaders(&m(1.0), 2);
+        let kept = step_loaders(&m(1.0), 2, Some(0.98));
         assert!(loaders_check(&kept).passed);
-        let starved = step_loaders(&m(0.713), 2);
+        // Short of its schedule by less than the step's own criterion allows: kept up; by
+        // more: behind. Without the criterion, 99% is the line.
+        assert!(loaders_check(&step_loaders(&m(0.984), 2, Some(0.98))).passed);
+        assert!(loaders_check(&step_loaders(&m(0.975), 2, Some(0.98))).failed());
+        assert!(loaders_check(&step_loaders(&m(0.984), 2, None)).failed());
+        let starved = step_loaders(&m(0.713), 2, Some(0.98));
         assert_eq!(
             starved.behind(),
             ["loader 1 of 2 fell behind: sent 71.3% of its schedule on time"]

@@ -89,10 +89,10 @@ pub enum Event<'a> {
         estimate_s: f64,
         dir: &'a Path,
     },
-    /// A run's nodes' hosts' series were fetched from a Prometheus server after it: what was
-    /// found and what was not.
-    HostsFetched {
-        fetched: &'a crate::result::series::FetchedHosts,
+    /// A run's nodes' and their hosts' series were fetched from a Prometheus server after it:
+    /// what was found and what was not.
+    SeriesFetched {
+        fetched: &'a crate::result::series::Fetched,
     },
     /// Something went wrong that does not stop the scenario.
     Warning(Warning<'a>),

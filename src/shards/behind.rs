@@ -48,11 +48,15 @@ pub fn start_spread_ms(figures: &[ShardFigures]) -> f64 {
     }
 }
 
+/// The share of its schedule a shard must send on time to have kept up, unless the caller
+/// judges by its own threshold (a capacity search: its achieved-rate criterion).
+pub const ON_TIME: f64 = 0.99;
+
 /// A warning for each of the `count` shards that fell behind, naming why.
 pub fn behind_warnings(figures: &[ShardFigures], count: u64) -> Vec<Warning> {
     figures
         .iter()
-        .zip(behind_all(figures))
+        .zip(behind_all(figures, ON_TIME))
         .filter(|(_, reasons)| !reasons.is_empty())
         .map(|(f, reasons)| Warning::ShardBehind {
             shard: format!("{}/{count}", f.index),
@@ -62,7 +66,7 @@ pub fn behind_warnings(figures: &[ShardFigures], count: u64) -> Vec<Warning> {
 }
 
 /// Why each shard fell behind, if it did (see [`behind_reasons`]).
-pub fn behind_all(figures: &[ShardFigures]) -> Vec<Vec<String>> {
+pub fn behind_all(figures: &[ShardFigures], on_time: f64) -> Vec<Vec<String>> {
     figures
         .iter()
         .enumerate()
@@ -75,20 +79,24 @@ pub fn behind_all(figures: &[ShardFigures]) -> Vec<Vec<String>> {
                 .collect();
             others.sort_by(f64::total_cmp);
             let median = (!others.is_empty()).then(|| crate::stats::median_of_sorted(&others));
-            behind_reasons(f, median)
+            behind_reasons(f, median, on_time)
         })
         .collect()
 }
 
-/// Why a shard fell behind, if it did: its achieved rate under its target, a backlog left at
+/// Why a shard fell behind, if it did: under `on_time` of its schedule sent on time, a backlog left at
 /// the window's end, its client CPU near saturation, or a median service time far above the
 /// other shards' (`others_service_p50_ms`, their median) against the same cluster: a client
 /// too slow to take its responses in time (CPU-starved, say) inflates the latencies it
 /// records without missing its schedule.
-pub fn behind_reasons(f: &ShardFigures, others_service_p50_ms: Option<f64>) -> Vec<String> {
+pub fn behind_reasons(
+    f: &ShardFigures,
+    others_service_p50_ms: Option<f64>,
+    on_time: f64,
+) -> Vec<String> {
     let mut r = Vec::new();
     if let Some(ratio) = f.achieved_ratio
-        && ratio < 0.99
+        && ratio < on_time
     {
         r.push(format!(
             "sent {:.1}% of its schedule on time",

@@ -66,7 +66,12 @@ impl Charts {
             panels.push(self.availability_panel(run));
         }
         if let Some(m) = metrics {
-            panels.extend(server_panels(m));
+            panels.extend(server_panels(
+                ("pending-compactions", "node-cpu"),
+                None,
+                &m.nodes,
+                &m.samples,
+            ));
             panels.extend(host_panels(m));
             panels.extend(node_host_panels(
                 ("node-host-cpu", "node-host-disk"),
@@ -76,6 +81,13 @@ impl Charts {
             ));
             if let Some(f) = &m.fetched {
                 let source = format!("fetched from Prometheus {}", f.server);
+                let nodes: Vec<String> = f.nodes.iter().map(|n| n.node.clone()).collect();
+                panels.extend(server_panels(
+                    ("prometheus-pending-compactions", "prometheus-node-cpu"),
+                    Some(&source),
+                    &nodes,
+                    &f.samples,
+                ));
                 panels.extend(node_host_panels(
                     ("prometheus-host-cpu", "prometheus-host-disk"),
                     &source,
@@ -239,20 +251,37 @@ fn mark_faults(chart: &mut Chart, run: &RunTimeline, first: bool) {
 }
 
 /// Pending compactions and node CPU.
-fn server_panels(m: &MetricSeries) -> Vec<Panel> {
-    let mut pending = Panel::new(
-        "pending-compactions",
-        "Pending compactions (highest of any node)",
-    );
+/// The nodes' server figures of one source (`(ids, source)`: the nodes' endpoints scraped
+/// during the run, or a Prometheus server's series fetched after it): the highest pending
+/// compactions, and each node's CPU.
+fn server_panels(
+    (pending_id, cpu_id): (&'static str, &'static str),
+    source: Option<&str>,
+    nodes: &[String],
+    samples: &[Sample],
+) -> Vec<Panel> {
+    let of = |title: &str| match source {
+        Some(s) => format!("{title}, {s})"),
+        None => format!("{title})"),
+    };
+    let over_samples = |get: &dyn Fn(&Sample) -> Option<f64>| -> Vec<(f64, Option<f64>)> {
+        samples.iter().map(|s| (s.t_s, get(s))).collect()
+    };
+    let mut pending = Panel::new(pending_id, &of("Pending compactions (highest of any node"));
     pending.line(
         "pending compactions".into(),
-        m.node_max(|n| n.pending_compactions),
+        over_samples(&|s| {
+            s.nodes
+                .iter()
+                .filter_map(|n| n.pending_compactions)
+                .reduce(f64::max)
+        }),
         Stroke::solid(series_colour(0)),
     );
-    let mut cpu = Panel::new("node-cpu", "Node CPU (cores, per node)");
-    for (i, node) in m.nodes.iter().enumerate() {
+    let mut cpu = Panel::new(cpu_id, &of("Node CPU (cores, per node"));
+    for (i, node) in nodes.iter().enumerate() {
         // The node's own figure, else the host's view of its process.
-        let points = over_samples(m, |s| {
+        let points = over_samples(&|s| {
             s.nodes.get(i).and_then(|n| n.cpu_cores).or_else(|| {
                 s.host
                     .as_ref()
@@ -487,7 +516,7 @@ mod tests {
 
     #[test]
     fn hosts_fetched_from_prometheus_get_charts_beside_the_exporters() {
-        use crate::result::series::{FetchedHosts, HostSample, NodeHost};
+        use crate::result::series::{Fetched, FetchedNode, HostSample, NodeHost};
         let mut result = run_with_metrics("remote", &RunShape::default(), 2, &[]);
         let m = result.metrics.as_mut().unwrap();
         let host = |node: &str| NodeHost {
@@ -503,18 +532,24 @@ mod tests {
                 ..HostSample::default()
             })];
         }
+        // The server's copy of the same figures: the hosts' and the first node's.
         let mut samples = m.samples.clone();
         for s in &mut samples {
-            s.nodes.clear();
+            s.nodes.truncate(1);
             s.host = None;
             s.t_s += 0.5;
         }
-        m.fetched = Some(Box::new(FetchedHosts {
+        m.fetched = Some(Box::new(Fetched {
             server: "http://10.0.0.9:9090".into(),
             step_s: 1.0,
             hosts: vec![host("node1")],
+            nodes: vec![FetchedNode {
+                node: "node1".into(),
+                instance: "10.0.0.1:7070".into(),
+                job: Some("cassandra".into()),
+            }],
             samples,
-            ..FetchedHosts::default()
+            ..Fetched::default()
         }));
         let r = report(vec![Input::Run {
             path: "remote.json".into(),
@@ -537,6 +572,20 @@ mod tests {
                 && stack[fetched].contains("node1 busy"),
             "{}",
             stack[fetched]
+        );
+        // The nodes' own figures fetched: after those scraped during the run.
+        let scraped = n.iter().position(|x| *x == "node-cpu").expect("node CPU");
+        let cpu = n
+            .iter()
+            .position(|x| *x == "prometheus-node-cpu")
+            .expect("fetched node CPU");
+        assert!(scraped < cpu, "{n:?}");
+        assert!(
+            stack[cpu].contains(
+                "Node CPU (cores, per node, fetched from Prometheus http://10.0.0.9:9090)"
+            ),
+            "{}",
+            stack[cpu]
         );
     }
 

@@ -1,7 +1,9 @@
 //! The hosts a run sampled, summarised over its main phase's measured window: the local host
-//! (where cqlbench ran, from /proc) and each node's host seen through its node exporter
-//! ([`crate::result::series::MetricSeries::node_hosts`]). Both sources give the same
-//! [`HostSample`]s, so one model ([`HostSummary`]) and one pair of tables serve both: one row
+//! (where cqlbench ran, from /proc), each node's host seen through its node exporter
+//! ([`crate::result::series::MetricSeries::node_hosts`]) and each node's host fetched after
+//! the run from a Prometheus server ([`crate::result::series::MetricSeries::fetched`]). All
+//! sources give the same [`HostSample`]s, so one model ([`HostSummary`]) and one pair of
+//! tables serve them all: one row
 //! per host (CPU, load, memory, network) and one per host and device (IOPS, MB/s, await,
 //! queue, utilisation).
 
@@ -24,6 +26,9 @@ pub enum HostSource {
     Local,
     /// A node's host, from its Prometheus node exporter at `exporter` (`host:port`).
     Exporter { exporter: String },
+    /// A node's host, its exporter's series (labelled `instance`) fetched from the
+    /// Prometheus server at `server` after the run.
+    Prometheus { server: String, instance: String },
 }
 
 impl HostSource {
@@ -32,6 +37,9 @@ impl HostSource {
         match self {
             HostSource::Local => "/proc".into(),
             HostSource::Exporter { exporter } => format!("node exporter {exporter}"),
+            HostSource::Prometheus { server, instance } => {
+                format!("Prometheus {server} ({instance})")
+            }
         }
     }
 }
@@ -61,7 +69,8 @@ pub struct HostSummary {
 }
 
 /// The hosts `metrics` sampled over `main`'s measured window: the local host first, then the
-/// nodes' hosts in their order; a host without a sample in the window is left out.
+/// nodes' hosts in their order, then those fetched from a Prometheus server; a host without a
+/// sample in the window is left out.
 pub fn summaries(main: &PhaseResult, metrics: &MetricSeries) -> Vec<HostSummary> {
     let Some((start, end)) = crate::result::measured_window(main) else {
         return Vec::new();
@@ -94,6 +103,21 @@ pub fn summaries(main: &PhaseResult, metrics: &MetricSeries) -> Vec<HostSummary>
             exporter: h.exporter.clone(),
         };
         out.extend(summary(&h.node, source, &samples, &h.devices));
+    }
+    if let Some(f) = &metrics.fetched {
+        for (j, h) in f.hosts.iter().enumerate() {
+            let samples: Vec<&HostSample> = f
+                .samples
+                .iter()
+                .filter(|s| s.t_s >= start && s.t_s <= end)
+                .filter_map(|s| s.node_hosts.get(j).and_then(Option::as_ref))
+                .collect();
+            let source = HostSource::Prometheus {
+                server: f.server.clone(),
+                instance: h.exporter.clone(),
+            };
+            out.extend(summary(&h.node, source, &samples, &h.devices));
+        }
     }
     out
 }
@@ -440,6 +464,57 @@ mod tests {
         assert_eq!(device, "nvme0n1");
         assert!(close(figures.read_iops, 200.0) && close(figures.write_iops, 50.0));
         assert!(close(figures.util, 0.4) && close(figures.avg_queue, 0.75));
+    }
+
+    #[test]
+    fn hosts_fetched_from_prometheus_get_rows_after_the_exporters() {
+        use crate::result::series::Fetched;
+        let mut r = remote_run();
+        let main = r.phases[0].clone();
+        let (start, end) = crate::result::measured_window(&main).unwrap();
+        let m = r.metrics.as_mut().unwrap();
+        // The server's copy of node2's host, each step half a second later, twice as busy; a
+        // step outside the window would move the mean.
+        let mut samples = m.samples.clone();
+        for s in &mut samples {
+            s.t_s += 0.5;
+            s.host = None;
+            s.nodes.clear();
+            let mut h = s.node_hosts[1].clone();
+            if let Some(h) = h.as_mut() {
+                h.cpu_user = if s.t_s < start || s.t_s > end {
+                    1.0
+                } else {
+                    0.8
+                };
+            }
+            s.node_hosts = vec![h];
+        }
+        let in_window = samples
+            .iter()
+            .filter(|s| s.t_s >= start && s.t_s <= end)
+            .count();
+        let mut host = m.node_hosts[1].clone();
+        host.exporter = "10.0.0.2:9100".into();
+        m.fetched = Some(Box::new(Fetched {
+            server: "http://10.0.0.9:9090".into(),
+            hosts: vec![host],
+            samples,
+            ..Fetched::default()
+        }));
+        let hosts = summaries(&main, m);
+        assert_eq!(hosts.len(), 4);
+        let fetched = &hosts[3];
+        assert_eq!(
+            (fetched.host.as_str(), fetched.source.describe()),
+            (
+                "node2",
+                "Prometheus http://10.0.0.9:9090 (10.0.0.2:9100)".to_string()
+            )
+        );
+        assert_eq!(fetched.samples, in_window);
+        assert!((fetched.cpu_user - 0.8).abs() < 1e-9, "{fetched:?}");
+        assert_eq!(fetched.devices, hosts[2].devices, "the same device figures");
     }
 
     #[test]

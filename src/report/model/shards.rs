@@ -15,7 +15,10 @@ impl RunTimeline {
         let rows = m
             .shards
             .iter()
-            .zip(crate::shards::behind::behind_all(&m.shards))
+            .zip(crate::shards::behind::behind_all(
+                &m.shards,
+                crate::shards::behind::ON_TIME,
+            ))
             .map(|(s, behind)| {
                 vec![
                     format!("{}/{}", s.index, m.shards.len()),

@@ -71,7 +71,7 @@ fn fetch_hosts(result: &mut RunResult, mut spec: FetchSpec, out: &Path, ctx: &Co
             return;
         }
     };
-    ctx.emit(Event::HostsFetched { fetched: &fetched });
+    ctx.emit(Event::SeriesFetched { fetched: &fetched });
     let metrics = result.metrics.get_or_insert_with(|| {
         Box::new(MetricSeries {
             interval_s: spec.step_s,
@@ -186,7 +186,7 @@ mod tests {
             Event::Warning(Warning::FetchFailed { error }) => {
                 h.lock().unwrap().push(format!("warning: {error}"))
             }
-            Event::HostsFetched { fetched } => h.lock().unwrap().push(format!(
+            Event::SeriesFetched { fetched } => h.lock().unwrap().push(format!(
                 "fetched {} missing {:?}",
                 fetched.hosts.len(),
                 fetched.missing
@@ -232,7 +232,8 @@ mod tests {
     }
 
     /// A server that has node1's CPU counters (user and idle of one CPU, one more second of
-    /// each per step: half busy) at 1000, 1001 and 1002, and nothing else.
+    /// each per step: half busy) at 1000, 1001 and 1002, and nothing else (no node's own
+    /// metrics).
     fn cpu_only_server() -> String {
         let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
         let url = format!("http://{}", server.server_addr().to_ip().unwrap());
@@ -255,10 +256,12 @@ mod tests {
                     format!(
                         r#"{{"status":"success","data":{{"resultType":"matrix","result":{result}}}}}"#
                     )
-                } else {
+                } else if u.contains("node_cpu_seconds_total") {
                     format!(
                         r#"{{"status":"success","data":{{"resultType":"vector","result":[{{"metric":{{{labels}}},"value":[1002,"2"]}}]}}}}"#
                     )
+                } else {
+                    r#"{"status":"success","data":{"resultType":"vector","result":[]}}"#.into()
                 };
                 let header =
                     tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
@@ -298,9 +301,13 @@ mod tests {
         );
         let h = f.samples[2].node_hosts[0].clone().expect("figures");
         assert_eq!((h.cpu_user, h.cpu_system), (0.5, 0.0));
+        assert!(f.nodes.is_empty());
         assert_eq!(
             f.missing,
-            ["node1 (127.0.0.1:9100): node_disk_*, node_load1, node_memory_*, node_network_*"]
+            [
+                "node1: no Cassandra metrics instance with host 127.0.0.1 (give --prometheus-instance node1=INSTANCE)",
+                "node1 (127.0.0.1:9100): node_disk_*, node_load1, node_memory_*, node_network_*"
+            ]
         );
     }
 }

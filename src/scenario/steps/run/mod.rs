@@ -351,16 +351,17 @@ pub struct RunStep {
         serialize_with = "argv::list_display"
     )]
     pub node_exporter: Vec<String>,
-    /// A Prometheus server that scrapes the nodes' hosts' node exporters, http[s]://HOST:PORT
-    /// (for exporters the client cannot reach): after the run, the figures --node-exporter
-    /// samples are fetched from it for the run's window by range queries and stored per node.
-    /// A server that does not answer is a warning; the run's result is kept.
+    /// A Prometheus server that scrapes the nodes' hosts' node exporters and the nodes' metrics
+    /// endpoints, http[s]://HOST:PORT (for endpoints the client cannot reach): after the run,
+    /// the figures --node-exporter and --prometheus sample are fetched from it for the run's
+    /// window by range queries and stored per node. A server that does not answer is a
+    /// warning; the run's result is kept.
     #[arg(long, value_name = "URL", conflicts_with = "no_metrics")]
     #[serde(default)]
     pub prometheus_server: Option<String>,
-    /// A node's exporter's `instance` label on --prometheus-server, NODE=INSTANCE (repeat for
-    /// more), e.g. node1=10.0.0.5:9100 [default: the instance whose host is the node's
-    /// address].
+    /// A node's host's exporter's or the node's own endpoint's `instance` label on
+    /// --prometheus-server, NODE=INSTANCE (repeat for more), e.g. node1=10.0.0.5:9100
+    /// [default: the instances whose host is the node's address].
     #[arg(long, value_name = "NODE=INSTANCE")]
     #[serde(
         default,
