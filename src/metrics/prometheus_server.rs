@@ -556,14 +556,20 @@ fn describe(e: &prometheus_http_query::Error) -> String {
     }
 }
 
-/// The `(instance, job)`s with a series of `selector` in the last `window_s` before `end`.
+/// The `(instance, job)`s with a series of any of `names` in the last `window_s` before `end`
+/// (one count per name, joined with `or`: counting over a regex of names would make series
+/// that differ only in their name, which PromQL refuses).
 async fn instances_with(
     client: &prometheus_http_query::Client,
     spec: &FetchSpec,
-    selector: &str,
+    names: &[&str],
     (window_s, end): (i64, i64),
 ) -> Result<Vec<(String, String)>, FetchError> {
-    let q = format!("count by (instance, job) (count_over_time({selector}[{window_s}s]))");
+    let q = names
+        .iter()
+        .map(|n| format!("count by (instance, job) (count_over_time({n}[{window_s}s]))"))
+        .collect::<Vec<_>>()
+        .join(" or ");
     let found = client
         .query(q)
         .at(end)
@@ -614,14 +620,8 @@ async fn fetch_async(spec: &FetchSpec) -> Result<Fetched, FetchError> {
         .filter(|n| cassandra_only(n))
         .collect();
     let seen = Seen {
-        hosts: instances_with(&client, spec, "node_cpu_seconds_total", window).await?,
-        nodes: instances_with(
-            &client,
-            spec,
-            &format!("{{__name__=~\"{}\"}}", any_of(&cassandra)),
-            window,
-        )
-        .await?,
+        hosts: instances_with(&client, spec, &["node_cpu_seconds_total"], window).await?,
+        nodes: instances_with(&client, spec, &cassandra, window).await?,
     };
     let (hosts, nodes, mut missing) = map_nodes(&spec.instances, &spec.nodes, &seen);
     if hosts.is_empty() && nodes.is_empty() {
