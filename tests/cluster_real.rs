@@ -551,7 +551,84 @@ fn two_data_centres_report_the_asked_dc_and_rack_and_busy_ports_are_refused() {
             .collect();
         assert_eq!(v.peers, others, "system.peers of {}", v.address);
     }
+    a_node_set_apart_is_named_by_the_run(&tc);
     tc.finish();
+}
+
+/// Node 3's compaction throughput changed at run time (`nodetool setcompactionthroughput`):
+/// a run reads every node's `system_views.settings`, records node 3's differing value beside
+/// it, and warns naming both values.
+fn a_node_set_apart_is_named_by_the_run(tc: &TestCluster) {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = || {
+        let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+        c.env("CQLBENCH_CLUSTERS_DIR", tc.root())
+            .env("CQLBENCH_HOME", dir.path().join("home"));
+        c
+    };
+    let root = tc.root().to_str().unwrap().to_string();
+    let set = bin()
+        .args(["cluster", "nodetool", "twodc", "3", "--dir", &root, "--"])
+        .args(["setcompactionthroughput", "7"])
+        .output()
+        .unwrap();
+    assert!(set.status.success(), "{set:?}");
+    let out = dir.path().join("apart.json");
+    let run = bin()
+        .args(["run", "keyvalue", "--cluster", "twodc", "--rf", "1"])
+        .args(["--rows", "200", "--rate", "50", "--duration", "2s"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stderr}");
+    let r = cqlbench::result::RunResult::read(&out).unwrap();
+    let facts = |a: &str| {
+        r.fingerprint
+            .nodes
+            .iter()
+            .find(|n| n.address == a)
+            .unwrap_or_else(|| panic!("{a} in {:?}", r.fingerprint.nodes))
+    };
+    let key = r
+        .fingerprint
+        .server_settings
+        .keys()
+        .find(|k| k.starts_with("compaction_throughput"))
+        .expect("the node asked has a compaction throughput setting")
+        .clone();
+    let asked = r.fingerprint.server_settings[&key].clone();
+    let node3 = facts("127.0.0.3");
+    assert!(!node3.settings_unread);
+    let mine = node3
+        .settings_differ
+        .get(&key)
+        .unwrap_or_else(|| panic!("{key} not among {:?}", node3.settings_differ));
+    assert!(
+        mine.starts_with('7') && *mine != asked,
+        "{mine} against {asked}"
+    );
+    assert!(
+        facts("127.0.0.2").settings_differ.is_empty(),
+        "{:?}",
+        facts("127.0.0.2").settings_differ
+    );
+    let warning = r
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .find(|w| w.starts_with("node 127.0.0.3's settings differ"))
+        .unwrap_or_else(|| panic!("{:?}", r.warnings));
+    assert!(
+        warning.contains(&format!("{key} {mine} ({asked})")),
+        "{warning}"
+    );
+    assert!(
+        format!("{stdout}{stderr}").contains(&warning),
+        "the console shows it: {stdout}{stderr}"
+    );
+    eprintln!("settings apart: {warning}");
 }
 
 /// Two clusters created in one directory get different address prefixes (and JMX ports), so

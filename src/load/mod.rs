@@ -212,6 +212,45 @@ async fn first_result(
     started: f64,
 ) -> RunResult {
     let asked = session::asked_node(session).await;
+    let server_settings = session::server_settings(session, asked.as_ref()).await;
+    let mut nodes = session::cluster_nodes(session, asked.as_ref()).await;
+    let mut warnings = Vec::new();
+    // Each other node's settings against the asked node's (none to compare before 4.0).
+    if !server_settings.is_empty() {
+        let asked_at = asked
+            .as_ref()
+            .map_or_else(String::new, |n| n.address.ip().to_string());
+        for (ip, settings) in session::other_nodes_settings(session, asked.as_ref()).await {
+            let address = ip.to_string();
+            let Some(facts) = nodes.iter_mut().find(|n| n.address == address) else {
+                continue;
+            };
+            match settings {
+                None => facts.settings_unread = true,
+                Some(settings) => {
+                    facts.settings_differ =
+                        crate::result::settings_differing(&server_settings, &settings);
+                }
+            }
+            if !facts.settings_differ.is_empty() {
+                warnings.push(crate::result::Warning::NodeSettingsDiffer {
+                    node: address,
+                    asked: asked_at.clone(),
+                    differ: facts
+                        .settings_differ
+                        .iter()
+                        .map(|(k, v)| {
+                            let theirs = server_settings
+                                .get(k)
+                                .cloned()
+                                .unwrap_or_else(|| crate::result::ABSENT.to_string());
+                            (k.clone(), v.clone(), theirs)
+                        })
+                        .collect(),
+                });
+            }
+        }
+    }
     RunResult {
         schema_version: RESULT_VERSION,
         env: plan.env.clone(),
@@ -225,8 +264,8 @@ async fn first_result(
             driver: "scylla-rust-driver 1.9".into(),
             cassandra_version: session::cassandra_version(session).await,
             java_version: session::java_version(session).await,
-            server_settings: session::server_settings(session, asked.as_ref()).await,
-            nodes: session::cluster_nodes(session, asked.as_ref()).await,
+            server_settings,
+            nodes,
             schema: Default::default(),
             host: HostFacts::read(),
             cluster: plan.cluster.clone(),
@@ -234,7 +273,7 @@ async fn first_result(
             client: Some(plan.connect.client.clone()),
         },
         phases: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
         metrics: None,
         rate_share: plan.rate_share.clone(),
         events: Vec::new(),

@@ -400,25 +400,58 @@ pub async fn server_settings(
     session: &Session,
     node: Option<&Arc<scylla::cluster::Node>>,
 ) -> std::collections::BTreeMap<String, String> {
-    let read = async {
-        let r = session
-            .query_unpaged(
-                on_node("SELECT name, value FROM system_views.settings", node),
-                &[],
-            )
-            .await
-            .ok()?;
-        let rows = r.into_rows_result().ok()?;
-        let out: std::collections::BTreeMap<String, String> = rows
-            .rows::<(String, Option<String>)>()
-            .ok()?
-            .filter_map(Result::ok)
-            .filter(|(name, _)| !name.contains("password"))
-            .map(|(name, value)| (name, value.unwrap_or_default()))
-            .collect();
-        Some(out)
+    read_settings(session, node).await.unwrap_or_default()
+}
+
+/// [`server_settings`] of `node`, `None` when its table cannot be read.
+async fn read_settings(
+    session: &Session,
+    node: Option<&Arc<scylla::cluster::Node>>,
+) -> Option<std::collections::BTreeMap<String, String>> {
+    let r = session
+        .query_unpaged(
+            on_node("SELECT name, value FROM system_views.settings", node),
+            &[],
+        )
+        .await
+        .ok()?;
+    let rows = r.into_rows_result().ok()?;
+    let out: std::collections::BTreeMap<String, String> = rows
+        .rows::<(String, Option<String>)>()
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|(name, _)| !name.contains("password"))
+        .map(|(name, value)| (name, value.unwrap_or_default()))
+        .collect();
+    Some(out)
+}
+
+/// Every other node's settings (the driver's nodes but `asked`), each asked directly: by its
+/// address, `None` where its table could not be read (a node down, or before 4.0).
+pub async fn other_nodes_settings(
+    session: &Session,
+    asked: Option<&Arc<scylla::cluster::Node>>,
+) -> Vec<(
+    std::net::IpAddr,
+    Option<std::collections::BTreeMap<String, String>>,
+)> {
+    let Some(asked) = asked else {
+        return Vec::new();
     };
-    read.await.unwrap_or_default()
+    let state = session.get_cluster_state();
+    let mut nodes: Vec<Arc<scylla::cluster::Node>> = state
+        .get_nodes_info()
+        .iter()
+        .filter(|n| n.host_id != asked.host_id)
+        .cloned()
+        .collect();
+    nodes.sort_by_key(|n| n.address.to_string());
+    let mut out = Vec::new();
+    for node in nodes {
+        let settings = read_settings(session, Some(&node)).await;
+        out.push((node.address.ip(), settings));
+    }
+    out
 }
 
 /// The node whose system tables a run records ([`server_settings`], [`cluster_nodes`]): the
@@ -508,6 +541,8 @@ pub async fn cluster_nodes(
                 rack,
                 release_version: version,
                 tokens: tokens.map_or(0, |t| t.len()),
+                settings_differ: Default::default(),
+                settings_unread: false,
             },
         )
         .collect();

@@ -246,6 +246,8 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
         rack: Some("rack1".into()),
         release_version: Some(version.into()),
         tokens: 16,
+        settings_differ: Default::default(),
+        settings_unread: false,
     };
     a.fingerprint.nodes = vec![node("5.0.4"), node("5.0.4")];
     a.fingerprint.schema = [("keyvalue.compaction".to_string(), "class=STCS".to_string())].into();
@@ -254,6 +256,9 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
     b.fingerprint.server_settings = settings("64", Some(("cdc_enabled", "false")));
     b.fingerprint.server_settings.extend(identity("bb"));
     b.fingerprint.nodes = vec![node("5.0.4"), node("4.1.8")];
+    // One of run b's nodes, asked directly, had another value than the node asked.
+    b.fingerprint.nodes[1].settings_differ =
+        [("concurrent_reads".to_string(), "96".to_string())].into();
     // Run b also holds another workload's table: its options have nothing to differ from
     // in run a, so they are no difference.
     b.fingerprint.schema = [
@@ -283,6 +288,7 @@ fn the_server_settings_that_differ_between_runs_are_named_and_the_equal_ones_are
             ["cdc_enabled", "-", "false"],
             ["cluster.versions", "5.0.4: 2", "4.1.8: 1, 5.0.4: 1"],
             ["concurrent_reads", "32", "64"],
+            ["node 10.0.0.1: concurrent_reads", "-", "96"],
             ["schema.keyvalue.compaction", "class=STCS", "class=LCS"],
         ]
     );

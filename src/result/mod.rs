@@ -119,6 +119,64 @@ pub struct NodeFacts {
     pub release_version: Option<String>,
     /// How many tokens it owns (vnodes).
     pub tokens: usize,
+    /// Its settings (`system_views.settings`, asked of the node itself) that differ from the
+    /// node the client asked's ([`Fingerprint::server_settings`]): name → this node's value,
+    /// [`ABSENT`] where it has no such setting. Empty for the node asked, for nodes like it,
+    /// and where unread.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub settings_differ: std::collections::BTreeMap<String, String>,
+    /// Its settings could not be read (the node down, or its table not there).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settings_unread: bool,
+}
+
+/// The value a setting has on a node that does not have it.
+pub const ABSENT: &str = "(absent)";
+
+/// Settings that name a node or a cluster rather than configure it (its addresses, token,
+/// seeds, name and directories) differ between any two nodes or clusters by construction, and
+/// a Java object's default `Class@1a2b3c` text differs between processes: none is compared.
+pub fn compared_setting(name: &str, values: &[Option<&String>]) -> bool {
+    const IDENTITY: [&str; 7] = [
+        "cluster_name",
+        "listen_address",
+        "rpc_address",
+        "broadcast_address",
+        "broadcast_rpc_address",
+        "initial_token",
+        "seed_provider",
+    ];
+    let object_identity = |v: &str| {
+        v.rsplit_once('@').is_some_and(|(class, hash)| {
+            class.contains('.') && !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())
+        })
+    };
+    // `seed_provider` on 4.x, `seed_provider.parameters` and `.class_name` on 5.0.
+    let base = name.split('.').next().unwrap_or(name);
+    !(IDENTITY.contains(&base)
+        || name.ends_with("_directory")
+        || name.ends_with("_directories")
+        || name.ends_with("_dir")
+        || values.iter().flatten().any(|v| object_identity(v)))
+}
+
+/// The settings of `other` that differ from `asked`'s: name → `other`'s value ([`ABSENT`]
+/// where `other` has no such setting), leaving out those that differ by nature
+/// ([`compared_setting`]).
+pub fn settings_differing(
+    asked: &std::collections::BTreeMap<String, String>,
+    other: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut out: std::collections::BTreeMap<String, String> = other
+        .iter()
+        .filter(|(k, v)| asked.get(*k) != Some(*v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for k in asked.keys().filter(|k| !other.contains_key(*k)) {
+        out.insert(k.clone(), ABSENT.to_string());
+    }
+    out.retain(|k, _| compared_setting(k, &[asked.get(k), other.get(k)]));
+    out
 }
 
 /// A host probe a run refers to: where it is and its headline figures.

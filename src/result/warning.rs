@@ -94,6 +94,13 @@ pub enum Warning {
     ShardStartSpread {
         spread_ms: f64,
     },
+    /// A node's settings differ from the node the client asked's (whose settings the result
+    /// records): `differ` is (name, this node's value, the asked node's value).
+    NodeSettingsDiffer {
+        node: String,
+        asked: String,
+        differ: Vec<(String, String, String)>,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -173,6 +180,27 @@ impl fmt::Display for Warning {
                 "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
                 reasons.join("; ")
             ),
+            Warning::NodeSettingsDiffer {
+                node,
+                asked,
+                differ,
+            } => {
+                const SHOWN: usize = 5;
+                let listed: Vec<String> = differ
+                    .iter()
+                    .take(SHOWN)
+                    .map(|(name, mine, theirs)| format!("{name} {mine} ({theirs})"))
+                    .collect();
+                write!(
+                    f,
+                    "node {node}'s settings differ from those of {asked}, the node asked (its values in brackets): {}",
+                    listed.join(", ")
+                )?;
+                if differ.len() > SHOWN {
+                    write!(f, " and {} more", differ.len() - SHOWN)?;
+                }
+                Ok(())
+            }
             Warning::ShardStartSpread { spread_ms } => write!(
                 f,
                 "the shards' main phases started {spread_ms:.0} ms apart: the merged intervals' edges are blurred by that much"
@@ -331,6 +359,59 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+
+    #[test]
+    fn a_node_whose_settings_differ_is_named_with_both_values_and_the_list_is_bounded() {
+        let asked: std::collections::BTreeMap<String, String> = [
+            ("concurrent_reads", "32"),
+            ("compaction_throughput", "64MiB/s"),
+            ("cdc_enabled", "false"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let mut asked = asked;
+        asked.insert("listen_address".into(), "10.0.0.1".into());
+        asked.insert("hints_directory".into(), "/n1/hints".into());
+        let mut other = asked.clone();
+        // Its own address and directories differ by nature: not listed.
+        other.insert("listen_address".into(), "10.0.0.2".into());
+        other.insert("hints_directory".into(), "/n2/hints".into());
+        other.insert("compaction_throughput".into(), "7MiB/s".into());
+        other.remove("cdc_enabled");
+        other.insert("new_setting".into(), "1".into());
+        let differ = crate::result::settings_differing(&asked, &other);
+        assert_eq!(
+            differ.into_iter().collect::<Vec<_>>(),
+            [
+                ("cdc_enabled".to_string(), crate::result::ABSENT.to_string()),
+                ("compaction_throughput".into(), "7MiB/s".into()),
+                ("new_setting".into(), "1".into()),
+            ]
+        );
+        assert!(crate::result::settings_differing(&asked, &asked).is_empty());
+        let w = Warning::NodeSettingsDiffer {
+            node: "127.0.0.3".into(),
+            asked: "127.0.0.1".into(),
+            differ: vec![(
+                "compaction_throughput".into(),
+                "7MiB/s".into(),
+                "64MiB/s".into(),
+            )],
+        };
+        assert_eq!(
+            w.to_string(),
+            "node 127.0.0.3's settings differ from those of 127.0.0.1, the node asked (its values in brackets): compaction_throughput 7MiB/s (64MiB/s)"
+        );
+        let many = Warning::NodeSettingsDiffer {
+            node: "n".into(),
+            asked: "a".into(),
+            differ: (0..8)
+                .map(|i| (format!("s{i}"), "1".into(), "2".into()))
+                .collect(),
+        };
+        assert!(many.to_string().ends_with("s4 1 (2) and 3 more"), "{many}");
+    }
     use crate::result::OpSummary;
     use crate::stats::OpStats;
 

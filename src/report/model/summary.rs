@@ -176,10 +176,18 @@ impl Settings {
 /// What a run recorded of its server, as one map to compare between runs: the settings as
 /// named by `system_views.settings`, the schema as `schema.NAME` (`schema.keyspace.replication`,
 /// `schema.TABLE.compaction`, …), and the nodes as `cluster.nodes` (count per DC and rack),
-/// `cluster.versions` and `cluster.tokens_per_node`.
+/// `cluster.versions` and `cluster.tokens_per_node`, and a node's setting that differs from the
+/// asked node's as `node ADDRESS: NAME`.
 fn server_facts(fp: &crate::result::Fingerprint) -> std::collections::BTreeMap<String, String> {
     use std::collections::BTreeMap;
     let mut out = fp.server_settings.clone();
+    for n in &fp.nodes {
+        out.extend(
+            n.settings_differ
+                .iter()
+                .map(|(k, v)| (format!("node {}: {k}", n.address), v.clone())),
+        );
+    }
     out.extend(
         fp.schema
             .iter()
@@ -538,7 +546,7 @@ pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
                 .iter()
                 .map(|r| r.settings.server.get(name))
                 .collect();
-            if !compared_setting(name, &values) {
+            if !crate::result::compared_setting(name, &values) {
                 return None;
             }
             // A table or keyspace exists only in the runs of its workload: its options are
@@ -574,33 +582,6 @@ pub fn server_settings_table(runs: &[RunRow]) -> Option<Table> {
         rows,
         text_columns: (1..=recorded.len()).collect(),
     })
-}
-
-/// Settings that name a node or a cluster rather than configure it (its addresses, token,
-/// seeds, name and directories) differ between any two nodes or clusters by construction, and
-/// a Java object's default `Class@1a2b3c` text differs between processes: none is compared.
-fn compared_setting(name: &str, values: &[Option<&String>]) -> bool {
-    const IDENTITY: [&str; 7] = [
-        "cluster_name",
-        "listen_address",
-        "rpc_address",
-        "broadcast_address",
-        "broadcast_rpc_address",
-        "initial_token",
-        "seed_provider",
-    ];
-    let object_identity = |v: &str| {
-        v.rsplit_once('@').is_some_and(|(class, hash)| {
-            class.contains('.') && !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())
-        })
-    };
-    // `seed_provider` on 4.x, `seed_provider.parameters` and `.class_name` on 5.0.
-    let base = name.split('.').next().unwrap_or(name);
-    !(IDENTITY.contains(&base)
-        || name.ends_with("_directory")
-        || name.ends_with("_directories")
-        || name.ends_with("_dir")
-        || values.iter().flatten().any(|v| object_identity(v)))
 }
 
 /// Each share run's source row, when the run it is a share of is in the report.
