@@ -99,7 +99,8 @@ pub fn merge(shards: &mut [ShardInput]) -> Result<(RunResult, Vec<LogEntry>), In
 }
 
 /// The merged run's warnings: each phase's, the shards that fell behind, a wide spread of their
-/// starts, and what the shards saw of the cluster (a node dying, compactions in the window).
+/// starts, and what the shards saw of the cluster (a node dying, compactions in the window, a
+/// node whose settings differ), each once.
 fn warnings(
     shards: &[ShardInput],
     phases: &[PhaseResult],
@@ -130,6 +131,7 @@ fn warnings(
                     | Warning::HlogFailed { .. }
                     | Warning::IntervalCsvFailed { .. }
                     | Warning::HostSaturated { .. }
+                    | Warning::NodeSettingsDiffer { .. }
             );
             if keep && !warnings.contains(w) {
                 warnings.push(w.clone());
