@@ -542,10 +542,16 @@ fn describe(e: &prometheus_http_query::Error) -> String {
     match e {
         Error::Prometheus(p) => format!("answered an error: {p}"),
         other => {
-            let mut parts = vec![other.to_string()];
+            // The HTTP client ends its messages with the whole request URL (the query, encoded):
+            // the server is named already, and the query where it matters.
+            let without_url = |text: String| match text.find(" for url (") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            };
+            let mut parts = vec![without_url(other.to_string())];
             let mut source = std::error::Error::source(other);
             while let Some(s) = source {
-                let text = s.to_string();
+                let text = without_url(s.to_string());
                 if !parts.iter().any(|p| p.contains(&text)) {
                     parts.push(text);
                 }
@@ -1208,6 +1214,7 @@ org_apache_cassandra_metrics_table_count{{name=\"ReadTotalLatency\"}} {read_us}
             "{err}"
         );
         assert!(err.contains("503"), "{err}");
+        assert!(!err.contains("for url"), "the URL is not repeated: {err}");
 
         let url = answering(
             400,
