@@ -306,19 +306,19 @@ impl MetricSeries {
 
     /// Maximum over nodes of a per-node value, per sample.
     pub fn node_max(&self, get: impl Fn(&NodeSample) -> Option<f64>) -> Vec<(f64, Option<f64>)> {
-        self.samples
-            .iter()
-            .map(|s| {
-                let m = s.nodes.iter().filter_map(&get).fold(None, |acc, v| {
-                    Some(match acc {
-                        None => v,
-                        Some(a) => f64::max(a, v),
-                    })
-                });
-                (s.t_s, m)
-            })
-            .collect()
+        node_max(&self.samples, get)
     }
+}
+
+/// Maximum over nodes of a per-node value, per sample of `samples` (any source's).
+pub fn node_max(
+    samples: &[Sample],
+    get: impl Fn(&NodeSample) -> Option<f64>,
+) -> Vec<(f64, Option<f64>)> {
+    samples
+        .iter()
+        .map(|s| (s.t_s, s.nodes.iter().filter_map(&get).reduce(f64::max)))
+        .collect()
 }
 
 #[cfg(test)]

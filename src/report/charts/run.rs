@@ -270,12 +270,7 @@ fn server_panels(
     let mut pending = Panel::new(pending_id, &of("Pending compactions (highest of any node"));
     pending.line(
         "pending compactions".into(),
-        over_samples(&|s| {
-            s.nodes
-                .iter()
-                .filter_map(|n| n.pending_compactions)
-                .reduce(f64::max)
-        }),
+        crate::result::series::node_max(samples, |n| n.pending_compactions),
         Stroke::solid(series_colour(0)),
     );
     let mut cpu = Panel::new(cpu_id, &of("Node CPU (cores, per node"));
