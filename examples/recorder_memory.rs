@@ -152,6 +152,8 @@ fn main() {
     let mut marks = args.marks_min.clone();
     marks.sort_by(f64::total_cmp);
     let mut marks = marks.into_iter().peekable();
+    // Every operation takes the next cycle, so a second's writes are every other cycle, as a
+    // 1:1 mix's are (the ledger's bitmaps then weigh what a real run's weigh).
     let mut cycle = 0u64;
     let mut next_sample = 0.0;
     let mut snapshot = Snapshot::default();
@@ -162,10 +164,10 @@ fn main() {
             let response = lat.next_ns();
             let service = response - response / 8;
             snapshot.record_send_lag(response / 8 + 1);
+            cycle += 1;
             if j % 2 == 0 {
                 snapshot.record_ok(OpKind::Write, response, service);
                 snapshot.writes.record(OpKind::Write, cycle, Outcome::Acked);
-                cycle += 1;
             } else {
                 snapshot.record_ok(OpKind::Read, response, service);
             }
@@ -201,13 +203,14 @@ fn main() {
             );
         }
     }
-    if let Err(e) = rec.check_writes() {
+    let rss_end = rss_mib();
+    if let Err(e) = rec.check_writes().and_then(|()| rec.finish().map(drop)) {
         eprintln!("recorder_memory: {e}");
         std::process::exit(1);
     }
-    drop(rec);
+    println!("RSS at the end, before the last write of the result: {rss_end:.1} MiB");
     println!(
-        "files after {} simulated hours: result {:.2} MiB (series not included), HDR log {:.1} MiB, \
+        "files after {} simulated hours: result {:.2} MiB (the series not in it), HDR log {:.1} MiB, \
          per-interval CSV {:.1} MiB, ledger {:.1} MiB",
         args.hours,
         size_mib(&out),

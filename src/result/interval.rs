@@ -240,7 +240,7 @@ impl IntervalRecord {
             send_lag_p50_ms: lag.p50_ms,
             send_lag_p99_ms: lag.p99_ms,
             client_cpu_s,
-            errors_by_kind: s.all().errors,
+            errors_by_kind: s.errors_by_kind(),
         }
     }
 }

@@ -349,6 +349,16 @@ impl Snapshot {
         self.all_ops().map(OpStats::error_count).sum()
     }
 
+    /// Errors of all kinds together, by error (without merging histograms as
+    /// [`Snapshot::all`] does: each interval's record takes them).
+    pub fn errors_by_kind(&self) -> BTreeMap<ErrorKind, u64> {
+        let mut by = BTreeMap::new();
+        for (k, n) in self.all_ops().flat_map(|o| &o.errors) {
+            *by.entry(*k).or_default() += n;
+        }
+        by
+    }
+
     /// All kinds merged into one.
     pub fn all(&self) -> OpStats {
         let mut all = OpStats::default();
@@ -386,6 +396,7 @@ mod tests {
         assert_eq!(a.op(latest).ok, 1);
         assert_eq!(a.op(latest).errors[&ErrorKind::CasWriteTimeout], 1);
         assert_eq!((a.ok(), a.errors(), a.all().response.len()), (3, 1, 3));
+        assert_eq!(a.errors_by_kind(), a.all().errors);
         assert_eq!(a.kinds(), vec![insert, latest]);
         assert_eq!(a.op(OpKind::profile_op("st_never", false)).ok, 0);
         assert!(insert.writes() && !latest.writes());
