@@ -867,11 +867,10 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
             let got = pick(probe("fast", profile));
             let host = pick(probe("nvme", profile));
             assert!(got <= limit * 1.15, "{what} {limit}: {got} (host {host})");
-            let reached = if host >= limit * 1.3 {
-                within(got, limit)
-            } else {
-                got >= 0.5 * host.min(limit)
-            };
+            // Reached: within 15% of the limit, or half of what the host gave where that is
+            // less (one bound that falls smoothly with a slower host: a step at 1.3× the
+            // limit failed a CI run whose host gave 299 MB/s and the throttled disk 162).
+            let reached = got >= (0.85 * limit).min(0.5 * host);
             if reached {
                 return (got, host);
             }
