@@ -78,17 +78,26 @@ fn size_mib(p: &std::path::Path) -> f64 {
     std::fs::metadata(p).map_or(0.0, |m| m.len() as f64 / 1_048_576.0)
 }
 
-/// A cheap, fixed sequence of latencies around 1 ms with a long tail.
-struct Latencies(u64);
+/// A fixed sequence of latencies from 0.3 ms with a long tail (Pareto, shape 1/0.7), cut at
+/// 189 ms (the tail's 99.99th percentile).
+const SCALE_NS: f64 = 300_000.0;
+
+struct Latencies {
+    rng: rand_xoshiro::SplitMix64,
+    tail: rand_distr::Pareto<f64>,
+}
 
 impl Latencies {
+    fn new() -> Latencies {
+        Latencies {
+            rng: rand_xoshiro::rand_core::SeedableRng::seed_from_u64(7),
+            tail: rand_distr::Pareto::new(SCALE_NS, 1.0 / 0.7).expect("a valid shape"),
+        }
+    }
+
     fn next_ns(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        let u = (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
-        (300_000.0 / (1.0 - u).max(1e-4).powf(0.7)) as u64
+        let cut = SCALE_NS / 1e-4f64.powf(0.7);
+        rand_distr::Distribution::sample(&self.tail, &mut self.rng).min(cut) as u64
     }
 }
 
@@ -148,7 +157,7 @@ fn main() {
     println!("| simulated minute | RSS MiB | records kept | samples kept | wall s |");
     println!("|---|---|---|---|---|");
     let wall = std::time::Instant::now();
-    let mut lat = Latencies(0x9E37_79B9_7F4A_7C15);
+    let mut lat = Latencies::new();
     let mut marks = args.marks_min.clone();
     marks.sort_by(f64::total_cmp);
     let mut marks = marks.into_iter().peekable();

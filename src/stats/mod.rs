@@ -196,6 +196,13 @@ impl Default for OpStats {
     }
 }
 
+/// Adds `from`'s error counts to `into`'s.
+fn add_errors(into: &mut BTreeMap<ErrorKind, u64>, from: &BTreeMap<ErrorKind, u64>) {
+    for (k, n) in from {
+        *into.entry(*k).or_default() += n;
+    }
+}
+
 impl OpStats {
     pub fn error_count(&self) -> u64 {
         self.errors.values().sum()
@@ -209,9 +216,7 @@ impl OpStats {
             .add(&other.service)
             .expect("same histogram bounds");
         self.ok += other.ok;
-        for (k, v) in &other.errors {
-            *self.errors.entry(*k).or_default() += v;
-        }
+        add_errors(&mut self.errors, &other.errors);
     }
 
     pub fn reset(&mut self) {
@@ -353,9 +358,7 @@ impl Snapshot {
     /// [`Snapshot::all`] does: each interval's record takes them).
     pub fn errors_by_kind(&self) -> BTreeMap<ErrorKind, u64> {
         let mut by = BTreeMap::new();
-        for (k, n) in self.all_ops().flat_map(|o| &o.errors) {
-            *by.entry(*k).or_default() += n;
-        }
+        self.all_ops().for_each(|o| add_errors(&mut by, &o.errors));
         by
     }
 
