@@ -3,8 +3,9 @@
 //! written as a run writes them) through simulated one-second intervals as fast as it can, each
 //! with `--rate` operations' latencies (half writes, half reads) and their write cycles, beside
 //! a series of one node's and one host's samples kept as the sampler keeps them (one per
-//! sampling period, thinned after the first hour). Prints the process's resident memory at the
-//! simulated minutes asked for, and the files' sizes at the end.
+//! sampling period, thinned after the first hour, spilled to a file as they come). Prints the
+//! process's resident memory at the simulated minutes asked for, and the files' sizes at the
+//! end.
 //!
 //! Leaves out what a real run adds at a constant size (the driver and its connections, the
 //! executor's workers, the sampler's thread); `bench/long_run.py` measures a real run.
@@ -16,7 +17,7 @@ use std::path::PathBuf;
 
 use cqlbench::load::executor::IntervalReport;
 use cqlbench::load::recorder::Recorder;
-use cqlbench::result::{IntervalRecord, PhaseResult, kept_records, kept_width_s};
+use cqlbench::result::{IntervalRecord, PhaseResult, kept_width_s};
 use cqlbench::spec::OpKind;
 use cqlbench::stats::Snapshot;
 use cqlbench::stats::writes::Outcome;
@@ -129,8 +130,14 @@ fn main() {
         .samples
         .pop()
         .expect("a sample");
-    let mut series: Vec<cqlbench::result::series::Sample> =
-        Vec::with_capacity(kept_records(Some(secs as f64), 1.0));
+    let mut series: cqlbench::spill::Spill<cqlbench::result::series::Sample> =
+        match cqlbench::spill::Spill::create_in(&args.dir) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("recorder_memory: {}: {e}", args.dir.display());
+                std::process::exit(1);
+            }
+        };
     let mut rec = match Recorder::start(&out, result, None) {
         Ok(r) => r,
         Err(e) => {
@@ -146,7 +153,7 @@ fn main() {
         name: "main".into(),
         offset_s: 0.0,
         load,
-        intervals: Vec::with_capacity(kept_records(Some(secs as f64), 1.0)),
+        intervals: Vec::new(),
         summary: None,
     });
     let rss_start = rss_mib();
@@ -198,12 +205,15 @@ fn main() {
         if start_s >= next_sample {
             let mut s = template.clone();
             s.t_s = start_s;
-            series.push(s);
+            if let Err(e) = series.push(&s) {
+                eprintln!("recorder_memory: a sample's spill: {e}");
+                std::process::exit(1);
+            }
             next_sample = start_s + kept_width_s(start_s).max(1.0);
         }
         while marks.peek().is_some_and(|m| (i + 1) as f64 >= m * 60.0) {
             let m = marks.next().expect("peeked");
-            let kept = rec.result().phases.last().map_or(0, |p| p.intervals.len());
+            let kept = rec.kept_intervals();
             println!(
                 "| {m} | {:.1} | {kept} | {} | {:.0} |",
                 rss_mib(),

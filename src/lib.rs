@@ -58,6 +58,7 @@ pub mod result;
 pub mod scenario;
 pub mod shards;
 pub mod spec;
+pub mod spill;
 pub mod stats;
 pub mod target;
 pub mod tls;

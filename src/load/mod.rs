@@ -74,14 +74,6 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// How long the run is planned to last, from its phases' durations: `None` when the main
-    /// phase stops after a number of operations; a rampup that does so counts as nothing.
-    pub fn planned_s(&self) -> Option<f64> {
-        let secs = |l: &LoadSpec| l.duration().map(|d| d.as_secs_f64());
-        let main = secs(&self.main)?;
-        Some(main + self.rampup.as_ref().and_then(secs).unwrap_or(0.0))
-    }
-
     /// Refuses a plan no run can carry out, as its flags would be refused: the workload and
     /// each phase's load, checked wherever the plan was built.
     pub fn check(&self) -> Result<(), crate::error::Invalid> {
@@ -187,9 +179,8 @@ async fn run_async(
     let (session, workload_spec, target) = connect_resolved(plan, &counters).await?;
     let started = crate::host::unix_now();
     let result = first_result(plan, &session, workload_spec.clone(), target, started).await;
-    let sampler = (!plan.metrics.is_empty()).then(|| {
-        crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started, plan.planned_s())
-    });
+    let sampler = (!plan.metrics.is_empty())
+        .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
     let rec = Recorder::start(&plan.out, result, sampler)?;
     let run = Run {
         plan,
@@ -505,18 +496,5 @@ mod tests {
         p.workload.ratio = "range=1".parse().unwrap();
         assert!(refused(p).contains("workload keyvalue has no range operation"));
         assert!(!dir.path().join("r.json").exists(), "nothing was written");
-
-        // The length the metric series is reserved for: main and a timed rampup.
-        assert_eq!(plan.planned_s(), Some(5.0));
-        let mut p = plan.clone();
-        let mut rampup = plan.main.clone();
-        rampup.stop = Stop::Duration { secs: 60.0 };
-        p.rampup = Some(rampup.clone());
-        assert_eq!(p.planned_s(), Some(65.0));
-        rampup.stop = Stop::Ops { count: 1000 };
-        p.rampup = Some(rampup);
-        assert_eq!(p.planned_s(), Some(5.0));
-        p.main.stop = Stop::Ops { count: 1000 };
-        assert_eq!(p.planned_s(), None);
     }
 }

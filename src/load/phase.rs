@@ -47,13 +47,7 @@ impl<W: Workload> Engine<'_, W> {
             name: name.into(),
             offset_s,
             load: load.clone(),
-            intervals: Vec::with_capacity(crate::result::kept_records(
-                match load.stop {
-                    crate::spec::load::Stop::Duration { secs } => Some(secs),
-                    crate::spec::load::Stop::Ops { .. } => None,
-                },
-                super::executor::INTERVAL.as_secs_f64(),
-            )),
+            intervals: Vec::new(),
             summary: None,
         });
         let (phase_stop, forward) = self.phase_stop(name);
@@ -171,8 +165,9 @@ impl<W: Workload> Engine<'_, W> {
         driver_before: &DriverCounts,
     ) {
         self.rec.flush_intervals();
-        let phase = self.rec.result().phases.last().expect("phase started");
-        let mut summary = summarize(outcome, load, cpu_s, &phase.intervals);
+        let intervals = self.rec.phase_intervals();
+        let mut summary = summarize(outcome, load, cpu_s, &intervals);
+        drop(intervals);
         summary.driver = Some(self.ops.counters.snapshot().since(driver_before));
         self.rec.end_phase(name, summary);
         let summary = self.rec.phase_summary().expect("just ended");

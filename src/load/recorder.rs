@@ -1,7 +1,9 @@
 //! What a run leaves on disk as it goes: its result (JSON, rewritten after intervals so an
 //! interrupted run keeps what it measured), its HDR interval log (`.hlog`), its per-interval
 //! CSV (`.intervals.csv`) and its acknowledged-write ledger (`.ledger`), all next to the
-//! result's path.
+//! result's path. The records and samples the result keeps are spilled to anonymous files
+//! beside it as they come ([`crate::spill`]) and streamed into its rewrites, so the client's
+//! memory does not grow with the run; they are read back when the run ends.
 //!
 //! A failed append to the HDR log, the CSV or the ledger is a typed warning in the result
 //! ([`Warning::HlogFailed`], [`Warning::IntervalCsvFailed`], [`Warning::LedgerFailed`]) and
@@ -18,8 +20,10 @@ use crate::result::intervals_csv::IntervalCsv;
 use crate::result::ledger::{LedgerWriter, Mapping};
 use crate::result::verify::ReadsVerified;
 use crate::result::{
-    IntervalRecord, PhaseResult, PhaseSummary, RunResult, RunStatus, Warning, phase_warnings,
+    IntervalRecord, PhaseResult, PhaseSummary, RunResult, RunStatus, Spilled, Warning,
+    phase_warnings,
 };
+use crate::spill::Spill;
 
 /// Every interval for the first minute of a phase, then every 10 s: a long run's result grows,
 /// and rewriting it each second would cost the client more and more. A write that took long
@@ -39,7 +43,11 @@ const WRITE_BYTES_PER_S: f64 = 128.0 * 1024.0;
 /// A run's result, HDR log and ledger, and their writes.
 pub struct Recorder {
     out: PathBuf,
+    /// The result so far: its phases' intervals are the records not spilled.
     result: RunResult,
+    /// By phase: the records kept so far, before the phase's `intervals` (None where no
+    /// spill file could be made: the phase keeps them in memory).
+    spills: Vec<Option<Spill<IntervalRecord>>>,
     /// Server and host metrics sampled beside the run.
     sampler: Option<Sampler>,
     /// None once an append failed.
@@ -86,8 +94,12 @@ impl Recorder {
             path: csv_path.clone(),
             source,
         })?;
+        if let Some(s) = &sampler {
+            s.spill_in(spill_dir(out));
+        }
         let r = Recorder {
             out: out.to_path_buf(),
+            spills: result.phases.iter().map(|_| None).collect(),
             result,
             sampler,
             ledger: Some(ledger),
@@ -119,8 +131,42 @@ impl Recorder {
         Ok(())
     }
 
+    /// The result so far, without its spilled records ([`Recorder::phase_intervals`]).
     pub fn result(&self) -> &RunResult {
         &self.result
+    }
+
+    /// How many records the current phase keeps so far.
+    pub fn kept_intervals(&self) -> usize {
+        let spilled = self
+            .spills
+            .last()
+            .and_then(Option::as_ref)
+            .map_or(0, Spill::len);
+        spilled + self.result.phases.last().map_or(0, |p| p.intervals.len())
+    }
+
+    /// The current phase's records, read back (a failed read is the run's error, kept for
+    /// [`Recorder::check_writes`]: the phase's records in memory are returned).
+    pub fn phase_intervals(&mut self) -> Vec<IntervalRecord> {
+        let Some(p) = self.result.phases.last() else {
+            return Vec::new();
+        };
+        let spilled = match self.spills.last().and_then(Option::as_ref) {
+            Some(s) => s.read_all(),
+            None => Ok(Vec::new()),
+        };
+        match spilled {
+            Ok(mut all) => {
+                all.extend(p.intervals.iter().cloned());
+                all
+            }
+            Err(e) => {
+                let kept = p.intervals.clone();
+                self.write_error.get_or_insert(e);
+                kept
+            }
+        }
     }
 
     /// Notes the time this shard's main phase started.
@@ -133,6 +179,8 @@ impl Recorder {
     pub fn start_phase(&mut self, phase: PhaseResult) {
         self.flush_intervals();
         self.result.phases.push(phase);
+        self.spills
+            .push(Spill::create_in(spill_dir(&self.out)).ok());
         self.last_write = Instant::now();
     }
 
@@ -179,18 +227,32 @@ impl Recorder {
             });
             self.ledger = None;
         }
-        let kept = self.coarse.take(&rep.snapshot, rec.clone());
+        for kept in self.coarse.take(&rep.snapshot, rec.clone()) {
+            self.keep(kept);
+        }
         self.latest = Some(rec);
-        self.phase_mut().intervals.extend(kept);
     }
 
     /// Keeps the intervals merged so far as one record: the phase's intervals are complete.
     pub fn flush_intervals(&mut self) {
-        if let Some(r) = self.coarse.flush()
-            && let Some(p) = self.result.phases.last_mut()
-        {
-            p.intervals.push(r);
+        if let Some(r) = self.coarse.flush() {
+            self.keep(r);
         }
+    }
+
+    /// Keeps a record of the current phase: spilled while its spill takes them, else (and
+    /// then on) in memory.
+    fn keep(&mut self, r: IntervalRecord) {
+        let Some(p) = self.result.phases.last_mut() else {
+            return;
+        };
+        if p.intervals.is_empty()
+            && let Some(Some(spill)) = self.spills.last_mut()
+            && spill.push(&r).is_ok()
+        {
+            return;
+        }
+        p.intervals.push(r);
     }
 
     /// The last interval recorded, as measured.
@@ -223,26 +285,30 @@ impl Recorder {
     /// Writes the result when it is due (with the metrics sampled so far); a failure is kept
     /// for [`Recorder::end_phase`].
     pub fn save_if_due(&mut self) {
-        let n = self.result.phases.last().map_or(0, |p| p.intervals.len());
+        let n = self.kept_intervals();
         if n > WRITE_EVERY_INTERVAL && self.last_write.elapsed() < self.write_wait() {
             return;
         }
         let t = Instant::now();
         // The sampler's series is lent to the result for the write (moved in and back, not
-        // copied: a copy per write doubled a long run's largest allocation).
+        // copied), and the records and samples spilled are streamed into it.
         let (result, out) = (&mut self.result, &self.out);
+        let spilled = Spilled {
+            intervals: &self.spills,
+            samples: None,
+        };
         let written = match &self.sampler {
             Some(s) => s
-                .with_series(|series| {
+                .with_series(|series, samples| {
                     result.metrics = Some(Box::new(std::mem::take(series)));
-                    let w = result.write(out);
+                    let w = result.write_with(out, Spilled { samples, ..spilled });
                     if let Some(m) = result.metrics.take() {
                         *series = *m;
                     }
                     w
                 })
-                .unwrap_or_else(|| result.write(out)),
-            None => result.write(out),
+                .unwrap_or_else(|| result.write_with(out, spilled)),
+            None => result.write_with(out, spilled),
         };
         match written {
             Ok(()) => {
@@ -288,10 +354,21 @@ impl Recorder {
         self.result.status = status;
     }
 
-    /// Ends the run: its status (completed unless a phase said otherwise), its end time, the
-    /// metrics' final series and what they warn of, and the result's last write.
+    /// Ends the run: its records read back, its status (completed unless a phase said
+    /// otherwise), its end time, the metrics' final series and what they warn of, and the
+    /// result's last write.
     pub fn finish(mut self) -> Result<RunResult, LoadError> {
         self.flush_intervals();
+        for (p, spill) in self.result.phases.iter_mut().zip(&mut self.spills) {
+            if let Some(s) = spill.take() {
+                let mut all = s.read_all().map_err(|source| LoadError::Io {
+                    path: self.out.clone(),
+                    source,
+                })?;
+                all.append(&mut p.intervals);
+                p.intervals = all;
+            }
+        }
         let r = &mut self.result;
         if r.status == RunStatus::Running {
             r.status = RunStatus::Completed;
@@ -323,6 +400,11 @@ impl Recorder {
             source,
         }
     }
+}
+
+/// Where a result's spills are made: its own directory.
+fn spill_dir(out: &Path) -> &Path {
+    out.parent().unwrap_or(Path::new("."))
 }
 
 /// An interval's histograms, response and service time of each operation kind, tagged
@@ -403,7 +485,7 @@ mod tests {
                 .starts_with("main: the HDR interval log")
         );
         // The intervals and the ledger went on.
-        assert_eq!(rec.result().phases.last().unwrap().intervals.len(), 3);
+        assert_eq!(rec.kept_intervals(), 3);
         assert!(rec.ledger.is_some());
         rec.save_if_due();
         rec.check_writes().unwrap();
@@ -413,6 +495,43 @@ mod tests {
                 .iter()
                 .any(|w| matches!(w, Warning::HlogFailed { .. }))
         );
+    }
+
+    #[test]
+    fn kept_records_are_spilled_streamed_into_each_write_and_read_back_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let result =
+            crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
+        let mut rec = Recorder::start(&out, result, None).unwrap();
+        start_main(&mut rec);
+        let mut taken = Vec::new();
+        for i in 0..5 {
+            let mut rep = report();
+            rep.start_s = i as f64;
+            rep.end_s = i as f64 + 1.0;
+            let r = record(&rep);
+            taken.push(r.clone());
+            rec.interval("main", 0.0, false, &rep, r);
+        }
+        // None in memory: all in the phase's spill, and in the file written.
+        assert!(rec.result().phases.last().unwrap().intervals.is_empty());
+        assert_eq!(rec.kept_intervals(), 5);
+        rec.save_if_due();
+        rec.check_writes().unwrap();
+        let written = RunResult::read(&out).unwrap();
+        assert_eq!(written.phases.last().unwrap().intervals, taken);
+        assert_eq!(rec.phase_intervals(), taken);
+        // The spill files are anonymous: the directory holds the run's own files only.
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["r.intervals.csv", "r.json", "r.ledger"]);
+        let done = rec.finish().unwrap();
+        assert_eq!(done.phases.last().unwrap().intervals, taken);
+        assert_eq!(RunResult::read(&out).unwrap(), done);
     }
 
     #[test]
@@ -461,11 +580,12 @@ mod tests {
             node_devices: vec![],
             node_exporters: vec![],
         };
-        let sampler = Sampler::start(plan, crate::host::unix_now(), None);
+        let sampler = Sampler::start(plan, crate::host::unix_now());
         let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();
         let samples = |rec: &Recorder| {
             let s = rec.sampler.as_ref().unwrap();
-            s.with_series(|m| m.samples.len()).unwrap()
+            s.with_series(|m, spilled| m.samples.len() + spilled.map_or(0, Spill::len))
+                .unwrap()
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         while samples(&rec) < 3 && Instant::now() < deadline {

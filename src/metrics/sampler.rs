@@ -27,6 +27,7 @@ use super::procfs::{self, CpuTimes, DiskCounters};
 use super::reading::{NodeReading, rate};
 use super::scrape::{ScrapeError, scrape_node};
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeHost, Sample};
+use crate::spill::Spill;
 
 // Scraping, as the scenarios call it beside a run.
 pub use super::scrape::{NotMeasured, max_pending, max_pending_of_all, scrape_all};
@@ -124,7 +125,12 @@ pub fn host_sample(
 }
 
 struct State {
+    /// The series, its samples those not spilled.
     series: MetricSeries,
+    /// The samples taken so far, once the run gives them a file ([`Sampler::spill_in`]).
+    spill: Option<Spill<Sample>>,
+    /// The newest sample spilled (for [`Sampler::latest`]).
+    last: Option<Sample>,
 }
 
 /// A running sampler; stop it with [`Sampler::finish`].
@@ -135,9 +141,8 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    /// Starts sampling; `t0_unix` is the run's start (the origin of `t_s`), `planned_s` how long
-    /// the run is planned to sample (`None`: not known), for which the series is reserved.
-    pub fn start(plan: MetricsPlan, t0_unix: f64, planned_s: Option<f64>) -> Sampler {
+    /// Starts sampling; `t0_unix` is the run's start (the origin of `t_s`).
+    pub fn start(plan: MetricsPlan, t0_unix: f64) -> Sampler {
         let devices = if plan.host {
             let mut d = procfs::block_devices();
             d.extend(plan.node_devices.iter().map(|n| n.device.clone()));
@@ -150,10 +155,7 @@ impl Sampler {
                 interval_s: plan.interval_s,
                 nodes: plan.endpoints.iter().map(|e| e.node.clone()).collect(),
                 devices: devices.clone(),
-                samples: Vec::with_capacity(crate::result::kept_records(
-                    planned_s,
-                    plan.interval_s,
-                )),
+                samples: Vec::new(),
                 errors: Vec::new(),
                 node_devices: plan.node_devices.clone(),
                 node_hosts: plan
@@ -168,6 +170,8 @@ impl Sampler {
                     .collect(),
                 fetched: None,
             },
+            spill: None,
+            last: None,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (s2, stop2) = (shared.clone(), stop.clone());
@@ -182,19 +186,41 @@ impl Sampler {
         }
     }
 
+    /// Keeps the samples in an anonymous file in `dir` from now on, those taken so far
+    /// included, instead of in memory: a long run's series then costs the client no memory
+    /// ([`crate::spill`]). Samples the file does not take stay in memory.
+    pub fn spill_in(&self, dir: &std::path::Path) {
+        let Ok(mut st) = self.shared.lock() else {
+            return;
+        };
+        let Ok(spill) = Spill::create_in(dir) else {
+            return;
+        };
+        let st = &mut *st;
+        st.spill = Some(spill);
+        let kept = std::mem::take(&mut st.series.samples);
+        keep(st, kept);
+    }
+
     /// Calls `f` with the series so far, the sampler's own (it publishes new samples once `f`
-    /// returns): a result written with it costs no copy of a long run's series. `None` if the
+    /// returns), and the spill its earlier samples are in (before the series' own samples): a
+    /// result written with them streams the series, and costs no copy of it. `None` if the
     /// sampler's thread panicked holding it.
-    pub fn with_series<R>(&self, f: impl FnOnce(&mut MetricSeries) -> R) -> Option<R> {
+    pub fn with_series<R>(
+        &self,
+        f: impl FnOnce(&mut MetricSeries, Option<&Spill<Sample>>) -> R,
+    ) -> Option<R> {
         let mut s = self.shared.lock().ok()?;
-        Some(f(&mut s.series))
+        let s = &mut *s;
+        Some(f(&mut s.series, s.spill.as_ref()))
     }
 
     /// The series' names with only its latest sample (None before the first): what a live
     /// view needs each interval, without copying the whole series.
     pub fn latest(&self) -> Option<MetricSeries> {
         let s = self.shared.lock().ok()?;
-        let last = s.series.samples.last()?.clone();
+        // The samples in memory are newer than those spilled.
+        let last = s.series.samples.last().or(s.last.as_ref())?.clone();
         Some(MetricSeries {
             interval_s: s.series.interval_s,
             nodes: s.series.nodes.clone(),
@@ -207,14 +233,30 @@ impl Sampler {
         })
     }
 
-    /// Stops the thread and returns the whole series.
+    /// Stops the thread and returns the whole series, its spilled samples read back.
     pub fn finish(mut self) -> MetricSeries {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
         // The thread has stopped: the series is taken, not copied.
-        self.with_series(std::mem::take).unwrap_or_default()
+        let Ok(mut st) = self.shared.lock() else {
+            return MetricSeries::default();
+        };
+        let mut series = std::mem::take(&mut st.series);
+        if let Some(spill) = st.spill.take() {
+            match spill.read_all() {
+                Ok(mut samples) => {
+                    samples.append(&mut series.samples);
+                    series.samples = samples;
+                }
+                Err(e) => series.errors.push(format!(
+                    "spill: {} samples kept in a file could not be read back: {e}",
+                    spill.len()
+                )),
+            }
+        }
+        series
     }
 }
 
@@ -280,8 +322,24 @@ fn publish(
             st.series.errors.push(e.message);
         }
     }
-    st.series.samples.extend(samples);
+    keep(&mut st, samples);
     true
+}
+
+/// Keeps `samples` after those kept before: in the spill while it takes them, else in memory.
+fn keep(st: &mut State, samples: Vec<Sample>) {
+    for s in samples {
+        let spilled = st.series.samples.is_empty()
+            && st
+                .spill
+                .as_mut()
+                .is_some_and(|spill| spill.push(&s).is_ok());
+        if spilled {
+            st.last = Some(s);
+        } else {
+            st.series.samples.push(s);
+        }
+    }
 }
 
 /// The sampling period `run_time_s` into a run sampled every `base`: samples thin out as the

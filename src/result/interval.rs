@@ -19,9 +19,9 @@ pub struct IntervalOp {
     pub service_p99_ms: f64,
 }
 
-/// An interval's operations by kind, in kind order: a sorted vector, not a tree. A run keeps
-/// an hour of one-second records in memory, and a `BTreeMap`'s node takes room for eleven
-/// kinds where an interval has one to three (bench/long_run.py measures the client's memory).
+/// An interval's operations by kind, in kind order: a sorted vector, not a tree. A result
+/// holds thousands of records (a day-long run's 8,280), and a `BTreeMap`'s node takes room for
+/// eleven kinds where an interval has one to three.
 pub type ByOp = litemap::LiteMap<OpKind, IntervalOp>;
 
 /// One (normally one-second) interval of a phase.
@@ -74,21 +74,6 @@ pub fn kept_width_s(run_time_s: f64) -> f64 {
 
 /// How long a run's intervals are kept as measured (see [`kept_width_s`]).
 pub const FULL_RESOLUTION_S: f64 = 3600.0;
-
-/// How many records [`kept_width_s`] keeps of `secs` (the first hour's when not known) measured
-/// every `every_s`: a phase's or a series' vector reserved once at its start, so that it never
-/// grows by doubling (a doubling copies it and leaves the old block to the allocator, the
-/// larger part of a long run's memory growth).
-pub fn kept_records(secs: Option<f64>, every_s: f64) -> usize {
-    let secs = secs.unwrap_or(FULL_RESOLUTION_S).clamp(0.0, 7.0 * 86_400.0);
-    let every_s = every_s.max(0.001);
-    let span = |from: f64, to: f64, width: f64| (secs.min(to) - from).max(0.0) / width.max(every_s);
-    let n = span(0.0, FULL_RESOLUTION_S, every_s)
-        + span(FULL_RESOLUTION_S, 12.0 * 3600.0, 10.0)
-        + span(12.0 * 3600.0, f64::INFINITY, 60.0);
-    // A record at each end of each width, and the last partial one.
-    n.ceil() as usize + 3
-}
 
 /// Intervals merged into one record of [`kept_width_s`]: their histograms and counts summed,
 /// the largest backlog kept, their client CPU added up. A record never spans a change of warmup
@@ -327,30 +312,5 @@ mod tests {
             n += c.flush().into_iter().count();
             assert_eq!(n, want, "{from}");
         }
-    }
-
-    /// The capacity reserved for a phase or a series holds every record kept of it, so its
-    /// vector never grows; and not much more.
-    #[test]
-    fn the_records_reserved_are_the_records_kept() {
-        // A day of seconds: 8,280 kept (above), plus a record at each width's end.
-        assert_eq!(kept_records(Some(86_400.0), 1.0), 8_283);
-        assert_eq!(kept_records(Some(30.0), 1.0), 33);
-        // Not known (a run bounded by operations): its first hour's.
-        assert_eq!(kept_records(None, 1.0), 3_603);
-        // A series sampled every 5 s: 720 in the first hour, then one per 10 s and per minute.
-        assert_eq!(kept_records(Some(7_200.0), 5.0), 720 + 360 + 3);
-        assert_eq!(kept_records(Some(0.0), 1.0), 3);
-        // Two hours of one-second records through the coarsening fit their reservation.
-        let (s, _) = second(0.0, 1, 1, false);
-        let mut c = Coarsening::default();
-        let mut n = 0;
-        for i in 0..7_200 {
-            let r = IntervalRecord::from_snapshot(i as f64, i as f64 + 1.0, i < 5, &s, 0, 0.0);
-            n += c.take(&s, r).len();
-        }
-        n += c.flush().into_iter().count();
-        assert!(n <= kept_records(Some(7_200.0), 1.0), "{n}");
-        assert!(n + 5 >= kept_records(Some(7_200.0), 1.0), "{n}");
     }
 }

@@ -24,19 +24,19 @@ pub mod verify;
 mod interval;
 mod phase;
 mod shard;
+mod streamed;
 mod warning;
 
 pub use capacity::CapacityResult;
 pub use file::{
     ResultError, ResultFile, read, read_capacity, read_probe, read_run, read_scaling, read_verify,
 };
-pub use interval::{
-    ByOp, Coarsening, IntervalOp, IntervalRecord, kept_records, kept_width_s, kinds_in,
-};
+pub use interval::{ByOp, Coarsening, IntervalOp, IntervalRecord, kept_width_s, kinds_in};
 pub use phase::{DriverCounts, OpSummary, PhaseResult, PhaseSummary};
 pub use probe::ProbeResult;
 pub use scaling::ScalingResult;
 pub use shard::{Merged, ShardFigures, ShardOf};
+pub use streamed::Spilled;
 pub use verify::VerifyResult;
 pub use warning::{
     Warning, compaction_warning, host_cpu, host_warning, measured_window, phase_warnings,
@@ -242,6 +242,19 @@ impl RunResult {
     /// Writes the result atomically.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         crate::fsutil::write_json(path, self)
+    }
+
+    /// Writes the result atomically with its spilled records and samples streamed in, each
+    /// before those in memory ([`Spilled`]).
+    pub fn write_with(&self, path: &Path, spilled: Spilled<'_>) -> std::io::Result<()> {
+        let value = serde_json::to_value(self).map_err(std::io::Error::other)?;
+        crate::fsutil::write_json(
+            path,
+            &streamed::Doc {
+                value: &value,
+                spilled,
+            },
+        )
     }
 
     /// Reads a run result file, checking its kind and version.
