@@ -593,6 +593,16 @@ mod tests {
         }
         let before = samples(&rec);
         assert!(before >= 3, "{before} samples");
+        // Spilled, none in memory; the latest still at hand for a live view.
+        let (in_memory, spilled) = rec
+            .sampler
+            .as_ref()
+            .unwrap()
+            .with_series(|m, spilled| (m.samples.len(), spilled.map_or(0, Spill::len)))
+            .unwrap();
+        assert_eq!(in_memory, 0);
+        assert!(spilled >= 3, "{spilled} spilled");
+        assert_eq!(rec.latest_sample().unwrap().samples.len(), 1);
         rec.save_if_due();
         rec.check_writes().unwrap();
         // The file has the series as it was; the recorder holds no copy, the sampler its own.
