@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! error  the one-line error of refused input
-//! format, fsutil, host, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; this host's facts and clocks; a cancellation token; golden files in tests
+//! format, fsutil, spill, host, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; items a long run keeps on disk instead of in memory; this host's facts and clocks; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
 //! tls  client TLS configurations, handshake failures in words, a local cluster's certificate authority
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
