@@ -103,7 +103,16 @@ fn report_rejects_missing_and_malformed_files_in_one_line() {
     let missing = dir.path().join("missing.json");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\"schema_version\": 1, \"phases\": 3}").unwrap();
-    for (path, what) in [(&missing, "No such file"), (&bad, "not a valid run result")] {
+    let sub = dir.path().join("runs");
+    std::fs::create_dir(&sub).unwrap();
+    for (path, what) in [
+        (&missing, "No such file"),
+        (&bad, "not a valid run result"),
+        (
+            &sub,
+            "a directory, not a result file (name the result files in it",
+        ),
+    ] {
         let out = cmd().arg("report").arg(&good).arg(path).assert().failure();
         let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
         assert_eq!(err.lines().count(), 1, "{err}");

@@ -239,6 +239,30 @@ fn a_valid_fault_schedule_gets_as_far_as_connecting() {
 }
 
 #[test]
+fn an_unreachable_host_writes_no_result_and_says_none_was_written() {
+    let home = tempfile::tempdir().unwrap();
+    let out_path = home.path().join("r.json");
+    let args = [
+        "run",
+        "keyvalue",
+        "--hosts",
+        HOST,
+        "--duration",
+        "2s",
+        "--out",
+        out_path.to_str().unwrap(),
+    ];
+    let out = cqlbench(home.path()).args(args).output().unwrap();
+    common::refused_in_one_line(&out, &args, &["cannot connect to 127.0.0.1:1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("result: {} (not written yet)", out_path.display())),
+        "{stdout}"
+    );
+    assert!(!out_path.exists());
+}
+
+#[test]
 fn verify_refuses_what_it_cannot_verify_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.json");

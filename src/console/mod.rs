@@ -92,7 +92,14 @@ impl Console {
             Event::RunDone { result } => Text::out(run::final_text(result)),
             Event::IntervalThroughput(t) => Text::out(run::interval_throughput(t)),
             Event::Loaders(l) => Text::out(run::loaders(l)),
-            Event::ResultAt { what, path } => Text::out(format!("{what}: {}\n", path.display())),
+            // Said before the step and again once written: before, the path is where the
+            // result will go, and a step that fails first (an unreachable host) writes nothing.
+            Event::ResultAt { what, path } if path.is_file() => {
+                Text::out(format!("{what}: {}\n", path.display()))
+            }
+            Event::ResultAt { what, path } => {
+                Text::out(format!("{what}: {} (not written yet)\n", path.display()))
+            }
             Event::Capacity(p) => Text::out(capacity::progress(p, quiet)),
             Event::CapacityWithoutMetrics { node_exporters } => Text::out(if *node_exporters {
                 "note: no metrics endpoints (--cluster or --prometheus): compactions are not awaited and the pending-compaction criterion cannot be measured; node CPU comes from the node exporters\n".into()

@@ -68,6 +68,12 @@ pub enum ResultError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{}: a directory, not a result file (name the result files in it, e.g. {}/*.json)",
+        path.display(),
+        path.display()
+    )]
+    Directory { path: PathBuf },
     #[error("{}: not JSON: {message}", path.display())]
     NotJson { path: PathBuf, message: String },
     #[error(
@@ -128,6 +134,11 @@ impl ResultFile {
 
 /// Reads the JSON document and tells its kind (checking the version).
 fn document(path: &Path) -> Result<(Kind, serde_json::Value), ResultError> {
+    if path.is_dir() {
+        return Err(ResultError::Directory {
+            path: path.to_path_buf(),
+        });
+    }
     let text = std::fs::read_to_string(path).map_err(|source| ResultError::Io {
         path: path.to_path_buf(),
         source,

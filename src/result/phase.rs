@@ -82,9 +82,7 @@ impl DriverCounts {
     pub fn add(&mut self, other: &DriverCounts) {
         self.retries += other.retries;
         self.speculative_executions += other.speculative_executions;
-        for (k, n) in &other.retried_errors {
-            *self.retried_errors.entry(*k).or_default() += n;
-        }
+        crate::stats::add_errors(&mut self.retried_errors, &other.retried_errors);
     }
 }
 

@@ -42,9 +42,7 @@ pub(super) fn merge_summaries(
     let all = merge_op(s.iter().map(|x| &x.all).collect())?;
     let mut errors_by_kind = BTreeMap::new();
     for x in s {
-        for (k, n) in &x.errors_by_kind {
-            *errors_by_kind.entry(*k).or_default() += n;
-        }
+        crate::stats::add_errors(&mut errors_by_kind, &x.errors_by_kind);
     }
     let client_cpu_s: f64 = s.iter().map(|x| x.client_cpu_s).sum();
     let ops_per_s: f64 = s.iter().map(|x| x.ops_per_s).sum();

@@ -196,8 +196,8 @@ impl Default for OpStats {
     }
 }
 
-/// Adds `from`'s error counts to `into`'s.
-fn add_errors(into: &mut BTreeMap<ErrorKind, u64>, from: &BTreeMap<ErrorKind, u64>) {
+/// Adds `from`'s error counts (by kind) to `into`'s.
+pub fn add_errors(into: &mut BTreeMap<ErrorKind, u64>, from: &BTreeMap<ErrorKind, u64>) {
     for (k, n) in from {
         *into.entry(*k).or_default() += n;
     }

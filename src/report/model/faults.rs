@@ -80,9 +80,7 @@ impl RunTimeline {
             });
             let mut errors = BTreeMap::new();
             for iv in &after {
-                for (k, n) in &iv.errors_by_kind {
-                    *errors.entry(*k).or_default() += n;
-                }
+                crate::stats::add_errors(&mut errors, &iv.errors_by_kind);
             }
             out.push(FaultImpact {
                 event: (*e).clone(),
