@@ -1,4 +1,4 @@
-//! Facts about the machine cqlbench runs on (read from /proc), used by the topology plan
+//! Facts about the machine cqlbench runs on (read from /proc with the `procfs` crate), used by the topology plan
 //! (default heap), the environment fingerprint of results, and the probe.
 
 use serde::{Deserialize, Serialize};
@@ -16,15 +16,17 @@ pub struct HostFacts {
 impl HostFacts {
     /// Reads the facts of this machine. Missing files give empty or zero fields, never an error.
     pub fn read() -> HostFacts {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        use procfs::Current;
         HostFacts {
             hostname: read_trimmed("/proc/sys/kernel/hostname"),
-            cpu_model: parse_cpu_model(&cpuinfo),
+            cpu_model: procfs::CpuInfo::current()
+                .ok()
+                .and_then(|c| c.model_name(0).map(str::to_string))
+                .unwrap_or_default(),
             cores: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
-            ram_bytes: parse_mem_total_bytes(&meminfo).unwrap_or(0),
+            ram_bytes: procfs::Meminfo::current().map_or(0, |m| m.mem_total),
             kernel: read_trimmed("/proc/sys/kernel/osrelease"),
         }
     }
@@ -36,36 +38,19 @@ fn read_trimmed(path: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The `model name` of the first CPU in /proc/cpuinfo.
-pub fn parse_cpu_model(cpuinfo: &str) -> String {
-    cpuinfo
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .and_then(|r| r.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_default()
-}
-
-/// `MemTotal` of /proc/meminfo, in bytes.
-pub fn parse_mem_total_bytes(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn parses_proc_files() {
-        let cpu = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n";
-        assert_eq!(parse_cpu_model(cpu), "AMD EPYC 7B13");
-        let mem = "MemTotal:       24567344 kB\nMemFree:        1 kB\n";
-        assert_eq!(parse_mem_total_bytes(mem), Some(24567344 * 1024));
-        assert_eq!(parse_mem_total_bytes("nothing"), None);
+    fn this_hosts_facts_are_read() {
+        let h = HostFacts::read();
+        assert!(h.ram_bytes > 0, "{h:?}");
+        assert!(!h.kernel.is_empty(), "{h:?}");
+        if cfg!(target_arch = "x86_64") {
+            // x86's /proc/cpuinfo names the model on every processor's first lines.
+            assert!(!h.cpu_model.is_empty(), "{h:?}");
+        }
     }
 }
 
@@ -84,37 +69,26 @@ pub fn unix_now_s() -> u64 {
 
 /// CPU time (user + system) this process has used, in seconds.
 pub fn process_cpu_seconds() -> f64 {
-    stat_cpu_seconds("/proc/self/stat").unwrap_or(0.0)
-}
-
-/// utime + stime from a `/proc/<pid>/stat` file, in seconds; `None` when it cannot be read
-/// (the process is gone).
-pub fn stat_cpu_seconds(path: &str) -> Option<f64> {
-    let stat = std::fs::read_to_string(path).ok()?;
-    let (_, rest) = stat.rsplit_once(") ")?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 14 and 15 of stat are utime and stime; `rest` starts at field 3.
-    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Some(ticks as f64 / hz)
-}
-
-/// Peak resident set size of this process (VmHWM), in bytes.
-pub fn max_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    procfs::process::Process::myself()
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| {
-                    v.split_whitespace()
-                        .next()
-                        .and_then(|n| n.parse::<u64>().ok())
-                })
-        })
-        .map(|kib| kib * 1024)
-        .unwrap_or(0)
+        .and_then(|p| cpu_seconds(&p))
+        .unwrap_or(0.0)
+}
+
+/// utime + stime of `process` (/proc/PID/stat), in seconds; `None` when it cannot be read
+/// (the process is gone).
+pub fn cpu_seconds(process: &procfs::process::Process) -> Option<f64> {
+    let stat = process.stat().ok()?;
+    Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second().max(1) as f64)
+}
+
+/// Peak resident set size of this process (VmHWM of /proc/self/status), in bytes.
+pub fn max_rss_bytes() -> u64 {
+    procfs::process::Process::myself()
+        .and_then(|p| p.status())
+        .ok()
+        .and_then(|s| s.vmhwm)
+        .map_or(0, |kib| kib * 1024)
 }
 
 #[cfg(test)]

@@ -75,34 +75,34 @@ pub fn spawn_detached(
 /// live while any of its threads runs: a JVM's main thread exits (and shows as a zombie)
 /// before the shutdown hooks on other threads have finished and released the node's ports.
 pub fn is_alive(pid: u32, marker: &str) -> bool {
-    let tasks = match std::fs::read_dir(format!("/proc/{pid}/task")) {
-        Ok(t) => t,
-        Err(_) => return false,
+    let Some(process) = process(pid) else {
+        return false;
+    };
+    let Ok(tasks) = process.tasks() else {
+        return false;
     };
     // The command line is read through a running thread: a zombie leader's own is empty.
-    let running = tasks.flatten().find(|t| {
-        std::fs::read_to_string(t.path().join("stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(") ")
-                    .and_then(|(_, rest)| rest.chars().next())
-            })
-            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
-    });
+    let running = tasks
+        .flatten()
+        .find(|t| t.stat().is_ok_and(|s| !matches!(s.state, 'Z' | 'X')));
     let Some(task) = running else {
         return false;
     };
-    std::fs::read(task.path().join("cmdline"))
+    std::fs::read(format!("/proc/{pid}/task/{}/cmdline", task.tid))
         .map(|c| String::from_utf8_lossy(&c).contains(marker))
         .unwrap_or(false)
 }
 
+/// Process `pid` of /proc, if it exists.
+fn process(pid: u32) -> Option<procfs::process::Process> {
+    procfs::process::Process::new(i32::try_from(pid).ok()?).ok()
+}
+
 /// True if the process is stopped (SIGSTOP).
 pub fn is_paused(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(") ").and_then(|(_, r)| r.chars().next()))
-        == Some('T')
+    process(pid)
+        .and_then(|p| p.stat().ok())
+        .is_some_and(|s| s.state == 'T')
 }
 
 /// Sends `sig` to `pid`; a process that is already gone is not an error.
@@ -113,13 +113,20 @@ pub fn signal(pid: u32, sig: libc::c_int) {
     }
 }
 
-/// Process CPU affinity of `pid`, as listed in /proc (`Cpus_allowed_list`).
+/// Process CPU affinity of `pid`, as /proc lists it (`Cpus_allowed_list`: `0-3,6`).
 pub fn cpus_allowed(pid: u32) -> Option<String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .map(|s| s.trim().to_string())
+    let list = process(pid)?.status().ok()?.cpus_allowed_list?;
+    let ranges: Vec<String> = list
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    Some(ranges.join(","))
 }
 
 /// Is `addr:port` free to listen on?

@@ -184,7 +184,7 @@ pub fn counters_of(samples: &[prometheus::Sample]) -> Counters {
             }
         }
     }
-    // Grouped as /proc/stat's line is (procfs::parse_cpu_times).
+    // Grouped as /proc/stat's line is (`CpuTimes::from` a `procfs::CpuTime`).
     out.cpu = CpuTimes {
         user: ticks(cpu[0] + cpu[1]),
         system: ticks(cpu[2] + cpu[3] + cpu[4]),
@@ -409,7 +409,7 @@ pub(super) mod tests {
         let stat = |k: f64| {
             let t = |base: f64, per: f64| ((base + per * k) * 2.0 * USER_HZ).round() as u64;
             format!(
-                "cpu  {} {} {} {} {} {} {} {} 0 0\n",
+                "cpu  {} {} {} {} {} {} {} {} 0 0\nctxt 0\nbtime 0\nprocesses 0\n",
                 t(700.0, 0.5),
                 t(1.5, 0.1),
                 t(300.5, 0.2),
@@ -433,14 +433,14 @@ pub(super) mod tests {
                 (40.0 + 3.0 * k) * 1000.0,
             )
         };
-        use super::super::procfs::{parse_cpu_times, parse_diskstats};
+        use super::super::procfs::parse;
         let (c3, c4) = (
-            parse_cpu_times(&stat(3.0)).unwrap(),
-            parse_cpu_times(&stat(4.0)).unwrap(),
+            parse::cpu_times(&stat(3.0)).unwrap(),
+            parse::cpu_times(&stat(4.0)).unwrap(),
         );
         let (d3, d4) = (
-            parse_diskstats(&diskstats(3.0)),
-            parse_diskstats(&diskstats(4.0)),
+            parse::diskstats(&diskstats(3.0)),
+            parse::diskstats(&diskstats(4.0)),
         );
         let devices = ["vda".to_string()];
         let from_proc = host_sample((&c4, &c3), (&d4, &d3), &devices, 2.0);

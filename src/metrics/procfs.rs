@@ -1,5 +1,5 @@
-//! Host counters from /proc: CPU times (/proc/stat), block-device counters (/proc/diskstats)
-//! and a process's CPU time (/proc/PID/stat).
+//! Host counters from /proc, read with the `procfs` crate: CPU times (/proc/stat),
+//! block-device counters (/proc/diskstats) and a process's CPU time (/proc/PID/stat).
 
 use crate::result::series::DeviceSample;
 
@@ -21,26 +21,26 @@ impl CpuTimes {
     }
 }
 
-/// The `cpu` line of /proc/stat.
-pub fn parse_cpu_times(stat: &str) -> Option<CpuTimes> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    let v: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    let at = |i: usize| v.get(i).copied().unwrap_or(0);
-    Some(CpuTimes {
-        user: at(0) + at(1),
-        system: at(2) + at(5) + at(6),
-        idle: at(3),
-        iowait: at(4),
-        steal: at(7),
-    })
+impl From<&::procfs::CpuTime> for CpuTimes {
+    /// /proc/stat's `cpu` line grouped: irq and softirq count as system time, nice as user.
+    fn from(t: &::procfs::CpuTime) -> Self {
+        let or0 = |v: Option<u64>| v.unwrap_or(0);
+        CpuTimes {
+            user: t.user + t.nice,
+            system: t.system + or0(t.irq) + or0(t.softirq),
+            idle: t.idle,
+            iowait: or0(t.iowait),
+            steal: or0(t.steal),
+        }
+    }
 }
 
+/// The host's CPU times now (/proc/stat); `None` where it cannot be read.
 pub fn cpu_times() -> Option<CpuTimes> {
-    parse_cpu_times(&std::fs::read_to_string("/proc/stat").ok()?)
+    use ::procfs::CurrentSI;
+    ::procfs::KernelStats::current()
+        .ok()
+        .map(|k| CpuTimes::from(&k.total))
 }
 
 /// One device's cumulative counters from /proc/diskstats.
@@ -80,32 +80,26 @@ impl DiskCounters {
     }
 }
 
-pub fn parse_diskstats(text: &str) -> Vec<DiskCounters> {
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            if f.len() < 14 {
-                return None;
-            }
-            let n = |i: usize| f[i].parse::<u64>().unwrap_or(0);
-            Some(DiskCounters {
-                name: f[2].to_string(),
-                reads: n(3),
-                read_sectors: n(5),
-                read_ms: n(6),
-                writes: n(7),
-                write_sectors: n(9),
-                write_ms: n(10),
-                busy_ms: n(12),
-                weighted_ms: n(13),
-            })
-        })
-        .collect()
+impl From<&::procfs::DiskStat> for DiskCounters {
+    fn from(d: &::procfs::DiskStat) -> Self {
+        DiskCounters {
+            name: d.name.clone(),
+            reads: d.reads,
+            read_sectors: d.sectors_read,
+            read_ms: d.time_reading,
+            writes: d.writes,
+            write_sectors: d.sectors_written,
+            write_ms: d.time_writing,
+            busy_ms: d.time_in_progress,
+            weighted_ms: d.weighted_time_in_progress,
+        }
+    }
 }
 
+/// Every block device's counters now (/proc/diskstats); none where it cannot be read.
 pub fn disk_counters() -> Vec<DiskCounters> {
-    std::fs::read_to_string("/proc/diskstats")
-        .map(|t| parse_diskstats(&t))
+    ::procfs::diskstats()
+        .map(|v| v.iter().map(DiskCounters::from).collect())
         .unwrap_or_default()
 }
 
@@ -131,31 +125,68 @@ pub fn block_devices() -> Vec<String> {
 
 /// CPU time (user + system) of process `pid`, in seconds; `None` when it is gone.
 pub fn pid_cpu_seconds(pid: u32) -> Option<f64> {
-    crate::host::stat_cpu_seconds(&format!("/proc/{pid}/stat"))
+    let pid = i32::try_from(pid).ok()?;
+    crate::host::cpu_seconds(&::procfs::process::Process::new(pid).ok()?)
+}
+
+/// /proc/stat's and /proc/diskstats' text parsed by the crate, for tests that hold them as
+/// text.
+#[cfg(test)]
+pub mod parse {
+    use super::{CpuTimes, DiskCounters};
+    use ::procfs::{FromBufRead, FromBufReadSI};
+
+    /// The `cpu` line of a /proc/stat text (with the `ctxt`, `btime` and `processes` lines the
+    /// crate expects).
+    pub fn cpu_times(stat: &str) -> Option<CpuTimes> {
+        let si = ::procfs::ExplicitSystemInfo {
+            boot_time_secs: 0,
+            ticks_per_second: 100,
+            page_size: 4096,
+            is_little_endian: true,
+        };
+        let k = ::procfs::KernelStats::from_buf_read(stat.as_bytes(), &si).ok()?;
+        Some(CpuTimes::from(&k.total))
+    }
+
+    pub fn diskstats(text: &str) -> Vec<DiskCounters> {
+        ::procfs::DiskStats::from_buf_read(text.as_bytes())
+            .map(|d| d.0.iter().map(DiskCounters::from).collect())
+            .unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const REST: &str = "ctxt 1\nbtime 2\nprocesses 3\n";
+
     #[test]
     fn cpu_line_is_grouped_into_user_system_iowait() {
-        let c = parse_cpu_times("cpu  100 5 40 800 30 2 3 7 0 0\ncpu0 1 2 3\n").unwrap();
+        let stat = format!("cpu  100 5 40 800 30 2 3 7 0 0\ncpu0 1 2 3 4\n{REST}");
+        let c = parse::cpu_times(&stat).unwrap();
         assert_eq!(
             (c.user, c.system, c.iowait, c.idle, c.steal),
             (105, 45, 30, 800, 7)
         );
         assert_eq!(c.total(), 987);
-        assert!(parse_cpu_times("intr 1 2").is_none());
+        assert!(parse::cpu_times(&format!("intr 1 2\n{REST}")).is_none());
+    }
+
+    #[test]
+    fn this_hosts_counters_are_read() {
+        let c = cpu_times().expect("/proc/stat");
+        assert!(c.total() > 0);
+        // Whatever devices this host has, each parsed line has a name.
+        assert!(disk_counters().iter().all(|d| !d.name.is_empty()));
     }
 
     #[test]
     fn diskstats_deltas_give_iostat_figures() {
-        let a = parse_diskstats(
-            " 254 0 vda 100 0 800 50 200 0 1600 400 0 300 1000 0 0 0 0\n 7 0 loop0 0 0 0 0 0 0 0 0\n",
-        );
-        assert_eq!(a.len(), 1, "short lines are skipped");
-        let b = parse_diskstats(" 254 0 vda 150 0 2800 150 300 0 3600 600 0 800 3000 0 0 0 0\n");
+        let a = parse::diskstats(" 254 0 vda 100 0 800 50 200 0 1600 400 0 300 1000 0 0 0 0\n");
+        assert_eq!(a.len(), 1);
+        let b = parse::diskstats(" 254 0 vda 150 0 2800 150 300 0 3600 600 0 800 3000 0 0 0 0\n");
         let s = b[0].delta(&a[0], 2.0);
         assert_eq!(s.read_iops, 25.0);
         assert_eq!(s.write_iops, 50.0);

@@ -53,8 +53,8 @@ pub fn script(body: &str) -> String {
     format!("{{\nexec 3<&0\n{GUARD}{body}\nexit 0\n}}\n")
 }
 
-/// The script of the checks: facts as `key=value` lines, the raw `MemTotal:` and
-/// `model name` lines, and the scratch directory created when the directory is usable.
+/// The script of the checks: facts as `key=value` lines (the memory and CPU model taken from
+/// /proc by the remote shell), and the scratch directory created when the directory is usable.
 pub fn preflight_script(dir: &str, scratch: &str, fio: &str, sysbench: Option<&str>) -> String {
     let body = format!(
         r#"dir={dir}
@@ -64,8 +64,8 @@ sysbench={sysbench}
 printf 'hostname=%s\n' "$(cat /proc/sys/kernel/hostname 2>/dev/null || hostname)"
 printf 'kernel=%s\n' "$(uname -r)"
 printf 'cores=%s\n' "$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
-grep -m 1 '^MemTotal:' /proc/meminfo
-grep -m 1 '^model name' /proc/cpuinfo
+printf 'ram_kib=%s\n' "$(awk '/^MemTotal:/ {{print $2; exit}}' /proc/meminfo 2>/dev/null)"
+printf 'cpu_model=%s\n' "$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)"
 if command -v "$fio" >/dev/null 2>&1; then printf 'fio=%s\n' "$("$fio" --version 2>&1 | head -n 1)"; fi
 if [ -n "$sysbench" ] && command -v "$sysbench" >/dev/null 2>&1; then printf 'sysbench=%s\n' "$("$sysbench" --version 2>&1 | head -n 1)"; fi
 if [ ! -e "$dir" ]; then echo 'dir=missing'
@@ -177,9 +177,11 @@ impl Preflight {
         Some(Preflight {
             host: HostFacts {
                 hostname: value("hostname").unwrap_or_default(),
-                cpu_model: crate::host::parse_cpu_model(out),
+                cpu_model: value("cpu_model").unwrap_or_default(),
                 cores: value("cores").and_then(|c| c.parse().ok()).unwrap_or(1),
-                ram_bytes: crate::host::parse_mem_total_bytes(out).unwrap_or(0),
+                ram_bytes: value("ram_kib")
+                    .and_then(|k| k.parse::<u64>().ok())
+                    .map_or(0, |k| k * 1024),
                 kernel: value("kernel").unwrap_or_default(),
             },
             fio_version: value("fio").filter(|v| !v.is_empty()),
@@ -505,7 +507,7 @@ mod tests {
     }
 
     const SAMPLE: &str = "hostname=db1\nkernel=6.1.0-18-amd64\ncores=8\n\
-        MemTotal:       32768000 kB\nmodel name\t: AMD EPYC 7B13\n\
+        ram_kib=32768000\ncpu_model=AMD EPYC 7B13\n\
         fio=fio-3.33\nsysbench=sysbench 1.0.20\ndir=ok\navail_kib=10485760\n\
         df=/dev/nvme1n1 xfs 104857600 1024 104856576 1% /data\ndirect=1\n";
 
