@@ -67,12 +67,11 @@ fn parse() -> Result<Args, String> {
 
 /// This process's resident memory, MiB (`VmRSS` of /proc/self/status).
 fn rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |kib| kib / 1024.0)
+    procfs::process::Process::myself()
+        .and_then(|p| p.status())
+        .ok()
+        .and_then(|s| s.vmrss)
+        .map_or(f64::NAN, |kib| kib as f64 / 1024.0)
 }
 
 fn size_mib(p: &std::path::Path) -> f64 {
