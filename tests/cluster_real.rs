@@ -510,12 +510,14 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
             "{version}: {} ok, {} errors; reads compared: {reads:?}",
             m.ok, m.errors
         );
-        // Timeouts depend on the host: a loaded CI host gave 149 of 4,249 at 500 ops/s on
-        // freshly started Java 11 nodes (cold JIT, no class-data archive), a quiet one 0.
-        // What a line must get right is what it stores: reads and verify below are exact.
+        // Timeouts depend on the host: a loaded CI host gave 149 of 4,249 (3.5%) at 500 ops/s
+        // on freshly started Java 11 nodes (cold JIT, no class-data archive), and 46 of 1,326
+        // (3.5%) with five other cluster tests beside it; a quiet one 0. A cluster that does
+        // not work fails nearly everything: 5% tells the two apart. What a line must get right
+        // is what it stores: reads and verify below are exact.
         assert!(
-            m.errors * 50 <= m.ok + m.errors,
-            "more than 2% errors: {:?}",
+            m.errors * 20 <= m.ok + m.errors,
+            "more than 5% errors: {:?}",
             m.errors_by_kind
         );
         assert!(m.ok >= 800, "{} operations", m.ok);
