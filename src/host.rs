@@ -75,6 +75,11 @@ pub fn process_cpu_seconds() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Process `pid` of /proc, if it exists.
+pub fn process(pid: u32) -> Option<procfs::process::Process> {
+    procfs::process::Process::new(i32::try_from(pid).ok()?).ok()
+}
+
 /// utime + stime of `process` (/proc/PID/stat), in seconds; `None` when it cannot be read
 /// (the process is gone).
 pub fn cpu_seconds(process: &procfs::process::Process) -> Option<f64> {

@@ -75,7 +75,7 @@ pub fn spawn_detached(
 /// live while any of its threads runs: a JVM's main thread exits (and shows as a zombie)
 /// before the shutdown hooks on other threads have finished and released the node's ports.
 pub fn is_alive(pid: u32, marker: &str) -> bool {
-    let Some(process) = process(pid) else {
+    let Some(process) = crate::host::process(pid) else {
         return false;
     };
     let Ok(tasks) = process.tasks() else {
@@ -93,14 +93,9 @@ pub fn is_alive(pid: u32, marker: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Process `pid` of /proc, if it exists.
-fn process(pid: u32) -> Option<procfs::process::Process> {
-    procfs::process::Process::new(i32::try_from(pid).ok()?).ok()
-}
-
 /// True if the process is stopped (SIGSTOP).
 pub fn is_paused(pid: u32) -> bool {
-    process(pid)
+    crate::host::process(pid)
         .and_then(|p| p.stat().ok())
         .is_some_and(|s| s.state == 'T')
 }
@@ -115,7 +110,10 @@ pub fn signal(pid: u32, sig: libc::c_int) {
 
 /// Process CPU affinity of `pid`, as /proc lists it (`Cpus_allowed_list`: `0-3,6`).
 pub fn cpus_allowed(pid: u32) -> Option<String> {
-    let list = process(pid)?.status().ok()?.cpus_allowed_list?;
+    let list = crate::host::process(pid)?
+        .status()
+        .ok()?
+        .cpus_allowed_list?;
     let ranges: Vec<String> = list
         .iter()
         .map(|&(a, b)| {

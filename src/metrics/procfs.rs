@@ -125,8 +125,7 @@ pub fn block_devices() -> Vec<String> {
 
 /// CPU time (user + system) of process `pid`, in seconds; `None` when it is gone.
 pub fn pid_cpu_seconds(pid: u32) -> Option<f64> {
-    let pid = i32::try_from(pid).ok()?;
-    crate::host::cpu_seconds(&::procfs::process::Process::new(pid).ok()?)
+    crate::host::cpu_seconds(&crate::host::process(pid)?)
 }
 
 /// /proc/stat's and /proc/diskstats' text parsed by the crate, for tests that hold them as
