@@ -1,8 +1,8 @@
 //! The nodes' and their hosts' figures fetched after a run from a Prometheus server that
 //! scraped the hosts' node exporters and the nodes' metrics endpoints, for clusters whose
-//! endpoints the client cannot reach: range queries (`/api/v1/query_range`, through the
-//! `prometheus-http-query` client) of the very series the direct scrapes read over the run's
-//! window, at the run's sampling period.
+//! endpoints the client cannot reach: range queries (`/api/v1/query_range` of the server's
+//! HTTP API, over `ureq`, its JSON answers decoded into [`api`]'s types) of the very series the
+//! direct scrapes read over the run's window, at the run's sampling period.
 //! - A host's: the exporter's counters ([`node_exporter::NAMES`]); each step's values become
 //!   the exporter's counters ([`node_exporter::counters_of`]) and two steps one [`HostSample`]
 //!   through [`node_exporter::sample`].
@@ -20,6 +20,8 @@
 //!
 //! [`HostSample`]: crate::result::series::HostSample
 //! [`NodeSample`]: crate::result::series::NodeSample
+
+mod api;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -50,12 +52,22 @@ impl Server {
         if !(t.starts_with("http://") || t.starts_with("https://")) {
             return Err(bad("it must start with http:// or https://"));
         }
-        let url = reqwest::Url::parse(t).map_err(|e| bad(&e.to_string()))?;
-        if url.host_str().is_none_or(str::is_empty) {
-            return Err(bad("no host"));
-        }
-        if url.query().is_some() || url.fragment().is_some() {
+        if t.contains(['?', '#']) {
             return Err(bad("no query or fragment"));
+        }
+        // The host is checked first: the URI parser calls a bare `http://` an empty string.
+        let authority = t.split_once("://").map_or("", |(_, r)| r);
+        let authority = authority.split('/').next().unwrap_or("");
+        if authority.is_empty() || authority.starts_with(':') {
+            return Err(bad("empty host"));
+        }
+        let _: ureq::http::Uri = t
+            .parse()
+            .map_err(|e: ureq::http::uri::InvalidUri| bad(&e.to_string()))?;
+        // The parser keeps any digits as the port.
+        let port = authority.rsplit_once(':').map(|(_, p)| p);
+        if port.is_some_and(|p| !p.contains(']') && p.parse::<u16>().is_err()) {
+            return Err(bad("invalid port"));
         }
         Ok(Server {
             url: t.trim_end_matches('/').to_string(),
@@ -518,17 +530,6 @@ fn any_of(values: &[&str]) -> String {
 /// series).
 const MAX_STEPS: f64 = 10_000.0;
 
-/// Fetches the window's series of the nodes' hosts from the server (blocking: a runtime of
-/// its own). An error when the server does not answer, answers with an error, or has no
-/// instance for any node.
-pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| server_error(spec, format!("starting a runtime: {e}")))?;
-    rt.block_on(fetch_async(spec))
-}
-
 fn server_error(spec: &FetchSpec, what: String) -> FetchError {
     FetchError::Server {
         url: spec.server.url.clone(),
@@ -536,37 +537,11 @@ fn server_error(spec: &FetchSpec, what: String) -> FetchError {
     }
 }
 
-/// An error of the client as one line: what failed and why, down its chain of causes.
-fn describe(e: &prometheus_http_query::Error) -> String {
-    use prometheus_http_query::Error;
-    match e {
-        Error::Prometheus(p) => format!("answered an error: {p}"),
-        other => {
-            // The HTTP client ends its messages with the whole request URL (the query, encoded):
-            // the server is named already, and the query where it matters.
-            let without_url = |text: String| match text.find(" for url (") {
-                Some(i) => text[..i].to_string(),
-                None => text,
-            };
-            let mut parts = vec![without_url(other.to_string())];
-            let mut source = std::error::Error::source(other);
-            while let Some(s) = source {
-                let text = without_url(s.to_string());
-                if !parts.iter().any(|p| p.contains(&text)) {
-                    parts.push(text);
-                }
-                source = s.source();
-            }
-            parts.join(": ")
-        }
-    }
-}
-
 /// The `(instance, job)`s with a series of any of `names` in the last `window_s` before `end`
 /// (one count per name, joined with `or`: counting over a regex of names would make series
 /// that differ only in their name, which PromQL refuses).
-async fn instances_with(
-    client: &prometheus_http_query::Client,
+fn instances_with(
+    client: &api::Client,
     spec: &FetchSpec,
     names: &[&str],
     (window_s, end): (i64, i64),
@@ -576,24 +551,11 @@ async fn instances_with(
         .map(|n| format!("count by (instance, job) (count_over_time({n}[{window_s}s]))"))
         .collect::<Vec<_>>()
         .join(" or ");
-    let found = client
-        .query(q)
-        .at(end)
-        .get()
-        .await
-        .map_err(|e| server_error(spec, describe(&e)))?;
+    let found = client.query(&q, end).map_err(|e| server_error(spec, e))?;
     let mut seen: Vec<(String, String)> = found
-        .data()
-        .as_vector()
-        .map(|v| {
-            v.iter()
-                .filter_map(|s| {
-                    let m = s.metric();
-                    Some((m.get("instance")?.clone(), m.get("job")?.clone()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .filter_map(|mut m| Some((m.remove("instance")?, m.remove("job")?)))
+        .collect();
     seen.sort();
     Ok(seen)
 }
@@ -607,13 +569,10 @@ fn selector(name: &str, label: Option<(&str, &str)>, matcher: &str) -> String {
     }
 }
 
-async fn fetch_async(spec: &FetchSpec) -> Result<Fetched, FetchError> {
-    let http = reqwest::Client::builder()
-        .timeout(spec.timeout)
-        .build()
-        .map_err(|e| server_error(spec, format!("building an HTTP client: {e}")))?;
-    let client = prometheus_http_query::Client::from(http, &spec.server.url)
-        .map_err(|e| server_error(spec, describe(&e)))?;
+/// Fetches the window's series of the nodes' hosts from the server (blocking). An error when
+/// the server does not answer, answers with an error, or has no instance for any node.
+pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
+    let client = api::Client::new(&spec.server.url, spec.timeout);
     let (start, end) = (
         spec.start_unix_s.floor() as i64,
         spec.end_unix_s.ceil() as i64,
@@ -626,8 +585,8 @@ async fn fetch_async(spec: &FetchSpec) -> Result<Fetched, FetchError> {
         .filter(|n| cassandra_only(n))
         .collect();
     let seen = Seen {
-        hosts: instances_with(&client, spec, &["node_cpu_seconds_total"], window).await?,
-        nodes: instances_with(&client, spec, &cassandra, window).await?,
+        hosts: instances_with(&client, spec, &["node_cpu_seconds_total"], window)?,
+        nodes: instances_with(&client, spec, &cassandra, window)?,
     };
     let (hosts, nodes, mut missing) = map_nodes(&spec.instances, &spec.nodes, &seen);
     if hosts.is_empty() && nodes.is_empty() {
@@ -682,9 +641,9 @@ async fn fetch_async(spec: &FetchSpec) -> Result<Fetched, FetchError> {
     while from <= end {
         let to = end.min(from + (step * MAX_STEPS) as i64);
         for q in &queries {
-            series.extend(range(&client, spec, q, (from, to), step).await?);
+            series.extend(range(&client, spec, q, (from, to), step)?);
         }
-        scrapes.extend(range(&client, spec, &up, (from, to), step).await?);
+        scrapes.extend(range(&client, spec, &up, (from, to), step)?);
         from = to + step.ceil().max(1.0) as i64;
     }
     let grid = Grid::new(start as f64, end as f64, step);
@@ -737,42 +696,25 @@ fn merged(chunks: Vec<RangeSeries>) -> Vec<RangeSeries> {
 }
 
 /// One range query's matrix as [`RangeSeries`] (`__name__` taken out of the labels).
-async fn range(
-    client: &prometheus_http_query::Client,
+fn range(
+    client: &api::Client,
     spec: &FetchSpec,
     query: &str,
     (start, end): (i64, i64),
     step: f64,
 ) -> Result<Vec<RangeSeries>, FetchError> {
-    let r = client
-        .query_range(query, start, end, step)
-        .get()
-        .await
-        .map_err(|e| server_error(spec, format!("{query}: {}", describe(&e))))?;
-    let Some(matrix) = r.data().as_matrix() else {
-        return Err(server_error(
-            spec,
-            format!("{query}: the answer is not a matrix"),
-        ));
-    };
+    let matrix = client
+        .query_range(query, (start, end), step)
+        .map_err(|e| server_error(spec, format!("{query}: {e}")))?;
     Ok(matrix
-        .iter()
-        .map(|m| {
-            let mut labels: Vec<(String, String)> = m
-                .metric()
-                .iter()
-                .filter(|(k, _)| k.as_str() != "__name__")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            labels.sort();
+        .into_iter()
+        .map(|(mut metric, points)| {
+            let name = metric.remove("__name__").unwrap_or_default();
             RangeSeries {
-                name: m.metric().get("__name__").cloned().unwrap_or_default(),
-                labels,
-                points: m
-                    .samples()
-                    .iter()
-                    .map(|s| (s.timestamp(), s.value()))
-                    .collect(),
+                name,
+                // A BTreeMap's pairs come sorted.
+                labels: metric.into_iter().collect(),
+                points,
             }
         })
         .collect())
