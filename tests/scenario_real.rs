@@ -687,6 +687,12 @@ fn the_quickstart_reports_before_it_stops_its_cluster() {
         "--results",
         dir.to_str().unwrap(),
     ]);
+    // The smoke check wrote and read back every row, several in flight.
+    assert!(
+        text.contains("smoke check: 50 rows at RF 1, 16 in flight")
+            && text.contains("0 mismatches"),
+        "{text}"
+    );
     let report_at = text.find("━━ report: ").expect("a report line");
     let stop_at = text.find("━━ stopping cluster qs").expect("a stop line");
     assert!(

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use futures::{StreamExt, TryStreamExt};
 use scylla::statement::Consistency;
 
 use super::{Cluster, ClusterError};
@@ -15,7 +16,14 @@ pub struct SmokeReport {
     pub write_time: Duration,
     pub read_time: Duration,
     pub mismatches: u32,
+    /// Statements in flight at once.
+    pub in_flight: usize,
 }
+
+/// Statements the check keeps in flight: a check of correctness, not of latency, that need
+/// not wait for each row in turn (one at a time, 100 rows took 4.4 s on a loaded 3-node
+/// cluster on 2 cores).
+const IN_FLIGHT: usize = 16;
 
 /// Writes `rows` rows at QUORUM into `cqlbench_smoke.kv` and reads each back at QUORUM.
 pub fn write_read_check(c: &Cluster, rows: u32) -> Result<SmokeReport, ClusterError> {
@@ -50,24 +58,36 @@ pub fn write_read_check(c: &Cluster, rows: u32) -> Result<SmokeReport, ClusterEr
         let mut sel = session.prepare("SELECT v FROM cqlbench_smoke.kv WHERE k = ?").await.map_err(|x| e("prepare", &x))?;
         sel.set_consistency(Consistency::Quorum);
         let t = Instant::now();
-        for k in 0..rows as i32 {
-            session.execute_unpaged(&ins, (k, format!("value-{k}"))).await.map_err(|x| e("write", &x))?;
-        }
+        futures::stream::iter(0..rows as i32)
+            .map(|k| {
+                let (session, ins) = (&session, &ins);
+                async move { session.execute_unpaged(ins, (k, format!("value-{k}"))).await }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .try_for_each(|_| async { Ok(()) })
+            .await
+            .map_err(|x| e("write", &x))?;
         let write_time = t.elapsed();
         let t = Instant::now();
-        let mut mismatches = 0;
-        for k in 0..rows as i32 {
-            let r = session.execute_unpaged(&sel, (k,)).await.map_err(|x| e("read", &x))?;
-            let v = r
-                .into_rows_result()
-                .map_err(|x| e("read", &x))?
-                .maybe_first_row::<(String,)>()
-                .map_err(|x| e("read", &x))?;
-            if v.map(|v| v.0) != Some(format!("value-{k}")) {
-                mismatches += 1;
-            }
-        }
-        Ok(SmokeReport { rows, replication_factor: rf, write_time, read_time: t.elapsed(), mismatches })
+        let read: Vec<(i32, Option<String>)> = futures::stream::iter(0..rows as i32)
+            .map(|k| {
+                let (session, sel) = (&session, &sel);
+                async move {
+                    let r = session.execute_unpaged(sel, (k,)).await.map_err(|x| e("read", &x))?;
+                    let v = r
+                        .into_rows_result()
+                        .map_err(|x| e("read", &x))?
+                        .maybe_first_row::<(String,)>()
+                        .map_err(|x| e("read", &x))?;
+                    Ok::<_, ClusterError>((k, v.map(|v| v.0)))
+                }
+            })
+            .buffer_unordered(IN_FLIGHT)
+            .try_collect()
+            .await?;
+        let read_time = t.elapsed();
+        let mismatches = read.iter().filter(|(k, v)| v.as_deref() != Some(format!("value-{k}").as_str())).count() as u32;
+        Ok(SmokeReport { rows, replication_factor: rf, write_time, read_time, mismatches, in_flight: IN_FLIGHT })
     })
     .map_err(|e| ClusterError::Cql(format!("starting a client runtime: {e}")))?
 }

@@ -30,9 +30,10 @@ pub(super) fn text(e: &Event) -> String {
         }
         Event::Scaling(s) => scaling(s),
         Event::Smoke(r) => format!(
-            "smoke check: {} rows at RF {} — written at QUORUM in {:.2}s ({:.0} rows/s), read back at QUORUM in {:.2}s ({:.0} rows/s), {} mismatches\n",
+            "smoke check: {} rows at RF {}, {} in flight — written at QUORUM in {:.2}s ({:.0} rows/s), read back at QUORUM in {:.2}s ({:.0} rows/s), {} mismatches\n",
             r.rows,
             r.replication_factor,
+            r.in_flight,
             r.write_time.as_secs_f64(),
             r.rows as f64 / r.write_time.as_secs_f64(),
             r.read_time.as_secs_f64(),
