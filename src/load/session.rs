@@ -335,15 +335,23 @@ pub async fn connect_counted(
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);
     }
-    let session = match b.build().await {
+    // The driver's own connection timeout bounds each attempt, but not the whole: a node that
+    // refuses a client certificate after a TLS 1.3 handshake once left `build` waiting with no
+    // connection and no timer (a CI run, 30 minutes). The bound makes that an error, which the
+    // handshake of our own below explains.
+    let bound = connect_bound(hosts.len());
+    let built = match tokio::time::timeout(bound, b.build()).await {
+        Ok(built) => built.map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "the driver neither connected nor gave up within {} s",
+            bound.as_secs()
+        )),
+    };
+    let session = match built {
         Ok(s) => s,
         Err(e) => {
             // One line: the driver's message may span several.
-            let text = e
-                .to_string()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let text = e.split_whitespace().collect::<Vec<_>>().join(" ");
             let tls = spec.client.tls.as_ref();
             let mut cause = crate::tls::explain(&text, tls);
             // The driver saw a broken connection without its TLS cause: ask the first node
@@ -368,6 +376,13 @@ pub async fn connect_counted(
         }
     };
     Ok(Arc::new(session))
+}
+
+/// How long a session may take to connect: beyond the 60 s in which the driver gives up on a
+/// node that accepts and never answers (its keepalive; measured with a silent listener), and 5
+/// s (the connection timeout) more for each node named, which it may try one after another.
+fn connect_bound(hosts: usize) -> Duration {
+    Duration::from_secs(90 + 5 * hosts as u64)
 }
 
 /// `release_version` of the node answering.
