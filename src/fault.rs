@@ -30,6 +30,14 @@ pub enum FaultError {
     NeedsCluster { fault: String },
     #[error("running sh: {0}")]
     Shell(std::io::Error),
+    #[error(transparent)]
+    Lab(#[from] crate::lab::LabError),
+    #[error(
+        "{fault}: cluster '{cluster}' has no network lab: network faults need one (`cluster create NAME --netns`)"
+    )]
+    NeedsLab { fault: String, cluster: String },
+    #[error("{fault}: the cluster has no such data centre (it has {dcs})")]
+    NoSuchDc { fault: String, dcs: String },
     #[error("hook exited with {status}: {last}")]
     Hook {
         status: std::process::ExitStatus,
@@ -56,6 +64,16 @@ pub struct LocalInjector {
     pub keyspace: String,
 }
 
+impl LocalInjector {
+    /// The cluster's network lab, which network faults need.
+    fn lab(&self, f: &Fault) -> Result<crate::lab::Lab, FaultError> {
+        self.cluster.lab().ok_or_else(|| FaultError::NeedsLab {
+            fault: f.to_string(),
+            cluster: self.cluster.name().to_string(),
+        })
+    }
+}
+
 impl Inject for LocalInjector {
     fn down(&self) -> Option<Vec<String>> {
         Some(
@@ -69,6 +87,32 @@ impl Inject for LocalInjector {
     }
 
     fn apply(&self, f: &Fault) -> Result<(), FaultError> {
+        if let (true, Some(dc)) = (f.action.on_dc(), &f.dc) {
+            let lab = self.lab(f)?;
+            let index = self
+                .cluster
+                .state
+                .spec
+                .dcs
+                .iter()
+                .position(|d| &d.name == dc)
+                .ok_or_else(|| FaultError::NoSuchDc {
+                    fault: f.to_string(),
+                    dcs: self
+                        .cluster
+                        .state
+                        .spec
+                        .dcs
+                        .iter()
+                        .map(|d| d.name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            return Ok(match f.action {
+                Action::Isolate => lab.isolate(index)?,
+                _ => lab.rejoin(index)?,
+            });
+        }
         let Some(n) = f.node else {
             return HookInjector.apply(f);
         };
@@ -127,6 +171,12 @@ impl Inject for LocalInjector {
             Action::Repair => nodetool(&["repair", "-full", ks]),
             Action::Drain => nodetool(&["drain"]),
             Action::Hook => HookInjector.apply(f),
+            Action::Partition => Ok(self.lab(f)?.partition(n)?),
+            Action::Heal => Ok(self.lab(f)?.heal(n)?),
+            // Data-centre faults carry no node: handled above.
+            Action::Isolate | Action::Rejoin => Err(FaultError::NeedsCluster {
+                fault: f.to_string(),
+            }),
         }
     }
 }
@@ -160,18 +210,27 @@ impl Inject for HookInjector {
     }
 }
 
+/// The fault that undoes `f` (its node or data centre, no duration).
+fn undo_of(f: &Fault, undo: Action) -> Fault {
+    Fault {
+        at_s: f.at_s,
+        action: undo,
+        node: f.node,
+        for_s: None,
+        dc: f.dc.clone(),
+        command: None,
+    }
+}
+
 /// The schedule as applied: a pause with a duration becomes a pause and a resume.
 pub fn expand(faults: &[Fault]) -> Vec<Fault> {
     let mut out: Vec<Fault> = Vec::new();
     for f in faults {
         out.push(f.clone());
-        if let (Action::Pause, Some(d)) = (f.action, f.for_s) {
+        if let (Some(undo), Some(d)) = (f.action.undone_by(), f.for_s) {
             out.push(Fault {
                 at_s: f.at_s + d,
-                action: Action::Resume,
-                node: f.node,
-                for_s: None,
-                command: None,
+                ..undo_of(f, undo)
             });
         }
     }
@@ -183,8 +242,8 @@ pub fn expand(faults: &[Fault]) -> Vec<Fault> {
 pub struct Running {
     pub events: Arc<Mutex<Vec<FaultEvent>>>,
     done: Arc<AtomicBool>,
-    /// The schedule's thread; it returns the nodes it left paused.
-    thread: Option<std::thread::JoinHandle<Vec<usize>>>,
+    /// The schedule's thread; it returns the faults that undo what it left done.
+    thread: Option<std::thread::JoinHandle<Vec<Fault>>>,
     injector: Arc<dyn Inject>,
     axis: Arc<dyn Fn() -> f64 + Send + Sync>,
 }
@@ -208,7 +267,8 @@ impl Running {
             .name("faults".into())
             .spawn(move || {
                 let injector = inj;
-                let mut paused = Vec::new();
+                // What the schedule did and has not undone yet: the faults that undo it.
+                let mut pending: Vec<Fault> = Vec::new();
                 for f in schedule {
                     let due = t0 + Duration::from_secs_f64(f.at_s);
                     while Instant::now() < due && !dn.load(Ordering::Relaxed) {
@@ -238,17 +298,17 @@ impl Running {
                         e.len() - 1
                     };
                     let outcome = injector.apply(&f);
-                    if let (Some(n), true) = (f.node, outcome.is_ok()) {
-                        paused.retain(|p| *p != n);
-                        if f.action == Action::Pause {
-                            paused.push(n);
+                    if outcome.is_ok() {
+                        pending.retain(|p| !(p.node == f.node && p.dc == f.dc));
+                        if let Some(undo) = f.action.undone_by() {
+                            pending.push(undo_of(&f, undo));
                         }
                     }
                     let mut e = ev.lock().expect("events");
                     e[index].finished_s = Some(run_axis());
                     e[index].error = outcome.err().map(|e| e.to_string());
                 }
-                paused
+                pending
             })
             .expect("spawning the fault thread");
         Running {
@@ -265,36 +325,29 @@ impl Running {
     }
 
     /// The main phase is over: faults not yet due are recorded as not applied; one in
-    /// progress (a restart) is waited for; a node the schedule paused and did not resume is
-    /// resumed now (an event of its own), so no node stays frozen after the run. Returns
-    /// every event.
+    /// progress (a restart) is waited for; a node the schedule paused or partitioned (or a
+    /// data centre it isolated) and did not bring back is brought back now (an event of its
+    /// own), so nothing stays frozen or cut off after the run. Returns every event.
     pub fn finish(mut self) -> Vec<FaultEvent> {
         self.done.store(true, Ordering::Relaxed);
-        let paused = self
+        let pending = self
             .thread
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
-        for node in paused {
-            let resume = Fault {
-                at_s: 0.0,
-                action: Action::Resume,
-                node: Some(node),
-                for_s: None,
-                command: None,
-            };
+        for undo in pending {
             let started_s = (self.axis)();
-            let outcome = self.injector.apply(&resume);
+            let outcome = self.injector.apply(&undo);
             self.events.lock().expect("events").push(FaultEvent {
                 fault: Fault {
                     at_s: started_s,
-                    ..resume
+                    ..undo
                 },
                 started_s,
                 finished_s: Some((self.axis)()),
                 error: outcome
                     .err()
-                    .map(|e| format!("{e} (resuming at the end of the run)")),
+                    .map(|e| format!("{e} (undoing it at the end of the run)")),
             });
         }
         self.snapshot()

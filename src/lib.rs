@@ -15,9 +15,9 @@
 //!
 //! ```text
 //! error  the one-line error of refused input
-//! format, fsutil, spill, host, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; items a long run keeps on disk instead of in memory; this host's facts and clocks; a cancellation token; golden files in tests
+//! format, fsutil, spill, host, netns, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; items a long run keeps on disk instead of in memory; this host's facts and clocks; network namespaces by name; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
-//! tls  client TLS configurations, handshake failures in words, a local cluster's certificate authority
+//! tls, lab  client TLS configurations, handshake failures in words, a local cluster's certificate authority; network labs (namespaces, bridges, NAT, partitions)
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)
 //! catalogue  the results index (SQLite): rebuilt from the result files, listed and filtered
@@ -49,9 +49,11 @@ pub mod format;
 pub mod fsutil;
 pub mod host;
 pub mod k8s;
+pub mod lab;
 pub mod live;
 pub mod load;
 pub mod metrics;
+pub mod netns;
 pub mod probe;
 pub mod report;
 pub mod result;

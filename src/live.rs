@@ -563,7 +563,7 @@ impl Live {
                     self.sample(cur, s);
                 }
             }
-            LoadEvent::PhaseDone { .. } => {}
+            LoadEvent::PhaseDone { .. } | LoadEvent::Connected { .. } => {}
         }
     }
 

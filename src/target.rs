@@ -32,6 +32,8 @@ pub struct Target {
     pub prometheus: Vec<Endpoint>,
     /// The node exporters of the nodes' hosts: their CPU, disks, memory and network.
     pub node_exporters: Vec<NodeExporter>,
+    /// The network namespace the client runs in (a lab's), if not this host's own network.
+    pub netns: Option<String>,
 }
 
 /// What can be observed on a target besides the client's own measurements.
@@ -53,6 +55,7 @@ impl Target {
             dc: None,
             prometheus: vec![],
             node_exporters: vec![],
+            netns: None,
         })
     }
 
@@ -63,6 +66,7 @@ impl Target {
             dc: None,
             prometheus: vec![],
             node_exporters: vec![],
+            netns: None,
         }
     }
 
@@ -167,6 +171,8 @@ impl Target {
             hosts: self.contact_points(),
             local_dc: self.local_dc(),
             cluster: self.cluster().map(|c| c.name().to_string()),
+            netns: self.netns.clone(),
+            reach: None,
         }
     }
 }

@@ -261,7 +261,16 @@ fn read_back<W: Workload>(
         // The run's TLS (its files read again), with the driver's default settings.
         client: crate::spec::client::ClientSpec {
             tls: run.fingerprint.client.as_ref().and_then(|c| c.tls.clone()),
-            driver: Default::default(),
+            // Its address map too: the nodes are where the run reached them.
+            driver: crate::spec::client::DriverSpec {
+                address_map: run
+                    .fingerprint
+                    .client
+                    .as_ref()
+                    .map(|c| c.driver.address_map.clone())
+                    .unwrap_or_default(),
+                ..Default::default()
+            },
         },
     };
     rt.block_on(async {

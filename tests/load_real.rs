@@ -44,6 +44,8 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
             hosts: vec!["127.0.0.1".into()],
             local_dc: Some("dc1".into()),
             cluster: None,
+            netns: None,
+            reach: None,
         },
         cluster: None,
         drop_keyspace: true,

@@ -238,8 +238,20 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<()> {
     }
 }
 
+/// Opens a cluster; a lab's is managed from inside its gateway namespace, which this
+/// process enters.
 fn open(dir: &DirArg, name: &str) -> anyhow::Result<Cluster> {
-    Ok(Cluster::open(&clusters_root(dir.dir.as_deref()), name)?)
+    let c = Cluster::open(&clusters_root(dir.dir.as_deref()), name)?;
+    enter_admin(&c)?;
+    Ok(c)
+}
+
+fn enter_admin(c: &Cluster) -> anyhow::Result<()> {
+    match c.admin_netns() {
+        // A lab half gone (its namespaces deleted by hand): what needs no network still works.
+        Some(ns) if crate::netns::exists(&ns) => super::enter_netns(&ns),
+        _ => Ok(()),
+    }
 }
 
 fn create(a: CreateArgs) -> anyhow::Result<()> {
@@ -269,7 +281,11 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
             ca.client_key().display()
         );
     }
+    if let Some(lab) = c.lab() {
+        println!("{}", crate::console::lab_summary(&lab));
+    }
     if a.start {
+        enter_admin(&c)?;
         start(&c, StartOptions::default())?;
     }
     Ok(())
@@ -299,5 +315,8 @@ fn with_tail(e: ClusterError) -> anyhow::Error {
 pub fn print_status(c: &Cluster) -> anyhow::Result<()> {
     let rows = c.status()?;
     print!("{}", crate::console::cluster_status(c, &rows));
+    if let Some(lab) = c.lab() {
+        print!("{}", crate::console::lab_summary(&lab));
+    }
     Ok(())
 }

@@ -128,6 +128,45 @@ pub fn toolchain() -> crate::cluster::dist::Toolchain {
     }
 }
 
+/// Moves this process into network namespace `ns` for the rest of the command: every
+/// thread and child it starts from now on is there (as under `ip netns exec`). A command
+/// enters one namespace: a second, different one is refused.
+pub fn enter_netns(ns: &str) -> anyhow::Result<()> {
+    if let Some(current) = NETNS.get() {
+        if current == ns {
+            return Ok(());
+        }
+        anyhow::bail!("this command already runs in network namespace '{current}', not '{ns}'");
+    }
+    crate::netns::enter(ns)?.keep();
+    let _ = NETNS.set(ns.to_string());
+    Ok(())
+}
+
+/// The namespace [`enter_netns`] moved this process into.
+pub fn entered_netns() -> Option<String> {
+    NETNS.get().cloned()
+}
+
+static NETNS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Enters the namespace a load command runs in: `--netns`, else, for a lab cluster
+/// (`--cluster`), the lab's first loader namespace.
+fn enter_load_netns(a: &steps::RunStep) -> anyhow::Result<()> {
+    if let Some(ns) = &a.netns {
+        return enter_netns(ns);
+    }
+    let lab_client = a
+        .cluster
+        .as_deref()
+        .and_then(|name| crate::cluster::Cluster::open(&clusters_dir(None), name).ok())
+        .and_then(|c| c.client_netns());
+    match lab_client {
+        Some(ns) => enter_netns(&ns),
+        None => Ok(()),
+    }
+}
+
 /// A command's context: the home and clusters directories, the signal-driven cancellation
 /// token, the tools and credentials the environment names, and a console printing events
 /// (only final tables and verdicts with `quiet`).
@@ -148,6 +187,7 @@ pub fn context(clusters: Option<&Path>, quiet: bool) -> Context {
     );
     ctx.exe = std::env::current_exe().ok();
     ctx.toolchain = toolchain();
+    ctx.netns = entered_netns();
     ctx
 }
 
@@ -181,6 +221,7 @@ fn load_command<T>(
     name: &str,
     body: impl FnOnce(&Context) -> Result<T, ScenarioError>,
 ) -> anyhow::Result<()> {
+    enter_load_netns(a)?;
     let (ctx, live) = load_context(a, name)?;
     let done = body(&ctx);
     linger(live.as_deref(), a.metrics_linger);

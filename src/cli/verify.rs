@@ -32,6 +32,9 @@ pub struct VerifyArgs {
     /// Attempts per read before the row counts as unreadable.
     #[arg(long, default_value_t = 4)]
     pub attempts: u32,
+    /// Read from inside this network namespace [default: the one the run ran in, if any].
+    #[arg(long, value_name = "NAME")]
+    pub netns: Option<String>,
 }
 
 pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
@@ -51,6 +54,15 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
             std::env::var("CQLBENCH_PASSWORD").ok(),
         ),
     };
+    // Where the run's client was (a lab's namespace), unless told otherwise.
+    let netns = a.netns.clone().or_else(|| {
+        crate::result::file::read_run(&a.result)
+            .ok()
+            .and_then(|r| r.target.netns)
+    });
+    if let Some(ns) = &netns {
+        super::enter_netns(ns)?;
+    }
     let spec = VerifySpec {
         // Stored absolute, so a report run from another directory still finds the run.
         run: std::fs::canonicalize(&a.result).unwrap_or_else(|_| a.result.clone()),

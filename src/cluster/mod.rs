@@ -84,6 +84,10 @@ pub enum ClusterError {
     #[error("{path}: unreadable cluster state: {detail}")]
     BadState { path: PathBuf, detail: String },
     #[error(transparent)]
+    Lab(#[from] crate::lab::LabError),
+    #[error(transparent)]
+    Netns(#[from] crate::netns::NetnsError),
+    #[error(transparent)]
     Plan(#[from] plan::PlanError),
     #[error(transparent)]
     Dist(#[from] dist::DistError),
@@ -122,6 +126,10 @@ pub struct Cluster {
 
 /// The address prefix of the first local cluster.
 pub const FIRST_ADDRESS_PREFIX: &str = "127.0.0.";
+
+/// The address prefix recorded for a network lab's cluster (its nodes' addresses are
+/// [`crate::spec::lab::node_address`]es, one subnet per data centre).
+pub const LAB_ADDRESS_PREFIX: &str = "198.18.0.";
 
 /// The first `127.0.N.` that no cluster in `root` uses: clusters on different prefixes listen
 /// on different addresses (and JMX ports, see [`plan::jmx_port`]), so they can run at once.
@@ -218,12 +226,21 @@ impl Cluster {
         }
         state::write_json(&dir.join("cluster.json"), &state)?;
         let cluster = Cluster { dir, state };
+        if let Some(lab) = cluster.lab()
+            && let Err(e) = lab.create()
+        {
+            let _ = std::fs::remove_dir_all(&cluster.dir);
+            return Err(e.into());
+        }
         if let Err(e) = cluster.attach_disks(cluster.nodes()) {
             // Nothing left behind: the disks attached so far, and the directory.
             for n in cluster.nodes() {
                 if let Some((disk, _)) = cluster.disk(n) {
                     let _ = disk.detach();
                 }
+            }
+            if let Some(lab) = cluster.lab() {
+                let _ = lab.destroy();
             }
             let _ = std::fs::remove_dir_all(&cluster.dir);
             return Err(e);
@@ -235,6 +252,54 @@ impl Cluster {
     pub fn memory_group(&self, node: &plan::NodePlan) -> Result<PathBuf, ClusterError> {
         let dirs = self.node_dirs(node);
         Ok(memory::group(self.name(), &node.name, &dirs.node)?)
+    }
+
+    /// The network lab the nodes live in (`--netns`), if the cluster has one.
+    pub fn lab(&self) -> Option<crate::lab::Lab> {
+        let spec = self.state.spec.lab?;
+        let dc_index = |dc: &str| {
+            self.state
+                .spec
+                .dcs
+                .iter()
+                .position(|d| d.name == dc)
+                .unwrap_or(0)
+        };
+        let nodes = self
+            .nodes()
+            .iter()
+            .map(|n| crate::lab::LabNode {
+                index: n.index,
+                dc_index: dc_index(&n.dc),
+            })
+            .collect();
+        Some(crate::lab::Lab::new(self.name(), spec, nodes))
+    }
+
+    /// The network namespace node `node` runs in (a lab's), if any.
+    pub fn node_netns(&self, node: &plan::NodePlan) -> Option<String> {
+        self.state
+            .spec
+            .lab
+            .map(|_| crate::spec::lab::node_ns(self.name(), node.index))
+    }
+
+    /// The namespace from which this cluster's nodes are managed and reached: a lab's
+    /// gateway; None when they are on this host's own network.
+    pub fn admin_netns(&self) -> Option<String> {
+        self.state
+            .spec
+            .lab
+            .map(|_| crate::spec::lab::gateway_ns(self.name()))
+    }
+
+    /// The namespace a loader of this cluster runs in by default: a lab's first loader
+    /// namespace inside; None when the nodes are on this host's own network.
+    pub fn client_netns(&self) -> Option<String> {
+        self.state
+            .spec
+            .lab
+            .map(|_| crate::spec::lab::client_ns(self.name(), 1))
     }
 
     /// The emulated disk of `node` and its class, if its data centre has one.
@@ -363,6 +428,9 @@ impl Cluster {
             if let Some((disk, _)) = self.disk(n) {
                 disk.detach()?;
             }
+        }
+        if let Some(lab) = self.lab() {
+            lab.destroy()?;
         }
         std::fs::remove_dir_all(&self.dir).map_err(|e| ClusterError::io(&self.dir, e))
     }

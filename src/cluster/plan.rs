@@ -212,7 +212,10 @@ fn nodes(spec: &ClusterSpec, octets: &[&str], pool: usize, heap: MiB) -> Vec<Nod
     for (dc_index, dc) in spec.dcs.iter().enumerate() {
         for i in 0..dc.nodes {
             let index = nodes.len() + 1;
-            let address = format!("{}{}", spec.address_prefix, index);
+            let address = match spec.lab {
+                Some(_) => crate::spec::lab::node_address(dc_index, index),
+                None => format!("{}{}", spec.address_prefix, index),
+            };
             let cpus = match (spec.cpus_per_node, spec.host_cpus) {
                 (Some(k), _) => (0..k).map(|j| ((index - 1) * k + j) % pool).collect(),
                 (None, Some(h)) => (0..h).collect(),
@@ -316,6 +319,7 @@ pub(crate) mod tests {
             storage: Default::default(),
             node_memory: None,
             tls: None,
+            lab: None,
         }
     }
 

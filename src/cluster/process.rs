@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 
 /// Spawns `java args…` in its own session (it outlives cqlbench), with stdout and stderr to
 /// `out_file`, pinned to `cpus` when not empty, in the cgroup whose `cgroup.procs` file is
-/// `cgroup` when given (joined before exec, so all its memory is charged there). Returns the PID. A thread reaps the child if
+/// `cgroup` when given (joined before exec, so all its memory is charged there), in network
+/// namespace `netns` when given. Returns the PID. A thread reaps the child if
 /// this process lives long enough to see it exit, so no zombie is left behind.
 pub fn spawn_detached(
     java: &Path,
@@ -17,6 +18,7 @@ pub fn spawn_detached(
     out_file: &Path,
     cpus: &[usize],
     cgroup: Option<&Path>,
+    netns: Option<&str>,
 ) -> std::io::Result<u32> {
     let procs = cgroup
         .map(|p| std::ffi::CString::new(p.as_os_str().as_encoded_bytes()))
@@ -62,6 +64,9 @@ pub fn spawn_detached(
             }
             Ok(())
         });
+    }
+    if let Some(ns) = netns {
+        crate::netns::in_child(&mut cmd, ns).map_err(std::io::Error::other)?;
     }
     let mut child = cmd.spawn()?;
     let pid = child.id();
@@ -155,6 +160,7 @@ mod tests {
             dir.path(),
             &out,
             &[0],
+            None,
             None,
         )
         .unwrap();

@@ -49,6 +49,10 @@ impl Cluster {
             .arg("org.apache.cassandra.tools.NodeTool")
             .args(["-h", "127.0.0.1", "-p", &n.jmx_port.to_string()])
             .args(args);
+        // A lab node's JMX listens on its own namespace's loopback.
+        if let Some(ns) = self.node_netns(n) {
+            crate::netns::in_child(&mut cmd, &ns)?;
+        }
         Ok(cmd)
     }
 

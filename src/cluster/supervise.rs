@@ -78,7 +78,11 @@ impl Cluster {
             });
         }
         for n in &targets {
-            check_ports(n)?;
+            match self.node_netns(n) {
+                // A lab node's ports are its namespace's: checked from there.
+                Some(ns) => crate::netns::run_in(&ns, || check_ports(n))??,
+                None => check_ports(n)?,
+            }
         }
         // Emulated disks: mounted again after a host restart, their limits applied again.
         self.attach_disks(&targets)?;
@@ -159,6 +163,7 @@ impl Cluster {
                 &out,
                 &n.cpus,
                 cgroup.as_deref(),
+                self.node_netns(n).as_deref(),
             )
             .map_err(|e| ClusterError::io(&self.state.dist.java, e))?;
             spawned.push((n.name.clone(), pid));

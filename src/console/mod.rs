@@ -14,7 +14,7 @@ use crate::scenario::{ScenarioError, Sink};
 use crate::spec::LoadSpec;
 
 pub use run::{final_text, summary_table};
-pub use scenario::{cluster_status, env_plan, plan};
+pub use scenario::{cluster_status, env_plan, lab_summary, plan};
 
 /// Renders events on standard output (progress of a probe and warnings on standard error).
 pub struct Console {

@@ -28,12 +28,13 @@ pub(super) fn load_event(e: &Event, quiet: bool, st: &mut State) -> String {
             st.done_ops = 0;
         }
         Event::Interval { record, .. } => st.done_ops += record.ok + record.errors,
-        Event::PhaseDone { .. } => {}
+        Event::PhaseDone { .. } | Event::Connected { .. } => {}
     }
     if quiet {
         return String::new();
     }
     match e {
+        Event::Connected { reach } => format!("{}\n", reach.line()),
         Event::PhaseStarted { name, load } => {
             let how = match load.mode {
                 LoadMode::Closed { concurrency } => format!("{concurrency} in flight"),

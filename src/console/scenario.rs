@@ -265,3 +265,51 @@ pub fn cluster_status(
     };
     table.text()
 }
+
+/// A network lab as a person needs it: where each node and loader lives and at which
+/// addresses the outside reaches the nodes.
+pub fn lab_summary(lab: &crate::lab::Lab) -> String {
+    use crate::spec::lab;
+    let name = &lab.name;
+    let table = crate::format::Table {
+        title: format!(
+            "network lab {}: nodes and loaders in namespaces of their own, routed by its gateway",
+            lab::gateway_ns(name)
+        ),
+        header: ["node", "namespace", "address", "outside (NAT)"]
+            .map(String::from)
+            .to_vec(),
+        rows: lab
+            .nodes
+            .iter()
+            .map(|n| {
+                vec![
+                    format!("node{}", n.index),
+                    lab::node_ns(name, n.index),
+                    lab::node_address(n.dc_index, n.index),
+                    format!("{}:9042", lab::nat_address(n.index)),
+                ]
+            })
+            .collect(),
+        text_columns: (0..4).collect(),
+    };
+    let inside: Vec<String> = (1..=lab.spec.clients)
+        .map(|k| format!("{} ({})", lab::client_ns(name, k), lab::client_address(k)))
+        .collect();
+    let outside: Vec<String> = (1..=lab.spec.outside)
+        .map(|k| format!("{} ({})", lab::outside_ns(name, k), lab::outside_address(k)))
+        .collect();
+    let mut text = table.text();
+    text.push_str(&format!("loaders inside: {}\n", inside.join(", ")));
+    if !outside.is_empty() {
+        text.push_str(&format!(
+            "loaders outside, reaching the nodes only through NAT: {}; {}:9042 forwards to node1\n",
+            outside.join(", "),
+            lab::outside_gateway()
+        ));
+    }
+    if let Some(mbit) = lab.spec.link_mbit {
+        text.push_str(&format!("each node's link: {mbit} Mbit/s each way\n"));
+    }
+    text
+}

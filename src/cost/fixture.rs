@@ -60,6 +60,7 @@ pub fn cluster_spec(s: &Shape) -> ClusterSpec {
         storage: Default::default(),
         node_memory: s.node_memory_mib.map(crate::spec::MiB),
         tls: None,
+        lab: None,
     }
 }
 

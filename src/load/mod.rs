@@ -128,10 +128,19 @@ pub enum LoadError {
     },
     #[error("starting the client runtime: {0}")]
     Runtime(std::io::Error),
+    /// `--require-all-nodes`, and the client did not reach them all.
+    #[error(
+        "--require-all-nodes: {reach}; behind NAT or a load balancer give --address-map INTERNAL=EXTERNAL,…"
+    )]
+    NodesUnreachable { reach: String },
 }
 
 /// What the observer is told as the run goes.
 pub enum Event<'a> {
+    /// The session is up: which nodes of its data centre the client reached.
+    Connected {
+        reach: &'a crate::result::Reach,
+    },
     PhaseStarted {
         name: &'a str,
         load: &'a LoadSpec,
@@ -177,6 +186,9 @@ async fn run_async(
 ) -> Result<RunResult, LoadError> {
     let counters = Arc::new(session::DriverCounters::default());
     let (session, workload_spec, target) = connect_resolved(plan, &counters).await?;
+    if let Some(reach) = &target.reach {
+        observer(Event::Connected { reach });
+    }
     let started = crate::host::unix_now();
     let result = first_result(plan, &session, workload_spec.clone(), target, started).await;
     let sampler = (!plan.metrics.is_empty())
@@ -206,6 +218,14 @@ async fn first_result(
     let server_settings = session::server_settings(session, asked.as_ref()).await;
     let mut nodes = session::cluster_nodes(session, asked.as_ref()).await;
     let mut warnings = Vec::new();
+    if let Some(r) = target.reach.as_ref().filter(|r| !r.complete()) {
+        warnings.push(crate::result::Warning::NodesUnreachable {
+            dc: r.dc.clone(),
+            connected: r.connected.len(),
+            nodes: r.nodes.len(),
+            unreachable: r.unreachable(),
+        });
+    }
     // Each other node's settings against the asked node's (none to compare before 4.0).
     if !server_settings.is_empty() {
         let asked_at = asked
@@ -391,6 +411,26 @@ async fn connect_resolved(
     plan: &RunPlan,
     counters: &Arc<session::DriverCounters>,
 ) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
+    let (session, workload, mut target) = connect_in_dc(plan, counters).await?;
+    let reach = session::reach(&session, target.local_dc.as_deref(), REACH_WAIT).await;
+    if plan.connect.client.driver.require_all_nodes && !reach.complete() {
+        return Err(LoadError::NodesUnreachable {
+            reach: reach.line(),
+        });
+    }
+    target.reach = Some(reach);
+    Ok((session, workload, target))
+}
+
+/// How long a run waits for the driver to reach every node of its data centre before it
+/// says which it could not (beyond the driver's 5 s connection timeout).
+const REACH_WAIT: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// [`connect_resolved`] up to the session in its data centre.
+async fn connect_in_dc(
+    plan: &RunPlan,
+    counters: &Arc<session::DriverCounters>,
+) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
     let mut workload = plan.workload.clone();
     let mut target = plan.target.clone();
     let session = session::connect_counted(&plan.connect, counters.clone()).await?;
@@ -462,6 +502,8 @@ mod tests {
                 hosts: vec!["127.0.0.1:1".into()],
                 local_dc: Some("dc1".into()),
                 cluster: None,
+                netns: None,
+                reach: None,
             },
             cluster: None,
             drop_keyspace: false,

@@ -335,6 +335,15 @@ pub async fn connect_counted(
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);
     }
+    if !driver.address_map.is_empty() {
+        b = b.address_translator(Arc::new(MappedAddresses(
+            driver
+                .address_map
+                .iter()
+                .map(|m| (m.internal, m.external))
+                .collect(),
+        )));
+    }
     // The driver's own connection timeout bounds each attempt, but not the whole: a node that
     // refuses a client certificate after a TLS 1.3 handshake once left `build` waiting with no
     // connection and no timer (a CI run, 30 minutes). The bound makes that an error, which the
@@ -376,6 +385,55 @@ pub async fn connect_counted(
         }
     };
     Ok(Arc::new(session))
+}
+
+/// `--address-map`: a node reporting an address named is reached at its mapped one; any other
+/// at the address it reports (the driver's own map refuses every node it does not name).
+#[derive(Debug)]
+struct MappedAddresses(std::collections::HashMap<std::net::SocketAddr, std::net::SocketAddr>);
+
+#[async_trait::async_trait]
+impl scylla::policies::address_translator::AddressTranslator for MappedAddresses {
+    async fn translate_address(
+        &self,
+        peer: &scylla::policies::address_translator::UntranslatedPeer,
+    ) -> Result<std::net::SocketAddr, scylla::errors::TranslationError> {
+        let reported = peer.untranslated_address();
+        Ok(self.0.get(&reported).copied().unwrap_or(reported))
+    }
+}
+
+/// Which nodes of `dc` (every node when None) the cluster reports and which of them the
+/// driver holds a connection to, waiting up to `wait` for its pools to reach them all (a
+/// node behind a firewall that drops packets takes the driver's connection timeout, 5 s, to
+/// fail).
+pub async fn reach(session: &Session, dc: Option<&str>, wait: Duration) -> crate::result::Reach {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let state = session.get_cluster_state();
+        let shown = |a: scylla::cluster::NodeAddr| match a.port() {
+            9042 => a.ip().to_string(),
+            _ => format!("{}:{}", a.ip(), a.port()),
+        };
+        let in_dc =
+            |n: &&Arc<scylla::cluster::Node>| dc.is_none_or(|d| n.datacenter.as_deref() == Some(d));
+        let all = state.get_nodes_info();
+        let nodes: Vec<&Arc<scylla::cluster::Node>> = all.iter().filter(in_dc).collect();
+        let connected: Vec<String> = nodes
+            .iter()
+            .filter(|n| n.is_connected())
+            .map(|n| shown(n.address))
+            .collect();
+        if connected.len() == nodes.len() || tokio::time::Instant::now() >= deadline {
+            return crate::result::Reach {
+                dc: dc.map(str::to_string),
+                nodes: nodes.iter().map(|n| shown(n.address)).collect(),
+                connected,
+                other_dcs: all.len() - nodes.len(),
+            };
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// How long a session may take to connect: beyond the 60 s in which the driver gives up on a

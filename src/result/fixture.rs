@@ -171,6 +171,8 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
             hosts: vec!["127.0.0.1".into()],
             local_dc: None,
             cluster: None,
+            netns: None,
+            reach: None,
         },
         fingerprint: Fingerprint {
             cqlbench_version: "0.1.0".into(),

@@ -73,6 +73,64 @@ pub struct TargetRecord {
     pub local_dc: Option<String>,
     /// Name of the local cluster, when run with `--cluster`.
     pub cluster: Option<String>,
+    /// The network namespace the client ran in (a lab's loader namespace), if not this
+    /// host's own network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netns: Option<String>,
+    /// Which of the cluster's nodes the client reached once connected; None in results
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<Reach>,
+}
+
+/// Which nodes of the data centre the client routes to the cluster reports
+/// (`system.local` and `system.peers_v2`, as the driver read them), and to which of them the
+/// driver held connections once connected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reach {
+    /// The client's data centre; None when every node counts.
+    pub dc: Option<String>,
+    /// The nodes reported there, by the address the driver connects to.
+    pub nodes: Vec<String>,
+    /// Those of them the driver held a connection to.
+    pub connected: Vec<String>,
+    /// Nodes reported in other data centres (not routed to).
+    #[serde(default)]
+    pub other_dcs: usize,
+}
+
+impl Reach {
+    /// The reported nodes the driver holds no connection to.
+    pub fn unreachable(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter(|n| !self.connected.contains(n))
+            .cloned()
+            .collect()
+    }
+
+    /// Every reported node of the data centre reached.
+    pub fn complete(&self) -> bool {
+        self.unreachable().is_empty()
+    }
+
+    /// `connected to 3 of 3 nodes in dc1`.
+    pub fn line(&self) -> String {
+        let mut l = format!(
+            "connected to {} of {} node{}",
+            self.connected.len(),
+            self.nodes.len(),
+            if self.nodes.len() == 1 { "" } else { "s" }
+        );
+        if let Some(dc) = &self.dc {
+            l.push_str(&format!(" in {dc}"));
+        }
+        let missing = self.unreachable();
+        if !missing.is_empty() {
+            l.push_str(&format!(" (unreachable: {})", missing.join(", ")));
+        }
+        l
+    }
 }
 
 /// What the numbers depend on besides the specs.

@@ -101,6 +101,14 @@ pub enum Warning {
         asked: String,
         differ: Vec<(String, String, String)>,
     },
+    /// The client reached fewer nodes of its data centre than the cluster reports: every
+    /// request went through the nodes it reached.
+    NodesUnreachable {
+        dc: Option<String>,
+        connected: usize,
+        nodes: usize,
+        unreachable: Vec<String>,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -179,6 +187,19 @@ impl fmt::Display for Warning {
                 f,
                 "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
                 reasons.join("; ")
+            ),
+            Warning::NodesUnreachable {
+                dc,
+                connected,
+                nodes,
+                unreachable,
+            } => write!(
+                f,
+                "the client reached {connected} of the {nodes} nodes{} the cluster reports (unreachable: {}): every request went through {} coordinator{}, so the throughput is that of fewer coordinators and token-aware routing was lost for the others' ranges; behind NAT or a load balancer give --address-map INTERNAL=EXTERNAL,…, or --require-all-nodes to refuse such a run",
+                dc.as_ref().map(|d| format!(" in {d}")).unwrap_or_default(),
+                unreachable.join(", "),
+                connected,
+                if *connected == 1 { "" } else { "s" }
             ),
             Warning::NodeSettingsDiffer {
                 node,

@@ -1049,6 +1049,8 @@ mod tests {
                 hosts: vec!["127.0.0.1:1".into()],
                 local_dc: Some("dc1".into()),
                 cluster: None,
+                netns: None,
+                reach: None,
             },
             cluster: None,
             drop_keyspace: true,

@@ -29,6 +29,9 @@ pub struct Context {
     pub exe: Option<PathBuf>,
     /// Where local clusters' jars are cached and which `java` runs them.
     pub toolchain: crate::cluster::dist::Toolchain,
+    /// The network namespace this command runs in (a lab's), recorded with its runs; None:
+    /// this host's own network.
+    pub netns: Option<String>,
     sink: Sink,
 }
 
@@ -58,6 +61,7 @@ impl Context {
                 java: "java".into(),
                 on_fetch: None,
             },
+            netns: None,
             sink: Arc::new(|_: &Event| {}),
         }
     }

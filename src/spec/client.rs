@@ -102,6 +102,104 @@ pub struct DriverSpec {
     /// Rows per page of a read (the driver's default: 5,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_size: Option<u32>,
+    /// The addresses the nodes report, each translated to the one the client reaches that
+    /// node at (`--address-map`): behind NAT, a load balancer or a port-forward.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub address_map: Vec<AddressMapping>,
+    /// A run that reaches fewer nodes of its data centre than the cluster reports is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_all_nodes: bool,
+}
+
+/// One address translation, `INTERNAL=EXTERNAL[:PORT]`: the address a node reports
+/// (`IP[:PORT]`, port 9042 when left out) and the one the client reaches it at (port: the
+/// internal one when left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddressMapping {
+    pub internal: std::net::SocketAddr,
+    pub external: std::net::SocketAddr,
+}
+
+impl FromStr for AddressMapping {
+    type Err = Invalid;
+
+    fn from_str(s: &str) -> Result<Self, Invalid> {
+        let bad = |why: &str| {
+            crate::invalid!(
+                "--address-map '{s}': {why}; expected INTERNAL=EXTERNAL[:PORT], e.g. 10.0.0.5=203.0.113.7:30042"
+            )
+        };
+        let (internal, external) = s.trim().split_once('=').ok_or_else(|| bad("no '='"))?;
+        let internal = socket_addr(internal.trim(), 9042)
+            .ok_or_else(|| bad("the internal address is not IP[:PORT]"))?;
+        let external = socket_addr(external.trim(), internal.port())
+            .ok_or_else(|| bad("the external address is not IP[:PORT]"))?;
+        Ok(AddressMapping { internal, external })
+    }
+}
+
+impl fmt::Display for AddressMapping {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.internal, self.external)
+    }
+}
+
+/// `IP`, `IP:PORT`, `[IPv6]:PORT` or a bare IPv6 address, with `port` when none is given.
+fn socket_addr(s: &str, port: u16) -> Option<std::net::SocketAddr> {
+    if let Ok(a) = s.parse::<std::net::SocketAddr>() {
+        return (a.port() != 0).then_some(a);
+    }
+    s.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+        .ok()
+        .map(|ip| std::net::SocketAddr::new(ip, port))
+}
+
+/// The mappings one `--address-map` gives (a list, or a file's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressMap(pub Vec<AddressMapping>);
+
+impl FromStr for AddressMap {
+    type Err = Invalid;
+
+    fn from_str(s: &str) -> Result<Self, Invalid> {
+        parse_address_map(s).map(AddressMap)
+    }
+}
+
+impl fmt::Display for AddressMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&items.join(","))
+    }
+}
+
+/// The mappings of `--address-map`: `INTERNAL=EXTERNAL,…`, or `@FILE` with one mapping per
+/// line (blank lines and `#` comments skipped).
+pub fn parse_address_map(s: &str) -> Result<Vec<AddressMapping>, Invalid> {
+    let text = match s.trim().strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| crate::invalid!("--address-map @{path}: {e}"))?,
+        None => s.replace(',', "\n"),
+    };
+    let out: Vec<AddressMapping> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    if out.is_empty() {
+        return Err(crate::invalid!("--address-map '{s}': no mapping given"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(dup) = out.iter().find(|m| !seen.insert(m.internal)) {
+        return Err(crate::invalid!(
+            "--address-map: {} is mapped twice",
+            dup.internal
+        ));
+    }
+    Ok(out)
 }
 
 /// Most connections per node a run opens.
@@ -128,6 +226,13 @@ impl DriverSpec {
             && r.trim().is_empty()
         {
             return Err(crate::invalid!("--rack: give a rack name"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(dup) = self.address_map.iter().find(|m| !seen.insert(m.internal)) {
+            return Err(crate::invalid!(
+                "--address-map: {} is mapped twice",
+                dup.internal
+            ));
         }
         Ok(())
     }
@@ -327,6 +432,9 @@ impl ClientSpec {
         if let Some(p) = d.page_size {
             parts.push(format!("page {p}"));
         }
+        if !d.address_map.is_empty() {
+            parts.push(format!("{} addresses mapped", d.address_map.len()));
+        }
         if parts.is_empty() {
             "plain".into()
         } else {
@@ -375,6 +483,34 @@ mod tests {
     }
 
     #[test]
+    fn address_maps_parse_from_flags_and_files() {
+        let m =
+            parse_address_map("198.18.0.11=198.19.1.1, 198.18.0.12:9042=198.19.0.1:30042").unwrap();
+        assert_eq!(m[0].to_string(), "198.18.0.11:9042=198.19.1.1:9042");
+        assert_eq!(m[1].to_string(), "198.18.0.12:9042=198.19.0.1:30042");
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("map.txt");
+        std::fs::write(
+            &f,
+            "# lab\n198.18.0.11=198.19.1.1\n\n198.18.0.12=198.19.1.2 # two\n",
+        )
+        .unwrap();
+        let from_file = parse_address_map(&format!("@{}", f.display())).unwrap();
+        assert_eq!(from_file.len(), 2);
+        for (bad, why) in [
+            ("198.18.0.11", "no '='"),
+            ("node1=198.19.1.1", "internal address"),
+            ("198.18.0.11=lb.example", "external address"),
+            ("198.18.0.11=1.1.1.1,198.18.0.11=1.1.1.2", "mapped twice"),
+            ("", "no mapping"),
+            ("@/no/such/map", "@/no/such/map"),
+        ] {
+            let e = parse_address_map(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn driver_and_tls_settings_are_checked() {
         let d = DriverSpec {
             connections_per_host: Some(0),
@@ -409,6 +545,8 @@ mod tests {
                 connections_per_host: Some(2),
                 rack: None,
                 page_size: Some(100),
+                address_map: vec![],
+                require_all_nodes: false,
             },
         };
         assert_eq!(

@@ -52,6 +52,10 @@ pub struct ClusterSpec {
     /// authority (`--tls`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<ClusterTls>,
+    /// Each node in a network namespace of its own, behind a gateway (`--netns`); addresses
+    /// from [`crate::spec::lab`] instead of the prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<crate::spec::lab::LabSpec>,
 }
 
 /// A local cluster's encryption: client connections always, internode optionally.

@@ -38,10 +38,19 @@ pub enum Action {
     Drain,
     /// A command run with `sh -c` (for clusters cqlbench does not manage).
     Hook,
+    /// A lab node cut off from every other node and every loader (its link down).
+    Partition,
+    /// A partitioned lab node joined again.
+    Heal,
+    /// A lab data centre cut off from the other data centres and the loaders (its nodes
+    /// still reach each other).
+    Isolate,
+    /// An isolated data centre joined again.
+    Rejoin,
 }
 
 impl Action {
-    pub const ALL: [Action; 11] = [
+    pub const ALL: [Action; 15] = [
         Action::Kill,
         Action::Stop,
         Action::Start,
@@ -53,6 +62,10 @@ impl Action {
         Action::Repair,
         Action::Drain,
         Action::Hook,
+        Action::Partition,
+        Action::Heal,
+        Action::Isolate,
+        Action::Rejoin,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +81,10 @@ impl Action {
             Action::Repair => "repair",
             Action::Drain => "drain",
             Action::Hook => "hook",
+            Action::Partition => "partition",
+            Action::Heal => "heal",
+            Action::Isolate => "isolate",
+            Action::Rejoin => "rejoin",
         }
     }
 
@@ -76,8 +93,29 @@ impl Action {
     pub fn disrupts(self) -> bool {
         matches!(
             self,
-            Action::Kill | Action::Stop | Action::Restart | Action::Pause | Action::Drain
+            Action::Kill
+                | Action::Stop
+                | Action::Restart
+                | Action::Pause
+                | Action::Drain
+                | Action::Partition
+                | Action::Isolate
         )
+    }
+
+    /// The action that undoes this one after a duration (`AT:ACTION:NODE:FOR`).
+    pub fn undone_by(self) -> Option<Action> {
+        match self {
+            Action::Pause => Some(Action::Resume),
+            Action::Partition => Some(Action::Heal),
+            Action::Isolate => Some(Action::Rejoin),
+            _ => None,
+        }
+    }
+
+    /// Acts on a data centre (its name), not a node.
+    pub fn on_dc(self) -> bool {
+        matches!(self, Action::Isolate | Action::Rejoin)
     }
 }
 
@@ -90,16 +128,18 @@ pub struct Fault {
     /// 1-based node of a local cluster (every action but `hook`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<usize>,
-    /// `pause` only: resume after this many seconds.
+    /// `pause`, `partition` and `isolate`: undone after this many seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub for_s: Option<f64>,
+    /// `isolate` and `rejoin`: the data centre.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dc: Option<String>,
     /// `hook` only: the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
 }
 
-const FORM: &str =
-    "expected AT:ACTION:NODE (e.g. 30s:kill:node2, 20s:pause:node3:2s) or AT:hook:COMMAND";
+const FORM: &str = "expected AT:ACTION:NODE (e.g. 30s:kill:node2, 20s:pause:node3:2s, 20s:partition:node2:10s), AT:isolate:DC[:FOR] or AT:hook:COMMAND";
 
 impl FromStr for Fault {
     type Err = Invalid;
@@ -127,6 +167,7 @@ impl FromStr for Fault {
             action,
             node: None,
             for_s: None,
+            dc: None,
             command: None,
         };
         if action == Action::Hook {
@@ -150,20 +191,36 @@ impl FromStr for Fault {
             Some((n, d)) => (n, Some(d)),
             None => (rest, None),
         };
-        f.node = Some(parse_node(node).map_err(|e| crate::invalid!("fault '{s}': {e}"))?);
-        match (action, for_) {
-            (Action::Pause, Some(d)) => {
+        if action.on_dc() {
+            let dc = node.trim();
+            if dc.is_empty()
+                || !dc
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(crate::invalid!(
+                    "fault '{s}': '{dc}' is not a data centre name: AT:{}:DC",
+                    action.name()
+                ));
+            }
+            f.dc = Some(dc.to_string());
+        } else {
+            f.node = Some(parse_node(node).map_err(|e| crate::invalid!("fault '{s}': {e}"))?);
+        }
+        match (action.undone_by(), for_) {
+            (Some(_), Some(d)) => {
                 let d = parse_duration(d).map_err(|e| crate::invalid!("fault '{s}': {e}"))?;
                 if d.is_zero() {
                     return Err(crate::invalid!(
-                        "fault '{s}': a pause must last more than 0s"
+                        "fault '{s}': a {} must last more than 0s",
+                        action.name()
                     ));
                 }
                 f.for_s = Some(d.as_secs_f64());
             }
-            (_, Some(extra)) => {
+            (None, Some(extra)) => {
                 return Err(crate::invalid!(
-                    "fault '{s}': unexpected ':{extra}' (only pause takes a duration: AT:pause:NODE:FOR)"
+                    "fault '{s}': unexpected ':{extra}' (only pause, partition and isolate take a duration: AT:pause:NODE:FOR)"
                 ));
             }
             _ => {}
@@ -193,6 +250,9 @@ impl fmt::Display for Fault {
         if let Some(n) = self.node {
             write!(f, ":node{n}")?;
         }
+        if let Some(dc) = &self.dc {
+            write!(f, ":{dc}")?;
+        }
         if let Some(d) = self.for_s {
             write!(f, ":{}s", fmt_s(d))?;
         }
@@ -214,6 +274,9 @@ impl Fault {
         let mut l = self.action.name().to_string();
         if let Some(n) = self.node {
             l.push_str(&format!(" node{n}"));
+        }
+        if let Some(dc) = &self.dc {
+            l.push_str(&format!(" {dc}"));
         }
         if let Some(d) = self.for_s {
             l.push_str(&format!(" for {}s", fmt_s(d)));
@@ -249,6 +312,12 @@ pub fn check_schedule(
         }
         match (f.action, f.node, nodes) {
             (Action::Hook, _, _) => {}
+            (a, None, None) if a.on_dc() => {
+                return Err(crate::invalid!(
+                    "--fault {f}: {} needs a lab cluster (--cluster of one made with `cluster create --netns`); for other clusters use AT:hook:COMMAND",
+                    a.name()
+                ));
+            }
             (_, Some(_), None) => {
                 return Err(crate::invalid!(
                     "--fault {f}: node faults need a local cluster (--cluster); for other clusters use AT:hook:COMMAND"

@@ -4,6 +4,7 @@ pub mod client;
 pub mod cluster;
 pub mod fault;
 pub mod keys;
+pub mod lab;
 pub mod load;
 pub mod probe;
 pub mod ssh;

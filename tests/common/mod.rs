@@ -50,6 +50,7 @@ pub fn spec(name: &str, dcs: &str) -> ClusterSpec {
         storage: Default::default(),
         node_memory: None,
         tls: None,
+        lab: None,
     }
 }
 

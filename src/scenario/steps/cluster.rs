@@ -146,6 +146,26 @@ pub struct ClusterOptions {
     #[arg(long)]
     #[serde(default, deserialize_with = "de::opt_parsed")]
     pub node_memory: Option<MiB>,
+    /// A network lab: each node in a network namespace of its own with its own address
+    /// (198.18.D.10+N, one subnet per data centre), loaders in namespaces `cqb-NAME-c1`, …
+    /// routed to them, and `cqb-NAME-x1`, … outside reaching them only through NAT
+    /// (198.19.1.N:9042 per node, 198.19.0.1:9042 forwarded to node 1). Needs root, ip and
+    /// iptables; `cluster destroy` takes it down.
+    #[arg(long)]
+    #[serde(default)]
+    pub netns: bool,
+    /// With --netns: loader namespaces inside the network [default: 2].
+    #[arg(long, requires = "netns")]
+    #[serde(default)]
+    pub netns_clients: Option<usize>,
+    /// With --netns: loader namespaces outside, behind the NAT [default: 1].
+    #[arg(long, requires = "netns")]
+    #[serde(default)]
+    pub netns_outside: Option<usize>,
+    /// With --netns: each node's link limited to this many Mbit/s each way (tc tbf).
+    #[arg(long, requires = "netns")]
+    #[serde(default)]
+    pub netns_link_mbit: Option<u32>,
 }
 
 fn parse_storage(s: &str) -> Result<crate::spec::storage::StorageArg, crate::error::Invalid> {
@@ -249,6 +269,32 @@ fn settings<'de, D: serde::Deserializer<'de>>(
 }
 
 impl ClusterOptions {
+    /// The network lab these options ask for, checked.
+    fn lab(&self) -> Result<Option<crate::spec::lab::LabSpec>, ScenarioError> {
+        let given = self.netns_clients.is_some()
+            || self.netns_outside.is_some()
+            || self.netns_link_mbit.is_some();
+        if !self.netns {
+            if given {
+                refuse!("--netns-clients, --netns-outside and --netns-link-mbit need --netns");
+            }
+            return Ok(None);
+        }
+        if self.address_prefix.is_some() {
+            refuse!(
+                "--address-prefix and --netns: a lab's nodes have addresses of their own (198.18.D.10+N)"
+            );
+        }
+        let d = crate::spec::lab::LabSpec::default();
+        let lab = crate::spec::lab::LabSpec {
+            clients: self.netns_clients.unwrap_or(d.clients),
+            outside: self.netns_outside.unwrap_or(d.outside),
+            link_mbit: self.netns_link_mbit,
+        };
+        lab.check()?;
+        Ok(Some(lab))
+    }
+
     /// Nodes of the single data centre (`--nodes`, else 3).
     pub fn node_count(&self) -> usize {
         self.nodes.unwrap_or_else(default_nodes)
@@ -262,7 +308,7 @@ impl ClusterOptions {
         root: &std::path::Path,
     ) -> Result<ClusterSpec, ScenarioError> {
         let mut spec = self.to_spec(name)?;
-        if self.address_prefix.is_none() {
+        if self.address_prefix.is_none() && spec.lab.is_none() {
             spec.address_prefix = crate::cluster::free_address_prefix(root);
         }
         Ok(spec)
@@ -321,14 +367,17 @@ impl ClusterOptions {
             cpus_per_node: self.cpus_per_node,
             host_cpus: self.host_cpus,
             vnodes: self.vnodes,
-            address_prefix: self
-                .address_prefix
-                .clone()
-                .unwrap_or_else(|| crate::cluster::FIRST_ADDRESS_PREFIX.into()),
+            address_prefix: match (&self.address_prefix, self.netns) {
+                (Some(p), _) => p.clone(),
+                // A lab's nodes have addresses of their own; its prefix only names their range.
+                (None, true) => crate::cluster::LAB_ADDRESS_PREFIX.into(),
+                (None, false) => crate::cluster::FIRST_ADDRESS_PREFIX.into(),
+            },
             yaml_overrides: self.yaml.iter().cloned().collect(),
             storage,
             node_memory: self.node_memory,
             tls: self.tls()?,
+            lab: self.lab()?,
         };
         if let Some(j) = &self.java {
             let java = crate::cluster::jdk::java_binary(j);

@@ -126,6 +126,12 @@ impl RunStep {
             connections_per_host: self.connections_per_host,
             rack: self.rack.clone(),
             page_size: self.page_size,
+            address_map: self
+                .address_map
+                .iter()
+                .flat_map(|m| m.0.iter().copied())
+                .collect(),
+            require_all_nodes: self.require_all_nodes,
         };
         driver.check()?;
         if driver.rack.is_some() && self.cluster.is_none() && self.dc.is_none() {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{argv, de};
 use crate::fault::Fault;
-use crate::spec::client::{Compression, Retry, Speculative, TlsVersion};
+use crate::spec::client::{AddressMap, Compression, Retry, Speculative, TlsVersion};
 use crate::spec::load::{Cycles, RateArg, Share, parse_rate_arg};
 use crate::spec::{Cl, KeyDist, Ratio, WorkloadKind, parse_duration};
 
@@ -27,6 +27,10 @@ const DEFAULT_TIMEOUT: &str = "5s";
 const DEFAULT_METRICS_INTERVAL: &str = "1s";
 
 const DEFAULT_BARRIER_TIMEOUT: &str = "10m";
+fn parse_address_map(s: &str) -> Result<AddressMap, crate::error::Invalid> {
+    s.parse()
+}
+
 fn default_barrier_timeout() -> Duration {
     parse_duration(DEFAULT_BARRIER_TIMEOUT).expect("a valid default")
 }
@@ -308,6 +312,34 @@ pub struct RunStep {
     #[arg(long, help_heading = "Driver")]
     #[serde(default)]
     pub page_size: Option<u32>,
+    /// The addresses the nodes report translated to those this client reaches them at,
+    /// INTERNAL=EXTERNAL[:PORT],… (or @FILE, one per line): behind NAT, a load balancer or
+    /// port-forwards, e.g. 10.0.0.5=203.0.113.7:30042. Nodes not named are reached at the
+    /// address they report.
+    #[arg(
+        long,
+        value_name = "INTERNAL=EXTERNAL[:PORT],…|@FILE",
+        help_heading = "Driver",
+        value_parser = parse_address_map
+    )]
+    #[serde(
+        default,
+        deserialize_with = "de::list_parsed",
+        serialize_with = "argv::list_display"
+    )]
+    pub address_map: Vec<AddressMap>,
+    /// Refuse to run (before any load) when the client reaches fewer nodes of its data
+    /// centre than the cluster reports; without it, such a run is warned about.
+    #[arg(long, help_heading = "Driver")]
+    #[serde(default)]
+    pub require_all_nodes: bool,
+    /// Run inside this network namespace (as `ip netns exec NAME` would), e.g. a lab's loader
+    /// namespace `cqb-LAB-c2` or `cqb-LAB-x1` outside its NAT [default: on a lab cluster
+    /// (`--cluster`), the lab's `cqb-LAB-c1`; else this host's network]. Not in scenario
+    /// files.
+    #[arg(long, value_name = "NAME")]
+    #[serde(skip)]
+    pub netns: Option<String>,
 
     /// Stop once more than this many errors occurred (0 = never).
     #[arg(long, default_value_t = 0)]

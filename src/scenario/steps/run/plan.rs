@@ -110,6 +110,7 @@ impl RunStep {
             None => Target::hosts(self.hosts.clone()),
         };
         t.dc = self.dc.clone();
+        t.netns = ctx.netns.clone();
         t.prometheus = self
             .prometheus
             .iter()
@@ -179,6 +180,29 @@ impl RunStep {
                     self.main_phase_s(),
                     Some(c.nodes().len()),
                 )?;
+                let network = [
+                    crate::fault::Action::Partition,
+                    crate::fault::Action::Heal,
+                    crate::fault::Action::Isolate,
+                    crate::fault::Action::Rejoin,
+                ];
+                if c.lab().is_none()
+                    && let Some(f) = self.fault.iter().find(|f| network.contains(&f.action))
+                {
+                    refuse!(
+                        "--fault {f}: cluster '{}' has no network lab: network faults need one (`cluster create NAME --netns`)",
+                        c.name()
+                    );
+                }
+                if let Some(f) = self.fault.iter().find(|f| {
+                    f.dc.as_ref()
+                        .is_some_and(|dc| !c.state.spec.dcs.iter().any(|d| &d.name == dc))
+                }) {
+                    refuse!(
+                        "--fault {f}: cluster '{}' has no such data centre",
+                        c.name()
+                    );
+                }
                 Some(Arc::new(LocalInjector {
                     cluster: c.clone(),
                     keyspace: self.keyspace.clone(),
