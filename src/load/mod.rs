@@ -128,6 +128,11 @@ pub enum LoadError {
     },
     #[error("starting the client runtime: {0}")]
     Runtime(std::io::Error),
+    /// The contact points answered, but none of the nodes at the addresses they report.
+    #[error(
+        "{reach}: the nodes report addresses this client cannot reach (behind NAT, a load balancer or a port-forward?): give --address-map INTERNAL=EXTERNAL[:PORT],… with each node's reported address and the one it is reached at"
+    )]
+    NoNodeReached { reach: String },
     /// `--require-all-nodes`, and the client did not reach them all.
     #[error(
         "--require-all-nodes: {reach}; behind NAT or a load balancer give --address-map INTERNAL=EXTERNAL,…"
@@ -413,6 +418,11 @@ async fn connect_resolved(
 ) -> Result<(Arc<scylla::client::session::Session>, WorkloadSpec, Target), LoadError> {
     let (session, workload, mut target) = connect_in_dc(plan, counters).await?;
     let reach = session::reach(&session, target.local_dc.as_deref(), REACH_WAIT).await;
+    if reach.connected.is_empty() {
+        return Err(LoadError::NoNodeReached {
+            reach: reach.line(),
+        });
+    }
     if plan.connect.client.driver.require_all_nodes && !reach.complete() {
         return Err(LoadError::NodesUnreachable {
             reach: reach.line(),
@@ -439,11 +449,21 @@ async fn connect_in_dc(
     }
     let dc = match &plan.connect.local_dc {
         Some(dc) => dc.clone(),
-        None => session::local_dc(&session)
-            .await
-            .ok_or_else(|| LoadError::NoLocalDc {
-                hosts: plan.connect.hosts.join(","),
-            })?,
+        None => match session::local_dc(&session).await {
+            Some(dc) => dc,
+            None => {
+                // No node answered: the nodes' own addresses may be out of this client's reach.
+                let reach = session::reach(&session, None, REACH_WAIT).await;
+                return Err(match reach.connected.is_empty() {
+                    true => LoadError::NoNodeReached {
+                        reach: reach.line(),
+                    },
+                    false => LoadError::NoLocalDc {
+                        hosts: plan.connect.hosts.join(","),
+                    },
+                });
+            }
+        },
     };
     if let Some(rf) = plan.local_rf
         && workload.replication.is_empty()

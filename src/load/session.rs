@@ -425,11 +425,16 @@ pub async fn reach(session: &Session, dc: Option<&str>, wait: Duration) -> crate
             .map(|n| shown(n.address))
             .collect();
         if connected.len() == nodes.len() || tokio::time::Instant::now() >= deadline {
+            let other_dcs = all.len() - nodes.len();
+            let mut nodes: Vec<String> = nodes.iter().map(|n| shown(n.address)).collect();
+            nodes.sort();
+            let mut connected = connected;
+            connected.sort();
             return crate::result::Reach {
                 dc: dc.map(str::to_string),
-                nodes: nodes.iter().map(|n| shown(n.address)).collect(),
+                nodes,
                 connected,
-                other_dcs: all.len() - nodes.len(),
+                other_dcs,
             };
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -535,7 +540,7 @@ pub async fn other_nodes_settings(
 pub async fn asked_node(session: &Session) -> Option<Arc<scylla::cluster::Node>> {
     let state = session.get_cluster_state();
     let mut nodes: Vec<Arc<scylla::cluster::Node>> = state.get_nodes_info().to_vec();
-    nodes.sort_by_key(|n| n.address.to_string());
+    nodes.sort_by_key(|n| (!n.is_connected(), n.address.to_string()));
     for node in nodes {
         let answered = session
             .query_unpaged(on_node("SELECT key FROM system.local", Some(&node)), &[])
@@ -701,15 +706,26 @@ pub async fn local_dc(session: &Session) -> Option<String> {
     system_local_text(session, "data_center").await
 }
 
-/// One text column of `system.local` (a fixed name, never user input).
+/// One text column of `system.local` (a fixed name, never user input), from the first node
+/// that answers, those the driver holds a connection to first: behind a NAT or a
+/// port-forward, the nodes the cluster reports may be out of reach.
 async fn system_local_text(session: &Session, column: &'static str) -> Option<String> {
-    let r = session
-        .query_unpaged(format!("SELECT {column} FROM system.local"), &[])
-        .await
-        .ok()?;
-    r.into_rows_result()
-        .ok()?
-        .maybe_first_row::<(String,)>()
-        .ok()?
-        .map(|r| r.0)
+    let state = session.get_cluster_state();
+    let mut nodes: Vec<Arc<scylla::cluster::Node>> = state.get_nodes_info().to_vec();
+    nodes.sort_by_key(|n| (!n.is_connected(), n.address.to_string()));
+    let cql = format!("SELECT {column} FROM system.local");
+    for node in nodes {
+        let Ok(r) = session.query_unpaged(on_node(&cql, Some(&node)), &[]).await else {
+            continue;
+        };
+        let value = r
+            .into_rows_result()
+            .ok()
+            .and_then(|rows| rows.maybe_first_row::<(String,)>().ok().flatten())
+            .map(|r| r.0);
+        if value.is_some() {
+            return value;
+        }
+    }
+    None
 }
