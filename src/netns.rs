@@ -52,6 +52,22 @@ pub fn valid_name(name: &str) -> bool {
         && !name.starts_with('.')
 }
 
+/// The name of the namespace the calling thread is in, when it is not the host's own (that of
+/// process 1) and `ip netns` named it; None on the host's own network.
+pub fn current() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let mine = id("/proc/thread-self/ns/net")?;
+    if id("/proc/1/ns/net") == Some(mine) {
+        return None;
+    }
+    std::fs::read_dir(NETNS_DIR)
+        .ok()?
+        .flatten()
+        .find(|e| id(&e.path().to_string_lossy()) == Some(mine))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+}
+
 /// Opens namespace `name` (a handle to join it with, from this process or a child).
 pub fn open(name: &str) -> Result<File, NetnsError> {
     let p = path(name);

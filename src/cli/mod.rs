@@ -156,6 +156,10 @@ fn enter_load_netns(a: &steps::RunStep) -> anyhow::Result<()> {
     if let Some(ns) = &a.netns {
         return enter_netns(ns);
     }
+    // Started inside a namespace already (`ip netns exec`, or a loader's parent): stay.
+    if crate::netns::current().is_some() {
+        return Ok(());
+    }
     let lab_client = a
         .cluster
         .as_deref()
@@ -187,7 +191,7 @@ pub fn context(clusters: Option<&Path>, quiet: bool) -> Context {
     );
     ctx.exe = std::env::current_exe().ok();
     ctx.toolchain = toolchain();
-    ctx.netns = entered_netns();
+    ctx.netns = entered_netns().or_else(crate::netns::current);
     ctx
 }
 

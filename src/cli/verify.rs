@@ -55,11 +55,14 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
         ),
     };
     // Where the run's client was (a lab's namespace), unless told otherwise.
-    let netns = a.netns.clone().or_else(|| {
-        crate::result::file::read_run(&a.result)
+    let netns = match (&a.netns, crate::netns::current()) {
+        (Some(ns), _) => Some(ns.clone()),
+        // Started inside a namespace already: stay there.
+        (None, Some(_)) => None,
+        (None, None) => crate::result::file::read_run(&a.result)
             .ok()
-            .and_then(|r| r.target.netns)
-    });
+            .and_then(|r| r.target.netns),
+    };
     if let Some(ns) = &netns {
         super::enter_netns(ns)?;
     }
