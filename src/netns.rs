@@ -52,19 +52,16 @@ pub fn valid_name(name: &str) -> bool {
         && !name.starts_with('.')
 }
 
-/// The name of the namespace the calling thread is in, when it is not the host's own (that of
-/// process 1) and `ip netns` named it; None on the host's own network.
+/// The name `ip netns` gives the namespace the calling thread is in; None when it has none
+/// (this host's own network, or a namespace made another way).
 pub fn current() -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-    let mine = id("/proc/thread-self/ns/net")?;
-    if id("/proc/1/ns/net") == Some(mine) {
-        return None;
-    }
+    let id = |p: &std::path::Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let mine = id(std::path::Path::new("/proc/thread-self/ns/net"))?;
     std::fs::read_dir(NETNS_DIR)
         .ok()?
         .flatten()
-        .find(|e| id(&e.path().to_string_lossy()) == Some(mine))
+        .find(|e| id(&e.path()) == Some(mine))
         .map(|e| e.file_name().to_string_lossy().into_owned())
 }
 
