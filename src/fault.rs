@@ -108,10 +108,11 @@ impl Inject for LocalInjector {
                         .collect::<Vec<_>>()
                         .join(", "),
                 })?;
-            return Ok(match f.action {
-                Action::Isolate => lab.isolate(index)?,
-                _ => lab.rejoin(index)?,
-            });
+            let done = match f.action {
+                Action::Isolate => lab.isolate(index),
+                _ => lab.rejoin(index),
+            };
+            return Ok(done?);
         }
         let Some(n) = f.node else {
             return HookInjector.apply(f);
@@ -299,7 +300,13 @@ impl Running {
                     };
                     let outcome = injector.apply(&f);
                     if outcome.is_ok() {
-                        pending.retain(|p| !(p.node == f.node && p.dc == f.dc));
+                        // A pause is over once anything else acts on its node (a stop
+                        // resumes it first); a partition or isolation only once healed.
+                        pending.retain(|p| {
+                            !(p.node == f.node
+                                && p.dc == f.dc
+                                && (p.action == f.action || p.action == Action::Resume))
+                        });
                         if let Some(undo) = f.action.undone_by() {
                             pending.push(undo_of(&f, undo));
                         }
@@ -471,6 +478,36 @@ mod tests {
         assert_eq!(last.fault.label(), "resume node2");
         assert!(last.error.is_none() && last.finished_s.is_some());
         assert!(last.started_s >= 0.15, "{last:?}");
+    }
+
+    #[test]
+    fn a_partition_or_isolation_left_in_place_is_undone_when_the_run_ends() {
+        let rec = Arc::new(Recorder::default());
+        let faults: Vec<Fault> = [
+            "0s:partition:node2",
+            "0s:isolate:dc2",
+            "0s:partition:node1:0.05s",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let t0 = Instant::now();
+        let running = Running::start(&faults, rec.clone(), move || t0.elapsed().as_secs_f64());
+        rec.wait_for(4);
+        let events = running.finish();
+        let mut labels: Vec<String> = rec
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(l, _)| l.clone())
+            .collect();
+        // The timed partition healed on schedule, the other two undone at the end.
+        assert_eq!(labels.len(), 6, "{labels:?}");
+        assert_eq!(labels[3], "heal node1");
+        labels[4..].sort();
+        assert_eq!(labels[4..], ["heal node2", "rejoin dc2"]);
+        assert!(events.iter().all(|e| e.error.is_none()), "{events:?}");
     }
 
     #[test]

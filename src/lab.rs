@@ -32,6 +32,10 @@ pub enum LabError {
         tool: String,
         package: String,
     },
+    #[error(
+        "network lab '{lab}': network namespace {namespace} exists already (a lab of that name in another clusters directory, or left by a crash): `cluster destroy` it there, or `ip netns del` its namespaces (`ip netns list | grep cqb-{lab}`)"
+    )]
+    Exists { lab: String, namespace: String },
     #[error("network lab '{lab}': it has no {what}")]
     NoSuch { lab: String, what: String },
 }
@@ -79,11 +83,17 @@ impl Lab {
         d
     }
 
-    /// Builds the lab. A lab of that name already there is taken down first (a cluster
-    /// created again after a crash); a failed step takes down what was built.
+    /// Builds the lab; a failed step takes down what was built. A namespace of the lab that
+    /// exists already (a lab of the same name from another clusters directory, or one left by
+    /// a crash) is refused, naming the command that deletes it: namespaces are the machine's.
     pub fn create(&self) -> Result<(), LabError> {
         self.tools()?;
-        self.destroy()?;
+        if let Some(ns) = self.present().first() {
+            return Err(LabError::Exists {
+                lab: self.name.clone(),
+                namespace: ns.clone(),
+            });
+        }
         let built = self.build();
         if built.is_err() {
             let _ = self.destroy();

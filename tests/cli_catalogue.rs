@@ -124,6 +124,18 @@ fn run_flags() {
         &["--metrics-listen", "127.0.0.1:0"],
         &["--metrics-listen", "[::1]:0"],
         &["--metrics-listen", "127.0.0.1:0", "--metrics-linger", "1s"],
+        &[
+            "--address-map",
+            "10.0.0.5=203.0.113.7:30042,[fd00::5]=[2001:db8::7]",
+        ],
+        &[
+            "--address-map",
+            "10.0.0.5:9042=203.0.113.7",
+            "--address-map",
+            "10.0.0.6=203.0.113.8",
+        ],
+        &["--require-all-nodes"],
+        &["--duration", "30s", "--fault", "10s:hook:true"],
     ] {
         case(extra, CONNECT);
     }
@@ -368,6 +380,16 @@ fn cluster_create_flags() {
         &["--vnodes", "16"],
         &["--host-cpus", "1", "--cpus-per-node", "1"],
         &["--address-prefix", "127.0.1."],
+        &["--netns"],
+        &[
+            "--netns",
+            "--netns-clients",
+            "3",
+            "--netns-outside",
+            "0",
+            "--netns-link-mbit",
+            "100",
+        ],
         &[
             "--set",
             "concurrent_writes=64",
@@ -401,6 +423,9 @@ fn cluster_create_flags() {
         (&["--set", "=5"], "cassandra.yaml key"),
         (&["--set", "novalue"], "KEY=VALUE"),
         (&["--cassandra-home", "/nonexistent"], "/nonexistent"),
+        (&["--netns", "--netns-clients", "9"], "--netns-clients 9"),
+        (&["--netns-outside", "1"], "required arguments"),
+        (&["--netns", "--netns-link-mbit", "-1"], "-1"),
     ] {
         case(extra, Refused(needle));
     }

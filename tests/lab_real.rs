@@ -113,7 +113,21 @@ fn a_cluster_across_a_network_lab() {
     let run = |args: &[&str]| cqlbench(&dirs, args);
 
     let created = ok(run(&[
-        "cluster", "create", &name, "--netns", "-n", "3", "--heap", "256M", "--start",
+        "cluster",
+        "create",
+        &name,
+        "--netns",
+        "-n",
+        "3",
+        "--heap",
+        "256M",
+        "--start",
+        "--netns-clients",
+        "2",
+        "--netns-outside",
+        "1",
+        "--netns-link-mbit",
+        "1000",
     ]));
     assert!(created.contains("up (UN)"), "{created}");
     assert!(
@@ -121,6 +135,19 @@ fn a_cluster_across_a_network_lab() {
         "{created}"
     );
     assert_eq!(guard.present(), guard.namespaces(), "{created}");
+    assert!(
+        created.contains("each node's link: 1000 Mbit/s"),
+        "{created}"
+    );
+    let qdisc = Command::new("tc")
+        .args(["-n", &format!("cqb-{name}"), "qdisc", "show", "dev", "n1"])
+        .output()
+        .unwrap();
+    let qdisc = String::from_utf8_lossy(&qdisc.stdout);
+    assert!(
+        qdisc.contains("tbf"),
+        "node 1's link is not limited: {qdisc}"
+    );
 
     // Each node in its own namespace, on its own address.
     let status = ok(run(&["cluster", "status", &name]));
@@ -199,7 +226,7 @@ fn a_cluster_across_a_network_lab() {
     let mut args_one: Vec<&str> = args.to_vec();
     args_one.extend([
         "--address-map",
-        &"198.18.0.11=198.19.0.1",
+        "198.18.0.11=198.19.0.1",
         "--out",
         one.to_str().unwrap(),
     ]);

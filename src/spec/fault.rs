@@ -356,6 +356,20 @@ mod tests {
             Some("ssh db2 'sudo systemctl stop cassandra'")
         );
         assert_eq!(f.to_string().parse::<Fault>().unwrap(), f);
+        let f: Fault = "20s:partition:node2:10s".parse().unwrap();
+        assert_eq!(
+            (f.action, f.node, f.for_s),
+            (Action::Partition, Some(2), Some(10.0))
+        );
+        assert_eq!(f.label(), "partition node2 for 10s");
+        assert_eq!(f.to_string().parse::<Fault>().unwrap(), f);
+        let f: Fault = "5s:isolate:dc2:3s".parse().unwrap();
+        assert_eq!(
+            (f.action, f.dc.as_deref(), f.node),
+            (Action::Isolate, Some("dc2"), None)
+        );
+        assert_eq!(f.to_string(), "5s:isolate:dc2:3s");
+        assert_eq!(f.to_string().parse::<Fault>().unwrap(), f);
     }
 
     #[test]
@@ -367,7 +381,10 @@ mod tests {
             ("30s:kill", "kill needs a node"),
             ("30s:kill:node0", "is not a node"),
             ("30s:kill:db2", "is not a node"),
-            ("30s:kill:node2:2s", "only pause takes a duration"),
+            (
+                "30s:kill:node2:2s",
+                "only pause, partition and isolate take a duration",
+            ),
             ("30s:pause:node2:0s", "more than 0s"),
             ("30s:hook:", "hook needs a command"),
             ("99999999999999999999h:kill:node1", "too long"),
