@@ -22,9 +22,11 @@
 # Every go command runs under `nice -n 19` with -p 1 and one build at a time, so that the build
 # barely disturbs other work on the machine.
 #
-# Timings on the 2-core dev machine (with a 3-node Cassandra cluster running beside it, the
-# build at nice 19): cold run TBD
-# NOTES.md for each binary; warm run TBD.
+# Timings on the 2-core dev machine (Go 1.26.8, a 3-node Cassandra cluster running beside it, the
+# build at nice 19, -p 1): cold run (empty Go module and build caches) 19 min 6 s wall for all
+# seven binaries (kubectl 5m38s, kube-apiserver 7m56s, etcd 1m35s, etcdctl 8s,
+# kube-controller-manager 2m48s, kube-scheduler 9s, kubelet 52s; see NOTES.md); warm run
+# (everything present) 0.01 s; into an empty K8S_CACHE with Go's caches warm, 32 s.
 #
 # Environment: K8S_CACHE (bin folder), K8S_BUILD_DIR, K8S_VERSION (default v1.34.3),
 # ETCD_VERSION (default v3.6.16), K8S_BINARIES (space-separated subset of the names above),
@@ -81,7 +83,11 @@ k8s_module() {
   [ -f "$dir/.ready-$K8S_VERSION" ] && return 0
   log "downloading k8s.io/kubernetes@$K8S_VERSION"
   local info kdir
-  info=$(cd "$dir" && "${GO[@]}" mod download -json "k8s.io/kubernetes@$K8S_VERSION")
+  if ! info=$(cd "$dir" && "${GO[@]}" mod download -json "k8s.io/kubernetes@$K8S_VERSION"); then
+    # go mod download -json reports the error inside the JSON on stdout.
+    printf 'build.sh: go mod download k8s.io/kubernetes@%s failed:\n%s\n' "$K8S_VERSION" "$info" >&2
+    exit 1
+  fi
   kdir=$(printf '%s\n' "$info" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [ -f "$kdir/go.mod" ] || { echo "build.sh: no go.mod for k8s.io/kubernetes@$K8S_VERSION" >&2; exit 1; }
   local staging
