@@ -40,6 +40,11 @@ if [ "$for_tests" -eq 1 ]; then
   command -v buildah >/dev/null 2>&1 || need+=(buildah)
   command -v podman >/dev/null 2>&1 || need+=(podman)
   command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || need+=(runc)
+  # The network lab (`cluster create --netns`, tests/lab_real.rs): namespaces, veths and
+  # bridges with ip, link limits with tc, the gateway's NAT with iptables.
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || need+=(iproute2)
+  command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables-legacy ] ||
+    [ -x /usr/sbin/iptables-nft ] || need+=(iptables)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
@@ -74,7 +79,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$for_tests" -eq 1 ]; then
-  echo "setup: java, mvn, fio, sysbench, prometheus, prometheus-node-exporter, chromium, kubernetes-validate, buildah, podman, runc and cargo are present"
+  echo "setup: java, mvn, fio, sysbench, prometheus, prometheus-node-exporter, chromium, kubernetes-validate, buildah, podman, runc, ip, iptables and cargo are present"
 else
   echo "setup: java, mvn, fio, sysbench and cargo are present"
 fi

@@ -12,6 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::daemon::Reap;
 use common::*;
 use cqlbench::result::capacity::{CapacityResult, CapacityStatus};
 use serde_json::Value;
@@ -176,6 +177,33 @@ fn a_cluster_across_a_network_lab() {
     }
     assert!(show["spec"]["lab"].is_object(), "{show}");
 
+    // From a namespace that is not the lab's: refused before anything is sent.
+    let other = format!("cqbt-other-{}", std::process::id());
+    assert!(
+        Command::new("ip")
+            .args(["netns", "add", &other])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let args = [
+        "run",
+        "keyvalue",
+        "--cluster",
+        &name,
+        "--netns",
+        &other,
+        "--duration",
+        "2s",
+    ];
+    let out = run(&args).output().unwrap();
+    let _ = Command::new("ip").args(["netns", "del", &other]).status();
+    refused_in_one_line(
+        &out,
+        &args,
+        &["is a network lab", &format!("--netns cqb-{name}-c1")],
+    );
+
     // From a loader namespace inside: every node reached, no error.
     let inside = tmp.path().join("inside.json");
     let text = ok(run(&[
@@ -294,6 +322,7 @@ fn a_cluster_across_a_network_lab() {
     );
     assert!(summary(&r).0 > 0.0);
 
+    probe_over_ssh_into_a_node_namespace(&run, tmp.path(), &name);
     partition_during_a_quorum_run(&run, tmp.path(), &name);
     capacity_by_shards_in_two_namespaces(&run, tmp.path(), &name);
 
@@ -306,8 +335,9 @@ fn a_cluster_across_a_network_lab() {
     );
 }
 
-/// Node 2 cut off for 10 s of a 25 s RF 3 QUORUM run, then healed: the fault and its heal
-/// applied on time, and every acknowledged write read back afterwards.
+/// Node 2 cut off for 10 s of a 25 s RF 3 QUORUM run, then healed, and later the data centre
+/// cut off from the loaders for 2 s: each fault and its undoing applied, and every
+/// acknowledged write read back afterwards.
 fn partition_during_a_quorum_run(run: &dyn Fn(&[&str]) -> Command, dir: &Path, name: &str) {
     let out = dir.join("partition.json");
     let text = ok(run(&[
@@ -329,6 +359,8 @@ fn partition_during_a_quorum_run(run: &dyn Fn(&[&str]) -> Command, dir: &Path, n
         "25s",
         "--fault",
         "5s:partition:node2:10s",
+        "--fault",
+        "18s:isolate:dc1:2s",
         "--out",
         out.to_str().unwrap(),
     ]));
@@ -345,7 +377,12 @@ fn partition_during_a_quorum_run(run: &dyn Fn(&[&str]) -> Command, dir: &Path, n
         .collect();
     assert_eq!(
         applied,
-        [("partition".to_string(), true), ("heal".to_string(), true)],
+        [
+            ("partition".to_string(), true),
+            ("heal".to_string(), true),
+            ("isolate".to_string(), true),
+            ("rejoin".to_string(), true)
+        ],
         "{text}"
     );
     // Healed: the node's link is up again.
@@ -453,4 +490,103 @@ fn capacity_by_shards_in_two_namespaces(run: &dyn Fn(&[&str]) -> Command, dir: &
         }
     }
     assert!(text.contains("capacity:"), "{text}");
+}
+
+fn keygen(path: &Path) {
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(path)
+        .output()
+        .expect("ssh-keygen (apt-get install -y openssh-client)");
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// An sshd inside node 1's namespace, listening on the node's own address only, and `probe
+/// --ssh` to it from a loader namespace: the remote host measured over the lab's network.
+fn probe_over_ssh_into_a_node_namespace(run: &dyn Fn(&[&str]) -> Command, dir: &Path, name: &str) {
+    let server = dir.join("sshd");
+    let data = dir.join("probe-data");
+    for d in [&server, &data] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    keygen(&server.join("host_key"));
+    keygen(&server.join("client"));
+    std::fs::copy(server.join("client.pub"), server.join("authorized_keys")).unwrap();
+    std::fs::create_dir_all("/run/sshd").unwrap();
+    let d = server.display();
+    let config = server.join("sshd_config");
+    std::fs::write(
+        &config,
+        format!(
+            "Port 2222\nListenAddress 198.18.0.11\nHostKey {d}/host_key\nPidFile {d}/sshd.pid\n\
+             AuthorizedKeysFile {d}/authorized_keys\nPubkeyAuthentication yes\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n\
+             PermitRootLogin prohibit-password\nStrictModes no\nLogLevel ERROR\n"
+        ),
+    )
+    .unwrap();
+    let log = std::fs::File::create(server.join("sshd.log")).unwrap();
+    let sshd = Reap(
+        Command::new("ip")
+            .args(["netns", "exec", &format!("cqb-{name}-n1"), "/usr/sbin/sshd"])
+            .args(["-D", "-e", "-f"])
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("sshd (apt-get install -y openssh-server)"),
+    );
+    let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    let out_json = dir.join("probe-n1.json");
+    let dest = format!("{user}@198.18.0.11:2222");
+    let identity = server.join("client").display().to_string();
+    let known = format!(
+        "UserKnownHostsFile={}",
+        server.join("known_hosts").display()
+    );
+    let args = [
+        "probe",
+        "--netns",
+        &format!("cqb-{name}-c1"),
+        "--ssh",
+        &dest,
+        "--ssh-identity",
+        &identity,
+        "--ssh-option",
+        &known,
+        "--dir",
+        data.to_str().unwrap(),
+        "--profiles",
+        "rand_read_4k",
+        "--quick",
+        "--runtime-s",
+        "1",
+        "--size-mib",
+        "16",
+        "--out",
+        out_json.to_str().unwrap(),
+    ];
+    // sshd listens within a second; the probe's own connection attempts ride that out.
+    let mut tries = 0;
+    let text = loop {
+        let out = run(&args).env_remove("CQLBENCH_FIO").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            break text;
+        }
+        tries += 1;
+        let log = std::fs::read_to_string(server.join("sshd.log")).unwrap_or_default();
+        assert!(tries < 10, "probe over ssh failed:\n{text}\nsshd:\n{log}");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    assert!(text.contains("over ssh"), "{text}");
+    let r = json(&out_json);
+    assert_eq!(r["complete"], true, "{text}");
+    assert_eq!(r["spec"]["remote"]["dest"]["host"], "198.18.0.11", "{r}");
+    assert!(r["profiles"][0]["read_iops"].as_f64().unwrap() > 0.0, "{r}");
+    drop(sshd);
 }

@@ -292,6 +292,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
+        Command::Probe(a) if a.netns.is_some() && entered_netns().is_none() => {
+            enter_netns(a.netns.as_deref().unwrap_or_default())?;
+            run(Cli {
+                command: Command::Probe(a),
+            })
+        }
         Command::Probe(a) if a.json => {
             // Silent but for the result: a pod's log (stdout and stderr) is the JSON alone.
             let ctx = context(None, true).with_sink(registering(Arc::new(|_| {})));

@@ -293,6 +293,16 @@ impl Cluster {
             .map(|_| crate::spec::lab::gateway_ns(self.name()))
     }
 
+    /// Runs `f`, which talks to the nodes over the network, from where they are reached: a
+    /// lab's gateway (on a thread of its own there), else here. Never from this host's own
+    /// network towards a lab's addresses, which exist only inside the lab.
+    pub fn reach_nodes<T: Send>(&self, f: impl FnOnce() -> T + Send) -> Result<T, ClusterError> {
+        match self.admin_netns() {
+            Some(ns) => Ok(crate::netns::run_in(&ns, f)?),
+            None => Ok(f()),
+        }
+    }
+
     /// The namespace a loader of this cluster runs in by default: a lab's first loader
     /// namespace inside; None when the nodes are on this host's own network.
     pub fn client_netns(&self) -> Option<String> {

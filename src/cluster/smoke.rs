@@ -37,9 +37,19 @@ pub fn write_read_check(c: &Cluster, rows: u32) -> Result<SmokeReport, ClusterEr
         .collect();
     let contact = c.contact_points();
     let tls = c.client_tls();
+    c.reach_nodes(|| smoke(&contact, tls.as_ref(), rows, rf, &dcs))?
+}
+
+fn smoke(
+    contact: &[String],
+    tls: Option<&crate::spec::client::TlsSpec>,
+    rows: u32,
+    rf: usize,
+    dcs: &[String],
+) -> Result<SmokeReport, ClusterError> {
     super::cql::on_own_runtime(async {
         let e = |what: &str, err: &dyn std::fmt::Display| ClusterError::Cql(format!("smoke check, {what}: {err}"));
-        let session = super::cql::builder(&contact, tls.as_ref())
+        let session = super::cql::builder(contact, tls)
             .map_err(|x| e("connect", &x))?
             .build()
             .await

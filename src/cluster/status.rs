@@ -92,7 +92,10 @@ impl Cluster {
                 };
                 let paused = pid.is_some_and(process::is_paused);
                 let heap_used_bytes = match pid {
-                    Some(_) if !paused => heap_used(&n.address, n.metrics_port),
+                    Some(_) if !paused => self
+                        .reach_nodes(|| heap_used(&n.address, n.metrics_port))
+                        .ok()
+                        .flatten(),
                     _ => None,
                 };
                 NodeStatus {

@@ -282,13 +282,14 @@ impl Cluster {
     /// address and list every other node with its planned data centre and rack.
     fn cql_missing(&self, up: &[&NodePlan]) -> Option<String> {
         let addrs: Vec<String> = up.iter().map(|n| n.address.clone()).collect();
-        let views = match super::cql::views_by_node(
-            &addrs,
-            Duration::from_secs(10),
-            self.client_tls().as_ref(),
-        ) {
-            Ok(v) => v,
-            Err(e) => return Some(e.0),
+        let tls = self.client_tls();
+        let asked = self.reach_nodes(|| {
+            super::cql::views_by_node(&addrs, Duration::from_secs(10), tls.as_ref())
+        });
+        let views = match asked {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return Some(e.0),
+            Err(e) => return Some(e.to_string()),
         };
         for v in views {
             for other in self.nodes().iter().filter(|o| o.address != v.address) {

@@ -571,7 +571,8 @@ fn on_node(cql: &str, node: Option<&Arc<scylla::cluster::Node>>) -> Statement {
 }
 
 /// The cluster's nodes as `node` sees them: itself (`system.local`) and its peers
-/// (`system.peers_v2`, Cassandra 4.0 and later); empty when `system.local` cannot be read.
+/// (`system.peers_v2` on Cassandra 4.0 and later, `system.peers` before); empty when
+/// `system.local` cannot be read.
 pub async fn cluster_nodes(
     session: &Session,
     node: Option<&Arc<scylla::cluster::Node>>,
@@ -602,13 +603,24 @@ pub async fn cluster_nodes(
     else {
         return Vec::new();
     };
-    let peers = rows(
+    // Cassandra 3.x has no `system.peers_v2`: its peers are in `system.peers` (same columns
+    // here; ports are what v2 adds).
+    let peers = match rows(
         session,
         "SELECT peer, data_center, rack, release_version, tokens FROM system.peers_v2",
         node,
     )
     .await
-    .unwrap_or_default();
+    {
+        Some(p) => p,
+        None => rows(
+            session,
+            "SELECT peer, data_center, rack, release_version, tokens FROM system.peers",
+            node,
+        )
+        .await
+        .unwrap_or_default(),
+    };
     let mut out: Vec<crate::result::NodeFacts> = local
         .into_iter()
         .chain(peers)

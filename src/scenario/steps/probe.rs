@@ -37,6 +37,11 @@ pub struct ProbeStep {
         serialize_with = "super::argv::opt_display"
     )]
     pub ssh: Option<crate::spec::ssh::SshDest>,
+    /// Run inside this network namespace (as `ip netns exec NAME` would), e.g. a lab's
+    /// `cqb-LAB-c1` to reach its nodes' sshd over --ssh. Not in scenario files.
+    #[arg(long, value_name = "NAME")]
+    #[serde(skip)]
+    pub netns: Option<String>,
 
     /// With --ssh: the private key to log in with (`ssh -i`). Default: ssh's own (agent,
     /// ~/.ssh/config, ~/.ssh/id_*).

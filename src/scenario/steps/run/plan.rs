@@ -109,6 +109,21 @@ impl RunStep {
             }
             None => Target::hosts(self.hosts.clone()),
         };
+        // A lab's addresses exist only inside it: never sent to from this host's network.
+        if let Some(lab) = t.cluster().and_then(|c| c.lab()) {
+            let here = crate::netns::current();
+            if !here
+                .as_ref()
+                .is_some_and(|ns| lab.namespaces().contains(ns))
+            {
+                refuse!(
+                    "cluster '{}' is a network lab: its nodes are reached only from its namespaces; run with --netns {} (what `cqlbench run --cluster {}` does by itself) or under `ip netns exec`",
+                    lab.name,
+                    crate::spec::lab::client_ns(&lab.name, 1),
+                    lab.name
+                );
+            }
+        }
         t.dc = self.dc.clone();
         t.netns = ctx.netns.clone();
         t.prometheus = self
