@@ -710,3 +710,64 @@ fn report_shows_the_hosts_of_node_exporters_beside_the_local_host() {
     );
     assert!(page.contains("<td class=\"text\">node exporter 10.0.0.2:9100</td>"));
 }
+
+/// Shards are parts of a run: two directories of shards (each one run's), a shard against a
+/// whole run, and a gate fed shards are refused, naming the merge that makes them runs.
+#[test]
+fn compare_refuses_shards_and_names_the_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |sub: &str, i: u64, run_id: &str, ops: f64| -> PathBuf {
+        let d = dir.path().join(sub);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut r = run("ec2", &shape(10 + i, ops, 2.0));
+        r.shard = Some(cqlbench::result::ShardOf {
+            run_id: run_id.into(),
+            index: i,
+            count: 2,
+            start: "barrier".into(),
+            main_started_unix_s: None,
+        });
+        let p = d.join(format!("run.shard-{i}.json"));
+        r.write(&p).unwrap();
+        p
+    };
+    for i in 0..2 {
+        shard("a", i, "before", 1_000.0);
+        shard("b", i, "after", 1_000.0);
+    }
+    let whole = write_run(dir.path(), "whole.json", "ec2", shape(1, 2_000.0, 2.0));
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    for (x, y, gate) in [
+        (a.clone(), b.clone(), false),
+        (a.clone(), b.clone(), true),
+        (a.join("run.shard-0.json"), whole.clone(), false),
+        (whole.clone(), b.join("run.shard-1.json"), false),
+    ] {
+        let mut c = cmd();
+        c.arg("compare").arg(&x).arg(&y);
+        if gate {
+            c.args(["--fail-if", "throughput < -5%"]);
+        }
+        let out = c.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{x:?} {y:?}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].contains("(a part of a run, not a run)"),
+            "{stderr}"
+        );
+        assert!(errors[0].contains("cqlbench merge "), "{stderr}");
+    }
+    // Whole runs still compare (the merge itself is tested on real shards in
+    // tests/load_real.rs, which need their HDR logs).
+    let other = write_run(dir.path(), "other.json", "ec2", shape(2, 2_000.0, 2.0));
+    cmd()
+        .arg("compare")
+        .arg(&whole)
+        .arg(&other)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("throughput ops/s"));
+}

@@ -56,10 +56,9 @@ type Run = (PathBuf, RunResult);
 fn side(arg: &str, name: &str) -> anyhow::Result<(Vec<Run>, Vec<PathBuf>)> {
     let path = Path::new(arg);
     if path.is_file() {
-        return Ok((
-            vec![(path.to_path_buf(), RunResult::read(path)?)],
-            Vec::new(),
-        ));
+        let runs = vec![(path.to_path_buf(), RunResult::read(path)?)];
+        refuse_shards(name, &runs)?;
+        return Ok((runs, Vec::new()));
     }
     if let Some(entries) = super::runs::named_by(arg)? {
         let mut runs = Vec::new();
@@ -68,6 +67,7 @@ fn side(arg: &str, name: &str) -> anyhow::Result<(Vec<Run>, Vec<PathBuf>)> {
                 RunResult::read(&e.path).map_err(|err| anyhow!("{name}: id {}: {err}", e.id))?;
             runs.push((e.path, r));
         }
+        refuse_shards(name, &runs)?;
         return Ok((runs, Vec::new()));
     }
     let files: Vec<PathBuf> = if path.is_dir() {
@@ -104,7 +104,36 @@ fn side(arg: &str, name: &str) -> anyhow::Result<(Vec<Run>, Vec<PathBuf>)> {
     if runs.is_empty() {
         bail!("{name}: no run results in {arg}");
     }
+    refuse_shards(name, &runs)?;
     Ok((runs, others))
+}
+
+/// A shard is a part of a run, not a run: compared as one (or several shards of one run as
+/// repeats), its figures read as a run of a fraction of the rate, and a gate on them judges
+/// nothing. Refused, naming the command that merges them.
+fn refuse_shards(name: &str, runs: &[Run]) -> anyhow::Result<()> {
+    let Some((path, shard)) = runs.iter().find_map(|(p, r)| {
+        r.shard
+            .as_ref()
+            .filter(|_| r.merged.is_none())
+            .map(|s| (p, s))
+    }) else {
+        return Ok(());
+    };
+    let of_run: Vec<String> = runs
+        .iter()
+        .filter(|(_, r)| r.shard.as_ref().is_some_and(|s| s.run_id == shard.run_id))
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    bail!(
+        "{name}: {} is shard {}/{} of run {} (a part of a run, not a run): merge the shards first and compare the merged run: cqlbench merge {} --out {}.json",
+        path.display(),
+        shard.index,
+        shard.count,
+        shard.run_id,
+        of_run.join(" "),
+        shard.run_id
+    )
 }
 
 fn row(c: &MetricComparison) -> Vec<String> {
