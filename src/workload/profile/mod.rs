@@ -296,10 +296,12 @@ impl Profile {
                 ));
             }
         }
-        // Sizes are counts of bytes or characters, populations counts of distinct values,
-        // and an insert writes at least one partition: values below refuse the profile.
+        // Sizes are counts of bytes or characters and populations value seeds (as in
+        // cassandra-stress, whose default is uniform(1..100B) and where 0 is a seed like any
+        // other: `uniform(0..3)` is four values), and an insert writes at least one
+        // partition: values below refuse the profile.
         for (i, c) in file.columnspec.iter().enumerate() {
-            for (key, dist, least) in [("size", &c.size, 0), ("population", &c.population, 1)] {
+            for (key, dist, least) in [("size", &c.size, 0), ("population", &c.population, 0)] {
                 if let Some(d) = dist
                     && d.min < least
                 {

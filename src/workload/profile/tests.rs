@@ -73,6 +73,23 @@ fn rows_are_a_function_of_partition_and_row_and_follow_the_columnspec() {
     assert!(units.len() <= 5, "{units:?}");
 }
 
+/// A population is a distribution of value seeds, as in cassandra-stress: 0 is a seed like any
+/// other, so `uniform(0..3)` gives at most four distinct values (an attachment count).
+#[test]
+fn a_population_from_zero_is_a_valid_set_of_seeds() {
+    let text = std::fs::read_to_string(shipped("timeseries.yaml"))
+        .unwrap()
+        .replace("population: uniform(1..5)", "population: uniform(0..3)");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zero.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let p = Profile::load(&path).unwrap();
+    let units: std::collections::BTreeSet<String> = (0..400)
+        .map(|r| format!("{:?}", p.row(r, r)[4].1))
+        .collect();
+    assert!((2..=4).contains(&units.len()), "{units:?}");
+}
+
 /// Each bad profile: one line naming the file, the key and what is wrong.
 #[test]
 fn bad_profiles_are_refused_naming_the_file_and_the_key() {
