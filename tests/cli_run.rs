@@ -1144,6 +1144,10 @@ fn bad_tls_and_driver_settings_are_refused_before_the_run() {
         (run(&["--rack", "r1"]), "--rack needs the local data centre"),
         (run(&["--tls-min-version", "1.1"]), "1.2 or 1.3"),
         (
+            run(&["--tls-min-version", "1.3"]),
+            "--tls-min-version 1.3: this run is plain text",
+        ),
+        (
             run(&["--tls-cert", &cert, "--tls-key", &key]),
             "need --tls-ca",
         ),

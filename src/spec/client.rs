@@ -56,10 +56,11 @@ pub enum HostnameCheck {
     Skip,
 }
 
-/// The lowest TLS version the client offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The lowest TLS version the client offers (1.2 unless told).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum TlsVersion {
     #[serde(rename = "1.2")]
+    #[default]
     V1_2,
     #[serde(rename = "1.3")]
     V1_3,

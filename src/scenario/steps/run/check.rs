@@ -111,7 +111,7 @@ impl RunStep {
                 (None, true) => HostnameCheck::Skip,
                 (None, false) => HostnameCheck::Address,
             },
-            min_version: self.tls_min_version,
+            min_version: self.tls_min_version.unwrap_or_default(),
         };
         tls.check()?;
         Ok(Some(tls))

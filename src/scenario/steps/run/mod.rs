@@ -47,9 +47,6 @@ fn default_max_in_flight() -> usize {
 fn default_rampup_concurrency() -> usize {
     128
 }
-fn default_tls_min_version() -> TlsVersion {
-    TlsVersion::V1_2
-}
 fn default_timeout() -> Duration {
     parse_duration(DEFAULT_TIMEOUT).expect("a valid default")
 }
@@ -260,14 +257,15 @@ pub struct RunStep {
     #[arg(long, help_heading = "TLS", conflicts_with = "tls_server_name")]
     #[serde(default)]
     pub tls_no_hostname_check: bool,
-    /// The lowest TLS version offered: 1.2 or 1.3.
-    #[arg(long, default_value = "1.2", help_heading = "TLS")]
+    /// The lowest TLS version offered: 1.2 or 1.3 [default: 1.2]. Needs TLS: --tls-ca, or a
+    /// local cluster created with --tls.
+    #[arg(long, help_heading = "TLS")]
     #[serde(
-        default = "default_tls_min_version",
-        deserialize_with = "de::parsed",
-        serialize_with = "argv::display"
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "argv::opt_display"
     )]
-    pub tls_min_version: TlsVersion,
+    pub tls_min_version: Option<TlsVersion>,
     /// Plain text to a local cluster created with --tls (its client encryption must be
     /// optional: cluster create --tls-optional).
     #[arg(long, help_heading = "TLS", conflicts_with = "tls_ca")]

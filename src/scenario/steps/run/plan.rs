@@ -37,6 +37,12 @@ impl RunStep {
             driver,
         } = self.checked()?;
         let target = self.target(ctx)?;
+        let client = self.client(&target, tls, driver);
+        if let (Some(v), None) = (self.tls_min_version, &client.tls) {
+            refuse!(
+                "--tls-min-version {v}: this run is plain text; it needs TLS (--tls-ca, or a local cluster created with --tls and no --no-tls)"
+            );
+        }
         let (workload, local_rf) = self.replicated(workload, &target)?;
         let (rate_share, main) = match self.rate {
             Some(r) => {
@@ -70,7 +76,7 @@ impl RunStep {
                 local_dc: target.local_dc(),
                 timeout: self.timeout,
                 credentials: self.credentials(ctx)?,
-                client: self.client(&target, tls, driver),
+                client: client.clone(),
             },
             metrics: if self.no_metrics {
                 MetricsPlan::default()
@@ -395,7 +401,7 @@ impl RunStep {
         let tls = match (explicit, self.no_tls) {
             (Some(t), _) => Some(t),
             (None, false) => target.cluster_tls().map(|t| TlsSpec {
-                min_version: self.tls_min_version,
+                min_version: self.tls_min_version.unwrap_or_default(),
                 ..t
             }),
             (None, true) => None,
