@@ -99,6 +99,31 @@ fn db(path: &Path, e: rusqlite::Error) -> Invalid {
     crate::invalid!("the results catalogue {}: {e}", path.display())
 }
 
+/// Every status a catalogued result can have (runs, capacity searches, probes,
+/// verifications).
+pub const STATUSES: [&str; 8] = [
+    "completed",
+    "running",
+    "interrupted",
+    "too_many_errors",
+    "failed",
+    "complete",
+    "incomplete",
+    "ok",
+];
+
+/// `--status`: one of [`STATUSES`].
+pub fn parse_status(s: &str) -> Result<String, crate::error::Invalid> {
+    let t = s.trim().to_ascii_lowercase();
+    match STATUSES.contains(&t.as_str()) {
+        true => Ok(t),
+        false => Err(crate::invalid!(
+            "'{s}' is not a status: give one of {}",
+            STATUSES.join(", ")
+        )),
+    }
+}
+
 fn status_word(s: &RunStatus) -> &'static str {
     match s {
         RunStatus::Running => "running",

@@ -705,3 +705,69 @@ fn probe_report_compare_cost_and_plan_flags() {
     let n = run_catalogue(&cases);
     assert!(n > 35, "{n}");
 }
+
+/// Inputs that were accepted and did the wrong thing: each now refused in one line.
+#[test]
+fn inputs_that_used_to_slip_through() {
+    let run = ["run", "keyvalue", "--hosts", HOST];
+    let cases: Vec<(Vec<String>, Expect)> = vec![
+        (
+            args(
+                &run,
+                &[
+                    "--node-exporter",
+                    "node1=10.0.0.5:9100",
+                    "--node-exporter",
+                    "node1=10.0.0.6:9100",
+                ],
+            ),
+            Refused("node 'node1' is given twice"),
+        ),
+        (
+            args(&run, &["--metrics-listen", "127.0.0.1:70000"]),
+            Refused("port 70000 is above 65535"),
+        ),
+        (
+            args(&run, &["--metrics-listen", "localhost:9500"]),
+            Refused("'localhost' is not an IP address"),
+        ),
+        (
+            args(&run, &["--metrics-listen", "127.0.0.1"]),
+            Refused("no port"),
+        ),
+        (
+            args(&["runs", "--status", "compelted"], &[]),
+            Refused("'compelted' is not a status: give one of completed, running"),
+        ),
+        (args(&["runs", "--status", "completed"], &[]), Ok),
+        (
+            args(
+                &[
+                    "cluster",
+                    "create",
+                    "c1",
+                    "--heap",
+                    "999999G",
+                    "--version",
+                    "5.0.x",
+                ],
+                &[],
+            ),
+            Refused("Cassandra '5.0.x' is not a version"),
+        ),
+        (
+            args(
+                &[
+                    "scenario",
+                    "scenarios/ref001-capacity-per-node.yaml",
+                    "--env",
+                    "a/b",
+                ],
+                &[],
+            ),
+            Refused("invalid environment name 'a/b'"),
+        ),
+    ];
+    let n = run_catalogue(&cases);
+    assert_eq!(n, cases.len());
+}

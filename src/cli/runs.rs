@@ -29,7 +29,7 @@ pub struct RunsArgs {
     pub tag: Option<String>,
     /// Only this status: completed, running, interrupted, too_many_errors, failed (probes:
     /// complete, incomplete; verifications: ok, failed).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::catalogue::parse_status)]
     pub status: Option<String>,
     /// Only results started on or after this day (YYYY-MM-DD, UTC).
     #[arg(long, value_name = "DATE", value_parser = parse_day)]

@@ -34,7 +34,7 @@ pub struct ScenarioArgs {
     pub dry_run: bool,
     /// Run only these environments (NAME[,NAME…]); in a scenario without environments, the
     /// label of its results.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = parse_env)]
     pub env: Vec<String>,
     /// Run against an existing cluster's contact points (a,b,c) instead of a local cluster;
     /// with environments, choose the one they are with --env.
@@ -114,4 +114,9 @@ pub fn run(a: ScenarioArgs) -> anyhow::Result<()> {
     super::linger(live.as_deref(), a.metrics_linger);
     ran?;
     Ok(())
+}
+
+/// An environment name, refused on the command line as in the file.
+fn parse_env(s: &str) -> Result<String, crate::error::Invalid> {
+    crate::spec::probe::validate_env(s).map(|()| s.to_string())
 }

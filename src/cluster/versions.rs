@@ -48,9 +48,22 @@ impl Line {
         if v.is_empty() || v == "latest" {
             return Ok(Line::V50);
         }
-        let mut parts = v.split(['.', '-']);
-        let major = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
+        // MAJOR.MINOR[.PATCH][-QUALIFIER], numbers where numbers go (`5.0.x` is no release).
+        let (numbers, qualifier) = v.split_once('-').unwrap_or((v, ""));
+        let numeric: Vec<Option<u32>> = numbers.split('.').map(|p| p.parse().ok()).collect();
+        let well_formed = (2..=3).contains(&numeric.len())
+            && numeric.iter().all(Option::is_some)
+            && qualifier
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.')
+            && !(v.contains('-') && qualifier.is_empty());
+        if !well_formed && numeric.first().copied().flatten().is_none_or(|m| m >= 4) {
+            return Err(VersionError::Unsupported {
+                version: v.to_string(),
+            });
+        }
+        let major = numeric.first().copied().flatten();
+        let minor = numeric.get(1).copied().flatten();
         match (major, minor) {
             (Some(4), Some(0)) => Ok(Line::V40),
             (Some(4), Some(1)) => Ok(Line::V41),
@@ -148,7 +161,19 @@ mod tests {
             Line::of("3.11.17"),
             Err(VersionError::NeedsJava8 { .. })
         ));
-        for v in ["9.9", "4.2", "6.0-alpha2", "x", "4"] {
+        assert_eq!(Line::of("5.0.9-rc1"), Ok(Line::V50));
+        for v in [
+            "9.9",
+            "4.2",
+            "6.0-alpha2",
+            "x",
+            "4",
+            "5.0.x",
+            "5.0.9.1",
+            "5.0-",
+            "5.x",
+            "5.0.9-rc 1",
+        ] {
             assert!(
                 matches!(Line::of(v), Err(VersionError::Unsupported { .. })),
                 "{v}"

@@ -250,6 +250,13 @@ fn bad_specs_are_refused_in_one_line() {
         "--heap 31G must be smaller than the container's --memory 31Gi",
     );
     refused(
+        |s| {
+            s.heap = Some(crate::spec::MiB(8192));
+            s.memory = Some("8G".into());
+        },
+        "--heap 8G must be smaller than the container's --memory 8G",
+    );
+    refused(
         |s| s.cpu = Some("lots".into()),
         "--cpu 'lots' is not a positive",
     );
@@ -282,7 +289,12 @@ fn a_memory_in_decimal_units_is_not_compared_with_the_heap() {
     s.memory = Some("64G".into());
     assert!(render(&s, &catalog()).is_ok());
     assert_eq!(binary_mib("64Gi"), Some(65536));
-    assert_eq!(binary_mib("1.5Gi"), None);
+    assert_eq!(binary_mib("1.5Gi"), Some(1536));
+    // Decimal suffixes: 8G is 8·10⁹ bytes, 7629 MiB, less than an 8 GiB heap.
+    assert_eq!(binary_mib("8G"), Some(7629));
+    assert_eq!(binary_mib("500M"), Some(476));
+    assert_eq!(binary_mib("1073741824"), Some(1024));
+    assert_eq!(binary_mib("lots"), None);
     assert_eq!(binary_mib("512Mi"), Some(512));
 }
 

@@ -308,8 +308,17 @@ impl ClusterOptions {
         root: &std::path::Path,
     ) -> Result<ClusterSpec, ScenarioError> {
         let mut spec = self.to_spec(name)?;
-        if self.address_prefix.is_none() && spec.lab.is_none() {
-            spec.address_prefix = crate::cluster::free_address_prefix(root);
+        match &self.address_prefix {
+            None if spec.lab.is_none() => {
+                spec.address_prefix = crate::cluster::free_address_prefix(root);
+            }
+            Some(p) if crate::cluster::Cluster::prefixes_in(root).contains(p) => {
+                refuse!(
+                    "--address-prefix {p}: another cluster in {} listens on it (the two could never run at once); leave the flag out for a free prefix",
+                    root.display()
+                );
+            }
+            _ => {}
         }
         Ok(spec)
     }

@@ -178,9 +178,16 @@ impl RunStep {
         for e in &self.prometheus {
             Endpoint::parse(e).map_err(|e| crate::invalid!("--prometheus {e}"))?;
         }
+        let mut exporter_nodes = std::collections::BTreeSet::new();
         for e in &self.node_exporter {
-            crate::metrics::node_exporter::NodeExporter::parse(e)
+            let x = crate::metrics::node_exporter::NodeExporter::parse(e)
                 .map_err(|e| crate::invalid!("--node-exporter {e}"))?;
+            if !exporter_nodes.insert(x.node.clone()) {
+                no!(
+                    "--node-exporter {e}: node '{}' is given twice (one exporter per node's host)",
+                    x.node
+                );
+            }
         }
         self.check_prometheus_server()?;
         Ok(())

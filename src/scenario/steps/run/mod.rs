@@ -27,6 +27,26 @@ const DEFAULT_TIMEOUT: &str = "5s";
 const DEFAULT_METRICS_INTERVAL: &str = "1s";
 
 const DEFAULT_BARRIER_TIMEOUT: &str = "10m";
+/// `IP:PORT` to listen on, each part named when it is wrong.
+fn parse_listen(s: &str) -> Result<std::net::SocketAddr, crate::error::Invalid> {
+    if let Ok(a) = s.trim().parse() {
+        return Ok(a);
+    }
+    let bad = |why: String| crate::invalid!("'{s}': {why}; expected IP:PORT, e.g. 127.0.0.1:9500");
+    let (ip, port) = s
+        .trim()
+        .rsplit_once(':')
+        .ok_or_else(|| bad("no port".into()))?;
+    ip.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+        .map_err(|_| bad(format!("'{ip}' is not an IP address")))?;
+    match port.parse::<u64>() {
+        Ok(p) if p > u16::MAX as u64 => Err(bad(format!("port {p} is above 65535"))),
+        _ => Err(bad(format!("'{port}' is not a port (0 to 65535)"))),
+    }
+}
+
 fn parse_address_map(s: &str) -> Result<AddressMap, crate::error::Invalid> {
     s.parse()
 }
@@ -486,7 +506,7 @@ pub struct RunStep {
     /// Serve live metrics while the command runs, for Prometheus to scrape: OpenMetrics text
     /// at http://ADDR/metrics (e.g. 127.0.0.1:9500, or 0.0.0.0:9500 for another host; port 0
     /// picks a free one and says which). Off by default; see docs/live.md.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     #[serde(skip)]
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// With --metrics-listen: keep serving this long after the command ends, so that a
