@@ -1401,3 +1401,44 @@ fn valid_prometheus_server_and_instances_are_accepted() {
         assert!(!stderr.contains("prometheus"), "{stderr}");
     }
 }
+
+/// A capacity search whose first step fails (nothing listens at the contact point) leaves a
+/// result that says it failed and why, not "running".
+#[test]
+fn a_capacity_search_failing_before_its_first_step_says_so_in_its_result() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("cap.json");
+    let o = cqlbench(home.path())
+        .args([
+            "capacity", "keyvalue", "--hosts", HOST, "--dc", "dc1", "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let reason = r["status"]["failed"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("step 1: "), "{}", r["status"]);
+    assert!(reason.contains("127.0.0.1:1"), "{reason}");
+    assert!(r["finished_unix_s"].is_number(), "{r}");
+}
+
+/// `--metrics-linger` keeps the endpoint up after a command that finished; one that failed
+/// has no final figures to serve and exits at once.
+#[test]
+fn a_failed_command_does_not_linger() {
+    let home = tempfile::tempdir().unwrap();
+    let t0 = std::time::Instant::now();
+    let o = cqlbench(home.path())
+        .args(["run", "keyvalue", "--hosts", HOST, "--dc", "dc1"])
+        .args(["--metrics-listen", "127.0.0.1:0", "--metrics-linger", "60s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(30),
+        "lingered {:?}",
+        t0.elapsed()
+    );
+}

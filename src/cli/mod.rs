@@ -219,7 +219,7 @@ fn linger(live: Option<&crate::live::Live>, linger: Option<std::time::Duration>)
 }
 
 /// A command that drives load: its context (with the live endpoint, if asked for), the step
-/// `body`, then the endpoint kept up for `--metrics-linger` whatever the step's outcome.
+/// `body`, then, when it succeeded, the endpoint kept up for `--metrics-linger`.
 fn load_command<T>(
     a: &steps::RunStep,
     name: &str,
@@ -228,7 +228,10 @@ fn load_command<T>(
     enter_load_netns(a)?;
     let (ctx, live) = load_context(a, name)?;
     let done = body(&ctx);
-    linger(live.as_deref(), a.metrics_linger);
+    // A scraper reads the final figures of a command that finished; a failed one has none.
+    if done.is_ok() {
+        linger(live.as_deref(), a.metrics_linger);
+    }
     step(done)
 }
 

@@ -242,7 +242,19 @@ fn search(
             result.status = CapacityStatus::Completed;
             break;
         };
-        match step(base, &spec, index, level, loaders, cancel, observer)? {
+        let ended = match step(base, &spec, index, level, loaders, cancel, observer) {
+            Ok(ended) => ended,
+            Err(e) => {
+                // The file says how the search ended, not "running".
+                result.status = CapacityStatus::Failed {
+                    reason: format!("step {index}: {e}"),
+                };
+                result.finished_unix_s = Some(crate::host::unix_now_s());
+                result.write(out).map_err(io)?;
+                return Err(e);
+            }
+        };
+        match ended {
             StepEnd::Measured { step, node_died } => {
                 result.steps.push(*step);
                 result.verdict = Some(CapacityResult::verdict_of(&result.steps));
