@@ -107,6 +107,35 @@ fn refused_in(dir: &Path, args: &[&str], needle: &str) {
     assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
 }
 
+/// A run argument that contradicts what the renderer gives the pods is refused at render
+/// time, not by each pod after `kubectl apply`.
+#[test]
+fn run_arguments_are_checked_with_the_tls_the_pods_get() {
+    for extra in [
+        &["--shards", "2", "--tls-secret", "client-tls"][..],
+        &[
+            "--shards",
+            "2",
+            "--tls-secret",
+            "client-tls",
+            "--tls-client-cert",
+        ],
+    ] {
+        let mut args = extra.to_vec();
+        args.extend([
+            "--",
+            "keyvalue",
+            "--hosts",
+            "cassandra-dc1-service",
+            "--no-tls",
+        ]);
+        refused(&args, "--no-tls and --tls-ca contradict each other");
+        let mut capacity = extra.to_vec();
+        capacity.extend(["--", "capacity", "keyvalue", "--hosts", "h", "--no-tls"]);
+        refused(&capacity, "--no-tls and --tls-ca contradict each other");
+    }
+}
+
 #[test]
 fn shards_make_an_indexed_job_with_the_defaults() {
     let (o, stderr) = rendered(&["--shards", "4"]);

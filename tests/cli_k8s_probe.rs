@@ -189,6 +189,11 @@ fn bad_values_are_refused_in_one_line() {
             &["--storage-class 'Fast SSD'"],
         ),
         (with("--size", "big", &[]), &["--size 'big'", "quantity"]),
+        (
+            with("--size", "500", &[]),
+            &["--size '500': less than 1Gi", "without a unit is bytes"],
+        ),
+        (with("--timeout", "0s", &[]), &["--timeout 0s"]),
         (with("--name", "Probe", &[]), &["--name 'Probe'"]),
         (with("-n", "a_b", &[]), &["--namespace 'a_b'"]),
         (with("--image", "a b", &[]), &["--image 'a b'"]),

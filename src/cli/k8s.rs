@@ -328,7 +328,7 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
 /// The pods' run arguments, parsed and checked by `cqlbench run`'s own parser and checks
 /// (what each pod would refuse after `kubectl apply` is refused now), the flags the renderer
 /// owns refused, then written back by the one argv serialiser.
-fn run_args(given: &[String], shards: u32) -> anyhow::Result<Vec<String>> {
+fn run_args(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<Vec<String>> {
     use crate::k8s::loaders::CAPACITY;
     crate::k8s::loaders::validate::validate_run_args(given)?;
     // `-- capacity WORKLOAD …`: one capacity search, checked by `cqlbench capacity`'s parser.
@@ -351,10 +351,23 @@ fn run_args(given: &[String], shards: u32) -> anyhow::Result<Vec<String>> {
             anyhow::bail!("{what}: {}", first.trim_start_matches("error: "));
         }
     };
+    // The TLS files the pods get from --tls-secret (`Some(client_cert)`), as pod 0 will have
+    // them: a run argument that contradicts them (`--no-tls`) is refused here, not in the pod.
+    let with_tls = |run: &mut crate::scenario::steps::RunStep| {
+        if let Some(client_cert) = tls {
+            let dir = std::path::Path::new(crate::k8s::loaders::TLS_DIR);
+            run.tls_ca = Some(dir.join("ca.crt"));
+            if client_cert {
+                run.tls_cert = Some(dir.join("tls.crt"));
+                run.tls_key = Some(dir.join("tls.key"));
+            }
+        }
+    };
     match command {
         super::Command::Run(step) => {
-            step.validate()
-                .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+            let mut pod = (*step).clone();
+            with_tls(&mut pod);
+            pod.validate().map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
             Ok(step.args_shown("run").into_iter().skip(1).collect())
         }
         super::Command::Capacity(step) => {
@@ -365,6 +378,7 @@ fn run_args(given: &[String], shards: u32) -> anyhow::Result<Vec<String>> {
                 count: u64::from(shards.max(1)),
             });
             pod.run.run_id = Some("r".into());
+            with_tls(&mut pod.run);
             pod.validate().map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
             Ok(step.args_shown(CAPACITY))
         }
@@ -394,7 +408,11 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
         image: a.image,
         shards: a.shards,
         backoff_limit: a.backoff_limit,
-        run_args: run_args(&a.run_args, a.shards)?,
+        run_args: run_args(
+            &a.run_args,
+            a.shards,
+            a.tls_secret.as_ref().map(|_| a.tls_client_cert),
+        )?,
         run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
         credentials,
         tls: a.tls_secret.map(|name| crate::k8s::loaders::TlsSecret {

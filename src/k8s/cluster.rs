@@ -15,7 +15,9 @@ use super::k8ssandra::{
     StorageConfig, VolumeClaimSpec, VolumeResources, ZONE_LABEL,
 };
 use super::storage::{Cloud, check, storage_class};
-use super::{COMPONENT_LABEL, KUBERNETES_VERSION, NAME_LABEL, dns_label, label_value, quantity};
+use super::{
+    COMPONENT_LABEL, KUBERNETES_VERSION, NAME_LABEL, binary_mib, dns_label, label_value, quantity,
+};
 use crate::cost::catalog::Catalog;
 use crate::error::Invalid;
 use crate::spec::MiB;
@@ -208,36 +210,6 @@ fn version(v: &str) -> Result<(), Invalid> {
 }
 
 /// `512Mi`, `8Gi`, `1Ti` → MiB; other forms (decimal units, fractions) are not compared.
-/// A Kubernetes memory quantity in MiB (rounded down), whatever its suffix: binary (`Ki`,
-/// `Mi`, `Gi`, `Ti`, `Pi`, `Ei`), decimal (`k`, `M`, `G`, `T`, `P`, `E`: `8G` is 8·10⁹
-/// bytes, less than an 8 GiB heap) or none (bytes).
-fn binary_mib(q: &str) -> Option<u64> {
-    const UNITS: [(&str, f64); 12] = [
-        ("Ki", 1024.0),
-        ("Mi", 1048576.0),
-        ("Gi", 1073741824.0),
-        ("Ti", 1099511627776.0),
-        ("Pi", 1125899906842624.0),
-        ("Ei", 1152921504606846976.0),
-        ("k", 1e3),
-        ("M", 1e6),
-        ("G", 1e9),
-        ("T", 1e12),
-        ("P", 1e15),
-        ("E", 1e18),
-    ];
-    let q = q.trim();
-    let (n, f) = UNITS
-        .iter()
-        .find_map(|(suffix, f)| q.strip_suffix(suffix).map(|n| (n, *f)))
-        .unwrap_or((q, 1.0));
-    let bytes = n
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)?
-        * f;
-    Some((bytes / 1048576.0) as u64)
-}
 
 /// Each data centre's volume, in `spec.dcs` order.
 fn volumes(spec: &K8sClusterSpec, catalog: &Catalog) -> Result<Vec<Volume>, Invalid> {

@@ -132,6 +132,37 @@ pub fn quantity(what: &str, s: &str, example: &str) -> Result<Quantity, Invalid>
     Ok(Quantity(s.to_string()))
 }
 
+/// A Kubernetes quantity of bytes in MiB (rounded down), whatever its suffix: binary (`Ki`,
+/// `Mi`, `Gi`, `Ti`, `Pi`, `Ei`), decimal (`k`, `M`, `G`, `T`, `P`, `E`: `8G` is 8·10⁹
+/// bytes, less than an 8 GiB heap) or none (bytes).
+pub fn binary_mib(q: &str) -> Option<u64> {
+    const UNITS: [(&str, f64); 12] = [
+        ("Ki", 1024.0),
+        ("Mi", 1048576.0),
+        ("Gi", 1073741824.0),
+        ("Ti", 1099511627776.0),
+        ("Pi", 1125899906842624.0),
+        ("Ei", 1152921504606846976.0),
+        ("k", 1e3),
+        ("M", 1e6),
+        ("G", 1e9),
+        ("T", 1e12),
+        ("P", 1e15),
+        ("E", 1e18),
+    ];
+    let q = q.trim();
+    let (n, f) = UNITS
+        .iter()
+        .find_map(|(suffix, f)| q.strip_suffix(suffix).map(|n| (n, *f)))
+        .unwrap_or((q, 1.0));
+    let bytes = n
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)?
+        * f;
+    Some((bytes / 1048576.0) as u64)
+}
+
 /// `e3`, `E-2`, `e+6`: a decimal exponent suffix.
 fn exponent(s: &str) -> bool {
     let Some(e) = s.strip_prefix(['e', 'E']) else {

@@ -33,6 +33,9 @@ pub const MAX_NAME_LEN: usize = 63 - "-9999".len();
 /// Most nodes in one rendering.
 pub const MAX_NODES: usize = 10_000;
 
+/// The smallest probe volume rendered, in MiB.
+pub const MIN_VOLUME_MIB: u64 = 1024;
+
 /// `cqlbench probe` flags the renderer sets itself, and why.
 pub const OWNED_FLAGS: [(&str, &str); 7] = [
     ("--dir", "each pod measures its volume, mounted at /probe"),
@@ -152,6 +155,20 @@ fn validate(spec: &ProbeJobsSpec) -> Result<(), Invalid> {
         &spec.size,
         "100Gi, the size of Cassandra's volumes",
     )?;
+    // The probe's test files go on the volume (and cloud disks' IOPS grow with size): a
+    // quantity without a unit is bytes, which no probe fits in.
+    if super::binary_mib(&spec.size).is_some_and(|mib| mib < MIN_VOLUME_MIB) {
+        return Err(crate::invalid!(
+            "--size '{}': less than {}Gi (a quantity without a unit is bytes); give the volume's size, e.g. 100Gi",
+            spec.size,
+            MIN_VOLUME_MIB / 1024
+        ));
+    }
+    if spec.wait_timeout.is_zero() {
+        return Err(crate::invalid!(
+            "--timeout 0s: give how long to wait for the probes, e.g. 30m"
+        ));
+    }
     label_value("--run-id", &spec.run_id)?;
     validate_probe_args(&spec.probe_args)
 }
@@ -463,6 +480,15 @@ mod tests {
                 "--storage-class 'Fast SSD'",
             ),
             (|s| s.size = "lots".into(), "--size 'lots'"),
+            (
+                |s| s.size = "500".into(),
+                "--size '500': less than 1Gi (a quantity without a unit is bytes)",
+            ),
+            (|s| s.size = "500Mi".into(), "--size '500Mi': less than 1Gi"),
+            (
+                |s| s.wait_timeout = Duration::ZERO,
+                "--timeout 0s: give how long to wait",
+            ),
             (|s| s.name = "x".repeat(60), "--name"),
             (|s| s.image = "a b".into(), "--image 'a b'"),
             (
