@@ -424,7 +424,7 @@ fn capacity_by_shards_in_two_namespaces(run: &dyn Fn(&[&str]) -> Command, dir: &
             "--barrier-timeout",
             "90s",
             "--start-rate",
-            "150",
+            "100",
             "--factor",
             "1.5",
             "--max-steps",
@@ -472,7 +472,10 @@ fn capacity_by_shards_in_two_namespaces(run: &dyn Fn(&[&str]) -> Command, dir: &
     );
     let r = CapacityResult::read(&coordinator_out).unwrap();
     assert_eq!(r.status, CapacityStatus::Completed, "{text}");
-    assert_eq!(r.steps.len(), 2, "{text}");
+    // Two steps on a quiet host; on a busy one (the loaders, three nodes and other work on
+    // 2 CPUs) the first can end the search as loader-bound, which is a verdict too.
+    assert!((1..=2).contains(&r.steps.len()), "{text}");
+    assert!(r.verdict.is_some(), "{text}");
     for s in &r.steps {
         let l = s.loaders.as_ref().expect("the step's loaders");
         assert_eq!(l.shards.len(), 2, "{text}");

@@ -209,8 +209,6 @@ fn version(v: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// `512Mi`, `8Gi`, `1Ti` → MiB; other forms (decimal units, fractions) are not compared.
-
 /// Each data centre's volume, in `spec.dcs` order.
 fn volumes(spec: &K8sClusterSpec, catalog: &Catalog) -> Result<Vec<Volume>, Invalid> {
     let mut default: Option<&StorageArg> = None;
