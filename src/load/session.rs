@@ -335,15 +335,7 @@ pub async fn connect_counted(
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);
     }
-    if !driver.address_map.is_empty() {
-        b = b.address_translator(Arc::new(MappedAddresses(
-            driver
-                .address_map
-                .iter()
-                .map(|m| (m.internal, m.external))
-                .collect(),
-        )));
-    }
+    b = with_address_map(b, driver);
     // The driver's own connection timeout bounds each attempt, but not the whole: a node that
     // refuses a client certificate after a TLS 1.3 handshake once left `build` waiting with no
     // connection and no timer (a CI run, 30 minutes). The bound makes that an error, which the
@@ -385,6 +377,20 @@ pub async fn connect_counted(
         }
     };
     Ok(Arc::new(session))
+}
+
+/// The session builder with `driver`'s `--address-map`, if it has one.
+fn with_address_map(b: SessionBuilder, driver: &crate::spec::client::DriverSpec) -> SessionBuilder {
+    if driver.address_map.is_empty() {
+        return b;
+    }
+    b.address_translator(Arc::new(MappedAddresses(
+        driver
+            .address_map
+            .iter()
+            .map(|m| (m.internal, m.external))
+            .collect(),
+    )))
 }
 
 /// `--address-map`: a node reporting an address named is reached at its mapped one; any other

@@ -111,6 +111,22 @@ pub enum Warning {
     },
 }
 
+/// [`Warning::NodesUnreachable`] in words.
+fn unreachable_text(
+    dc: Option<&str>,
+    connected: usize,
+    nodes: usize,
+    unreachable: &[String],
+) -> String {
+    format!(
+        "the client reached {connected} of the {nodes} nodes{} the cluster reports (unreachable: {}): every request went through {} coordinator{}, so the throughput is that of fewer coordinators and token-aware routing was lost for the others' ranges; behind NAT or a load balancer give --address-map INTERNAL=EXTERNAL,…, or --require-all-nodes to refuse such a run",
+        dc.map(|d| format!(" in {d}")).unwrap_or_default(),
+        unreachable.join(", "),
+        connected,
+        if connected == 1 { "" } else { "s" }
+    )
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -193,14 +209,12 @@ impl fmt::Display for Warning {
                 connected,
                 nodes,
                 unreachable,
-            } => write!(
-                f,
-                "the client reached {connected} of the {nodes} nodes{} the cluster reports (unreachable: {}): every request went through {} coordinator{}, so the throughput is that of fewer coordinators and token-aware routing was lost for the others' ranges; behind NAT or a load balancer give --address-map INTERNAL=EXTERNAL,…, or --require-all-nodes to refuse such a run",
-                dc.as_ref().map(|d| format!(" in {d}")).unwrap_or_default(),
-                unreachable.join(", "),
-                connected,
-                if *connected == 1 { "" } else { "s" }
-            ),
+            } => f.write_str(&unreachable_text(
+                dc.as_deref(),
+                *connected,
+                *nodes,
+                unreachable,
+            )),
             Warning::NodeSettingsDiffer {
                 node,
                 asked,
@@ -380,6 +394,41 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+
+    #[test]
+    fn nodes_out_of_reach_are_named_with_what_it_means_and_what_to_do() {
+        let w = Warning::NodesUnreachable {
+            dc: Some("dc1".into()),
+            connected: 1,
+            nodes: 3,
+            unreachable: vec!["198.18.0.12".into(), "198.18.0.13".into()],
+        };
+        let text = w.to_string();
+        assert!(
+            text.starts_with(
+                "the client reached 1 of the 3 nodes in dc1 the cluster reports (unreachable: 198.18.0.12, 198.18.0.13): every request went through 1 coordinator,"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("--address-map") && text.contains("--require-all-nodes"));
+        let r = crate::result::Reach {
+            dc: Some("dc1".into()),
+            nodes: vec!["a".into(), "b".into(), "c".into()],
+            connected: vec!["a".into()],
+            other_dcs: 0,
+        };
+        assert_eq!(
+            r.line(),
+            "connected to 1 of 3 nodes in dc1 (unreachable: b, c)"
+        );
+        assert!(!r.complete());
+        let all = crate::result::Reach {
+            connected: r.nodes.clone(),
+            ..r
+        };
+        assert_eq!(all.line(), "connected to 3 of 3 nodes in dc1");
+        assert!(all.complete());
+    }
 
     #[test]
     fn a_node_whose_settings_differ_is_named_with_both_values_and_the_list_is_bounded() {
