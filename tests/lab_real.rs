@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::daemon::Reap;
+use common::daemon::{Reap, keygen};
 use common::*;
 use cqlbench::result::capacity::{CapacityResult, CapacityStatus};
 use serde_json::Value;
@@ -493,15 +493,6 @@ fn capacity_by_shards_in_two_namespaces(run: &dyn Fn(&[&str]) -> Command, dir: &
         }
     }
     assert!(text.contains("capacity:"), "{text}");
-}
-
-fn keygen(path: &Path) {
-    let out = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .output()
-        .expect("ssh-keygen (apt-get install -y openssh-client)");
-    assert!(out.status.success(), "{out:?}");
 }
 
 /// An sshd inside node 1's namespace, listening on the node's own address only, and `probe

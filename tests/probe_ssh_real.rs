@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::daemon::{Reap, free_port};
+use common::daemon::{Reap, free_port, keygen};
 
 const SSHD: &str = "/usr/sbin/sshd";
 const BIN: &str = env!("CARGO_BIN_EXE_cqlbench");
@@ -24,15 +24,6 @@ struct Sshd {
     child: Reap,
     port: u16,
     dir: PathBuf,
-}
-
-fn keygen(path: &Path) {
-    let out = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .output()
-        .expect("ssh-keygen (apt-get install -y openssh-client)");
-    assert!(out.status.success(), "{out:?}");
 }
 
 impl Sshd {

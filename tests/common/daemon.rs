@@ -17,6 +17,16 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A fresh ed25519 key pair at `path` (and `path.pub`), without a passphrase.
+pub fn keygen(path: &Path) {
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(path)
+        .output()
+        .expect("ssh-keygen (apt-get install -y openssh-client)");
+    assert!(out.status.success(), "{out:?}");
+}
+
 /// A child process this test started, killed and reaped when dropped (a failing test too).
 pub struct Reap(pub Child);
 
