@@ -327,12 +327,12 @@ impl Lab {
         let (key, value) = setting.split_once('=').unwrap_or((setting, "1"));
         let path = format!("/proc/sys/{}", key.replace('.', "/"));
         // Written from a thread inside the namespace: /proc/sys/net is the namespace's own.
-        let written = crate::netns::run_in(ns, || std::fs::write(&path, value));
-        match written {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(self.step(&format!("sysctl {setting} in {ns}"), e.to_string())),
-            Err(e) => Err(self.step(&format!("sysctl {setting} in {ns}"), e.to_string())),
-        }
+        crate::netns::run_in(ns, || {
+            std::fs::write(&path, value).map_err(|e| e.to_string())
+        })
+        .map_err(|e| e.to_string())
+        .and_then(|written| written)
+        .map_err(|e| self.step(&format!("sysctl {setting} in {ns}"), e))
     }
 
     fn iptables(&self, ns: &str, args: &[&str]) -> Result<(), LabError> {

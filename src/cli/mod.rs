@@ -276,6 +276,11 @@ fn step<T>(r: Result<T, ScenarioError>) -> anyhow::Result<()> {
 
 /// Runs one parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Probe(a) = &cli.command
+        && let Some(ns) = &a.netns
+    {
+        enter_netns(ns)?;
+    }
     match cli.command {
         Command::Cluster(cmd) => cluster::run(*cmd),
         Command::Quickstart(args) => quickstart::run(args),
@@ -295,12 +300,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
-        Command::Probe(a) if a.netns.is_some() && entered_netns().is_none() => {
-            enter_netns(a.netns.as_deref().unwrap_or_default())?;
-            run(Cli {
-                command: Command::Probe(a),
-            })
-        }
         Command::Probe(a) if a.json => {
             // Silent but for the result: a pod's log (stdout and stderr) is the JSON alone.
             let ctx = context(None, true).with_sink(registering(Arc::new(|_| {})));

@@ -544,10 +544,7 @@ pub async fn other_nodes_settings(
 /// node with `system.peers_v2` of another listed a node twice and missed one, and each run
 /// recorded another node's directories.
 pub async fn asked_node(session: &Session) -> Option<Arc<scylla::cluster::Node>> {
-    let state = session.get_cluster_state();
-    let mut nodes: Vec<Arc<scylla::cluster::Node>> = state.get_nodes_info().to_vec();
-    nodes.sort_by_key(|n| (!n.is_connected(), n.address.to_string()));
-    for node in nodes {
+    for node in connected_first(session) {
         let answered = session
             .query_unpaged(on_node("SELECT key FROM system.local", Some(&node)), &[])
             .await
@@ -557,6 +554,14 @@ pub async fn asked_node(session: &Session) -> Option<Arc<scylla::cluster::Node>>
         }
     }
     None
+}
+
+/// The cluster's nodes, those the driver holds a connection to first (behind a NAT or a
+/// port-forward the others may be out of reach), each group by address.
+fn connected_first(session: &Session) -> Vec<Arc<scylla::cluster::Node>> {
+    let mut nodes = session.get_cluster_state().get_nodes_info().to_vec();
+    nodes.sort_by_key(|n| (!n.is_connected(), n.address.to_string()));
+    nodes
 }
 
 /// `cql` sent to `node` only (any node when `None`).
@@ -728,11 +733,8 @@ pub async fn local_dc(session: &Session) -> Option<String> {
 /// that answers, those the driver holds a connection to first: behind a NAT or a
 /// port-forward, the nodes the cluster reports may be out of reach.
 async fn system_local_text(session: &Session, column: &'static str) -> Option<String> {
-    let state = session.get_cluster_state();
-    let mut nodes: Vec<Arc<scylla::cluster::Node>> = state.get_nodes_info().to_vec();
-    nodes.sort_by_key(|n| (!n.is_connected(), n.address.to_string()));
     let cql = format!("SELECT {column} FROM system.local");
-    for node in nodes {
+    for node in connected_first(session) {
         let Ok(r) = session.query_unpaged(on_node(&cql, Some(&node)), &[]).await else {
             continue;
         };
