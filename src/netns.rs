@@ -18,18 +18,15 @@ pub const NETNS_DIR: &str = "/run/netns";
 #[derive(Debug, thiserror::Error)]
 pub enum NetnsError {
     #[error(
-        "network namespace '{name}' does not exist ({path}: {source}); `ip netns list` shows those that do"
+        "network namespace '{name}' does not exist ({path}: {cause}); `ip netns list` shows those that do"
     )]
     Open {
         name: String,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("joining network namespace '{name}': {source} (it needs root)")]
-    Join {
-        name: String,
-        source: std::io::Error,
-    },
+    #[error("joining network namespace '{name}': {cause} (it needs root)")]
+    Join { name: String, cause: std::io::Error },
 }
 
 /// The path of namespace `name`.
@@ -72,13 +69,13 @@ pub fn open(name: &str) -> Result<File, NetnsError> {
         return Err(NetnsError::Open {
             name: name.into(),
             path: p,
-            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a namespace name"),
+            cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a namespace name"),
         });
     }
-    File::open(&p).map_err(|source| NetnsError::Open {
+    File::open(&p).map_err(|cause| NetnsError::Open {
         name: name.into(),
         path: p,
-        source,
+        cause,
     })
 }
 
@@ -103,9 +100,9 @@ pub struct Entered {
 pub fn enter(name: &str) -> Result<Entered, NetnsError> {
     let target = open(name)?;
     let back = File::open("/proc/thread-self/ns/net").ok();
-    setns(target.as_raw_fd()).map_err(|source| NetnsError::Join {
+    setns(target.as_raw_fd()).map_err(|cause| NetnsError::Join {
         name: name.into(),
-        source,
+        cause,
     })?;
     Ok(Entered {
         back,
@@ -134,9 +131,9 @@ pub fn run_in<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -> Result<T, Ne
     let target = open(name)?;
     std::thread::scope(|s| {
         s.spawn(|| {
-            setns(target.as_raw_fd()).map_err(|source| NetnsError::Join {
+            setns(target.as_raw_fd()).map_err(|cause| NetnsError::Join {
                 name: name.into(),
-                source,
+                cause,
             })?;
             Ok(f())
         })
