@@ -12,11 +12,13 @@ use std::sync::Arc;
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 
 use crate::error::Invalid;
 use crate::spec::client::{HostnameCheck, TlsSpec, TlsVersion};
+
+mod key;
 
 /// The rustls client configuration `spec` describes, every file read and checked now: a
 /// missing or unreadable file, a file without the certificate or key it should hold, an
@@ -47,7 +49,7 @@ pub fn client_config(spec: &TlsSpec) -> Result<Arc<rustls::ClientConfig>, Invali
         TlsVersion::V1_2 => &[&rustls::version::TLS13, &rustls::version::TLS12],
         TlsVersion::V1_3 => &[&rustls::version::TLS13],
     };
-    let builder = rustls::ClientConfig::builder_with_provider(provider)
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(versions)
         .map_err(|e| crate::invalid!("--tls-min-version {}: {e}", spec.min_version))?
         .dangerous()
@@ -55,18 +57,56 @@ pub fn client_config(spec: &TlsSpec) -> Result<Arc<rustls::ClientConfig>, Invali
     let config = match (&spec.cert, &spec.key) {
         (Some(cert), Some(key)) => {
             let chain = certificates(cert, "--tls-cert")?;
-            let key_der = private_key(key)?;
-            builder.with_client_auth_cert(chain, key_der).map_err(|e| {
-                crate::invalid!(
-                    "--tls-key {} does not belong to --tls-cert {}: {e}",
+            let key_der = key::private_key(key, spec.key_password.as_ref())?;
+            let signing = provider
+                .key_provider
+                .load_private_key(key_der)
+                .map_err(|e| {
+                    let hint = if spec.key_password.is_some() {
+                        " (a wrong password can give this)"
+                    } else {
+                        ""
+                    };
+                    crate::invalid!(
+                        "--tls-key {}: not a private key this client can use{hint}: {e}",
+                        key.display()
+                    )
+                })?;
+            // The key must be the certificate's: compared here rather than by rustls, whose
+            // check refuses X.509 v1 certificates (which nodes accept).
+            if let Some(public) = signing.public_key()
+                && !key::belongs(&public, &chain[0], cert)?
+            {
+                return Err(crate::invalid!(
+                    "--tls-key {} does not belong to --tls-cert {}: their public keys differ",
                     key.display(),
                     cert.display()
-                )
-            })?
+                ));
+            }
+            let certified = Arc::new(rustls::sign::CertifiedKey::new(chain, signing));
+            builder.with_client_cert_resolver(Arc::new(ClientCert(certified)))
         }
         _ => builder.with_no_client_auth(),
     };
     Ok(Arc::new(config))
+}
+
+/// The one client certificate, offered to every node that asks for one.
+#[derive(Debug)]
+struct ClientCert(Arc<rustls::sign::CertifiedKey>);
+
+impl rustls::client::ResolvesClientCert for ClientCert {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        _sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(self.0.clone())
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
 }
 
 fn read(path: &Path, flag: &str) -> Result<Vec<u8>, Invalid> {
@@ -87,23 +127,6 @@ fn certificates(path: &Path, flag: &str) -> Result<Vec<CertificateDer<'static>>,
         ));
     }
     Ok(certs)
-}
-
-/// The first private key of a PEM file; an encrypted one is refused (no password is taken).
-fn private_key(path: &Path) -> Result<PrivateKeyDer<'static>, Invalid> {
-    let pem = read(path, "--tls-key")?;
-    if String::from_utf8_lossy(&pem).contains("ENCRYPTED PRIVATE KEY") {
-        return Err(crate::invalid!(
-            "--tls-key {}: the key is encrypted; give it unencrypted (e.g. openssl pkcs8 -in KEY -out PLAIN -nocrypt, kept readable only by you)",
-            path.display()
-        ));
-    }
-    PrivateKeyDer::from_pem_slice(&pem).map_err(|e| {
-        crate::invalid!(
-            "--tls-key {}: no private key in it (PEM PKCS#8, PKCS#1 or SEC1 expected): {e}",
-            path.display()
-        )
-    })
 }
 
 /// The chain checked as usual, the node's name against a fixed name or not at all.
@@ -285,6 +308,11 @@ impl LocalCa {
     pub fn ca(&self) -> PathBuf {
         self.dir.join("ca.pem")
     }
+    /// The CA's private key (owner-readable only): for signing client certificates of one's
+    /// own (`openssl x509 -req -CA ca.pem -CAkey ca-key.pem …`), which the nodes then accept.
+    pub fn ca_key(&self) -> PathBuf {
+        self.dir.join("ca-key.pem")
+    }
     /// Node `n`'s private key followed by its certificate (what Cassandra's PEM key store
     /// reads).
     pub fn node_keystore(&self, n: usize) -> PathBuf {
@@ -304,6 +332,7 @@ impl LocalCa {
             ca: self.ca(),
             cert: Some(self.client_cert()),
             key: Some(self.client_key()),
+            key_password: None,
             hostname: HostnameCheck::Address,
             min_version: TlsVersion::V1_2,
         }
@@ -333,6 +362,7 @@ impl LocalCa {
             rcgen::KeyUsagePurpose::DigitalSignature,
         ];
         let ca_cert = ca_params.self_signed(&ca_key).map_err(|e| fail("CA", &e))?;
+        self.write(&self.ca_key(), &ca_key.serialize_pem(), "CA key")?;
         let issuer = rcgen::Issuer::new(ca_params, ca_key);
         self.write(&self.ca(), &ca_cert.pem(), "CA")?;
         let leaf = |names: Vec<String>, cn: &str| -> Result<(String, String), Invalid> {
@@ -381,12 +411,14 @@ impl LocalCa {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::client::KeyPassword;
 
     fn spec(ca: PathBuf) -> TlsSpec {
         TlsSpec {
             ca,
             cert: None,
             key: None,
+            key_password: None,
             hostname: HostnameCheck::Address,
             min_version: TlsVersion::V1_2,
         }
@@ -448,9 +480,180 @@ mod tests {
             ..ca.client_spec()
         })
         .unwrap_err();
-        assert!(e.contains("the key is encrypted"), "{e}");
+        assert!(e.contains("the key is encrypted: give its password"), "{e}");
     }
 
+    /// `openssl ARGS…` in `dir`, which must succeed.
+    fn openssl(dir: &Path, args: &[&str]) {
+        let o = std::process::Command::new("openssl")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            o.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+
+    /// The client certificates and keys users make with openssl: an X.509 v1 certificate
+    /// (`openssl x509 -req` without extensions) and its key unencrypted, as encrypted PKCS#8
+    /// (AES with PBKDF2, 3DES, scrypt) and in the older encrypted PEM (AES-128/256, 3DES; EC
+    /// and RSA), the password from a file or an environment variable. Each gives a client
+    /// configuration; a wrong or missing password and another certificate's key are refused
+    /// in one line naming the file.
+    #[test]
+    fn keys_and_certificates_as_openssl_writes_them_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let ca = LocalCa::at(d.join("tls"));
+        ca.create(&["127.0.0.1".into()]).unwrap();
+        let ca_pem = ca.ca().to_str().unwrap().to_string();
+        let ca_key = ca.ca_key().to_str().unwrap().to_string();
+        std::fs::write(d.join("pw"), "s3cret pass\nsecond line ignored\n").unwrap();
+        std::fs::write(d.join("wrong"), "not it\n").unwrap();
+        let pw = "file:pw";
+        let spec = |cert: &str, key: &str, password: Option<KeyPassword>| TlsSpec {
+            cert: Some(d.join(cert)),
+            key: Some(d.join(key)),
+            key_password: password,
+            ..ca.client_spec()
+        };
+        let file = |f: &str| Some(KeyPassword::File(d.join(f)));
+        for (alg, key) in [("EC", "ec.key"), ("RSA", "rsa.key")] {
+            let mut genkey = vec!["genpkey", "-algorithm", alg, "-out", key];
+            if alg == "EC" {
+                genkey.extend(["-pkeyopt", "ec_paramgen_curve:P-256"]);
+            } else {
+                genkey.extend(["-pkeyopt", "rsa_keygen_bits:2048"]);
+            }
+            openssl(d, &genkey);
+            let csr = format!("{key}.csr");
+            let cert = format!("{key}.v1.pem");
+            openssl(
+                d,
+                &[
+                    "req", "-new", "-key", key, "-subj", "/CN=user", "-out", &csr,
+                ],
+            );
+            openssl(
+                d,
+                &[
+                    "x509",
+                    "-req",
+                    "-in",
+                    &csr,
+                    "-CA",
+                    &ca_pem,
+                    "-CAkey",
+                    &ca_key,
+                    "-CAcreateserial",
+                    "-days",
+                    "2",
+                    "-out",
+                    &cert,
+                ],
+            );
+            let text = std::fs::read_to_string(d.join(&cert)).unwrap();
+            let der = CertificateDer::from_pem_slice(text.as_bytes()).unwrap();
+            assert!(is_v1(&der), "openssl wrote a v1 certificate for {alg}");
+            client_config(&spec(&cert, key, None)).unwrap();
+            let mut encrypted: Vec<(String, Vec<&str>)> = vec![
+                (
+                    format!("{key}.p8-aes"),
+                    vec!["pkcs8", "-topk8", "-v2", "aes-256-cbc"],
+                ),
+                (
+                    format!("{key}.p8-3des"),
+                    vec!["pkcs8", "-topk8", "-v2", "des3"],
+                ),
+                (
+                    format!("{key}.p8-scrypt"),
+                    vec!["pkcs8", "-topk8", "-scrypt"],
+                ),
+                (
+                    format!("{key}.pem-aes128"),
+                    vec!["pkey", "-traditional", "-aes128"],
+                ),
+                (
+                    format!("{key}.pem-aes256"),
+                    vec!["pkey", "-traditional", "-aes256"],
+                ),
+                (
+                    format!("{key}.pem-3des"),
+                    vec!["pkey", "-traditional", "-des3"],
+                ),
+            ];
+            for (out, args) in encrypted.iter_mut() {
+                args.extend(["-in", key, "-out", out.as_str(), "-passout", pw]);
+                openssl(d, args);
+                let text = std::fs::read_to_string(d.join(&*out)).unwrap();
+                if out.contains(".pem-") {
+                    assert!(text.contains("Proc-Type: 4,ENCRYPTED"), "{out}: {text}");
+                } else {
+                    assert!(text.contains("ENCRYPTED PRIVATE KEY"), "{out}");
+                }
+                client_config(&spec(&cert, out, file("pw")))
+                    .unwrap_or_else(|e| panic!("{out}: {e}"));
+                let e = client_config(&spec(&cert, out, file("wrong"))).unwrap_err();
+                assert!(
+                    e.contains("does not open it") || e.contains("a wrong password can give this"),
+                    "{out}: {e}"
+                );
+                assert!(
+                    e.starts_with(&format!("--tls-key {}", d.join(&*out).display())),
+                    "{e}"
+                );
+                let e = client_config(&spec(&cert, out, None)).unwrap_err();
+                assert!(
+                    e.contains("the key is encrypted: give its password"),
+                    "{out}: {e}"
+                );
+            }
+            // The other algorithm's key with this certificate.
+            let other = if alg == "EC" { "rsa.key" } else { "ec.key" };
+            if d.join(other).exists() {
+                let e = client_config(&spec(&cert, other, None)).unwrap_err();
+                assert!(e.contains("does not belong to --tls-cert"), "{e}");
+            }
+        }
+        // The password from the environment: set by this test for a name only it uses.
+        let var = format!("CQLBENCH_TEST_KEY_PASSWORD_{}", std::process::id());
+        // SAFETY: a variable no other thread reads or writes (its name carries this process's
+        // id and is used by this test only).
+        unsafe { std::env::set_var(&var, "s3cret pass") };
+        client_config(&spec(
+            "ec.key.v1.pem",
+            "ec.key.pem-aes256",
+            Some(KeyPassword::Env(var.clone())),
+        ))
+        .unwrap();
+        unsafe { std::env::remove_var(&var) };
+        let e = client_config(&spec(
+            "ec.key.v1.pem",
+            "ec.key.pem-aes256",
+            Some(KeyPassword::Env(var.clone())),
+        ))
+        .unwrap_err();
+        assert!(e.contains("is not set"), "{e}");
+        let e =
+            client_config(&spec("ec.key.v1.pem", "ec.key.pem-aes256", file("nope"))).unwrap_err();
+        assert!(
+            e.contains("--tls-key-password-file") && e.contains("cannot read it"),
+            "{e}"
+        );
+    }
+
+    /// Whether `cert` is X.509 v1 (so the test above tests what it claims).
+    fn is_v1(cert: &CertificateDer<'_>) -> bool {
+        use pkcs8::der::Decode;
+        x509_cert::Certificate::from_der(cert.as_ref())
+            .unwrap()
+            .tbs_certificate
+            .version
+            == x509_cert::Version::V1
+    }
     #[test]
     fn handshake_failures_are_explained() {
         let t = spec("/x/ca.pem".into());

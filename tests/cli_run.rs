@@ -1124,6 +1124,9 @@ fn bad_tls_and_driver_settings_are_refused_before_the_run() {
     let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
     let (ca_pem, cert, key) = (p(ca.ca()), p(ca.client_cert()), p(ca.client_key()));
     let missing = p(dir.path().join("missing.pem"));
+    let (enc, _) = encrypted_key(dir.path(), &key);
+    let wrong = p(dir.path().join("wrong-password"));
+    std::fs::write(&wrong, "not the password\n").unwrap();
     let run = |extra: &[&str]| {
         let mut a = vec!["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
         a.extend_from_slice(extra);
@@ -1173,6 +1176,69 @@ fn bad_tls_and_driver_settings_are_refused_before_the_run() {
             run(&["--tls-ca", &ca_pem, "--tls-cert", &cert, "--tls-key", &cert]),
             "no private key in it",
         ),
+        // An encrypted key's password: from a file or the environment, never a flag value.
+        (
+            run(&["--tls-key-password-file", &missing]),
+            "(and its password)",
+        ),
+        (
+            run(&[
+                "--tls-ca",
+                &ca_pem,
+                "--tls-key-password-file",
+                &missing,
+                "--tls-key-password-env",
+                "PW",
+            ]),
+            "--tls-key-password-env",
+        ),
+        (
+            run(&["--tls-ca", &ca_pem, "--tls-key-password-env", "PW"]),
+            "need --tls-key",
+        ),
+        (
+            run(&["--tls-ca", &ca_pem, "--tls-cert", &cert, "--tls-key", &enc]),
+            "the key is encrypted: give its password with --tls-key-password-file",
+        ),
+        (
+            run(&[
+                "--tls-ca",
+                &ca_pem,
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &enc,
+                "--tls-key-password-file",
+                &wrong,
+            ]),
+            "does not open it",
+        ),
+        (
+            run(&[
+                "--tls-ca",
+                &ca_pem,
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &enc,
+                "--tls-key-password-file",
+                &missing,
+            ]),
+            "--tls-key-password-file",
+        ),
+        (
+            run(&[
+                "--tls-ca",
+                &ca_pem,
+                "--tls-cert",
+                &cert,
+                "--tls-key",
+                &enc,
+                "--tls-key-password-env",
+                "CQLBENCH_TEST_UNSET_PASSWORD_VARIABLE",
+            ]),
+            "is not set",
+        ),
     ];
     for (args, needle) in &cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -1205,6 +1271,7 @@ fn valid_tls_and_driver_settings_get_as_far_as_connecting() {
     ca.create(&["127.0.0.1".into()]).unwrap();
     let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
     let (ca_pem, cert, key) = (p(ca.ca()), p(ca.client_cert()), p(ca.client_key()));
+    let (enc, password) = encrypted_key(dir.path(), &key);
     for extra in [
         vec![
             "--retry",
@@ -1242,14 +1309,62 @@ fn valid_tls_and_driver_settings_get_as_far_as_connecting() {
         ],
         vec!["--tls-ca", &ca_pem, "--tls-min-version", "1.3"],
         vec!["--tls-ca", &ca_pem, "--tls-cert", &cert, "--tls-key", &key],
+        vec![
+            "--tls-ca",
+            &ca_pem,
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &enc,
+            "--tls-key-password-file",
+            &password,
+        ],
+        vec![
+            "--tls-ca",
+            &ca_pem,
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &enc,
+            "--tls-key-password-env",
+            "CQLBENCH_TEST_KEY_PASSWORD",
+        ],
         vec!["--tls-ca", &ca_pem, "--tls-server-name", "db.example.com"],
         vec!["--tls-ca", &ca_pem, "--tls-no-hostname-check"],
         vec!["--no-tls"],
     ] {
         let mut args = vec!["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
         args.extend_from_slice(&extra);
-        refused(&args, "cannot connect to 127.0.0.1:1");
+        let o = cqlbench(&dir.path().join("home"))
+            .args(&args)
+            .env("CQLBENCH_TEST_KEY_PASSWORD", "pass phrase")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            err.contains("cannot connect to 127.0.0.1:1"),
+            "{args:?}: {err}"
+        );
     }
+}
+
+/// `key` encrypted as PKCS#8 (AES-256-CBC) by openssl with the password in a file: the
+/// encrypted key's path and the password file's.
+fn encrypted_key(dir: &std::path::Path, key: &str) -> (String, String) {
+    let password = dir.join("password");
+    std::fs::write(&password, "pass phrase\n").unwrap();
+    let enc = dir.join("client-key.enc.pem");
+    let o = std::process::Command::new("openssl")
+        .args(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key, "-out"])
+        .arg(&enc)
+        .arg("-passout")
+        .arg(format!("file:{}", password.display()))
+        .output()
+        .expect("openssl runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
+    (p(enc), p(password))
 }
 
 #[test]

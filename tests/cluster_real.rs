@@ -1056,6 +1056,143 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
         Speculative::Delay { max: 1, .. }
     ));
 
+    // The client certificates users make: X.509 v1 from plain `openssl x509 -req`, signed
+    // with the cluster's CA key, its key encrypted as PKCS#8 (password from a file) and in
+    // the older PEM form (password from the environment). Each run: no error but client
+    // timeouts, the password nowhere in the result.
+    let d = dir.path();
+    let openssl = |args: &[&str]| {
+        let o = std::process::Command::new("openssl")
+            .current_dir(d)
+            .args(args)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            o.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let secret = "correct horse 42";
+    std::fs::write(d.join("pw"), format!("{secret}\n")).unwrap();
+    openssl(&[
+        "genpkey",
+        "-algorithm",
+        "EC",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-out",
+        "u.key",
+    ]);
+    openssl(&[
+        "req",
+        "-new",
+        "-key",
+        "u.key",
+        "-subj",
+        "/CN=operator",
+        "-out",
+        "u.csr",
+    ]);
+    let (ca_pem, ca_key) = (path(ca.ca()), path(ca.ca_key()));
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "u.csr",
+        "-CA",
+        &ca_pem,
+        "-CAkey",
+        &ca_key,
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-out",
+        "u-v1.pem",
+    ]);
+    let v1 = std::fs::read_to_string(d.join("u-v1.pem")).unwrap();
+    assert!(!v1.is_empty());
+    openssl(&[
+        "pkcs8",
+        "-topk8",
+        "-v2",
+        "aes-256-cbc",
+        "-in",
+        "u.key",
+        "-out",
+        "u-p8.key",
+        "-passout",
+        "file:pw",
+    ]);
+    openssl(&[
+        "pkey",
+        "-traditional",
+        "-aes256",
+        "-in",
+        "u.key",
+        "-out",
+        "u-pem.key",
+        "-passout",
+        "file:pw",
+    ]);
+    assert!(
+        std::fs::read_to_string(d.join("u-pem.key"))
+            .unwrap()
+            .contains("Proc-Type: 4,ENCRYPTED")
+    );
+    let var = format!("CQLBENCH_TEST_TLS_PASSWORD_{}", std::process::id());
+    for (what, key, password) in [
+        (
+            "pkcs8",
+            "u-p8.key",
+            vec!["--tls-key-password-file".to_string(), path(d.join("pw"))],
+        ),
+        (
+            "pem",
+            "u-pem.key",
+            vec!["--tls-key-password-env".to_string(), var.clone()],
+        ),
+    ] {
+        let out = d.join(format!("v1-{what}.json"));
+        let mut c = bin();
+        base(&mut c, &out);
+        let o = c
+            .args(mutual(ca.ca(), d.join("u-v1.pem"), d.join(key)))
+            .args(&password)
+            .env(&var, secret)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{what}: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let r = cqlbench::result::RunResult::read(&out).unwrap();
+        let main = r.main_summary().unwrap();
+        let timeouts = main
+            .errors_by_kind
+            .get(&cqlbench::stats::ErrorKind::ClientTimeout)
+            .copied()
+            .unwrap_or(0);
+        assert_eq!(main.errors, timeouts, "{what}: {:?}", main.errors_by_kind);
+        assert!(main.ok >= 200, "{what}: {}", main.ok);
+        eprintln!(
+            "tls: v1 certificate, {what} key: {} ok, {} errors",
+            main.ok, main.errors
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            !text.contains(secret),
+            "{what}: the password is in the result"
+        );
+        let tls = r.fingerprint.client.as_ref().unwrap().tls.as_ref().unwrap();
+        assert!(
+            tls.key_password.is_some(),
+            "{what}: where the password came from is recorded"
+        );
+    }
+
     // Each wrong client fails before any load, in one line naming the cause; no result is
     // written.
     let cases: Vec<(&str, Vec<String>, &str)> = vec![

@@ -20,9 +20,13 @@ pub struct TlsSpec {
     /// PEM certificate (chain) presented to nodes that require client authentication.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<PathBuf>,
-    /// PEM private key of `cert` (PKCS#8, PKCS#1 or SEC1, unencrypted).
+    /// PEM private key of `cert` (PKCS#8, PKCS#1 or SEC1; encrypted PKCS#8 or OpenSSL's
+    /// older encrypted PEM with `key_password`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<PathBuf>,
+    /// Where the password of an encrypted `key` is read: the place, never the password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_password: Option<KeyPassword>,
     pub hostname: HostnameCheck,
     pub min_version: TlsVersion,
 }
@@ -38,7 +42,30 @@ impl TlsSpec {
             (None, Some(_)) => Err(crate::invalid!(
                 "--tls-key needs --tls-cert (the certificate the key belongs to)"
             )),
+            (None, None) if self.key_password.is_some() => Err(crate::invalid!(
+                "--tls-key-password-file and --tls-key-password-env need --tls-key (the encrypted key they open)"
+            )),
             _ => Ok(()),
+        }
+    }
+}
+
+/// Where an encrypted client key's password is read. A password is never a flag's value: a
+/// command line is visible to every user of the host (`ps`) and kept in shell histories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyPassword {
+    /// The first line of a file (`--tls-key-password-file`), as `openssl -passin file:` reads it.
+    File(PathBuf),
+    /// An environment variable of the client's process (`--tls-key-password-env`).
+    Env(String),
+}
+
+impl fmt::Display for KeyPassword {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyPassword::File(p) => write!(f, "--tls-key-password-file {}", p.display()),
+            KeyPassword::Env(v) => write!(f, "--tls-key-password-env {v}"),
         }
     }
 }
@@ -528,6 +555,7 @@ mod tests {
             ca: "ca.pem".into(),
             cert: Some("c.pem".into()),
             key: None,
+            key_password: None,
             hostname: HostnameCheck::Address,
             min_version: TlsVersion::V1_2,
         };

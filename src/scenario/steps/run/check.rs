@@ -4,7 +4,7 @@
 //! engine). What building its plan would refuse before it connects, so a flag, a scenario key
 //! and a step built in code are refused alike, and a scenario's dry run refuses it too.
 
-use crate::spec::client::{DriverSpec, HostnameCheck, TlsSpec};
+use crate::spec::client::{DriverSpec, HostnameCheck, KeyPassword, TlsSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -83,11 +83,13 @@ impl RunStep {
         let Some(ca) = &self.tls_ca else {
             if self.tls_cert.is_some()
                 || self.tls_key.is_some()
+                || self.tls_key_password_file.is_some()
+                || self.tls_key_password_env.is_some()
                 || self.tls_server_name.is_some()
                 || self.tls_no_hostname_check
             {
                 return Err(crate::invalid!(
-                    "--tls-cert, --tls-key, --tls-server-name and --tls-no-hostname-check need --tls-ca (the CA that signed the nodes' certificates)"
+                    "--tls-cert, --tls-key (and its password), --tls-server-name and --tls-no-hostname-check need --tls-ca (the CA that signed the nodes' certificates)"
                 ));
             }
             return Ok(None);
@@ -101,6 +103,16 @@ impl RunStep {
             ca: ca.clone(),
             cert: self.tls_cert.clone(),
             key: self.tls_key.clone(),
+            key_password: match (&self.tls_key_password_file, &self.tls_key_password_env) {
+                (Some(_), Some(_)) => {
+                    return Err(crate::invalid!(
+                        "--tls-key-password-file and --tls-key-password-env contradict each other: give one"
+                    ));
+                }
+                (Some(f), None) => Some(KeyPassword::File(f.clone())),
+                (None, Some(v)) => Some(KeyPassword::Env(v.clone())),
+                (None, None) => None,
+            },
             hostname: match (&self.tls_server_name, self.tls_no_hostname_check) {
                 (Some(_), true) => {
                     return Err(crate::invalid!(

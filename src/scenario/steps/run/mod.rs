@@ -264,10 +264,25 @@ pub struct RunStep {
     #[arg(long, value_name = "FILE", help_heading = "TLS")]
     #[serde(default)]
     pub tls_cert: Option<PathBuf>,
-    /// The client certificate's private key (PEM, unencrypted).
+    /// The client certificate's private key (PEM: PKCS#8, PKCS#1 or SEC1; encrypted PKCS#8 or
+    /// OpenSSL's older encrypted PEM with a password from one of the two flags below).
     #[arg(long, value_name = "FILE", help_heading = "TLS")]
     #[serde(default)]
     pub tls_key: Option<PathBuf>,
+    /// The password of an encrypted --tls-key: the first line of this file (never a password
+    /// on the command line).
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    #[serde(default)]
+    pub tls_key_password_file: Option<PathBuf>,
+    /// The password of an encrypted --tls-key: this environment variable's value.
+    #[arg(
+        long,
+        value_name = "VAR",
+        help_heading = "TLS",
+        conflicts_with = "tls_key_password_file"
+    )]
+    #[serde(default)]
+    pub tls_key_password_env: Option<String>,
     /// Check the nodes' certificates for this DNS name instead of the address connected to
     /// (a certificate issued for a service name).
     #[arg(long, value_name = "NAME", help_heading = "TLS")]
