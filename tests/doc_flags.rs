@@ -7,17 +7,22 @@ use clap::CommandFactory;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// The long flags (and their aliases) of `c` itself.
+fn own_flags(c: &clap::Command, out: &mut BTreeSet<String>) {
+    for a in c.get_arguments() {
+        if let Some(l) = a.get_long() {
+            out.insert(format!("--{l}"));
+        }
+        for alias in a.get_all_aliases().into_iter().flatten() {
+            out.insert(format!("--{alias}"));
+        }
+    }
+}
+
 /// Every long flag of every (sub)command.
 fn cqlbench_flags() -> BTreeSet<String> {
     fn walk(c: &clap::Command, out: &mut BTreeSet<String>) {
-        for a in c.get_arguments() {
-            if let Some(l) = a.get_long() {
-                out.insert(format!("--{l}"));
-            }
-            for alias in a.get_all_aliases().into_iter().flatten() {
-                out.insert(format!("--{alias}"));
-            }
-        }
+        own_flags(c, out);
         for s in c.get_subcommands() {
             walk(s, out);
         }
@@ -140,20 +145,10 @@ fn every_flag_the_docs_name_exists() {
 fn command_flags(path: &[&str]) -> Option<BTreeSet<String>> {
     let mut c = cqlbench::cli::Cli::command();
     let mut out = BTreeSet::from(["--help".to_string()]);
-    let mut add = |c: &clap::Command, out: &mut BTreeSet<String>| {
-        for a in c.get_arguments() {
-            if let Some(l) = a.get_long() {
-                out.insert(format!("--{l}"));
-            }
-            for alias in a.get_all_aliases().into_iter().flatten() {
-                out.insert(format!("--{alias}"));
-            }
-        }
-    };
-    add(&c, &mut out);
+    own_flags(&c, &mut out);
     for name in path {
         c = c.find_subcommand(name)?.clone();
-        add(&c, &mut out);
+        own_flags(&c, &mut out);
     }
     Some(out)
 }
