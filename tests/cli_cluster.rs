@@ -185,6 +185,30 @@ fn create_refuses_an_existing_name_and_leaves_it_untouched() {
         std::fs::read(d.path().join("c1/cluster.json")).unwrap(),
         spec_before
     );
+    // Another cluster on c1's addresses could never run beside it: refused, naming c1's
+    // prefix; a free prefix is taken.
+    let r = run(
+        d.path(),
+        &["cluster", "create", "c2", "--address-prefix", "127.0.0."],
+    );
+    assert_one_line_error(&r, "--address-prefix 127.0.0.");
+    assert!(!d.path().join("c2").exists());
+    let r = run(
+        d.path(),
+        &[
+            "cluster",
+            "create",
+            "c3",
+            "--address-prefix",
+            "127.0.9.",
+            "--heap",
+            "256M",
+        ],
+    );
+    assert!(r.0, "{}", r.2);
+    let (ok, out, _) = run(d.path(), &["cluster", "show", "c3"]);
+    assert!(ok && out.contains("127.0.9.1"), "{out}");
+    assert!(run(d.path(), &["cluster", "destroy", "c3"]).0);
     let (ok, out, _) = run(d.path(), &["cluster", "list"]);
     assert!(ok && out.contains("c1\t2 nodes, 0 running"), "{out}");
     let (ok, out, _) = run(d.path(), &["cluster", "show", "c1"]);
