@@ -759,6 +759,13 @@ fn compare_refuses_shards_and_names_the_merge() {
             "{stderr}"
         );
         assert!(errors[0].contains("cqlbench merge "), "{stderr}");
+        // One shard of two given: the merge asks for all of them, not the one.
+        let partial = x.extension().is_some() || y.to_string_lossy().contains("shard");
+        assert_eq!(
+            errors[0].contains("(all 2 shards of run"),
+            partial,
+            "{stderr}"
+        );
     }
     // Whole runs still compare (the merge itself is tested on real shards in
     // tests/load_real.rs, which need their HDR logs).

@@ -125,13 +125,23 @@ fn refuse_shards(name: &str, runs: &[Run]) -> anyhow::Result<()> {
         .filter(|(_, r)| r.shard.as_ref().is_some_and(|s| s.run_id == shard.run_id))
         .map(|(p, _)| p.display().to_string())
         .collect();
+    // Shards given here may not be all of the run's: the merge needs every one.
+    let files = if of_run.len() as u64 == shard.count {
+        of_run.join(" ")
+    } else {
+        format!(
+            "SHARD-FILES… (all {} shards of run {}; {} given here)",
+            shard.count,
+            shard.run_id,
+            of_run.len()
+        )
+    };
     bail!(
-        "{name}: {} is shard {}/{} of run {} (a part of a run, not a run): merge the shards first and compare the merged run: cqlbench merge {} --out {}.json",
+        "{name}: {} is shard {}/{} of run {} (a part of a run, not a run): merge the shards first and compare the merged run: cqlbench merge {files} --out {}.json",
         path.display(),
         shard.index,
         shard.count,
         shard.run_id,
-        of_run.join(" "),
         shard.run_id
     )
 }

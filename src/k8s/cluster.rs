@@ -184,9 +184,20 @@ fn validate(spec: &K8sClusterSpec) -> Result<(), Invalid> {
         && let Some(mem_mib) = binary_mib(memory)
         && heap.0 >= mem_mib
     {
+        // Kubernetes' k/M/G/T are powers of ten, the JVM's powers of two: say so when the
+        // units differ (`--memory 8G` is 7,629 MiB, less than `--heap 8G`).
+        let decimal = memory.trim().ends_with(['k', 'M', 'G', 'T', 'P', 'E']);
+        let units = if decimal {
+            format!(
+                "; --memory {memory} is {mem_mib} MiB (Kubernetes' {} is a power of ten; write Gi for the JVM's)",
+                memory.trim().chars().last().unwrap_or('G')
+            )
+        } else {
+            String::new()
+        };
         return Err(crate::invalid!(
             "--heap {heap} must be smaller than the container's --memory {memory} (off-heap \
-             memory, the page cache and the management API need room)"
+             memory, the page cache and the management API need room){units}"
         ));
     }
     Ok(())

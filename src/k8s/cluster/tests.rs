@@ -254,7 +254,7 @@ fn bad_specs_are_refused_in_one_line() {
             s.heap = Some(crate::spec::MiB(8192));
             s.memory = Some("8G".into());
         },
-        "--heap 8G must be smaller than the container's --memory 8G",
+        "--heap 8G must be smaller than the container's --memory 8G (off-heap memory, the page cache and the management API need room); --memory 8G is 7629 MiB (Kubernetes' G is a power of ten; write Gi for the JVM's)",
     );
     refused(
         |s| s.cpu = Some("lots".into()),

@@ -43,6 +43,11 @@ impl RunStep {
                 "--tls-min-version {v}: this run is plain text; it needs TLS (--tls-ca, or a local cluster created with --tls and no --no-tls)"
             );
         }
+        // The TLS files read and checked now (an encrypted key opened with its password), so a
+        // bad file is refused before the run starts, not reported as a failed connection.
+        if let Some(t) = &client.tls {
+            crate::tls::client_config(t)?;
+        }
         let (workload, local_rf) = self.replicated(workload, &target)?;
         let (rate_share, main) = match self.rate {
             Some(r) => {
