@@ -569,11 +569,11 @@ fn probe_report_compare_cost_and_plan_flags() {
     std::fs::write(none.join("x.json"), "{}").unwrap();
     cases.push((
         args(&["compare", none.to_str().unwrap(), set_s], &[]),
-        Refused("A: no run results in"),
+        Refused("A: no run or capacity results in"),
     ));
     cases.push((
         args(&["compare", &format!("{set_s}/x*.json"), set_s], &[]),
-        Refused("A: no run results in"),
+        Refused("A: no run or capacity results in"),
     ));
     cases.push((
         args(&["compare", &format!("{set_s}/[.json"), set_s], &[]),

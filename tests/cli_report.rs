@@ -778,3 +778,107 @@ fn compare_refuses_shards_and_names_the_merge() {
         .success()
         .stdout(predicate::str::contains("throughput ops/s"));
 }
+
+/// Capacity searches compared: one a side by their brackets, sets of three by their brackets
+/// and spread; `--fail-if 'capacity < -10%'` exits 1 on a real drop and 0 on an A/A pair;
+/// rules and sides that do not fit are refused in one line.
+#[test]
+fn compare_of_capacity_searches_reports_the_change_with_its_interval_and_gates_on_it() {
+    use cqlbench::result::fixture::capacity_at;
+    let dir = tempfile::tempdir().unwrap();
+    // A search that passed at `ops` and failed at 1.1 × `ops`.
+    let search = |sub: &str, name: &str, ops: f64| -> PathBuf {
+        let d = dir.path().join(sub);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut r = capacity_at("ec2", ops);
+        r.verdict.as_mut().unwrap().failing_rate_per_s = Some(ops * 1.1);
+        let p = d.join(name);
+        r.write(&p).unwrap();
+        p
+    };
+    let a1 = search("one", "a.json", 1_000.0);
+    let b1 = search("one", "b.json", 600.0);
+    let a2 = search("one", "a2.json", 1_000.0);
+    for (i, ops) in [1_000.0, 1_050.0, 980.0].into_iter().enumerate() {
+        search("set-a", &format!("s{i}.json"), ops);
+        search("set-a2", &format!("s{i}.json"), ops + 10.0 * i as f64);
+    }
+    for (i, ops) in [500.0, 520.0, 490.0].into_iter().enumerate() {
+        search("set-b", &format!("s{i}.json"), ops);
+    }
+    let gate = ["--fail-if", "capacity < -10%"];
+    let compare = |a: &Path, b: &Path, extra: &[&str]| {
+        cmd()
+            .arg("compare")
+            .arg(a)
+            .arg(b)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // One search a side, brackets apart: worse, gate broken.
+    let o = compare(&a1, &b1, &gate);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let row = line(&out, "capacity ops/s");
+    assert!(row.contains("-40.0%") && row.contains("worse"), "{row}");
+    // B in [600, 660), A in [1000, 1100): 600/1100 − 1 .. 660/1000 − 1.
+    assert!(row.contains("-45.5%..-34.0%"), "{row}");
+    assert!(out.contains("fail-if 'capacity < -10%': BROKEN"), "{out}");
+    assert!(err.starts_with("failed: "), "{err}");
+    // A/A, one a side: held.
+    let o = compare(&a1, &a2, &gate);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        line(&out, "capacity ops/s").contains("not distinguishable"),
+        "{out}"
+    );
+    // Sets of three: the repeats' interval joins the brackets'.
+    let o = compare(&dir.path().join("set-a"), &dir.path().join("set-b"), &gate);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let row = line(&out, "capacity ops/s");
+    assert!(row.contains("3/3") && row.contains("worse"), "{row}");
+    assert!(out.contains("Welch's t-test"), "{out}");
+    let o = compare(&dir.path().join("set-a"), &dir.path().join("set-a2"), &gate);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("fail-if 'capacity < -10%': held"), "{out}");
+    // Rules and sides that do not fit.
+    let whole = write_run(dir.path(), "whole.json", "ec2", shape(1, 2_000.0, 2.0));
+    for (a, b, extra, needle) in [
+        (
+            a1.clone(),
+            b1.clone(),
+            &["--fail-if", "p99 > +10%"][..],
+            "capacity searches are compared by their capacity only",
+        ),
+        (
+            whole.clone(),
+            whole.clone(),
+            &gate[..],
+            "a capacity rule needs capacity search results on both sides",
+        ),
+        (
+            a1.clone(),
+            whole.clone(),
+            &[][..],
+            "A holds capacity searches and B none",
+        ),
+        (
+            a1.clone(),
+            dir.path().join("set-b"),
+            &[][..],
+            "A holds 1 capacity search(es) and B 3",
+        ),
+    ] {
+        let o = compare(&a, &b, extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{err}");
+        assert!(errors[0].contains(needle), "{needle}: {err}");
+    }
+}

@@ -49,63 +49,80 @@ pub struct CompareArgs {
 /// A run result and its path.
 type Run = (PathBuf, RunResult);
 
-/// The run results one side names: the file itself, the catalogue's `id:N[,M…]` or
-/// `tag:NAME`, or the run
-/// results of a directory or a glob (sorted by path), with the files there that are not run
-/// results.
-fn side(arg: &str, name: &str) -> anyhow::Result<(Vec<Run>, Vec<PathBuf>)> {
+/// A capacity search's result and its path.
+type Search = (PathBuf, crate::result::capacity::CapacityResult);
+
+/// What one side names: run results, capacity searches, and files that are neither (left
+/// out, and said so).
+struct Side {
+    runs: Vec<Run>,
+    searches: Vec<Search>,
+    others: Vec<PathBuf>,
+}
+
+/// The results one side names: the file itself, the catalogue's `id:N[,M…]` or `tag:NAME`,
+/// or the results of a directory or a glob (sorted by path).
+fn side(arg: &str, name: &str) -> anyhow::Result<Side> {
     let path = Path::new(arg);
-    if path.is_file() {
-        let runs = vec![(path.to_path_buf(), RunResult::read(path)?)];
-        refuse_shards(name, &runs)?;
-        return Ok((runs, Vec::new()));
-    }
-    if let Some(entries) = super::runs::named_by(arg)? {
-        let mut runs = Vec::new();
-        for e in entries {
-            let r =
-                RunResult::read(&e.path).map_err(|err| anyhow!("{name}: id {}: {err}", e.id))?;
-            runs.push((e.path, r));
-        }
-        refuse_shards(name, &runs)?;
-        return Ok((runs, Vec::new()));
-    }
-    let files: Vec<PathBuf> = if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| anyhow!("{arg}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        files.sort();
-        files
-    } else if arg.contains(['*', '?', '[']) {
-        let mut files: Vec<PathBuf> = glob::glob(arg)
-            .map_err(|e| anyhow!("{name}: {arg} is not a usable pattern: {e}"))?
-            .filter_map(Result::ok)
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        files
-    } else {
-        // Neither a file, a directory nor a pattern: the system's own word for why.
-        let why = std::fs::metadata(path)
-            .err()
-            .map_or_else(|| "not a file or directory".to_string(), |e| e.to_string());
-        bail!("{arg}: {why}");
+    let mut found = Side {
+        runs: Vec::new(),
+        searches: Vec::new(),
+        others: Vec::new(),
     };
-    let mut runs = Vec::new();
-    let mut others = Vec::new();
-    for f in files {
-        match crate::result::read(&f) {
-            Ok(ResultFile::Run(r)) => runs.push((f, r)),
-            _ => others.push(f),
+    let mut take = |f: PathBuf, read: Result<ResultFile, crate::result::ResultError>, named| {
+        match read {
+            Ok(ResultFile::Run(r)) => found.runs.push((f, r)),
+            Ok(ResultFile::Capacity(c)) => found.searches.push((f, c)),
+            Ok(_) => found.others.push(f),
+            // A file named on its own (or by the catalogue) must read; in a directory or a
+            // glob, other files may sit beside the results.
+            Err(e) if named => return Err(anyhow!("{name}: {}: {e}", f.display())),
+            Err(_) => found.others.push(f),
+        }
+        Ok(())
+    };
+    if path.is_file() {
+        take(path.to_path_buf(), crate::result::read(path), true)?;
+    } else if let Some(entries) = super::runs::named_by(arg)? {
+        for e in entries {
+            let read = crate::result::read(&e.path);
+            let read = read.map_err(|err| anyhow!("{name}: id {}: {err}", e.id))?;
+            take(e.path, Ok(read), true)?;
+        }
+    } else {
+        let files: Vec<PathBuf> = if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| anyhow!("{arg}: {e}"))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            files
+        } else if arg.contains(['*', '?', '[']) {
+            let mut files: Vec<PathBuf> = glob::glob(arg)
+                .map_err(|e| anyhow!("{name}: {arg} is not a usable pattern: {e}"))?
+                .filter_map(Result::ok)
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            files
+        } else {
+            // Neither a file, a directory nor a pattern: the system's own word for why.
+            let why = std::fs::metadata(path)
+                .err()
+                .map_or_else(|| "not a file or directory".to_string(), |e| e.to_string());
+            bail!("{arg}: {why}");
+        };
+        for f in files {
+            let read = crate::result::read(&f);
+            take(f, read, false)?;
         }
     }
-    if runs.is_empty() {
-        bail!("{name}: no run results in {arg}");
+    if found.runs.is_empty() && found.searches.is_empty() {
+        bail!("{name}: no run or capacity results in {arg}");
     }
-    refuse_shards(name, &runs)?;
-    Ok((runs, others))
+    refuse_shards(name, &found.runs)?;
+    Ok(found)
 }
 
 /// A shard is a part of a run, not a run: compared as one (or several shards of one run as
@@ -272,8 +289,27 @@ fn judge(gates: &[Gate], done: &[MetricComparison]) -> anyhow::Result<(Vec<Strin
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
-    let (a, a_others) = side(&args.a, "A")?;
-    let (b, b_others) = side(&args.b, "B")?;
+    let sa = side(&args.a, "A")?;
+    let sb = side(&args.b, "B")?;
+    // Capacity searches where both sides hold them (a search's directory holds its steps'
+    // run results too: the searches are what is compared there).
+    match (sa.searches.is_empty(), sb.searches.is_empty()) {
+        (false, false) => return capacity(&args, sa, sb),
+        (true, true) => {}
+        (a_has, _) => bail!(
+            "{} holds capacity searches and {} none: compare searches with searches, runs with runs",
+            if a_has { "B" } else { "A" },
+            if a_has { "A" } else { "B" }
+        ),
+    }
+    if let Some(g) = args
+        .fail_if
+        .iter()
+        .find(|g| g.metric == crate::stats::gate::GateMetric::Capacity)
+    {
+        bail!("--fail-if '{g}': a capacity rule needs capacity search results on both sides");
+    }
+    let (a, a_others, b, b_others) = (sa.runs, sa.others, sb.runs, sb.others);
     let (sampling, sa, sb) = match (a.len(), b.len()) {
         (1, 1) => {
             let series = |(p, r): &Run| series::of(r).map_err(|e| anyhow!("{}: {e}", p.display()));
@@ -387,6 +423,146 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     }
     for v in &verdicts {
         println!("{v}");
+    }
+    if !broken.is_empty() {
+        return Err(GateFailed(format!(
+            "{} of {} --fail-if rule(s) broken: {}",
+            broken.len(),
+            args.fail_if.len(),
+            broken.join("; ")
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// `compare` of capacity searches: the change of capacity with its interval (the searches'
+/// brackets and, with repeats, their spread), each search's bracket, and the `--fail-if`
+/// capacity rules.
+fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
+    use crate::report::capacity_change::{self, Bracket};
+    if let Some(g) = args
+        .fail_if
+        .iter()
+        .find(|g| g.metric != crate::stats::gate::GateMetric::Capacity)
+    {
+        bail!(
+            "--fail-if '{g}': capacity searches are compared by their capacity only: write 'capacity < -N%' or 'capacity > +N%'"
+        );
+    }
+    let sa: Vec<&crate::result::capacity::CapacityResult> =
+        a.searches.iter().map(|(_, c)| c).collect();
+    let sb: Vec<&crate::result::capacity::CapacityResult> =
+        b.searches.iter().map(|(_, c)| c).collect();
+    let change = capacity_change::compare(&sa, &sb).map_err(|e| anyhow!(e))?;
+    let describe = |set: &[Search], arg: &str| match set {
+        [(p, r)] => format!("{} ({})", p.display(), r.env),
+        _ => {
+            let envs: std::collections::BTreeSet<&str> =
+                set.iter().map(|(_, r)| r.env.as_str()).collect();
+            format!(
+                "{arg}: {} searches ({})",
+                set.len(),
+                envs.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+    };
+    println!(
+        "B {} vs A {}: capacity (the highest passing step's throughput)",
+        describe(&b.searches, &args.b),
+        describe(&a.searches, &args.a)
+    );
+    let pct = |x: f64| format!("{:+.1}%", 100.0 * x);
+    let upper = |x: Option<f64>| x.map_or("unbounded".to_string(), pct);
+    let (n, p) = match &change.repeats {
+        Some(t) => (
+            format!("{}/{}", change.a.len(), change.b.len()),
+            p_text(t.test.p),
+        ),
+        None => ("1/1".to_string(), "-".to_string()),
+    };
+    let table = crate::format::Table {
+        title: String::new(),
+        header: [
+            "metric",
+            "A mean",
+            "B mean",
+            "change",
+            "interval",
+            "searches A/B",
+            "p",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![vec![
+            capacity_change::METRIC.to_string(),
+            crate::format::cell(Some(change.a_mean), 1),
+            crate::format::cell(Some(change.b_mean), 1),
+            pct(change.relative_diff),
+            format!("{}..{}", pct(change.low), upper(change.high)),
+            n,
+            p,
+            change.verdict.to_string(),
+        ]],
+        text_columns: vec![4, 7],
+    };
+    print!("{}", table.text());
+    let bracket = |x: &Bracket| match x.high {
+        Some(h) => format!("{:.0}..{h:.0}", x.low),
+        None => format!("{:.0}..(no failing step)", x.low),
+    };
+    for (name, set, brackets) in [("A", &a.searches, &change.a), ("B", &b.searches, &change.b)] {
+        for ((path, _), x) in set.iter().zip(brackets) {
+            println!(
+                "  {name} {}: capacity in {} ops/s",
+                path.display(),
+                bracket(x)
+            );
+        }
+    }
+    for (name, others) in [("A", &a.others), ("B", &b.others)] {
+        let runs = match name {
+            "A" => a.runs.len(),
+            _ => b.runs.len(),
+        };
+        if runs > 0 || !others.is_empty() {
+            println!(
+                "  {name}: {runs} step run result(s) and {} other file(s) beside the searches, left out",
+                others.len()
+            );
+        }
+    }
+    println!(
+        "the interval is the brackets' (the capacity lies between a search's highest passing step \
+         and its lowest failing step's rate: {}..{}){}",
+        pct(change.bracket_low),
+        upper(change.bracket_high),
+        match &change.repeats {
+            Some(t) => format!(
+                " together with the {:.0}% interval over the repeated searches ({}..{}, Welch's t-test)",
+                100.0 * CONFIDENCE,
+                pct(t.relative_low),
+                pct(t.relative_high)
+            ),
+            None => "; one search a side has no spread to measure: repeat the searches for one"
+                .to_string(),
+        }
+    );
+    let significant = change.repeats.as_ref().is_some_and(|t| t.test.p < ALPHA);
+    let mut broken = Vec::new();
+    for g in &args.fail_if {
+        let tripped = g.beyond_change(change.relative_diff) && change.established(significant);
+        if tripped {
+            println!(
+                "fail-if '{g}': BROKEN by {} {}",
+                capacity_change::METRIC,
+                pct(change.relative_diff)
+            );
+            broken.push(format!("'{g}' (capacity {})", pct(change.relative_diff)));
+        } else {
+            println!("fail-if '{g}': held");
+        }
     }
     if !broken.is_empty() {
         return Err(GateFailed(format!(

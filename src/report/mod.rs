@@ -11,6 +11,7 @@ use crate::result::{
 };
 
 pub mod capacity;
+pub mod capacity_change;
 pub mod charts;
 pub mod cost;
 pub mod csv;

@@ -20,6 +20,8 @@ pub enum Bound {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GateMetric {
     Throughput,
+    /// The capacity of capacity searches (`capacity < -10%`).
+    Capacity,
     /// Response time at `p50` or `p99`, of one operation kind or (None) of every kind.
     Response {
         kind: Option<String>,
@@ -41,7 +43,8 @@ impl FromStr for Gate {
 
     fn from_str(s: &str) -> Result<Gate, String> {
         let form = "write METRIC > +N% or METRIC < -N%, METRIC one of throughput, p50, p99, \
-                    KIND.p50, KIND.p99 (KIND an operation such as read)";
+                    KIND.p50, KIND.p99 (KIND an operation such as read), capacity (of capacity \
+                    searches)";
         let (at, bound) = match (s.find('>'), s.find('<')) {
             (Some(i), None) => (i, Bound::Above),
             (None, Some(i)) => (i, Bound::Below),
@@ -51,6 +54,7 @@ impl FromStr for Gate {
         let change = s[at + 1..].trim();
         let metric = match name.split_once('.') {
             None if name == "throughput" => GateMetric::Throughput,
+            None if name == "capacity" => GateMetric::Capacity,
             None => GateMetric::Response {
                 kind: None,
                 percentile: percentile(name).ok_or_else(|| format!("'{s}': {form}"))?,
@@ -100,6 +104,7 @@ impl fmt::Display for Gate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.metric {
             GateMetric::Throughput => f.write_str("throughput")?,
+            GateMetric::Capacity => f.write_str("capacity")?,
             GateMetric::Response {
                 kind: Some(k),
                 percentile,
@@ -122,6 +127,7 @@ impl Gate {
     pub fn looks_at(&self, metric: &str) -> bool {
         match &self.metric {
             GateMetric::Throughput => metric.starts_with("throughput"),
+            GateMetric::Capacity => metric.starts_with("capacity"),
             GateMetric::Response { kind, percentile } => {
                 let tail = format!(" response p{percentile} ms");
                 match (metric.strip_suffix(&tail), kind) {
@@ -135,9 +141,15 @@ impl Gate {
 
     /// Whether `c`'s change is beyond the threshold, in the rule's direction.
     pub fn beyond(&self, c: &MetricComparison) -> bool {
+        self.beyond_change(c.relative_diff)
+    }
+
+    /// Whether a relative change (B / A − 1) is beyond the threshold, in the rule's
+    /// direction.
+    pub fn beyond_change(&self, relative_diff: f64) -> bool {
         match self.bound {
-            Bound::Above => c.relative_diff > self.limit && c.relative_diff > 0.0,
-            Bound::Below => c.relative_diff < self.limit && c.relative_diff < 0.0,
+            Bound::Above => relative_diff > self.limit && relative_diff > 0.0,
+            Bound::Below => relative_diff < self.limit && relative_diff < 0.0,
         }
     }
 
@@ -182,6 +194,7 @@ mod tests {
             ("read.p50 > +2.5%", "read.p50 > +2.5%"),
             ("write.p99 > 0%", "write.p99 > +0%"),
             ("throughput < 0%", "throughput < -0%"),
+            ("capacity < -10%", "capacity < -10%"),
         ] {
             let g: Gate = text.parse().unwrap();
             assert_eq!(g.to_string(), printed, "{text}");
