@@ -40,7 +40,7 @@ PAUSE_IMAGE=localhost/cqlbench-lab/pause:1
 DEMO_IMAGE=localhost/cqlbench-lab/hello:2
 SOCK=$S/containerd/containerd.sock
 KC=$S/kubeconfig
-HOST_DIRS="/var/lib/kubelet /var/lib/kubelet/device-plugins /var/log/containers /run/containerd /run/containerd/s"
+HOST_DIRS="/var/lib/kubelet /var/lib/kubelet/device-plugins /var/log/containers /run/containerd /run/containerd/s /run/netns"
 COMPONENTS="etcd kube-apiserver kube-controller-manager kube-scheduler containerd kubelet"
 
 log() { printf '[k8s-lab %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -230,11 +230,16 @@ build_image() { # build_image NAME REF -> images/NAME-TAG.tar (docker-archive); 
   log "built image $ref -> $tar"
 }
 
+# (The list is read into a variable first: with pipefail, `ctr ... | grep -q` fails whenever grep
+# exits before ctr has written everything and ctr dies of SIGPIPE.)
+has_node_ip() { local l; l=$(ip -4 addr show dev lo) && grep -q " $NODE_IP/32" <<<"$l"; }
+has_image() { local l; l=$(ctr_ images ls -q) && grep -qx "$1" <<<"$l"; }
+
 import_image() { # import_image NAME REF
   local tar=$S/images/$1-${2##*:}.tar
-  if ctr_ images ls -q | grep -qx "$2"; then return 0; fi
+  if has_image "$2"; then return 0; fi
   ctr_ images import "$tar" >/dev/null
-  ctr_ images ls -q | grep -qx "$2" || die "import of $tar did not create $2"
+  has_image "$2" || die "import of $tar did not create $2"
   log "imported $2 into containerd (namespace k8s.io)"
 }
 
@@ -344,8 +349,14 @@ imageGCLowThresholdPercent: 99
 EOF
 }
 
+# Ready, and (when KUBELET_STARTED is set) reported by this kubelet run: on a warm start the
+# node object in etcd still says Ready=True from the previous run.
+KUBELET_STARTED=""
 node_ready() {
-  [ "$(kubectl get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+  local r
+  r=$(kubectl get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].lastHeartbeatTime}' 2>/dev/null) || return 1
+  [ "${r%% *}" = True ] || return 1
+  [ -z "$KUBELET_STARTED" ] || [[ ! "${r#* }" < "$KUBELET_STARTED" ]]
 }
 
 node_untainted() {
@@ -374,7 +385,7 @@ up() {
   write_configs
   build_image pause "$PAUSE_IMAGE"
   # The node IP: a /32 on lo (kubelet rejects a loopback node IP; this keeps kubelet off eth0).
-  ip -4 addr show dev lo | grep -q " $NODE_IP/32" || ip addr add "$NODE_IP/32" dev lo
+  has_node_ip || ip addr add "$NODE_IP/32" dev lo
 
   t=$(now)
   start etcd "$BIN/etcd" --name lab --data-dir "$S/etcd" \
@@ -420,6 +431,7 @@ up() {
   import_image pause "$PAUSE_IMAGE"
 
   t=$(now)
+  KUBELET_STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   start kubelet "$BIN/kubelet" --config "$S/kubelet/config.yaml" \
     --kubeconfig "$S/kubelet.kubeconfig" --root-dir "$S/kubelet/root" \
     --hostname-override "$NODE" --node-ip "$NODE_IP" --v=1
@@ -434,13 +446,18 @@ up() {
 
 # --- down -----------------------------------------------------------------------------------
 down() {
-  local t0 pid m c
+  local t0 pid m c netns=""
   t0=$(now)
   [ -d "$S" ] || { log "no state dir $S: nothing to do"; return 0; }
   stop kubelet
   # Containers and sandboxes: kill and delete every task and container in containerd's k8s.io
   # namespace (our containerd only), so that no shim or container is left behind.
   if pid_of containerd >/dev/null && ctr -a "$SOCK" version >/dev/null 2>&1; then
+    # Network namespaces of pod-network sandboxes (CRI removes them in StopPodSandbox, which
+    # this bypasses): remember them from the containers' specs.
+    for c in $(ctr_ containers ls -q 2>/dev/null); do
+      netns+=" $(ctr_ containers info "$c" 2>/dev/null | grep -o '"/var/run/netns/cni-[0-9a-f-]*"' | tr -d '"' | sort -u || true)"
+    done
     for c in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true; done
     sleep 0.5
     for c in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks rm -f "$c" >/dev/null 2>&1 || true; done
@@ -459,9 +476,13 @@ down() {
   for m in $(awk -v s="$S/" 'index($2, s) == 1 {print $2}' /proc/self/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m" || true
   done
+  for m in $netns; do
+    [ -e "$m" ] || continue
+    umount "$m" 2>/dev/null || true; rm -f "$m" && log "removed network namespace $m"
+  done
   # Network: the CNI bridge (exists only if a non-hostNetwork pod ever ran), the node IP.
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE"; log "deleted bridge $BRIDGE"; fi
-  ip -4 addr show dev lo | grep -q " $NODE_IP/32" && ip addr del "$NODE_IP/32" dev lo
+  has_node_ip && ip addr del "$NODE_IP/32" dev lo
   # kubelet's symlinks in /var/log/containers that point into our pod logs.
   for m in /var/log/containers/*.log; do
     [ -L "$m" ] && case $(readlink "$m") in "$S"/*) rm -f "$m" ;; esac
@@ -506,7 +527,7 @@ status() {
     if pid=$(pid_of "$n"); then echo "  $n: running (pid $pid)"; any=1; else echo "  $n: stopped"; fi
   done
   [ -n "$(pgrep -f -- "containerd-shim-runc-v2 .*-address $SOCK( |$)" || true)" ] && echo "  containerd shims: $(pgrep -f -- "containerd-shim-runc-v2 .*-address $SOCK( |$)" | tr '\n' ' ')"
-  ip -4 addr show dev lo | grep -q " $NODE_IP/32" && echo "  node IP $NODE_IP/32 on lo"
+  has_node_ip && echo "  node IP $NODE_IP/32 on lo"
   ip link show "$BRIDGE" >/dev/null 2>&1 && echo "  bridge $BRIDGE present"
   if [ $any = 1 ] && kubectl get --raw /readyz >/dev/null 2>&1; then
     echo "  KUBECONFIG=$KC"
