@@ -491,6 +491,16 @@ fn ctrl_c_leaves_a_valid_result_of_what_was_measured(dir: &std::path::Path) {
             .iter()
             .any(|w| matches!(w, cqlbench::result::Warning::Interrupted))
     );
+    // The tests' binary is the dev build: recorded, and warned about.
+    let build = r.fingerprint.client_build.as_ref().expect("build recorded");
+    assert_eq!(
+        (build.profile.as_str(), build.opt_level.as_str()),
+        ("debug", "0")
+    );
+    assert!(r.warnings.iter().any(|w| matches!(
+        w,
+        cqlbench::result::Warning::UnoptimisedClient { profile, .. } if profile == "debug"
+    )));
     let p = r
         .fingerprint
         .probe

@@ -223,6 +223,13 @@ async fn first_result(
     let server_settings = session::server_settings(session, asked.as_ref()).await;
     let mut nodes = session::cluster_nodes(session, asked.as_ref()).await;
     let mut warnings = Vec::new();
+    let build = crate::result::ClientBuild::current();
+    if build.unoptimised() {
+        warnings.push(crate::result::Warning::UnoptimisedClient {
+            profile: build.profile.clone(),
+            opt_level: build.opt_level.clone(),
+        });
+    }
     if let Some(r) = target.reach.as_ref().filter(|r| !r.complete()) {
         warnings.push(crate::result::Warning::NodesUnreachable {
             dc: r.dc.clone(),
@@ -287,6 +294,7 @@ async fn first_result(
             cluster: plan.cluster.clone(),
             probe: plan.probe.clone(),
             client: Some(plan.connect.client.clone()),
+            client_build: Some(build),
         },
         phases: Vec::new(),
         warnings,

@@ -192,6 +192,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
             cluster: None,
             probe: None,
             client: None,
+            client_build: None,
         },
         events: Vec::new(),
         shard: None,

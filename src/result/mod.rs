@@ -165,6 +165,38 @@ pub struct Fingerprint {
     /// settings; None in results written before they were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<crate::spec::client::ClientSpec>,
+    /// How the client binary was built; None in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_build: Option<ClientBuild>,
+}
+
+/// How the client binary that wrote a result was built: an unoptimised build (opt-level 0,
+/// as the quickstart's `quick` profile and `cargo build` without `--release` make) spends
+/// several times the release build's CPU per operation, so at high rates it measures itself
+/// rather than the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientBuild {
+    /// Cargo's profile: `release`, `quick`, `debug` (dev).
+    pub profile: String,
+    /// Its optimisation level (`0`, `1`, `2`, `3`, `s`, `z`).
+    pub opt_level: String,
+    pub debug_assertions: bool,
+}
+
+impl ClientBuild {
+    /// This binary's build.
+    pub fn current() -> ClientBuild {
+        ClientBuild {
+            profile: env!("CQLBENCH_BUILD_PROFILE").to_string(),
+            opt_level: env!("CQLBENCH_BUILD_OPT_LEVEL").to_string(),
+            debug_assertions: cfg!(debug_assertions),
+        }
+    }
+
+    /// Built without optimisation of its own code.
+    pub fn unoptimised(&self) -> bool {
+        self.opt_level == "0"
+    }
 }
 
 /// One node of the cluster, as `system.local` / `system.peers_v2` describe it.

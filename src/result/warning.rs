@@ -109,6 +109,12 @@ pub enum Warning {
         nodes: usize,
         unreachable: Vec<String>,
     },
+    /// The client was built without optimisation: its figures at high rates are its own
+    /// limits as much as the cluster's.
+    UnoptimisedClient {
+        profile: String,
+        opt_level: String,
+    },
 }
 
 /// [`Warning::NodesUnreachable`] in words.
@@ -203,6 +209,10 @@ impl fmt::Display for Warning {
                 f,
                 "shard {shard} fell behind ({}): the merged throughput is short by its part or the merged latencies include its own delays; load from more or larger clients",
                 reasons.join("; ")
+            ),
+            Warning::UnoptimisedClient { profile, opt_level } => write!(
+                f,
+                "this client was built without optimisation (profile {profile}, opt-level {opt_level}): it does about a third of the release build's operations per CPU-second, so near its CPU limit it measures itself, not the cluster; build with `cargo build --release` for figures to publish"
             ),
             Warning::NodesUnreachable {
                 dc,
@@ -397,6 +407,16 @@ mod tests {
 
     #[test]
     fn nodes_out_of_reach_are_named_with_what_it_means_and_what_to_do() {
+        let w = Warning::UnoptimisedClient {
+            profile: "quick".into(),
+            opt_level: "0".into(),
+        };
+        assert!(
+            w.to_string().starts_with(
+                "this client was built without optimisation (profile quick, opt-level 0)"
+            ),
+            "{w}"
+        );
         let w = Warning::NodesUnreachable {
             dc: Some("dc1".into()),
             connected: 1,
