@@ -198,6 +198,28 @@ fn scenarios_against_a_real_node() {
         "node CPU from /proc"
     );
 
+    // The same fill again with --drop to a smaller target: judged after the drop (the node
+    // already holds more than 8M of the table it drops), so it writes again.
+    let refill = dir.join("refill.json");
+    env.ok(&[
+        "fill",
+        "keyvalue",
+        "--cluster",
+        "scen",
+        "--drop",
+        "--bytes",
+        "8M",
+        "--compaction-timeout",
+        "60s",
+        "--out",
+        refill.to_str().unwrap(),
+        "-q",
+    ]);
+    let r = RunResult::read(&refill).unwrap();
+    let rows = r.main_summary().map_or(0, |s| s.ok);
+    eprintln!("refill with --drop: {rows} rows");
+    assert!(rows > 1_000, "a dropping fill wrote {rows} rows");
+
     // Throughput, then latency at 35% of it.
     let tp = dir.join("tp.json");
     env.ok(&[

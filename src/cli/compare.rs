@@ -549,6 +549,16 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
                 .to_string(),
         }
     );
+    if change.repeats.is_none() {
+        println!(
+            "one search a side: the brackets hold each search's step resolution, not how far apart repeated searches land; repeat the searches (3 a side) for a verdict that does"
+        );
+        if let Some(g) = args.fail_if.first() {
+            bail!(
+                "--fail-if '{g}': a capacity gate needs repeated searches (at least 2 a side), so that the spread between searches is measured; one a side cannot tell a change from it"
+            );
+        }
+    }
     let significant = change.repeats.as_ref().is_some_and(|t| t.test.p < ALPHA);
     let mut broken = Vec::new();
     for g in &args.fail_if {

@@ -21,22 +21,38 @@ pub fn mean_load(endpoints: &[Endpoint]) -> Option<f64> {
 /// Watches the nodes' mean load and sets `until` once it reaches `target_bytes`.
 pub struct Watcher {
     pub until: Arc<AtomicBool>,
+    /// Judging starts once this is set (the load before it is only reported).
+    pub armed: Arc<AtomicBool>,
     quit: Arc<AtomicBool>,
     handle: Option<JoinHandle<Option<f64>>>,
+}
+
+/// When the watcher may call the target reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judge {
+    /// From the first reading: the data already there counts.
+    AtOnce,
+    /// The fill drops its keyspace first: from when [`Watcher::armed`] is set (the run's main
+    /// phase began, so the drop is done) and a reading below the target has been seen (the
+    /// nodes' load no longer counts the dropped data).
+    AfterDrop,
 }
 
 impl Watcher {
     pub fn start(
         endpoints: Vec<Endpoint>,
         target_bytes: f64,
+        judge: Judge,
         mut progress: impl FnMut(f64) + Send + 'static,
     ) -> Watcher {
         let until = Arc::new(AtomicBool::new(false));
+        let armed = Arc::new(AtomicBool::new(judge == Judge::AtOnce));
         let quit = Arc::new(AtomicBool::new(false));
-        let (u, q) = (until.clone(), quit.clone());
+        let (u, a, q) = (until.clone(), armed.clone(), quit.clone());
         let handle = std::thread::spawn(move || {
             let mut last = None;
             let mut next_report = Instant::now();
+            let mut seen_below = judge == Judge::AtOnce;
             while !q.load(Ordering::Relaxed) {
                 if let Some(load) = mean_load(&endpoints) {
                     last = Some(load);
@@ -44,9 +60,12 @@ impl Watcher {
                         progress(load);
                         next_report = Instant::now() + Duration::from_secs(5);
                     }
-                    if load >= target_bytes {
-                        u.store(true, Ordering::Relaxed);
-                        return last;
+                    if a.load(Ordering::Relaxed) {
+                        seen_below |= load < target_bytes;
+                        if seen_below && load >= target_bytes {
+                            u.store(true, Ordering::Relaxed);
+                            return last;
+                        }
                     }
                 }
                 std::thread::sleep(Duration::from_secs(1));
@@ -55,6 +74,7 @@ impl Watcher {
         });
         Watcher {
             until,
+            armed,
             quit,
             handle: Some(handle),
         }

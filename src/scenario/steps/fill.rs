@@ -166,14 +166,25 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         out: &plan.out,
     }));
     let sink = ctx.clone();
-    let watcher = Watcher::start(endpoints.clone(), target, move |load| {
+    // A fill that drops its keyspace judges the load once the drop is done, not by the data
+    // it is about to drop.
+    let judge = if run.drop {
+        crate::scenario::fill::Judge::AfterDrop
+    } else {
+        crate::scenario::fill::Judge::AtOnce
+    };
+    let watcher = Watcher::start(endpoints.clone(), target, judge, move |load| {
         sink.emit(Event::Fill(FillEvent::NodeLoad {
             mib: mib(load),
             target_mib: mib(target),
         }));
     });
     plan.until = Some(watcher.until.clone());
+    let armed = watcher.armed.clone();
     let result = crate::load::run(&plan, ctx.cancel.flag(), &mut |e| {
+        if let crate::load::Event::PhaseStarted { .. } = &e {
+            armed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if let crate::load::Event::Interval { record, .. } = &e
             && (record.end_s as u64).is_multiple_of(5)
         {
