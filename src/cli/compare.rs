@@ -309,6 +309,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     {
         bail!("--fail-if '{g}': a capacity rule needs capacity search results on both sides");
     }
+    runs(&args, sa, sb)
+}
+
+/// `compare` of run results (one a side, or sets of repeated runs).
+fn runs(args: &CompareArgs, sa: Side, sb: Side) -> anyhow::Result<()> {
     let (a, a_others, b, b_others) = (sa.runs, sa.others, sb.runs, sb.others);
     let (sampling, sa, sb) = match (a.len(), b.len()) {
         (1, 1) => {
@@ -344,17 +349,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             eprintln!("warning: {why}");
         }
     }
-    let describe = |set: &[Run], arg: &str| match set {
-        [(p, r)] => format!("{} ({})", p.display(), r.env),
-        _ => {
-            let envs: std::collections::BTreeSet<&str> =
-                set.iter().map(|(_, r)| r.env.as_str()).collect();
-            format!(
-                "{arg}: {} runs ({})",
-                set.len(),
-                envs.into_iter().collect::<Vec<_>>().join(", ")
-            )
-        }
+    let describe = |set: &[Run], arg: &str| {
+        let items: Vec<(&Path, &str)> = set
+            .iter()
+            .map(|(p, r)| (p.as_path(), r.env.as_str()))
+            .collect();
+        describe(&items, arg, "runs")
     };
     println!(
         "B {} vs A {}: main phase, {}",
@@ -424,23 +424,43 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     for v in &verdicts {
         println!("{v}");
     }
-    if !broken.is_empty() {
-        return Err(GateFailed(format!(
-            "{} of {} --fail-if rule(s) broken: {}",
-            broken.len(),
-            args.fail_if.len(),
-            broken.join("; ")
-        ))
-        .into());
+    gate_outcome(&broken, args.fail_if.len())
+}
+
+/// One side in a line: the file and its environment, or how many `noun` of which
+/// environments.
+fn describe(items: &[(&Path, &str)], arg: &str, noun: &str) -> String {
+    match items {
+        [(p, env)] => format!("{} ({env})", p.display()),
+        _ => {
+            let envs: std::collections::BTreeSet<&str> = items.iter().map(|(_, e)| *e).collect();
+            format!(
+                "{arg}: {} {noun} ({})",
+                items.len(),
+                envs.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
     }
-    Ok(())
+}
+
+/// The gate's outcome: [`GateFailed`] naming the `broken` rules of `rules`, else Ok.
+fn gate_outcome(broken: &[String], rules: usize) -> anyhow::Result<()> {
+    if broken.is_empty() {
+        return Ok(());
+    }
+    Err(GateFailed(format!(
+        "{} of {rules} --fail-if rule(s) broken: {}",
+        broken.len(),
+        broken.join("; ")
+    ))
+    .into())
 }
 
 /// `compare` of capacity searches: the change of capacity with its interval (the searches'
 /// brackets and, with repeats, their spread), each search's bracket, and the `--fail-if`
 /// capacity rules.
 fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
-    use crate::report::capacity_change::{self, Bracket};
+    use crate::report::capacity_change;
     if let Some(g) = args
         .fail_if
         .iter()
@@ -454,18 +474,13 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
         a.searches.iter().map(|(_, c)| c).collect();
     let sb: Vec<&crate::result::capacity::CapacityResult> =
         b.searches.iter().map(|(_, c)| c).collect();
-    let change = capacity_change::compare(&sa, &sb).map_err(|e| anyhow!(e))?;
-    let describe = |set: &[Search], arg: &str| match set {
-        [(p, r)] => format!("{} ({})", p.display(), r.env),
-        _ => {
-            let envs: std::collections::BTreeSet<&str> =
-                set.iter().map(|(_, r)| r.env.as_str()).collect();
-            format!(
-                "{arg}: {} searches ({})",
-                set.len(),
-                envs.into_iter().collect::<Vec<_>>().join(", ")
-            )
-        }
+    let change = capacity_change::compare(&sa, &sb)?;
+    let describe = |set: &[Search], arg: &str| {
+        let items: Vec<(&Path, &str)> = set
+            .iter()
+            .map(|(p, r)| (p.as_path(), r.env.as_str()))
+            .collect();
+        describe(&items, arg, "searches")
     };
     println!(
         "B {} vs A {}: capacity (the highest passing step's throughput)",
@@ -508,31 +523,7 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
         text_columns: vec![4, 7],
     };
     print!("{}", table.text());
-    let bracket = |x: &Bracket| match x.high {
-        Some(h) => format!("{:.0}..{h:.0}", x.low),
-        None => format!("{:.0}..(no failing step)", x.low),
-    };
-    for (name, set, brackets) in [("A", &a.searches, &change.a), ("B", &b.searches, &change.b)] {
-        for ((path, _), x) in set.iter().zip(brackets) {
-            println!(
-                "  {name} {}: capacity in {} ops/s",
-                path.display(),
-                bracket(x)
-            );
-        }
-    }
-    for (name, others) in [("A", &a.others), ("B", &b.others)] {
-        let runs = match name {
-            "A" => a.runs.len(),
-            _ => b.runs.len(),
-        };
-        if runs > 0 || !others.is_empty() {
-            println!(
-                "  {name}: {runs} step run result(s) and {} other file(s) beside the searches, left out",
-                others.len()
-            );
-        }
-    }
+    list_searches(&a, &b, &change);
     println!(
         "the interval is the brackets' (the capacity lies between a search's highest passing step \
          and its lowest failing step's rate: {}..{}){}",
@@ -559,6 +550,42 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
             );
         }
     }
+    capacity_gate(args, &change)
+}
+
+/// Each search's bracket, and what the sides hold besides searches.
+fn list_searches(a: &Side, b: &Side, change: &crate::report::capacity_change::CapacityChange) {
+    use crate::report::capacity_change::Bracket;
+    let bracket = |x: &Bracket| match x.high {
+        Some(h) => format!("{:.0}..{h:.0}", x.low),
+        None => format!("{:.0}..(no failing step)", x.low),
+    };
+    for (name, set, brackets) in [("A", &a.searches, &change.a), ("B", &b.searches, &change.b)] {
+        for ((path, _), x) in set.iter().zip(brackets) {
+            println!(
+                "  {name} {}: capacity in {} ops/s",
+                path.display(),
+                bracket(x)
+            );
+        }
+    }
+    for (name, side) in [("A", a), ("B", b)] {
+        if !side.runs.is_empty() || !side.others.is_empty() {
+            println!(
+                "  {name}: {} step run result(s) and {} other file(s) beside the searches, left out",
+                side.runs.len(),
+                side.others.len()
+            );
+        }
+    }
+}
+
+/// The `--fail-if` capacity rules on `change`: each rule's line, and the outcome.
+fn capacity_gate(
+    args: &CompareArgs,
+    change: &crate::report::capacity_change::CapacityChange,
+) -> anyhow::Result<()> {
+    let pct = |x: f64| format!("{:+.1}%", 100.0 * x);
     let significant = change.repeats.as_ref().is_some_and(|t| t.test.p < ALPHA);
     let mut broken = Vec::new();
     for g in &args.fail_if {
@@ -566,7 +593,7 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
         if tripped {
             println!(
                 "fail-if '{g}': BROKEN by {} {}",
-                capacity_change::METRIC,
+                crate::report::capacity_change::METRIC,
                 pct(change.relative_diff)
             );
             broken.push(format!("'{g}' (capacity {})", pct(change.relative_diff)));
@@ -574,14 +601,5 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
             println!("fail-if '{g}': held");
         }
     }
-    if !broken.is_empty() {
-        return Err(GateFailed(format!(
-            "{} of {} --fail-if rule(s) broken: {}",
-            broken.len(),
-            args.fail_if.len(),
-            broken.join("; ")
-        ))
-        .into());
-    }
-    Ok(())
+    gate_outcome(&broken, args.fail_if.len())
 }

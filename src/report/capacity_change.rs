@@ -16,6 +16,7 @@
 //! such a verdict is shown with that caveat, and a `--fail-if` gate refuses it. With sets,
 //! a change counts when the repeats make it significant and the brackets do not contradict it.
 
+use crate::error::Invalid;
 use crate::result::capacity::CapacityResult;
 use crate::stats::compare::{
     ALPHA, Direction, MetricComparison, Sampling, Scale, Verdict, compare_scaled,
@@ -106,13 +107,13 @@ fn mean(xs: &[f64]) -> f64 {
 /// The change of capacity from the searches `a` to the searches `b` (one or at least two a
 /// side). A search without a verdict or without a passing step on side A is refused, named by
 /// its position.
-pub fn compare(a: &[&CapacityResult], b: &[&CapacityResult]) -> Result<CapacityChange, String> {
-    let brackets = |side: &str, set: &[&CapacityResult]| -> Result<Vec<Bracket>, String> {
+pub fn compare(a: &[&CapacityResult], b: &[&CapacityResult]) -> Result<CapacityChange, Invalid> {
+    let brackets = |side: &str, set: &[&CapacityResult]| -> Result<Vec<Bracket>, Invalid> {
         set.iter()
             .enumerate()
             .map(|(i, r)| {
                 Bracket::of(r).ok_or_else(|| {
-                    format!(
+                    crate::invalid!(
                         "{side}: search {} of {} ({}) has no verdict (it did not finish a step)",
                         i + 1,
                         set.len(),
@@ -128,7 +129,7 @@ pub fn compare(a: &[&CapacityResult], b: &[&CapacityResult]) -> Result<CapacityC
         (1, 1) => {}
         (x, y) if x >= 2 && y >= 2 => {}
         (x, y) => {
-            return Err(format!(
+            return Err(crate::invalid!(
                 "A holds {x} capacity search(es) and B {y}: compare one search with one, or a set of at least 2 repeated searches with a set"
             ));
         }
@@ -169,7 +170,7 @@ pub fn compare(a: &[&CapacityResult], b: &[&CapacityResult]) -> Result<CapacityC
                 Sampling::Runs,
                 Scale::Linear,
             )
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| crate::invalid!("{e}"))?,
         )
     } else {
         None
