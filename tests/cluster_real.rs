@@ -955,6 +955,14 @@ fn emulated_disks_deliver_their_class_limits_to_the_probe() {
     }
 }
 
+/// The client timeouts among a phase's errors.
+fn client_timeouts(main: &cqlbench::result::PhaseSummary) -> u64 {
+    main.errors_by_kind
+        .get(&cqlbench::stats::ErrorKind::ClientTimeout)
+        .copied()
+        .unwrap_or(0)
+}
+
 /// A 3-node cluster that requires client encryption and client certificates: a run with its
 /// CA and client certificate succeeds with no error, with the driver settings in the result;
 /// plain text, another CA and no client certificate each fail in one line naming the cause,
@@ -1032,11 +1040,7 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
     // Three freshly started nodes share this host's CPUs with the client: a request may
     // time out while their JIT warms up (seen once in 1,000 at 200 ops/s). Anything but a
     // client timeout is a fault, and timeouts stay rare.
-    let timeouts = main
-        .errors_by_kind
-        .get(&cqlbench::stats::ErrorKind::ClientTimeout)
-        .copied()
-        .unwrap_or(0);
+    let timeouts = client_timeouts(main);
     assert_eq!(main.errors, timeouts, "{:?}", main.errors_by_kind);
     assert!(timeouts * 100 <= main.ok, "{:?}", main.errors_by_kind);
     assert!(main.ok >= 400, "{}", main.ok);
@@ -1170,11 +1174,7 @@ fn tls_with_client_auth_admits_the_right_certificates_only() {
         );
         let r = cqlbench::result::RunResult::read(&out).unwrap();
         let main = r.main_summary().unwrap();
-        let timeouts = main
-            .errors_by_kind
-            .get(&cqlbench::stats::ErrorKind::ClientTimeout)
-            .copied()
-            .unwrap_or(0);
+        let timeouts = client_timeouts(main);
         assert_eq!(main.errors, timeouts, "{what}: {:?}", main.errors_by_kind);
         assert!(main.ok >= 200, "{what}: {}", main.ok);
         eprintln!(
