@@ -47,12 +47,14 @@ pub(super) fn private_key(
         let info = pkcs8::EncryptedPrivateKeyInfo::try_from(block.contents())
             .map_err(|e| crate::invalid!("--tls-key {shown}: not an encrypted PKCS#8 key: {e}"))?;
         let plain = info.decrypt(password.as_bytes()).map_err(|e| match e {
-            // pkcs5 0.7 reports a failed decryption's padding check as EncryptFailed.
+            // pkcs5 0.7 reports a failed decryption's padding check as EncryptFailed; about
+            // one wrong password in 256 passes that check and gives bytes that are no DER
+            // document (the encrypted structure itself was read above, so an ASN.1 error
+            // here is of the decrypted bytes).
             pkcs8::Error::EncryptedPrivateKey(
                 pkcs8::pkcs5::Error::DecryptFailed | pkcs8::pkcs5::Error::EncryptFailed,
-            ) => {
-                wrong_password(path, &password.source)
-            }
+            )
+            | pkcs8::Error::Asn1(_) => wrong_password(path, &password.source),
             pkcs8::Error::EncryptedPrivateKey(
                 pkcs8::pkcs5::Error::UnsupportedAlgorithm { .. }
                 | pkcs8::pkcs5::Error::NoPbes1CryptSupport,
