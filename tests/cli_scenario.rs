@@ -885,3 +885,84 @@ fn prometheus_server_and_instances_are_run_step_keys() {
         "{stdout}"
     );
 }
+
+/// Two environments reached differently in one file (reference 000's columns): each its own
+/// CA, client certificate, credentials and data centre, merged over the scenario's
+/// `connection:`; the dry run reads every file and prints each environment's settings, and a
+/// missing CA, a credentials file of one line or an unknown key is refused in one line naming
+/// the environment.
+#[test]
+fn environments_give_their_own_connection_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        cqlbench::tls::LocalCa::at(dir.path().join("a")),
+        cqlbench::tls::LocalCa::at(dir.path().join("b")),
+    );
+    a.create(&["10.0.0.5".into()]).unwrap();
+    b.create(&["10.1.0.5".into()]).unwrap();
+    let creds = dir.path().join("creds");
+    std::fs::write(&creds, "bench\nsecret\n").unwrap();
+    let p = |x: std::path::PathBuf| x.to_str().unwrap().to_string();
+    let text = format!(
+        "name: two
+connection: {{timeout: 2s, retry: 1}}
+environments:
+  - name: ec2
+    hosts: [10.0.0.5]
+    connection: {{dc: us-east, tls-ca: {}, tls-cert: {}, tls-key: {}, credentials-file: {}}}
+  - name: eks
+    hosts: [10.1.0.5]
+    connection: {{dc: dc1, tls-ca: {}, address-map: '10.1.0.5=203.0.113.7:30042'}}
+steps:
+  - throughput: {{workload: keyvalue, duration: 5s, concurrency: 8}}
+  - latency: {{workload: keyvalue, rate: 35%, of: '{{throughput@ec2}}', duration: 5s}}
+",
+        p(a.ca()),
+        p(a.client_cert()),
+        p(a.client_key()),
+        p(creds.clone()),
+        p(b.ca()),
+    );
+    let file = dir.path().join("two.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let stdout = dry_run_valid(&file, &dir.path().join("out"));
+    let (ec2, eks) = stdout.split_once("environment eks").unwrap();
+    assert!(
+        ec2.contains("connection: timeout=2s retry=1 dc=us-east")
+            && ec2.contains(&format!("--tls-ca {}", p(a.ca())))
+            && ec2.contains("--credentials-file")
+            && ec2.contains("--retry 1"),
+        "{ec2}"
+    );
+    assert!(
+        eks.contains(&format!("--tls-ca {}", p(b.ca())))
+            && eks.contains("--dc dc1")
+            && eks.contains("--address-map 10.1.0.5:9042=203.0.113.7:30042")
+            && !eks.contains("--credentials-file"),
+        "{eks}"
+    );
+    let refused = |text: String, want: &str| {
+        std::fs::write(&file, text).unwrap();
+        let out = cqlbench()
+            .args(["scenario", file.to_str().unwrap(), "--dry-run", "--dir"])
+            .arg(dir.path().join("out"))
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains(want), "{want}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    };
+    refused(
+        text.replace(&p(b.ca()), "/nonexistent/ca.pem"),
+        "/nonexistent/ca.pem",
+    );
+    std::fs::write(&creds, "only-a-user\n").unwrap();
+    refused(text.clone(), "expected two lines");
+    std::fs::write(&creds, "bench\nsecret\n").unwrap();
+    refused(
+        text.replace("dc: dc1", "dcc: dc1"),
+        "'dcc' is not a connection setting",
+    );
+    // The error names the environment at fault.
+    refused(text.replace("dc: dc1", "dc: 'a:b'"), "eks");
+}

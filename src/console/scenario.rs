@@ -206,6 +206,20 @@ pub fn plan(m: &Matrix) -> String {
 /// One environment's steps.
 pub fn env_plan(p: &Plan) -> String {
     let mut out = String::new();
+    if !p.connection.is_empty() {
+        let settings: Vec<String> = p
+            .connection
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_yaml::Value::String(s) => s.clone(),
+                    v => serde_json::to_string(v).unwrap_or_default(),
+                };
+                format!("{}={v}", k.as_str().unwrap_or_default())
+            })
+            .collect();
+        let _ = writeln!(out, "  connection: {}", settings.join(" "));
+    }
     for (i, s) in p.steps.iter().enumerate() {
         let options = serde_json::to_string(&s.options).unwrap_or_default();
         let _ = writeln!(out, "  {}. {}: {} {options}", i + 1, s.name, s.command);

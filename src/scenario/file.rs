@@ -53,6 +53,11 @@ pub struct ScenarioFile {
     /// for the article's own sizes next to the laptop's; each entry as `--set` takes it.
     #[serde(default)]
     pub scales: BTreeMap<String, Vec<String>>,
+    /// How every load step reaches and observes the cluster (see [`CONNECTION_KEYS`]: TLS,
+    /// credentials, `dc`, driver settings, address map, metrics sources); an environment's
+    /// `connection:` is merged over it, and a step's own options win over both.
+    #[serde(default)]
+    pub connection: Option<serde_yaml::Mapping>,
     /// Environments compared: each runs every step, on its variant of the cluster (or on
     /// hosts), as a column of the report.
     #[serde(default)]
@@ -85,6 +90,10 @@ pub struct Environment {
     /// Or a cluster that exists: its contact points (no local cluster is created).
     #[serde(default, deserialize_with = "de::hosts")]
     pub hosts: Vec<String>,
+    /// How its load steps reach and observe its cluster, merged over the scenario's
+    /// `connection:` (e.g. its own CA, credentials, `dc` and node exporters).
+    #[serde(default)]
+    pub connection: Option<serde_yaml::Mapping>,
     /// How it would be deployed: `INSTANCE,NODES[,DISK][,TERM]`, for the cost table.
     #[serde(default)]
     pub deployment: Option<String>,
@@ -136,6 +145,8 @@ pub struct Plan {
     pub name: String,
     pub dir: PathBuf,
     pub cluster: Option<ClusterPlan>,
+    /// The connection settings its load steps get (the scenario's merged under its own).
+    pub connection: serde_yaml::Mapping,
     pub steps: Vec<PlannedStep>,
     pub deployments: Vec<Deployment>,
     pub report: bool,
@@ -205,6 +216,95 @@ pub fn step_command(step: &serde_yaml::Mapping) -> Option<&str> {
     step.keys()
         .filter_map(Value::as_str)
         .find(|k| !STEP_KEYS.contains(k))
+}
+
+/// The options of a load step (run, throughput, latency, capacity, fill, scaling) that say how
+/// it reaches and observes a cluster rather than what load it puts on it: what a scenario's
+/// and an environment's `connection:` may set (the contact points are `hosts:`).
+pub const CONNECTION_KEYS: &[&str] = &[
+    "dc",
+    "credentials-file",
+    "tls-ca",
+    "tls-cert",
+    "tls-key",
+    "tls-key-password-file",
+    "tls-key-password-env",
+    "tls-server-name",
+    "tls-no-hostname-check",
+    "tls-min-version",
+    "no-tls",
+    "retry",
+    "speculative",
+    "compression",
+    "connections-per-host",
+    "rack",
+    "page-size",
+    "address-map",
+    "require-all-nodes",
+    "timeout",
+    "prometheus",
+    "node-exporter",
+    "prometheus-server",
+    "prometheus-instance",
+    "no-metrics",
+    "metrics-interval",
+];
+
+/// The commands whose steps take the connection settings.
+const LOAD_COMMANDS: &[&str] = &[
+    "run",
+    "throughput",
+    "latency",
+    "capacity",
+    "fill",
+    "scaling",
+];
+
+/// The connection settings of an environment: its own merged over the scenario's, each key
+/// checked to be one of [`CONNECTION_KEYS`].
+fn connection(
+    f: &ScenarioFile,
+    env: Option<&Environment>,
+) -> Result<serde_yaml::Mapping, crate::error::Invalid> {
+    let m = merged(
+        f.connection.as_ref(),
+        env.and_then(|e| e.connection.as_ref()),
+    )
+    .unwrap_or_default();
+    for k in m.keys() {
+        let key = k.as_str().unwrap_or_default();
+        if !CONNECTION_KEYS.contains(&key) {
+            return Err(crate::invalid!(
+                "connection: '{}' is not a connection setting (give {}){}",
+                serde_yaml::to_string(k).unwrap_or_default().trim(),
+                CONNECTION_KEYS.join(", "),
+                crate::format::did_you_mean(key, CONNECTION_KEYS.iter().copied())
+            ));
+        }
+    }
+    Ok(m)
+}
+
+/// A load step's options with the connection settings it does not give itself.
+fn with_connection(
+    command: &str,
+    options: Value,
+    connection: &serde_yaml::Mapping,
+) -> Result<Value, crate::error::Invalid> {
+    if connection.is_empty() || !LOAD_COMMANDS.contains(&command) {
+        return Ok(options);
+    }
+    let mut m = match options {
+        Value::Null => serde_yaml::Mapping::new(),
+        Value::Mapping(m) => m,
+        _ => return Err(crate::invalid!("options must be a map of key: value")),
+    };
+    for (k, v) in connection {
+        if !m.contains_key(k) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(Value::Mapping(m))
 }
 
 /// The keys of a step besides its command.
@@ -510,10 +610,12 @@ fn plan_variant(
     name: &str,
     options: &Value,
     at: (&Path, &Placement, Option<&Environment>),
+    connection: &serde_yaml::Mapping,
     done: &BTreeMap<String, Planned>,
 ) -> Result<(Vec<PlannedStep>, Planned), crate::error::Invalid> {
     let (dir, placement, env) = at;
     let (known_now, refs) = refs::take(options, done)?;
+    let known_now = with_connection(w.command, known_now, connection)?;
     let mut steps = Vec::new();
     let mut outs = Vec::new();
     for k in 1..=w.repeat {
@@ -567,6 +669,7 @@ fn plan_env(
         None => e,
     };
     let (cluster, placement) = placement(f, env).map_err(in_env)?;
+    let connection = connection(f, env).map_err(in_env)?;
     let mut done: BTreeMap<String, Planned> = earlier.clone();
     let mut steps = Vec::new();
     let names = step_names(&f.steps);
@@ -582,8 +685,15 @@ fn plan_env(
                 return Err(crate::invalid!("step {n}: the name '{name}' is used twice"));
             }
             let at = |e: crate::error::Invalid| in_env(crate::invalid!("step {n} ({name}): {e}"));
-            let (planned_steps, all) =
-                plan_variant(&w, &name, &options, (dir, &placement, env), &done).map_err(at)?;
+            let (planned_steps, all) = plan_variant(
+                &w,
+                &name,
+                &options,
+                (dir, &placement, env),
+                &connection,
+                &done,
+            )
+            .map_err(at)?;
             // `{NAME-rK}` is a repeated step's K-th run; `{NAME}` the runs' result
             // (`{NAME-KEY-VALUE}` a variant's); a varied step's own name is none.
             if w.repeat > 1 {
@@ -616,6 +726,7 @@ fn plan_env(
             name: f.name.clone(),
             dir: dir.to_path_buf(),
             cluster,
+            connection,
             steps,
             deployments: vec![],
             report: f.report,
@@ -1065,5 +1176,86 @@ steps:
                 && e.contains("'{throughput@other}' names no earlier step"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn environments_reach_their_clusters_with_their_own_connection_settings() {
+        let text = "name: x
+connection: {dc: dc1, tls-ca: /ca/default.pem, node-exporter: ['n1=http://a:9100']}
+environments:
+  - {name: ec2, hosts: [10.0.0.5], connection: {tls-ca: /ca/ec2.pem, credentials-file: /c/ec2}}
+  - {name: eks, hosts: [10.1.0.5], connection: {dc: east, address-map: '10.1.0.5=203.0.113.7:30042'}}
+steps:
+  - probe: {quick: true}
+  - throughput: {workload: iot, duration: 10s}
+  - latency: {workload: iot, rate: 35%, of: '{throughput@ec2}', dc: mine}
+";
+        let m = plan_all(&parse(text).unwrap(), Path::new("/s")).unwrap();
+        let (ec2, eks) = (&m.envs[0], &m.envs[1]);
+        // The environment's own settings merged over the scenario's.
+        let t = run_spec(ec2, 1);
+        assert_eq!(t.hosts, ["10.0.0.5"]);
+        assert_eq!(t.tls_ca.as_deref(), Some(Path::new("/ca/ec2.pem")));
+        assert_eq!(t.credentials_file.as_deref(), Some(Path::new("/c/ec2")));
+        assert_eq!(t.dc.as_deref(), Some("dc1"));
+        assert_eq!(t.node_exporter, ["n1=http://a:9100"]);
+        let t = run_spec(eks, 1);
+        assert_eq!(t.tls_ca.as_deref(), Some(Path::new("/ca/default.pem")));
+        assert_eq!(t.credentials_file, None);
+        assert_eq!(t.dc.as_deref(), Some("east"));
+        assert_eq!(t.address_map.len(), 1);
+        // A step's own option wins; a reference to the baseline's result keeps working.
+        for p in &m.envs {
+            let l = run_spec(p, 2);
+            assert_eq!(l.dc.as_deref(), Some("mine"));
+            assert_eq!(
+                l.of.as_deref(),
+                Some(Path::new("/s/ec2/02-throughput.json"))
+            );
+        }
+        // The probe takes none of them (its `dc` is a local cluster's data centre).
+        let Step::Probe(probe) = &ec2.steps[0].step else {
+            panic!("step 1 is the probe")
+        };
+        assert_eq!(probe.dc, None);
+        assert_eq!(
+            eks.connection.get("dc"),
+            Some(&serde_yaml::Value::from("east"))
+        );
+    }
+
+    #[test]
+    fn connection_settings_are_refused_as_the_flags_are() {
+        let e = |text: &str| match parse(text) {
+            Ok(f) => plan_all(&f, Path::new("/s")).unwrap_err(),
+            Err(e) => e,
+        };
+        let msg =
+            e("name: x\nhosts: [h]\nconnection: {tls-caa: /ca}\nsteps: [{run: {workload: iot}}]");
+        assert!(
+            msg.contains("connection: 'tls-caa' is not a connection setting")
+                && msg.contains("did you mean `tls-ca`"),
+            "{msg}"
+        );
+        // A load option that is not about reaching the cluster is a step's.
+        let msg = e("name: x\nhosts: [h]\nconnection: {rate: 5}\nsteps: [{run: {workload: iot}}]");
+        assert!(msg.contains("'rate' is not a connection setting"), "{msg}");
+        let f = parse(
+            "name: x\nenvironments: [{name: a, hosts: [h], connection: {dc: 'a,b'}}]\nsteps: [{run: {workload: iot}}]",
+        )
+        .unwrap();
+        // Values go through the flags' checks when the plan is checked.
+        let m = plan_all(&f, Path::new("/s")).unwrap();
+        let msg = m.envs[0].steps[0].step.validate().unwrap_err().to_string();
+        assert!(msg.contains("--dc 'a,b'"), "{msg}");
+        let msg = e(
+            "name: x\nhosts: [h]\nconnection: {compression: zip}\nsteps: [{run: {workload: iot}}]",
+        );
+        assert!(msg.contains("compression"), "{msg}");
+        // Every connection key is an option of the load steps.
+        let run = de::field_names::<crate::scenario::steps::RunStep>();
+        for k in CONNECTION_KEYS {
+            assert!(run.contains(k), "{k}");
+        }
     }
 }

@@ -39,7 +39,8 @@ pub struct ScenarioOutcome {
 }
 
 /// Checks one environment's plan before anything starts: the cluster section as `cluster
-/// create` would (spec, and heap and CPUs per node on this host) and every step's values.
+/// create` would (spec, and heap and CPUs per node on this host), every step's values, and
+/// the files a load step reads to reach its cluster (TLS, credentials).
 pub fn check(plan: &Plan) -> Result<(), ScenarioError> {
     if let Some(c) = &plan.cluster {
         c.options
@@ -48,6 +49,10 @@ pub fn check(plan: &Plan) -> Result<(), ScenarioError> {
     }
     for (i, s) in plan.steps.iter().enumerate() {
         s.step.validate().map_err(|e| e.in_step(i + 1, &s.name))?;
+        if let Some(r) = s.step.run_spec() {
+            r.check_files()
+                .map_err(|e| ScenarioError::from(e).in_step(i + 1, &s.name))?;
+        }
     }
     Ok(())
 }

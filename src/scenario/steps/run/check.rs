@@ -77,6 +77,20 @@ impl RunStep {
         })
     }
 
+    /// Reads the files the step names to reach the cluster — its TLS files (an encrypted key
+    /// opened with its password) and its credentials file — so that a scenario's dry run
+    /// refuses a bad one. Not part of [`Self::validate`], which also checks steps whose files
+    /// are another host's (a Kubernetes pod's).
+    pub fn check_files(&self) -> Result<(), Invalid> {
+        if let Some(t) = self.explicit_tls()? {
+            crate::tls::client_config(&t)?;
+        }
+        if let Some(f) = &self.credentials_file {
+            crate::load::session::Credentials::from_file(f)?;
+        }
+        Ok(())
+    }
+
     /// The TLS the flags give (`--tls-ca` and the rest), checked; None without `--tls-ca`.
     /// Its files are read when connecting.
     pub(super) fn explicit_tls(&self) -> Result<Option<TlsSpec>, Invalid> {
