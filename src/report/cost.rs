@@ -86,6 +86,8 @@ pub struct CostRow {
     pub env: String,
     /// e.g. "3 × r5.2xlarge, gp3:4TB, k8s:eks, on-demand".
     pub deployment: String,
+    /// Its nodes (instances).
+    pub nodes: u32,
     /// The instance priced, e.g. "r5.2xlarge: 8 vCPU, 64 GB RAM".
     pub instance: String,
     /// Total $/month: instances, disks and the managed Kubernetes fee.
@@ -238,6 +240,7 @@ fn row(report: &Report, d: &Deployment, cat: &Catalog) -> Result<CostRow, CostEr
     Ok(CostRow {
         env: d.env.clone(),
         deployment: format!("{} × {}{disk}{k8s}, {}", d.nodes, d.instance, d.pricing),
+        nodes: d.nodes,
         instance: format!(
             "{}: {} vCPU, {} GB RAM",
             inst.name,
@@ -336,6 +339,55 @@ pub fn table(rows: &[CostRow]) -> Option<Table> {
             .collect(),
         rows: table,
         text_columns: (1..=rows.len()).collect(),
+    })
+}
+
+/// Reference 001's table: the environments with a measured throughput ranked by what each
+/// 1,000 ops/s of it costs (cheapest first), with the instance, the nodes and the throughput per
+/// node; None for fewer than two.
+pub fn ranking_table(rows: &[CostRow]) -> Option<Table> {
+    let mut ranked: Vec<(&CostRow, f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.ops_per_s?, r.per_1k_ops_usd?)))
+        .collect();
+    if ranked.len() < 2 {
+        return None;
+    }
+    ranked.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.total_cmp(&a.1)));
+    let cell = |v: f64, d: usize| crate::format::cell(Some(v), d);
+    Some(Table {
+        title: "Ranking by cost per sustained throughput (cheapest $ per 1,000 ops/s first)".into(),
+        header: [
+            "rank",
+            "env",
+            "instance priced",
+            "nodes",
+            "sustained ops/s",
+            "ops/s per node",
+            "from",
+            "$/month",
+            "$ per 1,000 ops/s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: ranked
+            .iter()
+            .enumerate()
+            .map(|(i, (r, ops, per_1k))| {
+                vec![
+                    (i + 1).to_string(),
+                    r.env.clone(),
+                    r.instance.clone(),
+                    r.nodes.to_string(),
+                    cell(*ops, 0),
+                    cell(ops / f64::from(r.nodes.max(1)), 0),
+                    r.basis.clone(),
+                    cell(r.monthly_usd, 2),
+                    cell(*per_1k, 2),
+                ]
+            })
+            .collect(),
+        text_columns: vec![1, 2, 6],
     })
 }
 
@@ -500,5 +552,46 @@ mod tests {
             rows(&r, &d, &cat).unwrap_err().to_string(),
             "--deployment ec2=…: no result of environment \"ec2\" among the results (their environments: laptop, lab)"
         );
+    }
+
+    fn row(env: &str, nodes: u32, monthly: f64, ops: Option<f64>) -> CostRow {
+        CostRow {
+            env: env.into(),
+            deployment: format!("{nodes} × x"),
+            nodes,
+            instance: "x: 4 vCPU, 32 GB RAM".into(),
+            monthly_usd: monthly,
+            k8s: None,
+            k8s_fee_monthly_usd: None,
+            ops_per_s: ops,
+            basis: "capacity verdict".into(),
+            per_1k_ops_usd: ops.and_then(|o| cost_per_1k_ops_usd(monthly, o)),
+            measured_on: None,
+            measured_detail: None,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn searches_are_ranked_by_cost_per_sustained_throughput() {
+        let rows = [
+            row("dear", 3, 900.0, Some(30_000.0)),
+            row("cheap", 6, 600.0, Some(60_000.0)),
+            row("unmeasured", 3, 100.0, None),
+            row("mid", 3, 450.0, Some(30_000.0)),
+        ];
+        let t = ranking_table(&rows).unwrap();
+        let envs: Vec<&str> = t.rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(envs, ["cheap", "mid", "dear"]);
+        assert_eq!(t.rows[0][0], "1");
+        // 60,000 ops/s on 6 nodes; $600 a month for 60 × 1,000 ops/s.
+        assert_eq!(
+            (t.rows[0][5].as_str(), t.rows[0][8].as_str()),
+            ("10,000", "10.00")
+        );
+        assert_eq!(t.rows[2][8], "30.00");
+        // One measured environment ranks nothing.
+        assert!(ranking_table(&rows[2..3]).is_none());
+        assert!(ranking_table(&rows[..1]).is_none());
     }
 }

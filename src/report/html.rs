@@ -430,6 +430,12 @@ fn table_sections(report: &Report) -> Vec<(String, String, String, Table)> {
         ),
         ("probes", "host probes", "Host probes", report.probe_table()),
         ("cost", "cost", "Cost", super::cost::table(&report.costs)),
+        (
+            "ranking",
+            "ranking",
+            "Ranking by cost per throughput",
+            super::cost::ranking_table(&report.costs),
+        ),
     ]
     .map(|(a, l, h, t)| (a.to_string(), l.to_string(), h.to_string(), t));
     let scaling = report.scaling.iter().enumerate().map(|(i, r)| {

@@ -241,6 +241,7 @@ impl Report {
         out.extend(self.scaling.iter().map(capacity::scaling_table));
         out.extend(self.probe_table());
         out.extend(super::cost::table(&self.costs));
+        out.extend(super::cost::ranking_table(&self.costs));
         out.extend(self.history.iter().flat_map(|h| h.tables()));
         out
     }
