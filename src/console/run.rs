@@ -162,7 +162,7 @@ pub const WHICH_FIGURE: &str = "response time counts from each operation's inten
 /// Response and service time per operation (and of all), then the send lag of all (open
 /// loop), in milliseconds.
 pub fn summary_table(s: &PhaseSummary) -> Table {
-    let header = ["operation", "time", "ops/s", "errors"]
+    let header = ["operation", "time", "ops/s", "errors", "mean"]
         .into_iter()
         .map(String::from)
         .chain(PERCENTILES.iter().map(|(label, _)| label.to_string()))
@@ -187,6 +187,7 @@ pub fn summary_table(s: &PhaseSummary) -> Table {
                 what.to_string(),
                 format!("{:.0}", o.ops_per_s),
                 o.errors.to_string(),
+                format!("{:.2}", p.mean_ms),
             ];
             row.extend(p.values().iter().map(|v| format!("{v:.2}")));
             table.rows.push(row);
@@ -198,6 +199,7 @@ pub fn summary_table(s: &PhaseSummary) -> Table {
             "send lag".to_string(),
             String::new(),
             String::new(),
+            format!("{:.2}", lag.mean_ms),
         ];
         row.extend(lag.values().iter().map(|v| format!("{v:.2}")));
         table.rows.push(row);
@@ -473,7 +475,7 @@ mod tests {
         assert!(lines[lag_row - 1].contains(" service "), "{text}");
         let cells: Vec<&str> = lines[lag_row].split_whitespace().collect();
         assert_eq!(cells[..3], ["all", "send", "lag"], "{text}");
-        assert_eq!(cells[3], "0.05", "p50: {text}");
+        assert_eq!(cells[4], "0.05", "p50: {text}");
         assert_eq!(cells.last(), Some(&"0.90"), "max: {text}");
         assert!(text.contains(WHICH_FIGURE), "{text}");
     }

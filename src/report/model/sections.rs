@@ -79,6 +79,7 @@ pub const RUN_SECTIONS: [Section<EnvRuns>; 3] = [
     Section {
         title: "Response time (ms, merged histograms)",
         fields: &[
+            pct!("mean_ms", "mean", mean_ms),
             pct!("p50_ms", "p50", p50_ms),
             pct!("p75_ms", "p75", p75_ms),
             pct!("p90_ms", "p90", p90_ms),
