@@ -48,6 +48,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
             reach: None,
         },
         cluster: None,
+        cluster_start: None,
         drop_keyspace: true,
         out: out.to_path_buf(),
         metrics: Default::default(),

@@ -162,6 +162,22 @@ fn scenarios_against_a_real_node() {
     assert!(text.contains("compactions finished"), "{text}");
     let r = RunResult::read(&fill).unwrap();
     assert_eq!(r.status, RunStatus::Completed);
+    // The result says what the fill wrote (its workload's rows are its key space) and that
+    // the node reached the target; the cluster's start-up time is recorded too.
+    let f = r.fill.as_ref().expect("the fill's record");
+    assert_eq!(f.rows_written, r.main_summary().unwrap().ok);
+    assert!(
+        f.rows_written > 1_000 && f.rows_written < r.workload.rows,
+        "{f:?}"
+    );
+    assert!(f.reached && f.node_load_mib.unwrap() >= 16.0, "{f:?}");
+    assert_eq!(f.target_mib, 16.0);
+    let start = r
+        .fingerprint
+        .cluster_start
+        .as_ref()
+        .expect("the cluster's start");
+    assert!(start.took_s > 1.0 && start.nodes == ["node1"], "{start:?}");
     let m = r.metrics.as_ref().expect("metrics series");
     assert!(m.samples.len() >= 3, "{} samples", m.samples.len());
     assert_eq!(m.nodes, ["node1"]);
@@ -219,6 +235,7 @@ fn scenarios_against_a_real_node() {
     let rows = r.main_summary().map_or(0, |s| s.ok);
     eprintln!("refill with --drop: {rows} rows");
     assert!(rows > 1_000, "a dropping fill wrote {rows} rows");
+    assert_eq!(r.fill.as_ref().map(|f| f.rows_written), Some(rows));
 
     // Throughput, then latency at 35% of it.
     let tp = dir.join("tp.json");

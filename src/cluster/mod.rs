@@ -358,6 +358,28 @@ impl Cluster {
         Ok(Cluster { dir, state })
     }
 
+    /// Where the last start is recorded (see [`Self::last_start`]).
+    fn last_start_path(&self) -> PathBuf {
+        self.dir.join("last-start.json")
+    }
+
+    /// Records a start that ended with its nodes ready, for the results of the runs on it.
+    pub(crate) fn record_start(&self, r: &supervise::StartReport) -> Result<(), ClusterError> {
+        let start = crate::result::ClusterStart {
+            started_unix_s: crate::host::unix_now_s().saturating_sub(r.elapsed.as_secs()),
+            took_s: r.elapsed.as_secs_f64(),
+            nodes: r.started.clone(),
+        };
+        state::write_json(&self.last_start_path(), &start)
+    }
+
+    /// The cluster's last start that ended with its nodes ready: when, how long it took, and
+    /// which nodes it started; None when none is recorded (or the record cannot be read).
+    pub fn last_start(&self) -> Option<crate::result::ClusterStart> {
+        let text = std::fs::read_to_string(self.last_start_path()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
     pub fn name(&self) -> &str {
         &self.state.spec.name
     }

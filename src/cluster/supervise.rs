@@ -114,10 +114,15 @@ impl Cluster {
             }
             return Err(e);
         }
-        Ok(StartReport {
+        let report = StartReport {
             started: targets.iter().map(|n| n.name.clone()).collect(),
             elapsed: t0.elapsed(),
-        })
+        };
+        // A whole cluster's start: a node restarted alone (a fault) is not the cluster's.
+        if targets.len() == self.nodes().len() {
+            self.record_start(&report)?;
+        }
+        Ok(report)
     }
 
     fn spawn_all(

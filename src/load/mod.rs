@@ -42,6 +42,8 @@ pub struct RunPlan {
     pub connect: ConnectSpec,
     pub target: Target,
     pub cluster: Option<ClusterSpec>,
+    /// The local cluster's last start, recorded in the result.
+    pub cluster_start: Option<crate::result::ClusterStart>,
     pub drop_keyspace: bool,
     /// The JSON result; the HDR log goes next to it with the extension `.hlog`.
     pub out: PathBuf,
@@ -295,6 +297,7 @@ async fn first_result(
             probe: plan.probe.clone(),
             client: Some(plan.connect.client.clone()),
             client_build: Some(build),
+            cluster_start: plan.cluster_start.clone(),
         },
         phases: Vec::new(),
         warnings,
@@ -316,6 +319,7 @@ async fn first_result(
         reads_verified: None,
         ledger_id: None,
         tags: plan.tags.clone(),
+        fill: None,
     }
 }
 
@@ -534,6 +538,7 @@ mod tests {
                 reach: None,
             },
             cluster: None,
+            cluster_start: None,
             drop_keyspace: false,
             out: dir.path().join("r.json"),
             sequential_main: false,

@@ -228,10 +228,64 @@ pub fn write<T: serde::Serialize>(path: &Path, result: &T) -> Result<(), ResultE
     })
 }
 
+/// Sets a top-level field of a run result file as it was written (records and samples a long
+/// run spilled to disk included), atomically: what a step learns after the load engine wrote
+/// the result (a fill's rows and whether it reached its target).
+pub fn set_run_field<T: serde::Serialize>(
+    path: &Path,
+    key: &str,
+    value: &T,
+) -> Result<(), ResultError> {
+    let io = |source| ResultError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::read(path).map_err(io)?;
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| ResultError::NotJson {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    let Some(fields) = doc.as_object_mut().filter(|o| o.contains_key("phases")) else {
+        return Err(ResultError::Unrecognised {
+            path: path.to_path_buf(),
+        });
+    };
+    fields.insert(
+        key.to_string(),
+        serde_json::to_value(value).map_err(|e| io(std::io::Error::other(e)))?,
+    );
+    write(path, &doc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::result::fixture;
+
+    #[test]
+    fn a_field_set_later_keeps_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run.json");
+        let r = fixture::run("laptop", &fixture::RunShape::default());
+        write(&run, &r).unwrap();
+        let fill = crate::result::FillRecord {
+            rows_written: 1_234,
+            target_mib: 100.0,
+            reached: true,
+            node_load_mib: Some(101.5),
+        };
+        set_run_field(&run, "fill", &fill).unwrap();
+        let back = read_run(&run).unwrap();
+        assert_eq!(back.fill, Some(fill));
+        assert_eq!(back.phases, r.phases);
+        let cap = dir.path().join("cap.json");
+        write(&cap, &fixture::capacity("laptop", &[1_000.0], 2)).unwrap();
+        assert!(matches!(
+            set_run_field(&cap, "fill", &1),
+            Err(ResultError::Unrecognised { .. })
+        ));
+    }
 
     #[test]
     fn reads_each_kind_and_names_the_file_and_the_fault() {

@@ -193,6 +193,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
             probe: None,
             client: None,
             client_build: None,
+            cluster_start: None,
         },
         events: Vec::new(),
         shard: None,
@@ -200,6 +201,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
         reads_verified: None,
         ledger_id: None,
         tags: Vec::new(),
+        fill: None,
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,

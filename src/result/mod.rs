@@ -168,6 +168,20 @@ pub struct Fingerprint {
     /// How the client binary was built; None in results written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_build: Option<ClientBuild>,
+    /// The local cluster's last start (every node it started ready: CQL listening, the others
+    /// seen UP); None for a cluster cqlbench did not start, or results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_start: Option<ClusterStart>,
+}
+
+/// How long a local cluster's start took, as `cluster start` (or a scenario) measured it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterStart {
+    pub started_unix_s: u64,
+    /// From the first node spawned to the last one ready.
+    pub took_s: f64,
+    /// The nodes it started.
+    pub nodes: Vec<String>,
 }
 
 /// How the client binary that wrote a result was built: an unoptimised build (opt-level 0,
@@ -315,6 +329,25 @@ pub struct RunResult {
     /// The run's tags (`--tag`), for the catalogue.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// A fill (`cqlbench fill`): what it wrote and whether the nodes reached the target. Its
+    /// workload's `rows` is the fill's key space (far more than it writes), not its rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<FillRecord>,
+}
+
+/// What a fill wrote and reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FillRecord {
+    /// The writes that succeeded: the rows later steps read (`{fill.rows}`).
+    pub rows_written: u64,
+    /// The data size each node was to hold, in MiB.
+    pub target_mib: f64,
+    /// The nodes' mean load reached the target (else the fill ended at its --duration or
+    /// --ops bound, or was interrupted).
+    pub reached: bool,
+    /// The nodes' mean load at the end, in MiB, as last read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_load_mib: Option<f64>,
 }
 
 /// An open-loop rate given as a share of a measured throughput: runs at the same share of

@@ -1065,6 +1065,7 @@ mod tests {
                 reach: None,
             },
             cluster: None,
+            cluster_start: None,
             drop_keyspace: true,
             out: PathBuf::from("/r/cap.json"),
             sequential_main: false,

@@ -123,6 +123,8 @@ pub struct Settings {
     /// The local cluster's nodes, heap per node (`default` when Cassandra sized it) and
     /// Cassandra version; none when the run went to a cluster cqlbench did not start.
     pub nodes: Option<usize>,
+    /// How long the local cluster's last start took, in seconds (none: not recorded).
+    pub cluster_start_s: Option<f64>,
     pub heap: Option<String>,
     pub cassandra: Option<String>,
     /// The Java version of the node asked (Cassandra 4.0+), if recorded.
@@ -160,9 +162,11 @@ impl Settings {
         Settings {
             replication,
             consistency: format!("{}/{}", w.write_cl, w.read_cl),
-            rows: w.rows,
+            // A fill's key space is far larger than what it writes: its rows are those written.
+            rows: run.fill.as_ref().map_or(w.rows, |f| f.rows_written),
             rows_per_partition: w.partsize,
             nodes: cluster.map(|c| c.node_count()),
+            cluster_start_s: run.fingerprint.cluster_start.as_ref().map(|s| s.took_s),
             heap: cluster.map(|c| c.jvm.heap.map_or("default".into(), |h| h.to_string())),
             cassandra,
             java: run.fingerprint.java_version.clone(),
@@ -408,7 +412,7 @@ pub const SUMMARY_COLUMNS: [Column<RunRow>; 15] = [
 ];
 
 /// The settings table's columns, after the run's number.
-pub const SETTINGS_COLUMNS: [Column<RunRow>; 14] = [
+pub const SETTINGS_COLUMNS: [Column<RunRow>; 15] = [
     Column {
         key: "env",
         label: "env",
@@ -444,6 +448,12 @@ pub const SETTINGS_COLUMNS: [Column<RunRow>; 14] = [
         label: "nodes",
         decimals: 0,
         get: |r| Cell::Num(r.settings.nodes.map(|n| n as f64)),
+    },
+    Column {
+        key: "cluster_start_s",
+        label: "start-up s",
+        decimals: 0,
+        get: |r| Cell::Num(r.settings.cluster_start_s),
     },
     Column {
         key: "heap",

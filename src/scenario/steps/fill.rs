@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::run::RunStep;
 use super::{argv, de};
 use crate::error::Invalid;
-use crate::result::{RunResult, Warning};
+use crate::result::{FillRecord, RunResult, Warning};
 use crate::scenario::error::refuse;
 use crate::scenario::event::{Event, FillEvent};
 use crate::scenario::fill::Watcher;
@@ -214,6 +214,16 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         rows,
         mean_mib: mib(last.unwrap_or(0.0)),
     }));
+    let result = record(
+        result,
+        &plan.out,
+        FillRecord {
+            rows_written: rows,
+            target_mib: mib(target),
+            reached,
+            node_load_mib: last.map(mib),
+        },
+    )?;
     if reached {
         wait_for_compactions(a, ctx, &endpoints);
     } else if let Stop::Duration { secs } = plan.main.stop
@@ -257,11 +267,24 @@ fn loaders(
             out.display()
         )));
     }
+    let load = crate::scenario::fill::mean_load(&result_endpoints(a, ctx)?);
+    let mib = |b: f64| b / 1_048_576.0;
+    let rows = rows_written(&result);
     ctx.emit(Event::Fill(FillEvent::Wrote {
-        rows: rows_written(&result),
-        mean_mib: crate::scenario::fill::mean_load(&result_endpoints(a, ctx)?)
-            .map_or(0.0, |b| b / 1_048_576.0),
+        rows,
+        mean_mib: load.map_or(0.0, mib),
     }));
+    let target = target_bytes(a, ctx)?;
+    let result = record(
+        result,
+        out,
+        FillRecord {
+            rows_written: rows,
+            target_mib: mib(target),
+            reached: load.is_some_and(|l| l >= target),
+            node_load_mib: load.map(mib),
+        },
+    )?;
     ctx.emit(Event::ResultAt {
         what: "result",
         path: out,
@@ -278,6 +301,17 @@ fn result_endpoints(
         .target(ctx)?
         .metrics_plan(a.run.metrics_interval.as_secs_f64())
         .endpoints)
+}
+
+/// Records what the fill wrote and reached in its result file (and in `result`).
+fn record(
+    mut result: RunResult,
+    out: &std::path::Path,
+    fill: FillRecord,
+) -> Result<RunResult, ScenarioError> {
+    crate::result::file::set_run_field(out, "fill", &fill)?;
+    result.fill = Some(fill);
+    Ok(result)
 }
 
 /// Rows written: the writes that succeeded, every phase's.

@@ -89,6 +89,9 @@ impl RunStep {
                 target.metrics_plan(self.metrics_interval.as_secs_f64())
             },
             cluster: target.cluster_spec(),
+            cluster_start: target
+                .cluster()
+                .and_then(crate::cluster::Cluster::last_start),
             target: target.record(),
             drop_keyspace: self.drop,
             sequential_main: false,
