@@ -52,7 +52,26 @@ fn refused_with(command: &[&str], extra: &[&str], needles: &[&str]) -> Vec<Strin
 }
 
 const CAPACITY: &[&str] = &["capacity", "keyvalue"];
-const FILL: &[&str] = &["fill", "keyvalue", "--prometheus", HOST];
+const FILL: &[&str] = &["fill", "keyvalue"];
+
+/// [`refused_with`] for a fill whose nodes' load can be read.
+fn refused_fill(extra: &[&str], needles: &[&str]) -> Vec<String> {
+    let extra = fill(extra);
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    refused_with(FILL, &extra, needles)
+}
+
+/// A fill's arguments, its nodes' load read from an endpoint that answers (a fill refuses to
+/// start blind).
+fn fill(extra: &[&str]) -> Vec<String> {
+    static LOAD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let load = LOAD.get_or_init(common::empty_node_load_endpoint);
+    extra
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--prometheus".to_string(), load.clone()])
+        .collect()
+}
 
 #[test]
 fn a_capacity_search_by_loaders_gets_as_far_as_its_first_steps_loaders_connecting() {
@@ -245,28 +264,32 @@ fn a_fill_by_loaders_gets_as_far_as_its_loaders_connecting() {
             "1m",
         ],
     ] {
-        refused_with(FILL, extra, &["shard ", "/", "exit status", HOST]);
+        refused_fill(extra, &["shard ", "/", "exit status", HOST]);
     }
     // Without --loaders, --ops bounds a fill of one client too.
-    refused_with(FILL, &["--bytes", "10M", "--ops", "1000"], &[HOST]);
+    refused_fill(&["--bytes", "10M", "--ops", "1000"], &[HOST]);
+    // Endpoints that do not answer, or answer without the nodes' load (a node exporter's
+    // host figures only, here), are refused before anything is written.
+    refused_with(
+        FILL,
+        &["--bytes", "10M", "--prometheus", HOST],
+        &["fill: no metrics endpoint answered", HOST],
+    );
 }
 
 #[test]
 fn fill_loaders_are_refused_in_one_line_where_they_cannot_work() {
-    refused_with(
-        FILL,
+    refused_fill(
         &["--loaders", "2", "--bytes", "10M", "--drop"],
         &["--drop with --shard or --loaders"],
     );
-    refused_with(
-        FILL,
+    refused_fill(
         &["--loaders", "0", "--bytes", "10M"],
         &["give 1 to 64 local processes"],
     );
-    refused_with(
-        FILL,
+    refused_fill(
         &["--bytes", "10M", "--ops", "1000", "--duration", "1m"],
         &["'--ops <OPS>' cannot be used with '--duration <DURATION>'"],
     );
-    refused_with(FILL, &["--bytes", "10M", "--ops", "0"], &["--ops"]);
+    refused_fill(&["--bytes", "10M", "--ops", "0"], &["--ops"]);
 }

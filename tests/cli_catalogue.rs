@@ -4,6 +4,7 @@
 //! thing that needs the outside world — a connection to a port nobody listens on, a fio that
 //! is not there, or a heap no host has — and fails there, not earlier).
 
+mod common;
 use std::path::Path;
 
 fn cqlbench(home: &Path) -> assert_cmd::Command {
@@ -314,11 +315,10 @@ fn throughput_latency_capacity_and_fill_flags() {
         &["--bytes", "10M"],
         Refused("fill needs the nodes' metrics"),
     );
-    case(
-        &fill,
-        &["--bytes", "10M", "--prometheus", "127.0.0.1:1"],
-        CONNECT,
-    );
+    // Past its checks a fill reads the nodes' load (from an endpoint that answers), then
+    // connects; an endpoint that does not answer is refused first.
+    let load = common::empty_node_load_endpoint();
+    case(&fill, &["--bytes", "10M", "--prometheus", &load], CONNECT);
     case(
         &fill,
         &[
@@ -327,9 +327,14 @@ fn throughput_latency_capacity_and_fill_flags() {
             "--node-ram",
             "1G",
             "--prometheus",
-            "127.0.0.1:1",
+            &load,
         ],
         CONNECT,
+    );
+    case(
+        &fill,
+        &["--bytes", "10M", "--prometheus", "127.0.0.1:1"],
+        Refused("fill: no metrics endpoint answered"),
     );
     for (extra, needle) in [
         (&[][..], "required arguments"),

@@ -619,18 +619,13 @@ fn key_distributions_are_checked_before_the_run() {
             HOST,
         );
     }
+    // A fill reads its nodes' load before it connects: from an endpoint that answers.
+    let load = common::empty_node_load_endpoint();
     for cmd in [
         &["throughput", "tabular"][..],
         &["latency", "iot", "--rate", "100"][..],
         &["capacity", "stress"][..],
-        &[
-            "fill",
-            "stress",
-            "--bytes",
-            "1M",
-            "--prometheus",
-            "127.0.0.1:2",
-        ][..],
+        &["fill", "stress", "--bytes", "1M", "--prometheus", &load][..],
     ] {
         let mut args = cmd.to_vec();
         args.extend(["--hosts", HOST, "--timeout", "1s", "--key-dist", "zipf:1.1"]);

@@ -86,6 +86,39 @@ fn a_node_exporters_host_gives_cpu_shares_and_device_counters() {
         );
     }
 
+    // An endpoint that answers in a dialect without the nodes' load (a node exporter's host
+    // figures, where a fill was told to read its nodes): refused before anything is written,
+    // not a fill that writes on to its --duration bound.
+    let home = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("cqlbench")
+        .unwrap()
+        .env("CQLBENCH_HOME", home.path())
+        .args([
+            "fill",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1:1",
+            "--bytes",
+            "1M",
+        ])
+        .args(["--prometheus", &format!("127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "fill: 127.0.0.1:{port} answered without the nodes' load"
+        )) && stderr.trim().lines().count() == 1,
+        "{stderr}"
+    );
+    let results = home.path().join("results");
+    assert!(
+        std::fs::read_dir(&results).map_or(true, |d| d.count() == 0),
+        "a result was written in {}",
+        results.display()
+    );
+
     exporter.stop();
     eprintln!(
         "node exporter test: {:.1}s, devices {devices:?}, CPU user {:.3} system {:.3} iowait {:.3} steal {:.3}",

@@ -175,9 +175,11 @@ pub fn compare(a: &[&CapacityResult], b: &[&CapacityResult]) -> Result<CapacityC
     } else {
         None
     };
+    // A capacity is not below zero: the t interval of a set with a wide spread can reach past
+    // -100%, and is cut there.
     let (low, high) = match &repeats {
         Some(t) => (
-            bracket_low.min(t.relative_low),
+            bracket_low.min(t.relative_low).max(-1.0),
             bracket_high.map(|h| h.max(t.relative_high)),
         ),
         None => (bracket_low, bracket_high),

@@ -233,3 +233,23 @@ pub fn refused_in_one_line(out: &std::process::Output, args: &[&str], needles: &
     }
     errors[0].to_string()
 }
+
+/// A metrics endpoint that answers every scrape with a node load of 0 bytes in the JMX
+/// exporter's naming, for tests of what a fill does once it can see the nodes' load (its
+/// loaders, its bounds) without a node; served until the test process ends. Returns
+/// `127.0.0.1:PORT`.
+pub fn empty_node_load_endpoint() -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").expect("a free loopback port");
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .expect("an IP address")
+        .to_string();
+    std::thread::spawn(move || {
+        for request in server.incoming_requests() {
+            let body = "# TYPE org_apache_cassandra_metrics_storage_count untyped\norg_apache_cassandra_metrics_storage_count{name=\"Load\",} 0.0\n";
+            let _ = request.respond(tiny_http::Response::from_string(body));
+        }
+    });
+    addr
+}

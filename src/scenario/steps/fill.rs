@@ -153,6 +153,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
             "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
         );
     }
+    check_load_readable(&endpoints)?;
     if let Some(n) = run.loaders {
         super::prepare_out(&plan.out)?;
         return loaders(a, n, &plan.out, ctx);
@@ -301,6 +302,39 @@ fn result_endpoints(
         .target(ctx)?
         .metrics_plan(a.run.metrics_interval.as_secs_f64())
         .endpoints)
+}
+
+/// Never blind: a fill ends at a data size read from the nodes' load, so endpoints that do not
+/// answer, or answer in a dialect without the nodes' load, are refused before anything is
+/// written (the fill would write on to its --duration bound, a day by default).
+fn check_load_readable(
+    endpoints: &[crate::metrics::sampler::Endpoint],
+) -> Result<(), ScenarioError> {
+    let readings = crate::metrics::sampler::scrape_all(endpoints, Duration::from_secs(10));
+    let answered: Vec<_> = readings.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let named = || {
+        endpoints
+            .iter()
+            .map(|e| format!("{}:{}", e.host, e.port))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if answered.is_empty() {
+        let why = readings
+            .iter()
+            .find_map(|r| r.as_ref().err())
+            .map_or_else(String::new, |e| format!(" ({})", e.message));
+        refuse!(
+            "fill: no metrics endpoint answered{why}: the fill reads the nodes' load to know when to stop"
+        );
+    }
+    if answered.iter().all(|r| r.load_bytes.is_none()) {
+        refuse!(
+            "fill: {} answered without the nodes' load (Cassandra's Storage Load metric, in the naming of cqlbench's JMX exporter rules, the Management API or MCAC): the fill could not see when to stop; see docs/scenarios.md, \"Metrics during every run\"",
+            named()
+        );
+    }
+    Ok(())
 }
 
 /// Records what the fill wrote and reached in its result file (and in `result`).
