@@ -265,6 +265,10 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     ]));
     let merged = RunResult::read(&fill).unwrap();
     assert_eq!(merged.merged.as_ref().unwrap().shards.len(), 2);
+    // The merged result records the fill: every row asked for, the 10G target not reached.
+    let f = merged.fill.as_ref().expect("the fill's record");
+    assert_eq!(f.rows_written, 5000, "{f:?}");
+    assert!(!f.reached && f.target_mib == 10.0 * 1024.0, "{f:?}");
     let count = runtime().block_on(async {
         let s = session(tc.c()).await;
         s.query_unpaged("SELECT COUNT(*) FROM fillloaders.kv", ())

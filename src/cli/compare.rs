@@ -349,17 +349,10 @@ fn runs(args: &CompareArgs, sa: Side, sb: Side) -> anyhow::Result<()> {
             eprintln!("warning: {why}");
         }
     }
-    let describe = |set: &[Run], arg: &str| {
-        let items: Vec<(&Path, &str)> = set
-            .iter()
-            .map(|(p, r)| (p.as_path(), r.env.as_str()))
-            .collect();
-        describe(&items, arg, "runs")
-    };
     println!(
         "B {} vs A {}: main phase, {}",
-        describe(&b, &args.b),
-        describe(&a, &args.a),
+        describe(&b, |r| &r.env, &args.b, "runs"),
+        describe(&a, |r| &r.env, &args.a, "runs"),
         match sampling {
             Sampling::Intervals => "measured one-second intervals",
             Sampling::Runs => "one figure per run",
@@ -429,11 +422,12 @@ fn runs(args: &CompareArgs, sa: Side, sb: Side) -> anyhow::Result<()> {
 
 /// One side in a line: the file and its environment, or how many `noun` of which
 /// environments.
-fn describe(items: &[(&Path, &str)], arg: &str, noun: &str) -> String {
-    match items {
-        [(p, env)] => format!("{} ({env})", p.display()),
-        _ => {
-            let envs: std::collections::BTreeSet<&str> = items.iter().map(|(_, e)| *e).collect();
+fn describe<T>(set: &[(PathBuf, T)], env: impl Fn(&T) -> &String, arg: &str, noun: &str) -> String {
+    match set {
+        [(p, r)] => format!("{} ({})", p.display(), env(r)),
+        items => {
+            let envs: std::collections::BTreeSet<&str> =
+                items.iter().map(|(_, r)| env(r).as_str()).collect();
             format!(
                 "{arg}: {} {noun} ({})",
                 items.len(),
@@ -475,17 +469,10 @@ fn capacity(args: &CompareArgs, a: Side, b: Side) -> anyhow::Result<()> {
     let sb: Vec<&crate::result::capacity::CapacityResult> =
         b.searches.iter().map(|(_, c)| c).collect();
     let change = capacity_change::compare(&sa, &sb)?;
-    let describe = |set: &[Search], arg: &str| {
-        let items: Vec<(&Path, &str)> = set
-            .iter()
-            .map(|(p, r)| (p.as_path(), r.env.as_str()))
-            .collect();
-        describe(&items, arg, "searches")
-    };
     println!(
         "B {} vs A {}: capacity (the highest passing step's throughput)",
-        describe(&b.searches, &args.b),
-        describe(&a.searches, &args.a)
+        describe(&b.searches, |c| &c.env, &args.b, "searches"),
+        describe(&a.searches, |c| &c.env, &args.a, "searches")
     );
     let pct = |x: f64| format!("{:+.1}%", 100.0 * x);
     let upper = |x: Option<f64>| x.map_or("unbounded".to_string(), pct);

@@ -250,16 +250,6 @@ pub const CONNECTION_KEYS: &[&str] = &[
     "metrics-interval",
 ];
 
-/// The commands whose steps take the connection settings.
-const LOAD_COMMANDS: &[&str] = &[
-    "run",
-    "throughput",
-    "latency",
-    "capacity",
-    "fill",
-    "scaling",
-];
-
 /// The connection settings of an environment: its own merged over the scenario's, each key
 /// checked to be one of [`CONNECTION_KEYS`].
 fn connection(
@@ -291,7 +281,7 @@ fn with_connection(
     options: Value,
     connection: &serde_yaml::Mapping,
 ) -> Result<Value, crate::error::Invalid> {
-    if connection.is_empty() || !LOAD_COMMANDS.contains(&command) {
+    if connection.is_empty() || !Step::LOAD_COMMANDS.contains(&command) {
         return Ok(options);
     }
     let mut m = match options {

@@ -156,12 +156,11 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     check_load_readable(&endpoints)?;
     if let Some(n) = run.loaders {
         super::prepare_out(&plan.out)?;
-        return loaders(a, n, &plan.out, ctx);
+        return loaders(a, n, (&plan.out, target, &endpoints), ctx);
     }
     plan.sequential_main = true;
     plan.end_on_node_death = true;
     super::prepare_out(&plan.out)?;
-    let mib = |b: f64| b / 1_048_576.0;
     ctx.emit(Event::Fill(FillEvent::Started {
         target_mib: mib(target),
         out: &plan.out,
@@ -242,12 +241,15 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
 /// `--loaders N`: the fill as N `fill --shard I/N` processes, each writing every N-th row
 /// (together exactly the rows one process would have written, `--ops` of them at most) until
 /// the nodes hold the target, then waiting for compactions; their results merged into `out`.
+/// `to` is where: the result, the target in bytes, and the endpoints the nodes' load is read
+/// from.
 fn loaders(
     a: &FillStep,
     n: u64,
-    out: &std::path::Path,
+    to: (&std::path::Path, f64, &[crate::metrics::sampler::Endpoint]),
     ctx: &Context,
 ) -> Result<RunResult, ScenarioError> {
+    let (out, target, endpoints) = to;
     let each = FillStep {
         run: RunStep {
             loaders: None,
@@ -268,14 +270,12 @@ fn loaders(
             out.display()
         )));
     }
-    let load = crate::scenario::fill::mean_load(&result_endpoints(a, ctx)?);
-    let mib = |b: f64| b / 1_048_576.0;
+    let load = crate::scenario::fill::mean_load(endpoints);
     let rows = rows_written(&result);
     ctx.emit(Event::Fill(FillEvent::Wrote {
         rows,
         mean_mib: load.map_or(0.0, mib),
     }));
-    let target = target_bytes(a, ctx)?;
     let result = record(
         result,
         out,
@@ -293,15 +293,9 @@ fn loaders(
     Ok(result)
 }
 
-/// The metrics endpoints of the fill's target.
-fn result_endpoints(
-    a: &FillStep,
-    ctx: &Context,
-) -> Result<Vec<crate::metrics::sampler::Endpoint>, ScenarioError> {
-    Ok(a.run
-        .target(ctx)?
-        .metrics_plan(a.run.metrics_interval.as_secs_f64())
-        .endpoints)
+/// Bytes in MiB.
+fn mib(bytes: f64) -> f64 {
+    bytes / 1_048_576.0
 }
 
 /// Never blind: a fill ends at a data size read from the nodes' load, so endpoints that do not

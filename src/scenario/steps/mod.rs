@@ -80,6 +80,17 @@ impl Step {
         "smoke",
     ];
 
+    /// The commands whose steps put load on a cluster: those with a run part
+    /// ([`Self::run_spec`]), which take the connection settings of a scenario's environment.
+    pub const LOAD_COMMANDS: &[&str] = &[
+        "run",
+        "throughput",
+        "latency",
+        "capacity",
+        "fill",
+        "scaling",
+    ];
+
     pub fn command(&self) -> &'static str {
         match self {
             Step::Probe(_) => "probe",
