@@ -267,6 +267,9 @@ fn throughput_latency_capacity_and_fill_flags() {
         &["--max-steps", "3"],
         &["--refine", "2"],
         &["--settle-pending", "2", "--settle-timeout", "1m"],
+        &["--settle-cpu", "50%"],
+        &["--settle-cpu", "0.2"],
+        &["--settle-cpu", "off"],
         &[
             "--max-latency",
             "read:p50:20ms",
@@ -295,6 +298,8 @@ fn throughput_latency_capacity_and_fill_flags() {
         (&["--max-steps", "0"], "--max-steps"),
         (&["--settle-pending", "-1"], "-1"),
         (&["--settle-pending", "nan"], "--settle-pending"),
+        (&["--settle-cpu", "30"], "--settle-cpu"),
+        (&["--settle-cpu", "busy"], "--settle-cpu"),
         (&["--max-latency", "read:p50"], "latency bound"),
         (&["--max-latency", "read:p0:1ms"], "percentile"),
         (&["--max-latency", "read:p50:0ms"], "above zero"),

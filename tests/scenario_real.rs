@@ -349,6 +349,10 @@ fn scenarios_against_a_real_node() {
         let step = RunResult::read(&dir.join(&s.result)).unwrap();
         assert!(step.metrics.is_some(), "step {} has metrics", s.index);
         assert!(s.pending_after.is_some() && s.node_cpu.is_some());
+        // Each step started once its node's CPU (read from /proc by PID) was at most the
+        // default --settle-cpu of 30%, unless the settle ran to its 20 s timeout.
+        let cpu = s.cpu_before.expect("the node's CPU read before the step");
+        assert!(s.settle_s >= 20.0 || cpu <= 0.3, "step {}: {cpu}", s.index);
     }
 
     // Ctrl-C in step 3 keeps steps 1 and 2; --resume continues with step 3. The criteria

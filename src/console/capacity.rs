@@ -7,18 +7,32 @@ use crate::format::Table;
 use crate::result::capacity::{CapacityResult, CapacityStatus, SearchMode, Verdict};
 use crate::scenario::capacity::{Estimate, Progress};
 
+/// ", node CPU: N%" where the settle read it.
+fn node_cpu(cpu: &Option<f64>) -> String {
+    cpu.map_or_else(String::new, |c| format!(", node CPU: {:.0}%", c * 100.0))
+}
+
 pub(super) fn progress(p: &Progress, quiet: bool) -> String {
     let pending = |p: &Option<f64>| p.map_or_else(|| "?".into(), |v| format!("{v:.0}"));
     match p {
         Progress::Plan(e) => estimate(e),
-        Progress::Settling { pending: p } => {
+        Progress::Settling { pending: p, cpu } => {
             format!(
-                "waiting for compactions to settle (pending: {})\n",
-                pending(p)
+                "waiting for the nodes to settle (pending compactions: {}{})\n",
+                pending(p),
+                node_cpu(cpu)
             )
         }
-        Progress::Settled { secs, pending: p } => {
-            format!("settled after {secs:.0}s (pending: {})\n", pending(p))
+        Progress::Settled {
+            secs,
+            pending: p,
+            cpu,
+        } => {
+            format!(
+                "settled after {secs:.0}s (pending compactions: {}{})\n",
+                pending(p),
+                node_cpu(cpu)
+            )
         }
         Progress::StepStarted {
             index,

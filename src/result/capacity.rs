@@ -104,6 +104,10 @@ pub struct Criteria {
 pub struct Settle {
     /// Start the step once every node has at most this many pending compactions …
     pub max_pending: f64,
+    /// … and no node uses more than this share of its CPUs (`None`: not waited for; a
+    /// result from before this setting) …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cpu: Option<f64>,
     /// … or after this long, whichever comes first.
     pub timeout_s: f64,
 }
@@ -200,6 +204,10 @@ pub struct SearchStep {
     pub settle_s: f64,
     /// Highest pending compactions on any node when the step started.
     pub pending_before: Option<f64>,
+    /// Highest CPU share of any node over the second before the step started (read when the
+    /// search waits for the nodes' CPU to settle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_before: Option<f64>,
     /// Highest pending compactions on any node `pending_after_s` after the step.
     pub pending_after: Option<f64>,
     /// Highest mean CPU of any node over the step, as a share of its CPUs.
@@ -542,6 +550,7 @@ mod tests {
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
+            cpu_before: None,
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
@@ -571,6 +580,7 @@ mod tests {
             refine: 2,
             settle: Settle {
                 max_pending: 0.0,
+                max_cpu: None,
                 timeout_s: 1.0,
             },
             criteria: Criteria {

@@ -495,6 +495,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
                 result: PathBuf::from(format!("step-{index}.json")),
                 settle_s: 2.0,
                 pending_before: Some(1.0),
+                cpu_before: None,
                 pending_after: Some(pending_after),
                 node_cpu: Some(node_cpu),
                 host_cpu: None,
@@ -526,6 +527,7 @@ pub fn capacity(env: &str, rates: &[f64], failing: usize) -> CapacityResult {
             refine: 0,
             settle: Settle {
                 max_pending: 5.0,
+                max_cpu: None,
                 timeout_s: 120.0,
             },
             criteria,

@@ -8,9 +8,9 @@ use crate::cancel::Cancel;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::wait_for_pending;
+use super::{NodeCpu, wait_for_pending};
 use crate::load::{Event, LoadError, RunPlan};
-use crate::metrics::sampler::{Endpoint, NotMeasured, max_pending_of_all, scrape_all};
+use crate::metrics::sampler::{NotMeasured, max_pending_of_all, scrape_all};
 use crate::result::capacity::{
     CAPACITY_VERSION, CapacityResult, CapacitySpec, CapacityStatus, Criteria,
     CriterionCheck as Check, LatencyBound, SearchMode, SearchStep as CapacityStep, StepLoaders,
@@ -29,12 +29,16 @@ const PENDING_SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum Progress<'a> {
     /// Before the first step: how long the search can take.
     Plan(Estimate),
+    /// Waiting before a step: the highest pending compactions and node CPU share (`None`: not
+    /// read) at the first reading still above.
     Settling {
         pending: Option<f64>,
+        cpu: Option<f64>,
     },
     Settled {
         secs: f64,
         pending: Option<f64>,
+        cpu: Option<f64>,
     },
     StepStarted {
         index: usize,
@@ -425,7 +429,7 @@ fn step(
     if cancel.is_cancelled() {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
     }
-    let (settle_s, pending_before) = settle(endpoints, spec, cancel, observer);
+    let (settle_s, pending_before, cpu_before) = settle(&base.metrics, spec, cancel, observer);
     if cancel.is_cancelled() {
         return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
     }
@@ -522,6 +526,7 @@ fn step(
             result,
             settle_s,
             pending_before,
+            cpu_before,
             pending_after: pending_after.ok(),
             node_cpu,
             host_cpu,
@@ -602,26 +607,33 @@ pub fn loaders_check(l: &StepLoaders) -> Check {
     }
 }
 
-/// Waits until every node has at most `settle.max_pending` pending compactions (or the
-/// timeout passes); returns the time waited and the highest pending count at the start.
+/// Waits until every node has at most `settle.max_pending` pending compactions and (with
+/// `settle.max_cpu`) uses at most that share of its CPUs, or the timeout passes; returns the
+/// time waited, the highest pending count at the start and the highest node CPU at the end.
 fn settle(
-    endpoints: &[Endpoint],
+    metrics: &crate::metrics::sampler::MetricsPlan,
     spec: &CapacitySpec,
     cancel: &Cancel,
     observer: &mut dyn FnMut(Progress),
-) -> (f64, Option<f64>) {
-    if endpoints.is_empty() {
-        return (0.0, None);
+) -> (f64, Option<f64>, Option<f64>) {
+    if metrics.endpoints.is_empty() {
+        return (0.0, None, None);
     }
+    let cpu = spec.settle.max_cpu.map(|max| NodeCpu {
+        pids: &metrics.pids,
+        node_cpus: &metrics.node_cpus,
+        max,
+    });
     let mut announced = false;
     let w = wait_for_pending(
-        endpoints,
+        &metrics.endpoints,
         spec.settle.max_pending,
+        cpu.as_ref(),
         Duration::from_secs_f64(spec.settle.timeout_s),
         cancel,
-        |pending| {
+        |pending, cpu| {
             if !announced {
-                observer(Progress::Settling { pending });
+                observer(Progress::Settling { pending, cpu });
                 announced = true;
             }
         },
@@ -631,9 +643,10 @@ fn settle(
         observer(Progress::Settled {
             secs,
             pending: w.last,
+            cpu: w.cpu,
         });
     }
-    (secs, w.first)
+    (secs, w.first, w.cpu)
 }
 
 /// Highest mean CPU of any node over the step's measured window, as a share of its CPUs:
@@ -863,6 +876,7 @@ mod tests {
             refine: 2,
             settle: crate::result::capacity::Settle {
                 max_pending: 5.0,
+                max_cpu: None,
                 timeout_s: 120.0,
             },
             criteria: criteria(),
@@ -908,6 +922,7 @@ mod tests {
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
+            cpu_before: None,
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
@@ -1008,6 +1023,7 @@ mod tests {
             result: PathBuf::from("x.json"),
             settle_s: 0.0,
             pending_before: None,
+            cpu_before: None,
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
@@ -1109,6 +1125,7 @@ mod tests {
                 result: PathBuf::new(),
                 settle_s: 0.0,
                 pending_before: None,
+                cpu_before: None,
                 pending_after: None,
                 node_cpu: None,
                 host_cpu: None,
@@ -1132,6 +1149,7 @@ mod tests {
             refine,
             settle: crate::result::capacity::Settle {
                 max_pending: 5.0,
+                max_cpu: None,
                 timeout_s: 120.0,
             },
             criteria: Criteria {
@@ -1219,6 +1237,7 @@ mod tests {
             result: PathBuf::from("cap.step-02.json"),
             settle_s: 0.0,
             pending_before: None,
+            cpu_before: None,
             pending_after: None,
             node_cpu: None,
             host_cpu: None,
@@ -1342,6 +1361,7 @@ mod tests {
                 result: PathBuf::new(),
                 settle_s: 0.0,
                 pending_before: None,
+                cpu_before: None,
                 pending_after: None,
                 node_cpu: None,
                 host_cpu: None,
@@ -1403,6 +1423,7 @@ mod tests {
                 result: PathBuf::new(),
                 settle_s: 0.0,
                 pending_before: None,
+                cpu_before: None,
                 pending_after: None,
                 node_cpu: None,
                 host_cpu: None,
@@ -1433,6 +1454,7 @@ mod tests {
             result: PathBuf::new(),
             settle_s: 0.0,
             pending_before: None,
+            cpu_before: None,
             pending_after: None,
             node_cpu: None,
             host_cpu: None,

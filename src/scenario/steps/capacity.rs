@@ -62,6 +62,9 @@ fn default_max_pending() -> String {
 fn default_pending_after() -> Duration {
     Duration::from_secs(60)
 }
+fn default_settle_cpu() -> String {
+    "30%".into()
+}
 fn default_max_node_cpu() -> String {
     "90%".into()
 }
@@ -133,6 +136,12 @@ pub struct CapacitySearch {
     #[arg(long, default_value_t = 0.0)]
     #[serde(default)]
     pub settle_pending: f64,
+    /// … and no node uses more than this share of its CPUs over a second (off to disable: a
+    /// cluster that serves other traffic never goes quiet, and each step would wait the
+    /// timeout) …
+    #[arg(long, default_value = "30%")]
+    #[serde(default = "default_settle_cpu", deserialize_with = "de::text")]
+    pub settle_cpu: String,
     /// … or this long, whichever comes first.
     #[arg(long, value_parser = parse_duration, default_value = "5m")]
     #[serde(
@@ -319,6 +328,7 @@ impl CapacitySearch {
             refine: self.refine,
             settle: Settle {
                 max_pending: self.settle_pending,
+                max_cpu: parse_limit("settle-cpu", &self.settle_cpu, true)?,
                 timeout_s: self.settle_timeout.as_secs_f64(),
             },
             criteria: Criteria {

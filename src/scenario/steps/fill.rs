@@ -365,9 +365,10 @@ fn wait_for_compactions(
     let w = wait_for_pending(
         endpoints,
         0.0,
+        None,
         a.fill.compaction_timeout,
         &ctx.cancel,
-        |p| {
+        |p, _| {
             if std::time::Instant::now() >= next_report {
                 ctx.emit(Event::Fill(FillEvent::Pending {
                     compactions: p.unwrap_or(0.0),
