@@ -342,18 +342,36 @@ pub fn table(rows: &[CostRow]) -> Option<Table> {
     })
 }
 
-/// Reference 001's table: the environments with a measured throughput ranked by what each
-/// 1,000 ops/s of it costs (cheapest first), with the instance, the nodes and the throughput per
-/// node; None for fewer than two.
-pub fn ranking_table(rows: &[CostRow]) -> Option<Table> {
+/// The environments with a measured throughput and its cost, cheapest $ per 1,000 ops/s first
+/// (ties: the higher throughput first), with that throughput and cost; none for fewer than two.
+fn ranked(rows: &[CostRow]) -> Vec<(&CostRow, f64, f64)> {
     let mut ranked: Vec<(&CostRow, f64, f64)> = rows
         .iter()
         .filter_map(|r| Some((r, r.ops_per_s?, r.per_1k_ops_usd?)))
         .collect();
     if ranked.len() < 2 {
-        return None;
+        return vec![];
     }
     ranked.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.total_cmp(&a.1)));
+    ranked
+}
+
+/// Environment `env`'s place in the ranking (1: cheapest), as the ranking table gives it.
+pub fn rank_of(rows: &[CostRow], env: &str) -> Option<usize> {
+    ranked(rows)
+        .iter()
+        .position(|(r, _, _)| r.env == env)
+        .map(|i| i + 1)
+}
+
+/// Reference 001's table: the environments with a measured throughput ranked by what each
+/// 1,000 ops/s of it costs (cheapest first), with the instance, the nodes and the throughput per
+/// node; None for fewer than two.
+pub fn ranking_table(rows: &[CostRow]) -> Option<Table> {
+    let ranked = ranked(rows);
+    if ranked.is_empty() {
+        return None;
+    }
     let cell = |v: f64, d: usize| crate::format::cell(Some(v), d);
     Some(Table {
         title: "Ranking by cost per sustained throughput (cheapest $ per 1,000 ops/s first)".into(),
@@ -540,6 +558,17 @@ mod tests {
                 && row.ends_with(",\"1 node, 2 CPUs 8.0 GB each, client on host\""),
             "{row}"
         );
+        // The rank column holds the ranking table's place, read back by a CSV reader.
+        let mut csv = ::csv::Reader::from_reader(out.as_bytes());
+        let col = csv.headers().unwrap().iter().position(|h| h == "cost_rank");
+        let laptop = csv
+            .records()
+            .map(Result::unwrap)
+            .find(|r| r.get(1) == Some("laptop"))
+            .unwrap();
+        let expected = rank_of(&r.costs, "laptop").map_or(String::new(), |n| n.to_string());
+        assert_eq!(laptop.get(col.unwrap()), Some(expected.as_str()));
+        assert!(rank_of(&r.costs, "laptop").is_some(), "{out}");
     }
 
     #[test]
@@ -590,8 +619,12 @@ mod tests {
             ("10,000", "10.00")
         );
         assert_eq!(t.rows[2][8], "30.00");
+        // The CSV's rank column gives each environment the table's place.
+        let ranks: Vec<_> = rows.iter().map(|r| rank_of(&rows, &r.env)).collect();
+        assert_eq!(ranks, [Some(3), Some(1), None, Some(2)]);
         // One measured environment ranks nothing.
         assert!(ranking_table(&rows[2..3]).is_none());
         assert!(ranking_table(&rows[..1]).is_none());
+        assert_eq!(rank_of(&rows[..1], "dear"), None);
     }
 }

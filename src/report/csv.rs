@@ -4,21 +4,14 @@
 //! ([`RUN_SECTIONS`], [`PROBE_SECTION`], [`STEP_COLUMNS`] when the report holds a capacity
 //! search, and `run` with [`HOST_COLUMNS`] and [`DEVICE_COLUMNS`] when a run sampled hosts) by
 //! key, and [`COST_COLUMNS`] when environments were priced (`--deployment`): each
-//! row carries its environment's cost; numbers are rounded to 6 decimal places, absent figures
-//! empty.
+//! row carries its environment's cost and its rank by cost per 1,000 ops/s (among two or more
+//! ranked environments, as the report's ranking table); numbers are rounded to 6 decimal
+//! places, absent figures empty; fields quoted by the `csv` crate where they need it.
 
 use super::Report;
 use super::capacity::{Column, STEP_COLUMNS, SearchReport, StepRow};
 use super::model::hosts::{DEVICE_COLUMNS, DeviceLine, HOST_COLUMNS, HostLine};
 use super::model::{EnvRuns, Field, PROBE_SECTION, ProbeRow, RUN_SECTIONS, summary};
-
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
 
 fn run_fields() -> impl Iterator<Item = &'static Field<EnvRuns>> {
     RUN_SECTIONS.iter().flat_map(|s| s.fields.iter())
@@ -40,7 +33,7 @@ fn values<T: 'static>(
 fn step_values(step: Option<&StepRow>) -> Vec<String> {
     STEP_COLUMNS
         .iter()
-        .map(|c| step.map(|s| quote(&(c.get)(s).raw())).unwrap_or_default())
+        .map(|c| step.map(|s| (c.get)(s).raw()).unwrap_or_default())
         .collect()
 }
 
@@ -52,6 +45,7 @@ pub const COST_COLUMNS: &[&str] = &[
     "cost_ops_per_s",
     "cost_throughput_from",
     "usd_per_1k_ops_per_s",
+    "cost_rank",
     "cost_measured_on",
 ];
 
@@ -63,13 +57,14 @@ fn number(v: Option<f64>) -> String {
 fn cost_values(report: &Report, env: &str) -> Vec<String> {
     match report.costs.iter().find(|c| c.env == env) {
         Some(c) => vec![
-            quote(&c.deployment),
+            c.deployment.clone(),
             number(Some(c.monthly_usd)),
             number(c.k8s_fee_monthly_usd),
             number(c.ops_per_s),
-            quote(&c.basis),
+            c.basis.clone(),
             number(c.per_1k_ops_usd),
-            quote(c.measured_on.as_deref().unwrap_or_default()),
+            super::cost::rank_of(&report.costs, env).map_or_else(String::new, |r| r.to_string()),
+            c.measured_on.clone().unwrap_or_default(),
         ],
         None => vec![String::new(); COST_COLUMNS.len()],
     }
@@ -106,11 +101,9 @@ fn host_values(host: Option<(&str, &HostLine, Option<&DeviceLine>)>) -> Vec<Stri
     let Some((run, h, device)) = host else {
         return vec![String::new(); host_keys().count()];
     };
-    std::iter::once(quote(run))
-        .chain(host_columns().map(|c| quote(&(c.get)(h).raw())))
-        .chain(
-            device_columns().map(|c| device.map(|d| quote(&(c.get)(d).raw())).unwrap_or_default()),
-        )
+    std::iter::once(run.to_string())
+        .chain(host_columns().map(|c| (c.get)(h).raw()))
+        .chain(device_columns().map(|c| device.map(|d| (c.get)(d).raw()).unwrap_or_default()))
         .collect()
 }
 
@@ -137,7 +130,9 @@ pub fn render(report: &Report) -> String {
         .chain(host_keys().filter(|_| with_hosts))
         .chain(COST_COLUMNS.iter().copied().filter(|_| with_costs))
         .collect();
-    let mut out = header.join(",") + "\n";
+    // Quoted where a field needs it by the csv crate; written to memory, which cannot fail.
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&header).expect("a CSV written to memory");
     let probe = |env: &str| -> Option<&ProbeRow> { report.probes.iter().find(|p| p.env == env) };
     let mut row = |scenario: &str, env: &str, of: Of| {
         let runs = match of {
@@ -152,7 +147,7 @@ pub fn render(report: &Report) -> String {
             Of::Host(run, h, d) => Some((run, h, d)),
             _ => None,
         };
-        let cells: Vec<String> = [quote(scenario), quote(env)]
+        let cells: Vec<String> = [scenario.to_string(), env.to_string()]
             .into_iter()
             .chain(values(run_fields(), runs))
             .chain(values(PROBE_SECTION.fields.iter(), probe(env)))
@@ -160,8 +155,7 @@ pub fn render(report: &Report) -> String {
             .chain(host_values(host).into_iter().filter(|_| with_hosts))
             .chain(cost_values(report, env).into_iter().filter(|_| with_costs))
             .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
+        out.write_record(&cells).expect("a CSV written to memory");
     };
     for g in &report.groups {
         for e in &g.envs {
@@ -204,5 +198,6 @@ pub fn render(report: &Report) -> String {
             row("", &p.env, Of::Probe);
         }
     }
-    out
+    let bytes = out.into_inner().expect("a CSV written to memory");
+    String::from_utf8(bytes).expect("a CSV of strings is UTF-8")
 }
