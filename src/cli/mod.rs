@@ -8,6 +8,7 @@ pub mod compare;
 pub mod cost;
 pub mod k8s;
 pub mod merge;
+pub mod metrics;
 pub mod profile;
 pub mod quickstart;
 pub mod runs;
@@ -79,6 +80,9 @@ pub enum Command {
     /// Check a cassandra-stress user profile and show what one operation of each kind writes
     /// and reads (columns, sizes, a sample row, each query's bound values); no cluster.
     Profile(profile::ProfileArgs),
+    /// What a cluster's metric sources serve: `metrics check`.
+    #[command(subcommand)]
+    Metrics(metrics::MetricsCommand),
     /// Kubernetes manifests and their kubectl workflow: `loaders` renders N `cqlbench run`
     /// shards as an Indexed Job.
     #[command(subcommand)]
@@ -153,16 +157,19 @@ static NETNS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// Enters the namespace a load command runs in: `--netns`, else, for a lab cluster
 /// (`--cluster`), the lab's first loader namespace.
 fn enter_load_netns(a: &steps::RunStep) -> anyhow::Result<()> {
-    if let Some(ns) = &a.netns {
+    enter_netns_for(a.netns.as_deref(), a.cluster.as_deref())
+}
+
+/// Enters `netns` if given, else, for a lab `cluster`, the lab's first loader namespace.
+pub fn enter_netns_for(netns: Option<&str>, cluster: Option<&str>) -> anyhow::Result<()> {
+    if let Some(ns) = netns {
         return enter_netns(ns);
     }
     // Started inside a namespace already (`ip netns exec`, or a loader's parent): stay.
     if crate::netns::current().is_some() {
         return Ok(());
     }
-    let lab_client = a
-        .cluster
-        .as_deref()
+    let lab_client = cluster
         .and_then(|name| crate::cluster::Cluster::open(&clusters_dir(None), name).ok())
         .and_then(|c| c.client_netns());
     match lab_client {
@@ -330,6 +337,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Metrics(cmd) => metrics::run(cmd),
         Command::K8s(cmd) => k8s::run(cmd),
     }
 }

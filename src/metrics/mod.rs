@@ -12,6 +12,7 @@
 //! - [`assemble`]: scrape answers, however late, into the samples of their ticks.
 
 pub mod assemble;
+pub mod check;
 pub mod names;
 pub mod node_exporter;
 pub mod procfs;

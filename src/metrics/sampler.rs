@@ -59,6 +59,12 @@ impl Endpoint {
         if host.is_empty() {
             return Err(crate::invalid!("'{s}' is not a metrics endpoint: no host"));
         }
+        // `node1=http://…` took the whole of `node1=http://10.0.0.5` for a host name.
+        if host.contains(['/', '=', ' ']) || t.contains("://") {
+            return Err(crate::invalid!(
+                "'{s}' is not a metrics endpoint: bad host '{host}' (expected [http://]host:port; the node is named by its address)"
+            ));
+        }
         Ok(Endpoint {
             node: t.to_string(),
             host: host.to_string(),

@@ -239,6 +239,14 @@ pub fn refused_in_one_line(out: &std::process::Output, args: &[&str], needles: &
 /// loaders, its bounds) without a node; served until the test process ends. Returns
 /// `127.0.0.1:PORT`.
 pub fn empty_node_load_endpoint() -> String {
+    metrics_endpoint(
+        "# TYPE org_apache_cassandra_metrics_storage_count untyped\norg_apache_cassandra_metrics_storage_count{name=\"Load\",} 0.0\n",
+    )
+}
+
+/// A metrics endpoint that answers every scrape with `body`, served until the test process
+/// ends. Returns `127.0.0.1:PORT`.
+pub fn metrics_endpoint(body: &'static str) -> String {
     let server = tiny_http::Server::http("127.0.0.1:0").expect("a free loopback port");
     let addr = server
         .server_addr()
@@ -247,7 +255,6 @@ pub fn empty_node_load_endpoint() -> String {
         .to_string();
     std::thread::spawn(move || {
         for request in server.incoming_requests() {
-            let body = "# TYPE org_apache_cassandra_metrics_storage_count untyped\norg_apache_cassandra_metrics_storage_count{name=\"Load\",} 0.0\n";
             let _ = request.respond(tiny_http::Response::from_string(body));
         }
     });

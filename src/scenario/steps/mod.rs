@@ -10,6 +10,7 @@ pub mod capacity;
 pub mod cluster;
 pub mod de;
 pub mod fill;
+pub mod metrics_check;
 pub mod probe;
 pub mod report;
 pub mod run;

@@ -7,6 +7,7 @@ mod exec;
 mod plan;
 
 pub use exec::{execute, launch_loaders};
+pub use plan::Reach;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -116,12 +116,56 @@ impl RunStep {
     /// Where the run goes: the local cluster or the hosts, with the client's DC and the
     /// Prometheus endpoints given.
     pub fn target(&self, ctx: &Context) -> Result<Target, ScenarioError> {
-        let mut t = match &self.cluster {
+        self.reach().target(ctx)
+    }
+
+    /// The flags that say where the run goes and what it reads there.
+    pub fn reach(&self) -> Reach<'_> {
+        Reach {
+            cluster: self.cluster.as_deref(),
+            hosts: &self.hosts,
+            dc: self.dc.as_deref(),
+            prometheus: &self.prometheus,
+            node_exporter: &self.node_exporter,
+            prometheus_server: self.prometheus_server.as_deref(),
+            prometheus_instance: &self.prometheus_instance,
+        }
+    }
+
+    /// What to fetch from `--prometheus-server` once the run is over (its window set then),
+    /// `None` without one.
+    pub(super) fn prometheus_fetch(
+        &self,
+        ctx: &Context,
+    ) -> Result<Option<crate::metrics::prometheus_server::FetchSpec>, ScenarioError> {
+        self.reach()
+            .prometheus_fetch(ctx, self.metrics_interval.as_secs_f64())
+    }
+}
+
+/// Where a command goes and what it reads there, as its flags give it (`--cluster` or
+/// `--hosts`, `--dc`, `--prometheus`, `--node-exporter`, `--prometheus-server` and its
+/// instances): a load command's, or `metrics check`'s.
+pub struct Reach<'a> {
+    pub cluster: Option<&'a str>,
+    pub hosts: &'a [String],
+    pub dc: Option<&'a str>,
+    pub prometheus: &'a [String],
+    pub node_exporter: &'a [String],
+    pub prometheus_server: Option<&'a str>,
+    pub prometheus_instance: &'a [String],
+}
+
+impl Reach<'_> {
+    /// The local cluster or the hosts, with the client's DC and the Prometheus endpoints and
+    /// node exporters given.
+    pub fn target(&self, ctx: &Context) -> Result<Target, ScenarioError> {
+        let mut t = match self.cluster {
             Some(name) => Target::local(&ctx.clusters, name)?,
             None if self.hosts.is_empty() => {
                 refuse!("give --cluster NAME (a local cluster) or --hosts a,b,c")
             }
-            None => Target::hosts(self.hosts.clone()),
+            None => Target::hosts(self.hosts.to_vec()),
         };
         // A lab's addresses exist only inside it: never sent to from this host's network.
         if let Some(lab) = t.cluster().and_then(|c| c.lab()) {
@@ -138,7 +182,7 @@ impl RunStep {
                 );
             }
         }
-        t.dc = self.dc.clone();
+        t.dc = self.dc.map(str::to_string);
         t.netns = ctx.netns.clone();
         t.prometheus = self
             .prometheus
@@ -155,15 +199,16 @@ impl RunStep {
         Ok(t)
     }
 
-    /// What to fetch from `--prometheus-server` once the run is over (its window set then),
+    /// What to fetch from `--prometheus-server` (the window set by the caller) at `step_s`,
     /// `None` without one: the server, the instances given, and the target's nodes (a local
     /// cluster's names and addresses, else the contact points' hosts).
-    pub(super) fn prometheus_fetch(
+    pub fn prometheus_fetch(
         &self,
         ctx: &Context,
+        step_s: f64,
     ) -> Result<Option<crate::metrics::prometheus_server::FetchSpec>, ScenarioError> {
         use crate::metrics::prometheus_server::{FetchSpec, NodeInstance, Server, host_part};
-        let Some(url) = &self.prometheus_server else {
+        let Some(url) = self.prometheus_server else {
             return Ok(None);
         };
         let server = Server::parse(url).map_err(|e| crate::invalid!("--prometheus-server {e}"))?;
@@ -193,11 +238,13 @@ impl RunStep {
             start_unix_s: 0.0,
             end_unix_s: 0.0,
             t0_unix_s: 0.0,
-            step_s: self.metrics_interval.as_secs_f64(),
+            step_s,
             timeout: FETCH_TIMEOUT,
         }))
     }
+}
 
+impl RunStep {
     /// Who applies the faults: a local cluster's nodes (the schedule checked against their
     /// count), hook commands for other targets, nobody without faults.
     fn injector(&self, target: &Target) -> Result<Option<Arc<dyn Inject>>, ScenarioError> {

@@ -1,0 +1,257 @@
+//! `cqlbench metrics check` through the real binary, against metrics endpoints the test serves
+//! (a node's figures in the JMX exporter's naming, or none): what it lists per node, its
+//! `--for` refusals in one line, and every flag's bad and valid values. The check against
+//! real nodes is in tests/metrics_check_real.rs.
+
+mod common;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const NODE: &str = "\
+org_apache_cassandra_metrics_storage_count{name=\"Load\",} 1048576.0
+org_apache_cassandra_metrics_compaction_value{name=\"PendingTasks\",} 3.0
+java_lang_operatingsystem_processcpuload 0.25
+process_cpu_seconds_total 12.5
+";
+const NO_LOAD: &str = "jvm_threads_current 42.0\n";
+
+fn cqlbench(home: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+    c.env("CQLBENCH_HOME", home)
+        .env("CQLBENCH_CLUSTERS_DIR", home.join("clusters"));
+    c
+}
+
+fn run(home: &Path, args: &[&str]) -> (Option<i32>, String, String, Duration) {
+    let t0 = Instant::now();
+    let out = cqlbench(home).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr,
+        t0.elapsed(),
+    )
+}
+
+#[test]
+fn a_node_serving_its_figures_is_measurable_for_both_commands() {
+    let home = tempfile::tempdir().unwrap();
+    let ep = common::metrics_endpoint(NODE);
+    let prom = format!("http://{ep}/metrics");
+    for command in ["fill", "capacity"] {
+        let (code, out, err, _) = run(
+            home.path(),
+            &[
+                "metrics",
+                "check",
+                "--hosts",
+                "127.0.0.1",
+                "--prometheus",
+                &prom,
+                "--for",
+                command,
+            ],
+        );
+        assert_eq!(code, Some(0), "{out}{err}");
+        // Load, pending and SSTables-per-read absent: load ✓, pending ✓, the CPU from the
+        // JVM's share (a remote node's CPU count is not known), SSTables per read ✗.
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&ep))
+            .expect(&out);
+        assert_eq!(row.matches("✓").count(), 3, "{row}");
+        assert!(row.contains("JVM's share") && row.contains('✗'), "{row}");
+        assert!(
+            out.contains("fill target (the nodes' load): measurable"),
+            "{out}"
+        );
+        assert!(
+            out.contains("criteria (pending compactions, node CPU): measurable"),
+            "{out}"
+        );
+    }
+    // --json: the same, for a program.
+    let (code, out, err, _) = run(
+        home.path(),
+        &[
+            "metrics",
+            "check",
+            "--hosts",
+            "127.0.0.1",
+            "--prometheus",
+            &prom,
+            "--json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["nodes"][0]["node"], ep.as_str());
+    assert_eq!(v["nodes"][0]["figures"][0][0], "load");
+    assert!(v["nodes"][0]["figures"][0][1].is_string(), "{v}");
+    assert!(v["nodes"][0]["figures"][3][1].is_null(), "{v}");
+}
+
+#[test]
+fn a_fill_or_a_search_that_would_be_blind_is_refused_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let none = common::metrics_endpoint(NO_LOAD);
+    let with = common::metrics_endpoint(NODE);
+    let blind = format!("http://{none}");
+    let (code, out, err, took) = run(
+        home.path(),
+        &[
+            "metrics",
+            "check",
+            "--hosts",
+            "127.0.0.1",
+            "--prometheus",
+            &blind,
+            "--for",
+            "fill",
+        ],
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: metrics check: a fill could not see its target: no source serves the nodes' load"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // A search needs pending compactions on every node: node2 lacks them.
+    let both = format!("{with},{none}");
+    let (code, _, err, _) = run(
+        home.path(),
+        &[
+            "metrics",
+            "check",
+            "--hosts",
+            "127.0.0.1",
+            "--prometheus",
+            &both,
+            "--for",
+            "capacity",
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "error: metrics check: a capacity search could not measure pending compactions ({none})"
+        )
+    );
+    // An endpoint nobody answers: the fill's line says so, the table names the error.
+    let (code, out, err, _) = run(
+        home.path(),
+        &[
+            "metrics",
+            "check",
+            "--hosts",
+            "127.0.0.1",
+            "--prometheus",
+            "127.0.0.1:1",
+            "--for",
+            "fill",
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no metrics source answered"), "{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("127.0.0.1:1 ")),
+        "{out}"
+    );
+    // Nothing to read at all.
+    let (code, _, err, _) = run(
+        home.path(),
+        &["metrics", "check", "--hosts", "127.0.0.1", "--for", "fill"],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no metrics source"), "{err}");
+}
+
+#[test]
+fn every_flag_bad_and_valid() {
+    let home = tempfile::tempdir().unwrap();
+    let ep = common::metrics_endpoint(NODE);
+    let prom = format!("http://{ep}");
+    let base = [
+        "metrics",
+        "check",
+        "--hosts",
+        "127.0.0.1",
+        "--prometheus",
+        prom.as_str(),
+    ];
+    let refused: &[(&[&str], &str)] = &[
+        (&["--timeout", "0s"], "--timeout"),
+        (&["--timeout", "soon"], "--timeout"),
+        (&["--for", "scan"], "--for"),
+        (
+            &["--prometheus-instance", "node1=a:1"],
+            "--prometheus-server",
+        ),
+        (&["--prometheus-server", "ftp://x"], "--prometheus-server"),
+        (&["--node-exporter", "node1"], "--node-exporter"),
+        (&["--netns", "cqb-no-such-ns"], "cqb-no-such-ns"),
+    ];
+    for (extra, needle) in refused {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let (code, _, err, _) = run(home.path(), &args);
+        // Clap's own refusals (a value it parses) exit 2, cqlbench's 1.
+        assert!(matches!(code, Some(1 | 2)), "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(errors.len(), 1, "{args:?}: {err}");
+        // (Clap names a missing argument on the line after its error line.)
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    for (args, needle) in [
+        (&["metrics", "check"][..], "--cluster"),
+        (&["metrics", "check", "--cluster", "nope"], "nope"),
+        (
+            &[
+                "metrics",
+                "check",
+                "--hosts",
+                "127.0.0.1",
+                "--prometheus",
+                "x:y",
+            ],
+            "--prometheus",
+        ),
+        (
+            &[
+                "metrics",
+                "check",
+                "--hosts",
+                "127.0.0.1",
+                "--prometheus",
+                "node1=http://h:1",
+            ],
+            "bad host",
+        ),
+    ] {
+        let (code, _, err, _) = run(home.path(), args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.trim().lines().count() == 1 && err.contains(needle),
+            "{args:?}: {err}"
+        );
+    }
+    // Valid values: each runs the check (a node exporter nobody answers is named in the table).
+    let valid: &[&[&str]] = &[
+        &["--timeout", "2s"],
+        &["--for", "FILL"],
+        &["--for", "capacity"],
+        &["--node-exporter", "127.0.0.1=127.0.0.1:1"],
+        &["--json"],
+    ];
+    for extra in valid {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let (code, out, err, _) = run(home.path(), &args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(out.contains(&ep), "{args:?}: {out}");
+    }
+    assert!(!home.path().join("clusters").exists());
+}
