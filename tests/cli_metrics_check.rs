@@ -255,3 +255,34 @@ fn every_flag_bad_and_valid() {
     }
     assert!(!home.path().join("clusters").exists());
 }
+
+#[test]
+fn a_capacity_search_names_what_it_cannot_measure_before_its_first_step() {
+    let home = tempfile::tempdir().unwrap();
+    let none = common::metrics_endpoint(NO_LOAD);
+    let out_file = home.path().join("cap.json");
+    let (code, out, err, _) = run(
+        home.path(),
+        &[
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1:1",
+            "--prometheus",
+            &none,
+            "--settle-timeout",
+            "1s",
+            "--out",
+            out_file.to_str().unwrap(),
+        ],
+    );
+    // Nobody listens on port 1: the search fails at its first step, after the warning.
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    let warning = out
+        .find(&format!(
+            "warning: the metric sources do not give pending compactions ({none}) or node CPU (no node gives it): the verdict will mark them unverified"
+        ))
+        .expect(&out);
+    assert!(warning < out.find("step 1").expect(&out), "{out}");
+}

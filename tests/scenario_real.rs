@@ -144,6 +144,17 @@ fn scenarios_against_a_real_node() {
     };
     let dir = home.path();
 
+    // `metrics check` on the local node: its exporter serves the load, pending compactions
+    // and SSTables per read, its process its CPU (a share of the CPUs it has).
+    let text = env.ok(&["metrics", "check", "--cluster", "scen", "--for", "capacity"]);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("node1"))
+        .expect(&text);
+    assert_eq!(row.matches('✓').count(), 4, "{text}");
+    assert!(row.contains("process (/proc)"), "{row}");
+    assert!(text.contains("fill target (the nodes' load): measurable"), "{text}");
+
     // Fill: pending compactions and disk writes rise, and so does the node's load.
     let fill = dir.join("fill.json");
     let text = env.ok(&[

@@ -16,6 +16,11 @@ pub(super) fn progress(p: &Progress, quiet: bool) -> String {
     let pending = |p: &Option<f64>| p.map_or_else(|| "?".into(), |v| format!("{v:.0}"));
     match p {
         Progress::Plan(e) => estimate(e),
+        Progress::Unmeasurable(what) => format!(
+            "warning: the metric sources do not give {}: the verdict will mark {} unverified (see `cqlbench metrics check`)\n",
+            what.join(" or "),
+            if what.len() == 1 { "it" } else { "them" }
+        ),
         Progress::Settling { pending: p, cpu } => {
             format!(
                 "waiting for the nodes to settle (pending compactions: {}{})\n",

@@ -29,6 +29,9 @@ const PENDING_SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum Progress<'a> {
     /// Before the first step: how long the search can take.
     Plan(Estimate),
+    /// Before the first step: the server-side criteria its metric sources do not give (each
+    /// with the nodes that lack it), which the verdict will mark unverified.
+    Unmeasurable(Vec<String>),
     /// Waiting before a step: the highest pending compactions and node CPU share (`None`: not
     /// read) at the first reading still above.
     Settling {
@@ -239,6 +242,18 @@ fn search(
         result.steps.len(),
         !base.metrics.endpoints.is_empty(),
     )));
+    // The server-side criteria the sources cannot give, named before the first step rather
+    // than only as unverified in the verdict.
+    if !base.metrics.is_empty() {
+        let found = crate::metrics::check::check(&base.metrics, PENDING_SCRAPE_TIMEOUT);
+        let blind = found.capacity_blind(
+            spec.criteria.max_pending_compactions.is_some(),
+            spec.criteria.max_node_cpu.is_some(),
+        );
+        if !blind.is_empty() {
+            observer(Progress::Unmeasurable(blind));
+        }
+    }
     loop {
         let index = result.steps.len() + 1;
         let count = loaders.map_or(1, |l| l.count);
