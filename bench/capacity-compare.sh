@@ -33,9 +33,12 @@ for set in $SETS; do
   # 5,095 ops/s in a first version of this script without this).
   $B throughput keyvalue --cluster $set --rf 1 --rows 50000 --skip-rampup --duration 90s \
     --out "$WORK/warm-$set.json" -q >/dev/null
-  # The warm-up's compactions done before the first search: on half the CPUs they outlast a
-  # step's settling (a first version of this script measured 563 ops/s there, the node busy
-  # compacting at 100% of its CPU).
+  # The warm-up's memtable flushed and its compactions done before the first search: left in
+  # memory, it is flushed during the first search's steps, and the compactions that follow held
+  # a node on half the CPUs at 100% from 1,500 ops/s (a search at 1,125 ops/s, then two at
+  # 3,750 and 4,500, in a version of this script that only waited; the settle before each step
+  # had seen 7% CPU and no pending compaction).
+  $B cluster nodetool $set node1 -- flush >/dev/null
   sleep 60
   mkdir -p "$WORK/$set"
   n=3; [ $set = full ] && n=4; [ $set = lowmem ] && n=1

@@ -286,3 +286,25 @@ fn a_capacity_search_names_what_it_cannot_measure_before_its_first_step() {
         .expect(&out);
     assert!(warning < out.find("step 1").expect(&out), "{out}");
 }
+
+#[test]
+fn the_exporter_configuration_of_local_nodes_is_printed_for_a_users_own() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, out, err, _) = run(home.path(), &["metrics", "exporter-config"]);
+    assert_eq!(code, Some(0), "{err}");
+    // YAML the exporter reads, naming the MBeans the criteria and the fill read.
+    let v: serde_yaml::Value = serde_yaml::from_str(&out).unwrap();
+    let beans: Vec<&str> = v["includeObjectNames"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b.as_str())
+        .collect();
+    for needed in [
+        "org.apache.cassandra.metrics:type=Compaction,name=PendingTasks",
+        "org.apache.cassandra.metrics:type=Storage,name=Load",
+        "java.lang:type=OperatingSystem",
+    ] {
+        assert!(beans.contains(&needed), "{out}");
+    }
+}

@@ -1512,6 +1512,105 @@ fn valid_prometheus_server_and_instances_are_accepted() {
     }
 }
 
+/// The server's credentials, token and CA files: each read and checked before the run (a bad
+/// one refused in one line naming the flag and the file), none without a server; valid ones
+/// get the run past its checks to the unreachable host.
+#[test]
+fn prometheus_server_credentials_token_and_ca_are_checked_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (good, one_line) = (file("good", "u\np w\n"), file("one", "u\n"));
+    let (token, no_token) = (file("token", "abc.def\n"), file("none", "\n"));
+    let not_pem = file("ca.txt", "not a certificate\n");
+    let ca = dir.path().join("ca.pem");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["prom".to_string()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    std::fs::write(&ca, cert.pem()).unwrap();
+    let ca = ca.to_str().unwrap().to_string();
+    let base = ["run", "keyvalue", "--hosts", HOST, "--timeout", "1s"];
+    let server = ["--prometheus-server", "https://127.0.0.1:9090"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter()
+            .chain(&server)
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    for (extra, needles) in [
+        (
+            vec!["--prometheus-credentials", &one_line],
+            vec!["--prometheus-credentials", "expected two lines"],
+        ),
+        (
+            vec!["--prometheus-credentials", "/nonexistent/c"],
+            vec!["--prometheus-credentials", "/nonexistent/c"],
+        ),
+        (
+            vec!["--prometheus-token", &no_token],
+            vec!["--prometheus-token", "a token on its first line"],
+        ),
+        (
+            vec!["--prometheus-token", "/nonexistent/t"],
+            vec!["--prometheus-token", "/nonexistent/t"],
+        ),
+        (
+            vec!["--prometheus-ca", &not_pem],
+            vec!["--prometheus-ca", "no certificate"],
+        ),
+        (
+            vec!["--prometheus-ca", "/nonexistent/ca"],
+            vec!["--prometheus-ca", "/nonexistent/ca"],
+        ),
+        (
+            vec![
+                "--prometheus-credentials",
+                &good,
+                "--prometheus-token",
+                &token,
+            ],
+            vec!["--prometheus-token", "cannot be used with"],
+        ),
+    ] {
+        let args = with(&extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused_naming(&args, &needles);
+    }
+    // Without a server, each is refused.
+    for flag in [
+        "--prometheus-credentials",
+        "--prometheus-token",
+        "--prometheus-ca",
+    ] {
+        refused_naming(
+            &[&base[..], &[flag, good.as_str()]].concat(),
+            &["--prometheus-server"],
+        );
+    }
+    for extra in [
+        vec![
+            "--prometheus-credentials",
+            good.as_str(),
+            "--prometheus-ca",
+            ca.as_str(),
+        ],
+        vec!["--prometheus-token", token.as_str()],
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let out = cqlbench(home.path()).args(with(&extra)).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{extra:?}: {stderr}");
+        assert!(errors[0].contains("127.0.0.1:1"), "{extra:?}: {stderr}");
+    }
+}
+
 /// A capacity search whose first step fails (nothing listens at the contact point) leaves a
 /// result that says it failed and why, not "running".
 #[test]

@@ -353,6 +353,14 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "--prometheus-instance 'node1' is not a node's instance: no '='",
         ),
         (
+            "name: p\nsteps: [{run: {workload: keyvalue, prometheus-credentials: /x}}]",
+            "--prometheus-credentials, --prometheus-token and --prometheus-ca are for a --prometheus-server",
+        ),
+        (
+            "name: p\nsteps: [{run: {workload: keyvalue, prometheus-server: 'http://h:9090', prometheus-token: /nonexistent/token}}]",
+            "--prometheus-token /nonexistent/token",
+        ),
+        (
             "name: p\nsteps: [{capacity: {workload: keyvalue, prometheus-server: 'http://h:9090'}}]",
             "a capacity search does not fetch host series yet",
         ),
@@ -882,6 +890,36 @@ fn prometheus_server_and_instances_are_run_step_keys() {
         stdout.contains("--prometheus-server http://10.0.0.9:9090")
             && stdout.contains("--prometheus-instance node1=10.0.0.1:9100")
             && stdout.contains("--prometheus-instance node2=exporter-2"),
+        "{stdout}"
+    );
+    // The server's credentials, token and CA: keys of the step and of `connection:`, their
+    // files read by the dry run.
+    let creds = dir.path().join("creds");
+    std::fs::write(&creds, "u\np\n").unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t0k\n").unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["prom".to_string()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, cert.pem()).unwrap();
+    std::fs::write(
+        &file,
+        format!(
+            "name: p\nconnection: {{prometheus-server: 'https://10.0.0.9:9090', prometheus-ca: {}}}\nsteps:\n  - {{throughput: {{workload: keyvalue, hosts: 10.0.0.1, duration: 5s, prometheus-credentials: {}}}}}\n  - {{throughput: {{workload: keyvalue, hosts: 10.0.0.1, duration: 5s, prometheus-token: {}}}}}\n",
+            ca.display(),
+            creds.display(),
+            token.display()
+        ),
+    )
+    .unwrap();
+    let stdout = dry_run_valid(&file, dir.path());
+    assert!(
+        stdout.contains(&format!("--prometheus-credentials {}", creds.display()))
+            && stdout.contains(&format!("--prometheus-token {}", token.display()))
+            && stdout.contains(&format!("--prometheus-ca {}", ca.display())),
         "{stdout}"
     );
 }

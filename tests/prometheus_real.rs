@@ -107,6 +107,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     std::thread::sleep(Duration::from_secs(2));
 
     let spec = FetchSpec {
+        access: Default::default(),
         server: Server::parse(&url).unwrap(),
         instances: vec![],
         nodes: vec![("node1".into(), "127.0.0.1".into())],
@@ -209,6 +210,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
 
     // The server answering an error (a path it does not serve: HTTP 404) is named with it.
     let wrong = FetchSpec {
+        access: Default::default(),
         server: Server::parse(&format!("{url}/no/such/prefix")).unwrap(),
         ..spec.clone()
     };
@@ -231,4 +233,124 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
         fetched_busy,
         (direct_busy - fetched_busy).abs()
     );
+}
+
+/// `cqlbench metrics check` against a real Prometheus server behind its own basic auth
+/// (`--web.config.file`, a bcrypt hash), scraping a real node exporter: with the credentials
+/// the check lists the node's CPU from the server; with wrong ones, or none, it is refused in
+/// one line naming the refusal; a malformed credentials file is refused before any request.
+#[test]
+fn a_server_behind_basic_auth_is_reached_with_its_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let (exporter_port, prometheus_port) = (free_port(), free_port());
+    let mut exporter = Daemon::start(
+        "prometheus-node-exporter",
+        &[
+            format!("--web.listen-address=127.0.0.1:{exporter_port}"),
+            format!("--collector.textfile.directory={}", dir.path().display()),
+        ],
+        &dir.path().join("exporter.log"),
+        PACKAGES,
+    );
+    let e = NodeExporter {
+        node: "127.0.0.1".into(),
+        host: "127.0.0.1".into(),
+        port: exporter_port,
+    };
+    exporter.wait_until(Duration::from_secs(30), || {
+        node_exporter::scrape(&e, Duration::from_secs(2)).is_ok()
+    });
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n  - job_name: node\n    static_configs:\n      - targets: ['127.0.0.1:{exporter_port}']\n"
+        ),
+    )
+    .unwrap();
+    let web = dir.path().join("web.yml");
+    let hash = bcrypt::hash("s3cret pass", 4).unwrap();
+    std::fs::write(&web, format!("basic_auth_users:\n  cqb: '{hash}'\n")).unwrap();
+    let mut prometheus = Daemon::start(
+        "prometheus",
+        &[
+            format!("--config.file={}", config.display()),
+            format!("--web.config.file={}", web.display()),
+            format!("--storage.tsdb.path={}", dir.path().join("data").display()),
+            format!("--web.listen-address=127.0.0.1:{prometheus_port}"),
+        ],
+        &dir.path().join("prometheus.log"),
+        PACKAGES,
+    );
+    let url = format!("http://127.0.0.1:{prometheus_port}");
+    // Ready once it asks for credentials (the readiness endpoint sits behind them too).
+    prometheus.wait_until(Duration::from_secs(60), || {
+        ureq::get(&format!("{url}/-/ready"))
+            .config()
+            .http_status_as_error(false)
+            .build()
+            .call()
+            .is_ok_and(|r| r.status() == 401)
+    });
+    let good = dir.path().join("good");
+    std::fs::write(&good, "cqb\ns3cret pass\n").unwrap();
+    let wrong = dir.path().join("wrong");
+    std::fs::write(&wrong, "cqb\nguess\n").unwrap();
+    let bad = dir.path().join("bad");
+    std::fs::write(&bad, "cqb\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let check = |extra: &[&str]| {
+        let mut c = assert_cmd::Command::cargo_bin("cqlbench").unwrap();
+        c.env("CQLBENCH_HOME", home.path())
+            .env("CQLBENCH_CLUSTERS_DIR", home.path().join("clusters"))
+            .args([
+                "metrics",
+                "check",
+                "--hosts",
+                "127.0.0.1",
+                "--prometheus-server",
+                &url,
+            ])
+            .args(extra);
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    // Until the server has stored a scrape of the exporter (its first comes a scrape interval
+    // or so after it starts).
+    let t0 = Instant::now();
+    let (code, out, err) = loop {
+        let (code, out, err) = check(&["--prometheus-credentials", good.to_str().unwrap()]);
+        if code == Some(0) || t0.elapsed() > Duration::from_secs(30) {
+            break (code, out, err);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    assert_eq!(code, Some(0), "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.contains(&format!("instance 127.0.0.1:{exporter_port}")))
+        .expect(&out);
+    assert!(row.contains("✓ Prometheus server (node exporter)"), "{row}");
+    for extra in [
+        &["--prometheus-credentials", wrong.to_str().unwrap()][..],
+        &[],
+    ] {
+        let (code, out, err) = check(extra);
+        assert_eq!(code, Some(1), "{extra:?}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("HTTP 401") && err.contains("refused the credentials"),
+            "{extra:?}: {err}"
+        );
+    }
+    let (code, _, err) = check(&["--prometheus-credentials", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("expected two lines"), "{err}");
+    prometheus.stop();
+    exporter.stop();
 }

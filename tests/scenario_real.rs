@@ -153,7 +153,10 @@ fn scenarios_against_a_real_node() {
         .expect(&text);
     assert_eq!(row.matches('✓').count(), 4, "{text}");
     assert!(row.contains("process (/proc)"), "{row}");
-    assert!(text.contains("fill target (the nodes' load): measurable"), "{text}");
+    assert!(
+        text.contains("fill target (the nodes' load): measurable"),
+        "{text}"
+    );
 
     // Fill: pending compactions and disk writes rise, and so does the node's load.
     let fill = dir.join("fill.json");

@@ -17,7 +17,12 @@ pub enum MetricsCommand {
     /// nodes' processes, node exporters, a Prometheus server) and list, per node, which
     /// figures each serves; then which capacity criteria and whether a fill's target could
     /// be measured.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
+    /// Print the Prometheus JMX exporter configuration cqlbench gives local nodes (the MBeans
+    /// it reads, no rules): install it with the exporter's agent on your own nodes
+    /// (`-javaagent:jmx_prometheus_javaagent-1.0.1.jar=PORT:exporter.yaml`) and pass
+    /// `--prometheus HOST:PORT,…`.
+    ExporterConfig,
 }
 
 /// A command whose measurements the check is for.
@@ -52,6 +57,20 @@ pub struct CheckArgs {
     /// A node's instance on --prometheus-server, NODE=INSTANCE (repeat for more).
     #[arg(long, value_name = "NODE=INSTANCE", requires = "prometheus_server")]
     pub prometheus_instance: Vec<String>,
+    /// Basic-auth credentials for --prometheus-server (two lines: user, password).
+    #[arg(long, value_name = "FILE", requires = "prometheus_server")]
+    pub prometheus_credentials: Option<std::path::PathBuf>,
+    /// A bearer token for --prometheus-server (the file's first line).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "prometheus_server",
+        conflicts_with = "prometheus_credentials"
+    )]
+    pub prometheus_token: Option<std::path::PathBuf>,
+    /// The CA certificate (PEM) of an https --prometheus-server.
+    #[arg(long, value_name = "FILE", requires = "prometheus_server")]
+    pub prometheus_ca: Option<std::path::PathBuf>,
     /// How long each source may take to answer.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     pub timeout: Duration,
@@ -69,7 +88,16 @@ pub struct CheckArgs {
 }
 
 pub fn run(cmd: MetricsCommand) -> anyhow::Result<()> {
-    let MetricsCommand::Check(a) = cmd;
+    match cmd {
+        MetricsCommand::Check(a) => check(*a),
+        MetricsCommand::ExporterConfig => {
+            print!("{}", crate::cluster::render::exporter_yaml());
+            Ok(())
+        }
+    }
+}
+
+fn check(a: CheckArgs) -> anyhow::Result<()> {
     if a.timeout < Duration::from_millis(100) {
         bail!("--timeout must be at least 100ms");
     }
@@ -82,6 +110,9 @@ pub fn run(cmd: MetricsCommand) -> anyhow::Result<()> {
         node_exporter: &a.node_exporter,
         prometheus_server: a.prometheus_server.as_deref(),
         prometheus_instance: &a.prometheus_instance,
+        prometheus_credentials: a.prometheus_credentials.as_deref(),
+        prometheus_token: a.prometheus_token.as_deref(),
+        prometheus_ca: a.prometheus_ca.as_deref(),
     };
     let ctx = super::context(None, true);
     let found = crate::scenario::steps::metrics_check::run(&reach, &ctx, a.timeout)?;
@@ -89,6 +120,11 @@ pub fn run(cmd: MetricsCommand) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&found)?);
     } else {
         print!("{}", text(&found));
+    }
+    // A server that gave nothing (refused the credentials, did not answer, has none of the
+    // nodes) fails the check: it was asked for.
+    if let Some(e) = &found.server_error {
+        bail!("metrics check: {e}");
     }
     match a.for_command {
         Some(For::Fill) => {

@@ -233,19 +233,14 @@ fn exporter(e: &NodeExporter, timeout: Duration) -> ExporterCheck {
 
 /// The nodes' figures in what a Prometheus server returned for a recent window: a figure is
 /// served where any step of the window holds it; a node's CPU where its own series give it
-/// (the JVM's share) or its host's node exporter does.
+/// (the JVM's share) or its host has a node exporter's series on the server.
 pub fn from_server(f: &Fetched) -> Vec<NodeCheck> {
     let any = |i: usize, get: fn(&NodeSample) -> bool| {
         f.samples.iter().any(|s| s.nodes.get(i).is_some_and(get))
     };
-    let host_cpu = |node: &str| {
-        f.hosts.iter().enumerate().any(|(j, h)| {
-            h.node == node
-                && f.samples
-                    .iter()
-                    .any(|s| s.node_hosts.get(j).is_some_and(Option::is_some))
-        })
-    };
+    // A host instance is one with `node_cpu_seconds_total`: its CPU is there (its rate needs
+    // two scrapes, which a window just after the server started may not hold yet).
+    let host_cpu = |node: &str| f.hosts.iter().any(|h| h.node == node);
     let from = |has: bool, what: &str| has.then(|| what.to_string());
     let mut out: Vec<NodeCheck> = f
         .nodes

@@ -110,10 +110,79 @@ impl NodeInstance {
     }
 }
 
+/// How a request gets past a server's front door (a reverse proxy's, or Prometheus's own
+/// `--web.config.file`): credentials, and the CA of an https server signed by a private one.
+/// Never recorded in results; its Debug form hides the secrets.
+#[derive(Clone, Default, PartialEq)]
+pub struct Access {
+    pub auth: Option<Auth>,
+    /// PEM certificates trusted instead of the platform's roots (checked by [`Access::ca`]).
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+#[derive(Clone, PartialEq)]
+pub enum Auth {
+    Basic { user: String, password: String },
+    Bearer(String),
+}
+
+impl std::fmt::Debug for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let auth = match &self.auth {
+            None => "none",
+            Some(Auth::Basic { .. }) => "basic (hidden)",
+            Some(Auth::Bearer(_)) => "bearer token (hidden)",
+        };
+        write!(
+            f,
+            "Access {{ auth: {auth}, ca: {} }}",
+            self.ca_pem.is_some()
+        )
+    }
+}
+
+impl Access {
+    /// The certificates of a PEM text, refused in one line when it holds none or a bad one.
+    pub fn ca(pem: Vec<u8>, name: &str) -> Result<Vec<u8>, crate::error::Invalid> {
+        let certs = ca_certificates(&pem)
+            .map_err(|e| crate::invalid!("{name}: not a PEM certificate file: {e}"))?;
+        if certs.is_empty() {
+            return Err(crate::invalid!("{name}: no certificate in it"));
+        }
+        Ok(pem)
+    }
+
+    /// The `Authorization` header's value, if any.
+    fn authorization(&self) -> Option<String> {
+        use base64::Engine;
+        match &self.auth {
+            None => None,
+            Some(Auth::Basic { user, password }) => Some(format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+            )),
+            Some(Auth::Bearer(t)) => Some(format!("Bearer {t}")),
+        }
+    }
+}
+
+/// The certificates of a PEM text (its other items, keys included, left out).
+fn ca_certificates(pem: &[u8]) -> Result<Vec<ureq::tls::Certificate<'static>>, ureq::Error> {
+    let mut out = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        if let ureq::tls::PemItem::Certificate(c) = item? {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
 /// What to fetch, and over which window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FetchSpec {
     pub server: Server,
+    /// Credentials and CA for the server.
+    pub access: Access,
     /// Instances given for nodes (the others are found from their addresses).
     pub instances: Vec<NodeInstance>,
     /// The run's nodes: name and address.
@@ -572,7 +641,15 @@ fn selector(name: &str, label: Option<(&str, &str)>, matcher: &str) -> String {
 /// Fetches the window's series of the nodes' hosts from the server (blocking). An error when
 /// the server does not answer, answers with an error, or has no instance for any node.
 pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
-    let client = api::Client::new(&spec.server.url, spec.timeout);
+    let client = api::Client::new(
+        &spec.server.url,
+        spec.timeout,
+        spec.access
+            .ca_pem
+            .as_deref()
+            .map(|pem| ca_certificates(pem).unwrap_or_default()),
+        spec.access.authorization(),
+    );
     let (start, end) = (
         spec.start_unix_s.floor() as i64,
         spec.end_unix_s.ceil() as i64,
@@ -1108,6 +1185,7 @@ org_apache_cassandra_metrics_table_count{{name=\"ReadTotalLatency\"}} {read_us}
 
     fn spec(url: String) -> FetchSpec {
         FetchSpec {
+            access: Default::default(),
             server: Server::parse(&url).unwrap(),
             instances: vec![],
             nodes: vec![("node1".into(), "127.0.0.1".into())],

@@ -246,6 +246,9 @@ pub const CONNECTION_KEYS: &[&str] = &[
     "node-exporter",
     "prometheus-server",
     "prometheus-instance",
+    "prometheus-credentials",
+    "prometheus-token",
+    "prometheus-ca",
     "no-metrics",
     "metrics-interval",
 ];

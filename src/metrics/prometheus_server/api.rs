@@ -22,6 +22,8 @@ pub type Points = Vec<(f64, f64)>;
 pub struct Client {
     agent: ureq::Agent,
     base: String,
+    /// The `Authorization` header sent with each request, if any.
+    authorization: Option<String>,
 }
 
 /// The answer's envelope.
@@ -57,11 +59,22 @@ struct InstantSample {
 
 impl Client {
     /// A client of the server at `base` (`http[s]://host:port[/prefix]`, checked by
-    /// `Server::parse`); each request may take `timeout`, its answer read whole.
-    pub fn new(base: &str, timeout: Duration) -> Client {
+    /// `Server::parse`); each request may take `timeout`, its answer read whole; `ca`: the
+    /// certificates an https server's chain must end in (else the platform's roots);
+    /// `authorization`: the header sent with each request.
+    pub fn new(
+        base: &str,
+        timeout: Duration,
+        ca: Option<Vec<ureq::tls::Certificate<'static>>>,
+        authorization: Option<String>,
+    ) -> Client {
+        let roots = match ca {
+            Some(certs) => ureq::tls::RootCerts::Specific(Arc::new(certs)),
+            None => ureq::tls::RootCerts::PlatformVerifier,
+        };
         let tls = ureq::tls::TlsConfig::builder()
             .provider(ureq::tls::TlsProvider::Rustls)
-            .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+            .root_certs(roots)
             .unversioned_rustls_crypto_provider(Arc::new(
                 rustls::crypto::aws_lc_rs::default_provider(),
             ))
@@ -76,6 +89,7 @@ impl Client {
         Client {
             agent,
             base: base.trim_end_matches('/').to_string(),
+            authorization,
         }
     }
 
@@ -122,12 +136,11 @@ impl Client {
     /// server's own error, the HTTP status with the body's first line, or the transport's).
     fn call(&self, endpoint: &str, params: &[(&str, &str)]) -> Result<Data, String> {
         let url = format!("{}/api/v1/{endpoint}", self.base);
-        let mut response = self
-            .agent
-            .get(&url)
-            .query_pairs(params.iter().copied())
-            .call()
-            .map_err(|e| transport(&e))?;
+        let mut request = self.agent.get(&url).query_pairs(params.iter().copied());
+        if let Some(a) = &self.authorization {
+            request = request.header("Authorization", a);
+        }
+        let mut response = request.call().map_err(|e| transport(&e))?;
         let status = response.status();
         let mut body = Vec::new();
         response
@@ -150,6 +163,14 @@ impl Client {
             Some(Answer {
                 data: Some(data), ..
             }) if status.is_success() => Ok(data),
+            _ if status == 401 || status == 403 => Err(format!(
+                "HTTP {status}: the server refused the credentials{} (--prometheus-credentials, --prometheus-token)",
+                if self.authorization.is_some() {
+                    ""
+                } else {
+                    " (none given)"
+                }
+            )),
             _ if !status.is_success() => {
                 let text = String::from_utf8_lossy(&body);
                 let first = text.lines().next().unwrap_or("").trim();

@@ -88,6 +88,7 @@ impl RunStep {
         if let Some(f) = &self.credentials_file {
             crate::load::session::Credentials::from_file(f)?;
         }
+        self.reach().prometheus_access()?;
         Ok(())
     }
 
@@ -225,6 +226,14 @@ impl RunStep {
         match &self.prometheus_server {
             None if !self.prometheus_instance.is_empty() => {
                 no!("--prometheus-instance maps nodes on a --prometheus-server: give one")
+            }
+            None if self.prometheus_credentials.is_some()
+                || self.prometheus_token.is_some()
+                || self.prometheus_ca.is_some() =>
+            {
+                no!(
+                    "--prometheus-credentials, --prometheus-token and --prometheus-ca are for a --prometheus-server: give one"
+                )
             }
             None => {}
             Some(_) if self.no_metrics => {

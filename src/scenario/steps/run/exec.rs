@@ -15,6 +15,8 @@ use crate::shards::launch::{self, Launch, LaunchEvent};
 /// result and is returned).
 pub fn execute(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     let plan = a.to_plan(ctx)?;
+    // The server's files are read before the run, not found bad after it.
+    let fetch = a.prometheus_fetch(ctx)?;
     crate::scenario::steps::prepare_out(&plan.out)?;
     if let Some(n) = a.loaders {
         return loaders(a, n, &plan.out, ctx);
@@ -24,7 +26,7 @@ pub fn execute(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         path: &plan.out,
     });
     let mut result = crate::load::run(&plan, ctx.cancel.flag(), &mut |e| ctx.emit(Event::Load(e)))?;
-    if let Some(spec) = a.prometheus_fetch(ctx)? {
+    if let Some(spec) = fetch {
         fetch_hosts(&mut result, spec, &plan.out, ctx);
     }
     ctx.emit(Event::RunDone { result: &result });
@@ -101,6 +103,9 @@ fn loaders(
         quiet: false,
         prometheus_server: None,
         prometheus_instance: Vec::new(),
+        prometheus_credentials: None,
+        prometheus_token: None,
+        prometheus_ca: None,
         ..a.clone()
     };
     let mut merged = launch_loaders(each.args("run"), n, a.run_id.clone(), out, ctx)?;
@@ -175,6 +180,7 @@ mod tests {
             t0_unix_s: 0.0,
             step_s: 1.0,
             timeout: Duration::from_secs(5),
+            access: Default::default(),
         }
     }
 

@@ -435,6 +435,20 @@ pub struct RunStep {
         serialize_with = "argv::list_display"
     )]
     pub prometheus_instance: Vec<String>,
+    /// Basic-auth credentials for --prometheus-server (two lines: user, password), for a server
+    /// behind Prometheus's own web config or a reverse proxy.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub prometheus_credentials: Option<PathBuf>,
+    /// A bearer token for --prometheus-server, read from FILE (its first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "prometheus_credentials")]
+    #[serde(default)]
+    pub prometheus_token: Option<PathBuf>,
+    /// The CA certificate (PEM) an https --prometheus-server's certificate is signed by [default:
+    /// the platform's roots].
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub prometheus_ca: Option<PathBuf>,
     /// Sample no server or host metrics.
     #[arg(long, conflicts_with = "prometheus")]
     #[serde(default)]

@@ -129,6 +129,9 @@ impl RunStep {
             node_exporter: &self.node_exporter,
             prometheus_server: self.prometheus_server.as_deref(),
             prometheus_instance: &self.prometheus_instance,
+            prometheus_credentials: self.prometheus_credentials.as_deref(),
+            prometheus_token: self.prometheus_token.as_deref(),
+            prometheus_ca: self.prometheus_ca.as_deref(),
         }
     }
 
@@ -154,6 +157,9 @@ pub struct Reach<'a> {
     pub node_exporter: &'a [String],
     pub prometheus_server: Option<&'a str>,
     pub prometheus_instance: &'a [String],
+    pub prometheus_credentials: Option<&'a std::path::Path>,
+    pub prometheus_token: Option<&'a std::path::Path>,
+    pub prometheus_ca: Option<&'a std::path::Path>,
 }
 
 impl Reach<'_> {
@@ -199,6 +205,45 @@ impl Reach<'_> {
         Ok(t)
     }
 
+    /// The credentials and CA files for `--prometheus-server`, read and checked.
+    pub(crate) fn prometheus_access(
+        &self,
+    ) -> Result<crate::metrics::prometheus_server::Access, crate::error::Invalid> {
+        use crate::metrics::prometheus_server::{Access, Auth};
+        let auth = match (self.prometheus_credentials, self.prometheus_token) {
+            (Some(f), _) => {
+                let c = crate::load::session::Credentials::from_file(f)
+                    .map_err(|e| crate::invalid!("--prometheus-credentials: {e}"))?;
+                Some(Auth::Basic {
+                    user: c.username,
+                    password: c.password,
+                })
+            }
+            (None, Some(f)) => {
+                let text = std::fs::read_to_string(f)
+                    .map_err(|e| crate::invalid!("--prometheus-token {}: {e}", f.display()))?;
+                let token = text.lines().next().unwrap_or("").trim().to_string();
+                if token.is_empty() || token.contains(char::is_whitespace) {
+                    return Err(crate::invalid!(
+                        "--prometheus-token {}: expected a token on its first line",
+                        f.display()
+                    ));
+                }
+                Some(Auth::Bearer(token))
+            }
+            (None, None) => None,
+        };
+        let ca_pem = match self.prometheus_ca {
+            None => None,
+            Some(f) => {
+                let name = format!("--prometheus-ca {}", f.display());
+                let pem = std::fs::read(f).map_err(|e| crate::invalid!("{name}: {e}"))?;
+                Some(Access::ca(pem, &name)?)
+            }
+        };
+        Ok(Access { auth, ca_pem })
+    }
+
     /// What to fetch from `--prometheus-server` (the window set by the caller) at `step_s`,
     /// `None` without one: the server, the instances given, and the target's nodes (a local
     /// cluster's names and addresses, else the contact points' hosts).
@@ -218,6 +263,7 @@ impl Reach<'_> {
             .map(|i| NodeInstance::parse(i))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::invalid!("--prometheus-instance {e}"))?;
+        let access = self.prometheus_access()?;
         let target = self.target(ctx)?;
         let nodes = match target.cluster() {
             Some(c) => c
@@ -233,6 +279,7 @@ impl Reach<'_> {
         };
         Ok(Some(FetchSpec {
             server,
+            access,
             instances,
             nodes,
             start_unix_s: 0.0,
