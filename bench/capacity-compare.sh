@@ -38,7 +38,7 @@ for set in $SETS; do
   # a node on half the CPUs at 100% from 1,500 ops/s (a search at 1,125 ops/s, then two at
   # 3,750 and 4,500, in a version of this script that only waited; the settle before each step
   # had seen 7% CPU and no pending compaction).
-  $B cluster nodetool $set node1 -- flush >/dev/null
+  $B cluster nodetool $set 1 -- flush >/dev/null
   sleep 60
   mkdir -p "$WORK/$set"
   n=3; [ $set = full ] && n=4; [ $set = lowmem ] && n=1

@@ -115,7 +115,7 @@ fn a_fill_or_a_search_that_would_be_blind_is_refused_in_one_line() {
     assert_eq!(code, Some(1), "{out}{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("error: metrics check: a fill could not see its target: no source serves the nodes' load"),
+        err.starts_with(&format!("error: metrics check: a fill could not see its target: {none} answered without the nodes' load")),
         "{err}"
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
@@ -156,7 +156,7 @@ fn a_fill_or_a_search_that_would_be_blind_is_refused_in_one_line() {
         ],
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("no metrics source answered"), "{err}");
+    assert!(err.contains("no metrics endpoint answered"), "{err}");
     assert!(
         out.lines()
             .any(|l| l.trim_start().starts_with("127.0.0.1:1 ")),
@@ -168,7 +168,7 @@ fn a_fill_or_a_search_that_would_be_blind_is_refused_in_one_line() {
         &["metrics", "check", "--hosts", "127.0.0.1", "--for", "fill"],
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("no metrics source"), "{err}");
+    assert!(err.contains("no metrics endpoint (--prometheus"), "{err}");
 }
 
 #[test]

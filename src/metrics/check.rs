@@ -136,14 +136,21 @@ impl MetricsCheck {
         if !with.is_empty() {
             return None;
         }
+        let answered: Vec<&str> = self
+            .nodes
+            .iter()
+            .filter(|n| n.error.is_none())
+            .map(|n| n.source.as_str())
+            .collect();
         Some(match self.nodes.iter().find_map(|n| n.error.as_deref()) {
-            Some(e) if self.nodes.iter().all(|n| n.error.is_some()) => {
-                format!("no metrics source answered ({e})")
-            }
             _ if self.nodes.is_empty() => {
-                "no metrics source (no --prometheus, no local cluster)".into()
+                "no metrics endpoint (--prometheus host:port,…, or a local cluster)".into()
             }
-            _ => "no source serves the nodes' load (Cassandra's Storage Load metric)".into(),
+            Some(e) if answered.is_empty() => format!("no metrics endpoint answered ({e})"),
+            _ => format!(
+                "{} answered without the nodes' load (Cassandra's Storage Load metric, in the naming of cqlbench's JMX exporter rules, the Management API or MCAC)",
+                answered.join(", ")
+            ),
         })
     }
 }
@@ -153,22 +160,29 @@ fn host_of(address: &str) -> &str {
     address.rsplit_once(':').map_or(address, |(h, _)| h)
 }
 
+/// Each node's CPU seconds now, aligned with `readings` (a scrape of each endpoint): a local
+/// node's process's by its PID (`pids`, aligned the same way), else the endpoint's process CPU
+/// counter.
+pub fn cpu_seconds(
+    pids: &[Option<u32>],
+    readings: &[Result<NodeReading, ScrapeError>],
+) -> Vec<Option<f64>> {
+    (0..readings.len())
+        .map(|i| match pids.get(i).copied().flatten() {
+            Some(pid) => super::procfs::pid_cpu_seconds(pid),
+            None => readings[i].as_ref().ok().and_then(|r| r.cpu_seconds),
+        })
+        .collect()
+}
+
 /// Reads `plan`'s sources twice, a second apart (CPU is a rate), each within `timeout`: every
 /// metrics endpoint with its node's process where local, and every node exporter.
 pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
-    let cpu_now = |readings: &[Result<NodeReading, ScrapeError>]| -> Vec<Option<f64>> {
-        (0..readings.len())
-            .map(|i| match plan.pids.get(i).copied().flatten() {
-                Some(pid) => super::procfs::pid_cpu_seconds(pid),
-                None => readings[i].as_ref().ok().and_then(|r| r.cpu_seconds),
-            })
-            .collect()
-    };
     let first = scrape_all(&plan.endpoints, timeout);
-    let (t0, cpu0) = (Instant::now(), cpu_now(&first));
+    let (t0, cpu0) = (Instant::now(), cpu_seconds(&plan.pids, &first));
     std::thread::sleep(Duration::from_secs(1));
     let second = scrape_all(&plan.endpoints, timeout);
-    let cpu1 = cpu_now(&second);
+    let cpu1 = cpu_seconds(&plan.pids, &second);
     let secs = t0.elapsed().as_secs_f64();
     let nodes = plan
         .endpoints
@@ -178,13 +192,13 @@ pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
             let reading = second[i].as_ref().or(first[i].as_ref());
             let local = plan.pids.get(i).copied().flatten().is_some();
             let cpus = plan.node_cpus.get(i).copied().unwrap_or(0.0);
-            let cores = match (cpu1[i], cpu0[i]) {
-                (Some(n), Some(p)) if secs > 0.0 && n >= p => Some(()),
-                _ => None,
-            };
+            // Its CPU time counted over the second, and the CPUs to divide it by.
+            let counted = cpus > 0.0
+                && secs > 0.0
+                && matches!((cpu1[i], cpu0[i]), (Some(n), Some(p)) if n >= p);
             let cpu = match reading {
-                _ if cores.is_some() && cpus > 0.0 && local => Some("process (/proc)".to_string()),
-                Ok(_) if cores.is_some() && cpus > 0.0 => Some("endpoint (process CPU)".into()),
+                _ if counted && local => Some("process (/proc)".to_string()),
+                Ok(_) if counted => Some("endpoint (process CPU)".into()),
                 Ok(r) if r.cpu_share.is_some() => Some("endpoint (JVM's share of its host)".into()),
                 _ => None,
             };

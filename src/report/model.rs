@@ -47,6 +47,11 @@ pub struct EnvRuns {
     pub response: Percentiles,
     /// The latency spectrum of the merged histograms: (percentile, ms), see [`spectrum`].
     pub spectrum: Vec<(f64, f64)>,
+    /// The nodes' SSTables read per read over the runs' measured windows, the mean of every
+    /// node's samples (reference 000 quotes it); `None` where no run sampled it.
+    pub sstables_per_read: Option<f64>,
+    /// The highest pending compactions any node had in the runs' measured windows.
+    pub peak_pending: Option<f64>,
 }
 
 impl EnvRuns {

@@ -164,6 +164,8 @@ fn spread_and_best_of_n() {
         ops_per_s: vec![100.0, 120.0, 90.0],
         response: Percentiles::default(),
         spectrum: Vec::new(),
+        sstables_per_read: None,
+        peak_pending: None,
     };
     assert_eq!(e.spread(), Some((90.0, 100.0, 120.0)));
     assert!((e.relative_spread_pct().unwrap() - 30.0).abs() < 1e-12);

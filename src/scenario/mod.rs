@@ -51,12 +51,7 @@ pub struct NodeCpu<'a> {
 impl NodeCpu<'_> {
     /// Each node's CPU seconds now, aligned with the endpoints.
     fn seconds(&self, readings: &[Result<NodeReading, ScrapeError>]) -> Vec<Option<f64>> {
-        (0..readings.len())
-            .map(|i| match self.pids.get(i).copied().flatten() {
-                Some(pid) => crate::metrics::procfs::pid_cpu_seconds(pid),
-                None => readings[i].as_ref().ok().and_then(|r| r.cpu_seconds),
-            })
-            .collect()
+        crate::metrics::check::cpu_seconds(self.pids, readings)
     }
 
     /// The highest share of its CPUs any node used between two readings `secs` apart.

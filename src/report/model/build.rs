@@ -47,10 +47,61 @@ struct GroupAcc {
     scenario: String,
     workload: String,
     open_rate_per_s: Option<f64>,
-    /// Per environment, in order of first appearance: its runs' throughputs and their merged
-    /// response histogram.
-    envs: Vec<(String, Vec<f64>, Histogram<u64>)>,
+    /// Per environment, in order of first appearance.
+    envs: Vec<EnvAcc>,
     runs: Vec<RunTimeline>,
+}
+
+/// One environment's runs of a scenario as they are gathered: their throughputs, merged
+/// response histogram, and server figures.
+struct EnvAcc {
+    env: String,
+    ops_per_s: Vec<f64>,
+    histogram: Histogram<u64>,
+    /// Each run's mean SSTables per read, where it has one.
+    sstables_per_read: Vec<f64>,
+    peak_pending: Option<f64>,
+}
+
+/// A run's server figures over its main phase's measured window: the mean of the nodes'
+/// SSTables per read and the highest pending compactions, from its own samples, else from the
+/// series fetched from a Prometheus server; and whether they are the fetched ones.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct ServerFigures {
+    sstables_per_read: Option<f64>,
+    peak_pending: Option<f64>,
+    fetched: bool,
+}
+
+fn server_figures(result: &RunResult) -> ServerFigures {
+    let window = main_phase(result).and_then(crate::result::measured_window);
+    let (Some(m), Some((from, to))) = (&result.metrics, window) else {
+        return ServerFigures::default();
+    };
+    let of = |samples: &[crate::result::series::Sample], fetched: bool| {
+        let nodes = || {
+            samples
+                .iter()
+                .filter(|s| s.t_s > from && s.t_s <= to + 0.5)
+                .flat_map(|s| s.nodes.iter())
+        };
+        let spr: Vec<f64> = nodes().filter_map(|n| n.sstables_per_read).collect();
+        ServerFigures {
+            sstables_per_read: (!spr.is_empty())
+                .then(|| spr.iter().sum::<f64>() / spr.len() as f64),
+            peak_pending: nodes()
+                .filter_map(|n| n.pending_compactions)
+                .reduce(f64::max),
+            fetched,
+        }
+    };
+    let own = of(&m.samples, false);
+    match &m.fetched {
+        Some(f) if own.sstables_per_read.is_none() && own.peak_pending.is_none() => {
+            of(&f.samples, true)
+        }
+        _ => own,
+    }
 }
 
 /// The report so far.
@@ -73,7 +124,8 @@ impl<'a> Builder<'a> {
         self.report.notes.push(note);
     }
 
-    /// A run into its scenario's group: its timeline, its throughput and its histogram.
+    /// A run into its scenario's group: its timeline, its throughput, its histogram and its
+    /// server figures.
     fn run(&mut self, path: &Path, result: &RunResult) -> Result<(), ReportError> {
         for w in &result.warnings {
             self.note(format!("{} ({}): {w}", result.env, path.display()));
@@ -91,11 +143,19 @@ impl<'a> Builder<'a> {
             let row = RunRow::of(index, path, result, main, summary)?;
             self.report.runs.push(row);
         }
+        let server = server_figures(result);
+        if server.fetched && (server.sstables_per_read.is_some() || server.peak_pending.is_some()) {
+            self.note(format!(
+                "{} ({}): server figures from the series fetched from the Prometheus server (the run sampled none itself)",
+                result.env,
+                path.display()
+            ));
+        }
         let group = self.group(scenario, result);
         if let Some(main) = main_phase(result) {
             group.runs.push(RunTimeline::of(path, result, main));
         }
-        group.add(path, &result.env, summary)
+        group.add(path, &result.env, summary, server)
     }
 
     /// The group of `scenario`, made (with `result`'s workload and rate) if it is the first.
@@ -208,19 +268,36 @@ impl<'a> Builder<'a> {
 }
 
 impl GroupAcc {
-    /// A run's throughput and response histogram, under its environment.
-    fn add(&mut self, path: &Path, env: &str, summary: &PhaseSummary) -> Result<(), ReportError> {
-        let ei = match self.envs.iter().position(|e| e.0 == env) {
+    /// A run's throughput, response histogram and server figures, under its environment.
+    fn add(
+        &mut self,
+        path: &Path,
+        env: &str,
+        summary: &PhaseSummary,
+        server: ServerFigures,
+    ) -> Result<(), ReportError> {
+        let ei = match self.envs.iter().position(|e| e.env == env) {
             Some(i) => i,
             None => {
-                self.envs
-                    .push((env.to_string(), Vec::new(), new_histogram()));
+                self.envs.push(EnvAcc {
+                    env: env.to_string(),
+                    ops_per_s: Vec::new(),
+                    histogram: new_histogram(),
+                    sstables_per_read: Vec::new(),
+                    peak_pending: None,
+                });
                 self.envs.len() - 1
             }
         };
-        let (_, ops_per_s, h) = &mut self.envs[ei];
-        merged(path, &summary.all.response_histogram_ns, h)?;
-        ops_per_s.push(summary.ops_per_s);
+        let e = &mut self.envs[ei];
+        merged(path, &summary.all.response_histogram_ns, &mut e.histogram)?;
+        e.ops_per_s.push(summary.ops_per_s);
+        e.sstables_per_read.extend(server.sstables_per_read);
+        e.peak_pending = e
+            .peak_pending
+            .into_iter()
+            .chain(server.peak_pending)
+            .reduce(f64::max);
         Ok(())
     }
 
@@ -232,11 +309,15 @@ impl GroupAcc {
             envs: self
                 .envs
                 .into_iter()
-                .map(|(env, ops_per_s, h)| EnvRuns {
-                    env,
-                    ops_per_s,
-                    response: Percentiles::of(&h),
-                    spectrum: spectrum(&h),
+                .map(|e| EnvRuns {
+                    response: Percentiles::of(&e.histogram),
+                    spectrum: spectrum(&e.histogram),
+                    sstables_per_read: (!e.sstables_per_read.is_empty()).then(|| {
+                        e.sstables_per_read.iter().sum::<f64>() / e.sstables_per_read.len() as f64
+                    }),
+                    peak_pending: e.peak_pending,
+                    env: e.env,
+                    ops_per_s: e.ops_per_s,
                 })
                 .collect(),
             runs: self.runs,

@@ -31,7 +31,7 @@ macro_rules! pct {
 }
 
 /// The run tables, in order.
-pub const RUN_SECTIONS: [Section<EnvRuns>; 3] = [
+pub const RUN_SECTIONS: [Section<EnvRuns>; 4] = [
     Section {
         title: "Average throughput (ops/s)",
         fields: &[Field {
@@ -88,6 +88,23 @@ pub const RUN_SECTIONS: [Section<EnvRuns>; 3] = [
             pct!("p999_ms", "p99.9", p999_ms),
             pct!("p9999_ms", "p99.99", p9999_ms),
             pct!("max_ms", "max", max_ms),
+        ],
+    },
+    Section {
+        title: "Server during the runs (the nodes' metrics over the measured window)",
+        fields: &[
+            Field {
+                key: "sstables_per_read",
+                label: "SSTables per read (mean)",
+                decimals: 2,
+                get: |e| e.sstables_per_read,
+            },
+            Field {
+                key: "peak_pending_compactions",
+                label: "pending compactions (peak)",
+                decimals: 0,
+                get: |e| e.peak_pending,
+            },
         ],
     },
 ];

@@ -153,7 +153,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
             "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
         );
     }
-    check_load_readable(&endpoints)?;
+    check_load_readable(&plan.metrics)?;
     if let Some(n) = run.loaders {
         super::prepare_out(&plan.out)?;
         return loaders(a, n, (&plan.out, target, &endpoints), ctx);
@@ -300,32 +300,15 @@ fn mib(bytes: f64) -> f64 {
 
 /// Never blind: a fill ends at a data size read from the nodes' load, so endpoints that do not
 /// answer, or answer in a dialect without the nodes' load, are refused before anything is
-/// written (the fill would write on to its --duration bound, a day by default).
+/// written (the fill would write on to its --duration bound, a day by default). The check is
+/// `metrics check`'s, each source given 5 s.
 fn check_load_readable(
-    endpoints: &[crate::metrics::sampler::Endpoint],
+    metrics: &crate::metrics::sampler::MetricsPlan,
 ) -> Result<(), ScenarioError> {
-    let readings = crate::metrics::sampler::scrape_all(endpoints, Duration::from_secs(10));
-    let answered: Vec<_> = readings.iter().filter_map(|r| r.as_ref().ok()).collect();
-    let named = || {
-        endpoints
-            .iter()
-            .map(|e| format!("{}:{}", e.host, e.port))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if answered.is_empty() {
-        let why = readings
-            .iter()
-            .find_map(|r| r.as_ref().err())
-            .map_or_else(String::new, |e| format!(" ({})", e.message));
+    let found = crate::metrics::check::check(metrics, Duration::from_secs(5));
+    if let Some(why) = found.fill_blind() {
         refuse!(
-            "fill: no metrics endpoint answered{why}: the fill reads the nodes' load to know when to stop"
-        );
-    }
-    if answered.iter().all(|r| r.load_bytes.is_none()) {
-        refuse!(
-            "fill: {} answered without the nodes' load (Cassandra's Storage Load metric, in the naming of cqlbench's JMX exporter rules, the Management API or MCAC): the fill could not see when to stop; see docs/scenarios.md, \"Metrics during every run\"",
-            named()
+            "fill: {why}: the fill reads the nodes' load to know when to stop (see `cqlbench metrics check`)"
         );
     }
     Ok(())
