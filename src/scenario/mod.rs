@@ -49,11 +49,6 @@ pub struct NodeCpu<'a> {
 }
 
 impl NodeCpu<'_> {
-    /// Each node's CPU seconds now, aligned with the endpoints.
-    fn seconds(&self, readings: &[Result<NodeReading, ScrapeError>]) -> Vec<Option<f64>> {
-        crate::metrics::check::cpu_seconds(self.pids, readings)
-    }
-
     /// The highest share of its CPUs any node used between two readings `secs` apart.
     fn highest(
         &self,
@@ -99,7 +94,7 @@ pub fn wait_for_pending(
         let (share, cpu_settled) = match cpu {
             None => (None, true),
             Some(c) => {
-                let secs = c.seconds(&readings);
+                let secs = crate::metrics::check::cpu_seconds(c.pids, &readings);
                 let share = prev.as_ref().and_then(|(t, p)| {
                     c.highest((&secs, &readings), p, now.duration_since(*t).as_secs_f64())
                 });
