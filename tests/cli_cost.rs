@@ -849,7 +849,7 @@ fn report_deployment_prices_the_best_run_with_a_k8s_fee_and_its_hardware() {
         dir.path(),
     );
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",usd_per_month,k8s_fee_usd_per_month,cost_ops_per_s,cost_throughput_from,usd_per_1k_ops_per_s,cost_measured_on"), "{header}");
+    assert!(header.ends_with(",usd_per_month,k8s_fee_usd_per_month,cost_ops_per_s,cost_throughput_from,usd_per_1k_ops_per_s,cost_rank,cost_measured_on"), "{header}");
     assert!(csv.lines().nth(1).unwrap().contains(",73,"), "{csv}");
 }
 
