@@ -27,30 +27,36 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
+/// A real node exporter on `port` (its log and text-file directory in `dir`), named as node
+/// `node`, once it answers a scrape.
+fn start_exporter(dir: &std::path::Path, port: u16, node: &str) -> (Daemon, NodeExporter) {
+    let mut exporter = Daemon::start(
+        "prometheus-node-exporter",
+        &[
+            format!("--web.listen-address=127.0.0.1:{port}"),
+            format!("--collector.textfile.directory={}", dir.display()),
+        ],
+        &dir.join("exporter.log"),
+        PACKAGES,
+    );
+    let e = NodeExporter {
+        node: node.into(),
+        host: "127.0.0.1".into(),
+        port,
+    };
+    exporter.wait_until(Duration::from_secs(30), || {
+        node_exporter::scrape(&e, Duration::from_secs(2)).is_ok()
+    });
+    (exporter, e)
+}
+
 #[test]
 fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
     let started = Instant::now();
     let dir = tempfile::tempdir().unwrap();
     let (exporter_port, prometheus_port) = (free_port(), free_port());
 
-    let exporter_log = dir.path().join("exporter.log");
-    let mut exporter = Daemon::start(
-        "prometheus-node-exporter",
-        &[
-            format!("--web.listen-address=127.0.0.1:{exporter_port}"),
-            format!("--collector.textfile.directory={}", dir.path().display()),
-        ],
-        &exporter_log,
-        PACKAGES,
-    );
-    let e = NodeExporter {
-        node: "node1".into(),
-        host: "127.0.0.1".into(),
-        port: exporter_port,
-    };
-    exporter.wait_until(Duration::from_secs(30), || {
-        node_exporter::scrape(&e, Duration::from_secs(2)).is_ok()
-    });
+    let (exporter, e) = start_exporter(dir.path(), exporter_port, "node1");
 
     let config = dir.path().join("prometheus.yml");
     std::fs::write(
@@ -243,23 +249,7 @@ fn a_window_fetched_from_prometheus_matches_the_exporters_own_samples() {
 fn a_server_behind_basic_auth_is_reached_with_its_credentials() {
     let dir = tempfile::tempdir().unwrap();
     let (exporter_port, prometheus_port) = (free_port(), free_port());
-    let mut exporter = Daemon::start(
-        "prometheus-node-exporter",
-        &[
-            format!("--web.listen-address=127.0.0.1:{exporter_port}"),
-            format!("--collector.textfile.directory={}", dir.path().display()),
-        ],
-        &dir.path().join("exporter.log"),
-        PACKAGES,
-    );
-    let e = NodeExporter {
-        node: "127.0.0.1".into(),
-        host: "127.0.0.1".into(),
-        port: exporter_port,
-    };
-    exporter.wait_until(Duration::from_secs(30), || {
-        node_exporter::scrape(&e, Duration::from_secs(2)).is_ok()
-    });
+    let (exporter, _) = start_exporter(dir.path(), exporter_port, "127.0.0.1");
     let config = dir.path().join("prometheus.yml");
     std::fs::write(
         &config,

@@ -19,7 +19,7 @@ pub fn execute(a: &RunStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     let fetch = a.prometheus_fetch(ctx)?;
     crate::scenario::steps::prepare_out(&plan.out)?;
     if let Some(n) = a.loaders {
-        return loaders(a, n, &plan.out, ctx);
+        return loaders(a, n, &plan.out, fetch, ctx);
     }
     ctx.emit(Event::ResultAt {
         what: "result",
@@ -94,6 +94,7 @@ fn loaders(
     a: &RunStep,
     n: u64,
     out: &std::path::Path,
+    fetch: Option<crate::metrics::prometheus_server::FetchSpec>,
     ctx: &Context,
 ) -> Result<RunResult, ScenarioError> {
     // The hosts' series are fetched once, into the merged result.
@@ -109,7 +110,7 @@ fn loaders(
         ..a.clone()
     };
     let mut merged = launch_loaders(each.args("run"), n, a.run_id.clone(), out, ctx)?;
-    if let Some(spec) = a.prometheus_fetch(ctx)? {
+    if let Some(spec) = fetch {
         fetch_hosts(&mut merged, spec, out, ctx);
     }
     Ok(merged)
