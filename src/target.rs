@@ -117,8 +117,8 @@ impl Target {
     }
 
     /// What to sample every `interval_s`: the given Prometheus endpoints (plus the host's /proc
-    /// for a local cluster), else a local cluster's exporters, processes and /proc, else
-    /// nothing.
+    /// for a local cluster), else a local cluster's exporters, processes and /proc, else the
+    /// nodes' virtual tables through CQL.
     /// The node exporters given are sampled beside either.
     pub fn metrics_plan(&self, interval_s: f64) -> MetricsPlan {
         MetricsPlan {
@@ -139,19 +139,27 @@ impl Target {
                 interval_s,
                 node_devices: Vec::new(),
                 node_exporters: Vec::new(),
+                through_cql: false,
+                cql: None,
             };
         }
         match self.cluster() {
             Some(c) => local_plan(c, interval_s),
-            None => MetricsPlan::default(),
+            // No endpoint given: the nodes' own virtual tables, through CQL.
+            None => MetricsPlan {
+                through_cql: true,
+                interval_s,
+                ..MetricsPlan::default()
+            },
         }
     }
 
-    /// What the target lets a run observe.
+    /// What the target lets a run observe. Hosts with no endpoint given are read through CQL
+    /// (Cassandra 4.0+): whether that serves a figure is for `metrics check` to find.
     pub fn observable(&self) -> Observable {
         let endpoints = !self.prometheus.is_empty() || self.cluster().is_some();
         Observable {
-            server_metrics: endpoints,
+            server_metrics: true,
             node_cpu: endpoints || !self.node_exporters.is_empty(),
             host: self.cluster().is_some(),
         }
@@ -222,6 +230,8 @@ fn local_plan(c: &Cluster, interval_s: f64) -> MetricsPlan {
             })
             .collect(),
         node_exporters: Vec::new(),
+        through_cql: false,
+        cql: None,
     }
 }
 
@@ -230,7 +240,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hosts_observe_only_what_their_endpoints_give() {
+    fn hosts_observe_their_endpoints_else_their_virtual_tables() {
         let mut t = Target::hosts(vec!["10.0.0.1".into(), "10.0.0.2:9043".into()]);
         assert_eq!(t.contact_points(), ["10.0.0.1", "10.0.0.2:9043"]);
         assert_eq!(t.local_dc(), None, "read from system.local at connect");
@@ -239,17 +249,20 @@ mod tests {
         assert_eq!(
             t.observable(),
             Observable {
-                server_metrics: false,
+                server_metrics: true,
                 node_cpu: false,
                 host: false
             }
         );
-        assert!(t.metrics_plan(1.0).is_empty());
+        // No endpoint: the nodes are read through CQL, once the load layer connects.
+        let cql = t.metrics_plan(1.0);
+        assert!(cql.through_cql && cql.endpoints.is_empty() && !cql.is_empty());
         t.prometheus = vec![Endpoint::parse("10.0.0.1:9500").unwrap()];
         t.dc = Some("eu".into());
         assert!(t.observable().server_metrics && !t.observable().host);
         let m = t.metrics_plan(2.0);
         assert_eq!((m.endpoints.len(), m.host, m.interval_s), (1, false, 2.0));
+        assert!(!m.through_cql);
         let r = t.record();
         assert_eq!((r.local_dc.as_deref(), r.cluster), (Some("eu"), None));
     }

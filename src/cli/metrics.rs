@@ -201,6 +201,9 @@ fn text(c: &MetricsCheck) -> String {
     if let Some(e) = &c.server_error {
         out.push_str(&format!("Prometheus server: {e}\n"));
     }
+    if let Some(e) = &c.cql_error {
+        out.push_str(&format!("CQL (system_views): {e}\n"));
+    }
     let verdict = |missing: Vec<String>| {
         if missing.is_empty() {
             "measurable".to_string()

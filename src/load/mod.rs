@@ -9,6 +9,7 @@ pub mod driven;
 pub mod executor;
 mod phase;
 pub mod recorder;
+pub mod server_views;
 pub mod session;
 pub mod timer;
 pub mod window;
@@ -198,8 +199,9 @@ async fn run_async(
     }
     let started = crate::host::unix_now();
     let result = first_result(plan, &session, workload_spec.clone(), target, started).await;
-    let sampler = (!plan.metrics.is_empty())
-        .then(|| crate::metrics::sampler::Sampler::start(plan.metrics.clone(), started));
+    let metrics = with_cql_reader(plan).await;
+    let sampler =
+        (!metrics.is_empty()).then(|| crate::metrics::sampler::Sampler::start(metrics, started));
     let rec = Recorder::start(&plan.out, result, sampler)?;
     let run = Run {
         plan,
@@ -211,6 +213,22 @@ async fn run_async(
         started,
     };
     crate::workload::with(&workload_spec, run)?.await
+}
+
+/// The run's metrics plan, its nodes' reader connected when they are read through CQL and the
+/// caller has not connected one; a reader that cannot connect leaves the plan without nodes
+/// (the run itself connected: the nodes then refused a second session).
+async fn with_cql_reader(plan: &RunPlan) -> crate::metrics::sampler::MetricsPlan {
+    if !plan.metrics.through_cql || plan.metrics.cql.is_some() {
+        return plan.metrics.clone();
+    }
+    let (metrics, connect) = (plan.metrics.clone(), plan.connect.clone());
+    let attached =
+        tokio::task::spawn_blocking(move || server_views::attach(&metrics, &connect)).await;
+    match attached {
+        Ok(Ok(m)) => m,
+        _ => plan.metrics.clone(),
+    }
 }
 
 /// The result of a run as it starts: what it runs, where, and with what.

@@ -579,6 +579,8 @@ mod tests {
             interval_s: 0.05,
             node_devices: vec![],
             node_exporters: vec![],
+            through_cql: false,
+            cql: None,
         };
         let sampler = Sampler::start(plan, crate::host::unix_now());
         let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();

@@ -565,20 +565,30 @@ fn connected_first(session: &Session) -> Vec<Arc<scylla::cluster::Node>> {
 }
 
 /// `cql` sent to `node` only (any node when `None`).
-fn on_node(cql: &str, node: Option<&Arc<scylla::cluster::Node>>) -> Statement {
+/// `cql` sent to `node` only, its request bounded by `timeout`.
+pub fn on_node_within(
+    cql: &str,
+    node: &Arc<scylla::cluster::Node>,
+    timeout: Duration,
+) -> Statement {
     use scylla::policies::load_balancing::{NodeIdentifier, SingleTargetLoadBalancingPolicy};
     let mut statement = Statement::new(cql);
-    if let Some(node) = node {
-        let profile = ExecutionProfile::builder()
-            .load_balancing_policy(SingleTargetLoadBalancingPolicy::new(
-                NodeIdentifier::Node(node.clone()),
-                None,
-            ))
-            .request_timeout(Some(Duration::from_secs(30)))
-            .build();
-        statement.set_execution_profile_handle(Some(profile.into_handle()));
-    }
+    let profile = ExecutionProfile::builder()
+        .load_balancing_policy(SingleTargetLoadBalancingPolicy::new(
+            NodeIdentifier::Node(node.clone()),
+            None,
+        ))
+        .request_timeout(Some(timeout))
+        .build();
+    statement.set_execution_profile_handle(Some(profile.into_handle()));
     statement
+}
+
+fn on_node(cql: &str, node: Option<&Arc<scylla::cluster::Node>>) -> Statement {
+    match node {
+        Some(node) => on_node_within(cql, node, Duration::from_secs(30)),
+        None => Statement::new(cql),
+    }
 }
 
 /// The cluster's nodes as `node` sees them: itself (`system.local`) and its peers

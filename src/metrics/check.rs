@@ -80,6 +80,9 @@ pub struct MetricsCheck {
     /// Why a Prometheus server asked gave nothing, if so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_error: Option<String>,
+    /// Why the nodes could not be read through CQL (no endpoint was given), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cql_error: Option<String>,
 }
 
 impl MetricsCheck {
@@ -143,12 +146,15 @@ impl MetricsCheck {
             .map(|n| n.source.as_str())
             .collect();
         Some(match self.nodes.iter().find_map(|n| n.error.as_deref()) {
-            _ if self.nodes.is_empty() => {
-                "no metrics endpoint (--prometheus host:port,…, or a local cluster)".into()
-            }
+            _ if self.nodes.is_empty() => match &self.cql_error {
+                Some(e) => format!(
+                    "no metrics endpoint, and the nodes' virtual tables could not be read through CQL ({e}); give --prometheus host:port,…, or a local cluster"
+                ),
+                None => "no metrics endpoint (--prometheus host:port,…, or a local cluster)".into(),
+            },
             Some(e) if answered.is_empty() => format!("no metrics endpoint answered ({e})"),
             _ => format!(
-                "{} answered without the nodes' load (Cassandra's Storage Load metric, in the naming of cqlbench's JMX exporter rules, the Management API or MCAC)",
+                "{} answered without the nodes' load (Cassandra's Storage Load metric, in the naming of cqlbench's JMX exporter rules, the Management API or MCAC; or system_views.disk_usage through CQL)",
                 answered.join(", ")
             ),
         })
@@ -178,10 +184,10 @@ pub fn cpu_seconds(
 /// Reads `plan`'s sources twice, a second apart (CPU is a rate), each within `timeout`: every
 /// metrics endpoint with its node's process where local, and every node exporter.
 pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
-    let first = scrape_all(&plan.endpoints, timeout);
+    let first = scrape_all(plan, timeout);
     let (t0, cpu0) = (Instant::now(), cpu_seconds(&plan.pids, &first));
     std::thread::sleep(Duration::from_secs(1));
-    let second = scrape_all(&plan.endpoints, timeout);
+    let second = scrape_all(plan, timeout);
     let cpu1 = cpu_seconds(&plan.pids, &second);
     let secs = t0.elapsed().as_secs_f64();
     let nodes = plan
@@ -202,11 +208,14 @@ pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
                 Ok(r) if r.cpu_share.is_some() => Some("endpoint (JVM's share of its host)".into()),
                 _ => None,
             };
-            let served = |has: bool| has.then(|| "endpoint".to_string());
             let r = reading.ok();
+            // A figure is served in the node's dialect (its endpoint's naming, or CQL).
+            let dialect = r.and_then(|r| r.dialect).unwrap_or("endpoint");
+            let served = |has: bool| has.then(|| dialect.to_string());
+            let via = if plan.cql.is_some() { " (CQL)" } else { "" };
             NodeCheck {
                 node: e.node.clone(),
-                source: format!("{}:{}", e.host, e.port),
+                source: format!("{}:{}{via}", e.host, e.port),
                 error: reading.err().map(|err| err.message.clone()),
                 figures: vec![
                     (
@@ -234,6 +243,7 @@ pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
             .map(|e| exporter(e, timeout))
             .collect(),
         server_error: None,
+        cql_error: None,
     }
 }
 

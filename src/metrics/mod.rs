@@ -3,6 +3,7 @@
 //! hosts, one sampler thread, and the series stored in the run result.
 //!
 //! - [`names`]: the metric names each figure is read from, in every exporter's dialect.
+//! - [`cql`]: the figures Cassandra 4.0+ serves as `system_views` tables, read through CQL.
 //! - [`reading`]: a node's figures from one scrape, and its sample from two.
 //! - [`scrape`]: scraping nodes' endpoints, and why a scrape gave no reading.
 //! - [`node_exporter`]: a remote node's host from its node exporter, as /proc's counters.
@@ -13,6 +14,7 @@
 
 pub mod assemble;
 pub mod check;
+pub mod cql;
 pub mod names;
 pub mod node_exporter;
 pub mod procfs;

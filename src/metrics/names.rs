@@ -158,6 +158,14 @@ pub mod sources {
     ];
 }
 
+/// The dialects of [`sources`], in their order: what a result records a node's server figures
+/// came in. Names of the last two were read from those projects' sources, never scraped.
+pub const DIALECTS: [&str; 3] = [
+    "JMX exporter (cqlbench's rules)",
+    "Management API (names from its source; unverified)",
+    "MCAC (names from its source; unverified)",
+];
+
 /// The metric names [`super::reading::reading`] uses (every source's).
 pub const NAMES: &[&str] = &[
     "org_apache_cassandra_metrics_compaction_value",

@@ -21,6 +21,9 @@ pub struct NodeReading {
     /// Local reads served (all tables), and their total latency in microseconds.
     pub local_reads: Option<f64>,
     pub local_read_us: Option<f64>,
+    /// The naming the node's server figures came in ([`super::names::DIALECTS`], or
+    /// [`super::cql::DIALECT`]); `None` when it served none of them.
+    pub dialect: Option<&'static str>,
 }
 
 /// Reads the figures cqlbench uses from a scrape, by the names of whichever exporter served
@@ -44,7 +47,14 @@ pub fn reading(samples: &[PromSample]) -> NodeReading {
             (!v.is_empty()).then(|| v.iter().sum())
         })
     };
+    // The dialect: the position, in every figure's list, of the source that served pending
+    // compactions, else load.
+    let dialect = [sources::PENDING, sources::LOAD]
+        .iter()
+        .find_map(|f| f.iter().position(|s| !values(s).is_empty()))
+        .and_then(|i| super::names::DIALECTS.get(i).copied());
     NodeReading {
+        dialect,
         pending_compactions: one(sources::PENDING),
         completed_compactions: one(sources::COMPLETED),
         compacted_bytes: one(sources::COMPACTED_BYTES),
@@ -146,6 +156,7 @@ process_cpu_seconds_total{{{labels}}} 10.0
             cpu_share: None,
             local_reads: None,
             local_read_us: None,
+            dialect: Some(crate::metrics::names::DIALECTS[1]),
         };
         assert_eq!(r, want);
         let m = "instance=\"10.0.0.5\",cluster=\"demo\",dc=\"dc1\",rack=\"r1\"";
@@ -166,6 +177,7 @@ collectd_mcac_counter_total{{{m},mcac=\"org.apache.cassandra.metrics.storage.loa
                 dropped: None,
                 gc_seconds: None,
                 cpu_seconds: None,
+                dialect: Some(crate::metrics::names::DIALECTS[2]),
                 ..want
             }
         );
@@ -193,6 +205,7 @@ org_apache_cassandra_metrics_table_count{name=\"ReadTotalLatency\"} 2000000.0
         let r = reading(&prometheus::parse(text));
         assert_eq!(r, reading(&prometheus::parse_named(text, NAMES)));
         assert_eq!(r.pending_compactions, Some(7.0));
+        assert_eq!(r.dialect, Some(crate::metrics::names::DIALECTS[0]));
         assert_eq!(r.dropped, Some(5.0));
         assert!((r.gc_seconds.unwrap() - 0.3).abs() < 1e-9);
         let mut later = r.clone();

@@ -22,10 +22,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::assemble::Assembler;
+use super::cql::CqlSource;
 use super::node_exporter::{self, NodeExporter};
 use super::procfs::{self, CpuTimes, DiskCounters};
 use super::reading::{NodeReading, rate};
-use super::scrape::{ScrapeError, scrape_node};
+use super::scrape::{ScrapeError, read_node};
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeHost, Sample};
 use crate::spill::Spill;
 
@@ -89,11 +90,22 @@ pub struct MetricsPlan {
     /// The node exporters of the nodes' hosts (remote clusters), sampled beside the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_exporters: Vec<NodeExporter>,
+    /// The nodes' server figures are read through CQL ([`super::cql`]): no metrics endpoint
+    /// was given for them. The load layer connects the reader ([`Self::cql`]) and lists the
+    /// nodes it finds as [`Self::endpoints`] (their addresses and CQL port).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub through_cql: bool,
+    /// The reader, once connected; every endpoint is then read through it.
+    #[serde(skip)]
+    pub cql: Option<super::cql::CqlSource>,
 }
 
 impl MetricsPlan {
     pub fn is_empty(&self) -> bool {
-        self.endpoints.is_empty() && !self.host && self.node_exporters.is_empty()
+        self.endpoints.is_empty()
+            && !self.host
+            && self.node_exporters.is_empty()
+            && !self.through_cql
     }
 }
 
@@ -274,12 +286,18 @@ impl Drop for Sampler {
 
 /// Scrapes `e` on a thread of its own and sends the answer, tagged with the sample it is for
 /// and when it came, on `tx`.
-fn spawn_scrape(seq: u64, node: usize, e: &Endpoint, timeout: Duration, tx: &mpsc::Sender<Answer>) {
-    let (e, tx2) = (e.clone(), tx.clone());
+fn spawn_scrape(
+    seq: u64,
+    node: usize,
+    (e, cql): (&Endpoint, Option<&CqlSource>),
+    timeout: Duration,
+    tx: &mpsc::Sender<Answer>,
+) {
+    let (e, cql, tx2) = (e.clone(), cql.cloned(), tx.clone());
     let spawned = std::thread::Builder::new()
         .name(format!("cqlbench-scrape-{node}"))
         .spawn(move || {
-            let r = scrape_node(&e, timeout);
+            let r = read_node(&e, cql.as_ref(), timeout);
             let _ = tx2.send((seq, node, Instant::now(), r));
         });
     if let Err(err) = spawned {
@@ -405,7 +423,8 @@ fn sample_loop(
             .collect();
         let (seq, ask) = assembler.tick(tick, t_s, host, alive_now);
         for i in ask {
-            spawn_scrape(seq, i, &plan.endpoints[i], scrape_timeout, &tx);
+            let node = (&plan.endpoints[i], plan.cql.as_ref());
+            spawn_scrape(seq, i, node, scrape_timeout, &tx);
         }
         let mut errors = Vec::new();
         if !plan.node_exporters.is_empty() {
@@ -603,12 +622,12 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let t0 = Instant::now();
         let (s0, ask) = a.tick(t0, 0.0, None, vec![Some(true)]);
-        spawn_scrape(s0, ask[0], &e, timeout, &tx);
+        spawn_scrape(s0, ask[0], (&e, None), timeout, &tx);
         std::thread::sleep(Duration::from_millis(200));
         // The next tick does not wait for the slow scrape: a second one runs beside it.
         let (s1, ask) = a.tick(Instant::now(), 0.2, None, vec![Some(true)]);
         assert_eq!(ask, [0]);
-        spawn_scrape(s1, 0, &e, timeout, &tx);
+        spawn_scrape(s1, 0, (&e, None), timeout, &tx);
         let (q, node, at, r) = rx.recv_timeout(Duration::from_secs(3)).unwrap();
         assert_eq!(q, s1, "the second scrape answers first");
         a.answer(q, node, at, r);

@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
+use super::cql::CqlSource;
 use super::names::NAMES;
 use super::prometheus;
 use super::reading::{NodeReading, reading};
-use super::sampler::Endpoint;
+use super::sampler::{Endpoint, MetricsPlan};
 
 /// Why a scrape gave no reading.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,15 +68,27 @@ pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, Scrap
     Ok(reading(&prometheus::parse_named(&text, NAMES)))
 }
 
-/// Scrapes every endpoint at once (one thread each).
-pub fn scrape_all(
-    endpoints: &[Endpoint],
+/// Reads one node: through CQL when the plan's nodes are read that way, else by scraping its
+/// endpoint.
+pub fn read_node(
+    e: &Endpoint,
+    cql: Option<&CqlSource>,
     timeout: Duration,
-) -> Vec<Result<NodeReading, ScrapeError>> {
+) -> Result<NodeReading, ScrapeError> {
+    match cql {
+        Some(c) => c.0.read(&e.host, timeout),
+        None => scrape_node(e, timeout),
+    }
+}
+
+/// Reads every node of the plan at once (one thread each).
+pub fn scrape_all(plan: &MetricsPlan, timeout: Duration) -> Vec<Result<NodeReading, ScrapeError>> {
+    let cql = plan.cql.as_ref();
     std::thread::scope(|s| {
-        let handles: Vec<_> = endpoints
+        let handles: Vec<_> = plan
+            .endpoints
             .iter()
-            .map(|e| s.spawn(move || scrape_node(e, timeout)))
+            .map(|e| s.spawn(move || read_node(e, cql, timeout)))
             .collect();
         handles
             .into_iter()

@@ -492,7 +492,7 @@ fn step(
                 // Interrupted before the step's checks ran: it is not complete.
                 return Ok(StepEnd::Stopped(CapacityStatus::Interrupted));
             }
-            max_pending_of_all(&scrape_all(endpoints, PENDING_SCRAPE_TIMEOUT))
+            max_pending_of_all(&scrape_all(&base.metrics, PENDING_SCRAPE_TIMEOUT))
         }
     };
     let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
@@ -641,7 +641,7 @@ fn settle(
     });
     let mut announced = false;
     let w = wait_for_pending(
-        &metrics.endpoints,
+        metrics,
         spec.settle.max_pending,
         cpu.as_ref(),
         Duration::from_secs_f64(spec.settle.timeout_s),

@@ -1,17 +1,18 @@
 //! Fill (reference 001): write rows in order until the nodes hold a data size — a multiple of
 //! their RAM or a byte count — then wait for compactions to finish. The nodes' load is read from
-//! their metrics endpoints, so it counts flushed data (memtables are not on disk yet).
+//! their metrics endpoints or their `system_views.disk_usage`, so it counts flushed data
+//! (memtables are not on disk yet).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::metrics::sampler::{Endpoint, scrape_all};
+use crate::metrics::sampler::{MetricsPlan, scrape_all};
 
 /// Mean load over the nodes that answered, bytes; `None` when none did.
-pub fn mean_load(endpoints: &[Endpoint]) -> Option<f64> {
-    let loads: Vec<f64> = scrape_all(endpoints, Duration::from_secs(2))
+pub fn mean_load(plan: &MetricsPlan) -> Option<f64> {
+    let loads: Vec<f64> = scrape_all(plan, Duration::from_secs(2))
         .into_iter()
         .filter_map(|r| r.ok().and_then(|r| r.load_bytes))
         .collect();
@@ -40,7 +41,7 @@ pub enum Judge {
 
 impl Watcher {
     pub fn start(
-        endpoints: Vec<Endpoint>,
+        metrics: MetricsPlan,
         target_bytes: f64,
         judge: Judge,
         mut progress: impl FnMut(f64) + Send + 'static,
@@ -54,7 +55,7 @@ impl Watcher {
             let mut next_report = Instant::now();
             let mut seen_below = judge == Judge::AtOnce;
             while !q.load(Ordering::Relaxed) {
-                if let Some(load) = mean_load(&endpoints) {
+                if let Some(load) = mean_load(&metrics) {
                     last = Some(load);
                     if Instant::now() >= next_report {
                         progress(load);

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::cancel::Cancel;
 
 use crate::metrics::reading::NodeReading;
-use crate::metrics::sampler::{Endpoint, max_pending, scrape_all};
+use crate::metrics::sampler::{MetricsPlan, max_pending, scrape_all};
 use crate::metrics::scrape::ScrapeError;
 
 /// How a wait for compactions ended.
@@ -75,7 +75,7 @@ impl NodeCpu<'_> {
 /// but export no pending compactions, or nodes whose CPU cannot be read, cannot be waited
 /// for and count as settled.
 pub fn wait_for_pending(
-    endpoints: &[Endpoint],
+    metrics: &MetricsPlan,
     max: f64,
     cpu: Option<&NodeCpu>,
     timeout: Duration,
@@ -86,7 +86,7 @@ pub fn wait_for_pending(
     let mut first = None;
     let mut prev: Option<(Instant, Vec<Option<f64>>)> = None;
     loop {
-        let readings = scrape_all(endpoints, Duration::from_secs(5));
+        let readings = scrape_all(metrics, Duration::from_secs(5));
         let now = Instant::now();
         let pending = max_pending(&readings);
         let first_reading = *first.get_or_insert(pending);

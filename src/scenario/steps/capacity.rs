@@ -454,6 +454,10 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         run.out = Some(run.default_out(ctx, "capacity"));
     }
     let mut plan = run.to_plan(ctx)?;
+    // Read through CQL (no endpoint given): one reader for the whole search, its settles, its
+    // reads after each step and each step's sampler.
+    plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
+        .map_err(crate::load::LoadError::from)?;
     if a.search.resume {
         plan.rampup = None;
         plan.drop_keyspace = false;

@@ -147,16 +147,18 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         run.out = Some(run.default_out(ctx, "fill"));
     }
     let mut plan = run.to_plan(ctx)?;
-    let endpoints = plan.metrics.endpoints.clone();
-    if endpoints.is_empty() {
+    plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
+        .map_err(crate::load::LoadError::from)?;
+    let metrics = plan.metrics.clone();
+    if metrics.endpoints.is_empty() {
         refuse!(
-            "fill needs the nodes' metrics to see how much they hold: use --cluster, or --prometheus host:port,…"
+            "fill needs the nodes' metrics to see how much they hold: use --cluster, --hosts (read through CQL), or --prometheus host:port,…"
         );
     }
-    check_load_readable(&plan.metrics)?;
+    check_load_readable(&metrics)?;
     if let Some(n) = run.loaders {
         super::prepare_out(&plan.out)?;
-        return loaders(a, n, (&plan.out, target, &endpoints), ctx);
+        return loaders(a, n, (&plan.out, target, &metrics), ctx);
     }
     plan.sequential_main = true;
     plan.end_on_node_death = true;
@@ -173,7 +175,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
     } else {
         crate::scenario::fill::Judge::AtOnce
     };
-    let watcher = Watcher::start(endpoints.clone(), target, judge, move |load| {
+    let watcher = Watcher::start(metrics.clone(), target, judge, move |load| {
         sink.emit(Event::Fill(FillEvent::NodeLoad {
             mib: mib(load),
             target_mib: mib(target),
@@ -225,7 +227,7 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         },
     )?;
     if reached {
-        wait_for_compactions(a, ctx, &endpoints);
+        wait_for_compactions(a, ctx, &metrics);
     } else if let Stop::Duration { secs } = plan.main.stop
         && !ctx.cancel.is_cancelled()
     {
@@ -241,15 +243,15 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
 /// `--loaders N`: the fill as N `fill --shard I/N` processes, each writing every N-th row
 /// (together exactly the rows one process would have written, `--ops` of them at most) until
 /// the nodes hold the target, then waiting for compactions; their results merged into `out`.
-/// `to` is where: the result, the target in bytes, and the endpoints the nodes' load is read
-/// from.
+/// `to` is where: the result, the target in bytes, and the metrics plan the nodes' load is
+/// read by.
 fn loaders(
     a: &FillStep,
     n: u64,
-    to: (&std::path::Path, f64, &[crate::metrics::sampler::Endpoint]),
+    to: (&std::path::Path, f64, &crate::metrics::sampler::MetricsPlan),
     ctx: &Context,
 ) -> Result<RunResult, ScenarioError> {
-    let (out, target, endpoints) = to;
+    let (out, target, metrics) = to;
     let each = FillStep {
         run: RunStep {
             loaders: None,
@@ -270,7 +272,7 @@ fn loaders(
             out.display()
         )));
     }
-    let load = crate::scenario::fill::mean_load(endpoints);
+    let load = crate::scenario::fill::mean_load(metrics);
     let rows = rows_written(&result);
     ctx.emit(Event::Fill(FillEvent::Wrote {
         rows,
@@ -339,14 +341,14 @@ fn rows_written(result: &RunResult) -> u64 {
 fn wait_for_compactions(
     a: &FillStep,
     ctx: &Context,
-    endpoints: &[crate::metrics::sampler::Endpoint],
+    metrics: &crate::metrics::sampler::MetricsPlan,
 ) {
     ctx.emit(Event::Fill(FillEvent::WaitingForCompactions {
         timeout_s: a.fill.compaction_timeout.as_secs_f64(),
     }));
     let mut next_report = std::time::Instant::now();
     let w = wait_for_pending(
-        endpoints,
+        metrics,
         0.0,
         None,
         a.fill.compaction_timeout,

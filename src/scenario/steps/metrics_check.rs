@@ -4,8 +4,10 @@
 use std::time::Duration;
 
 use super::run::Reach;
+use crate::load::session::ConnectSpec;
 use crate::metrics::check::{MetricsCheck, check};
 use crate::scenario::{Context, ScenarioError};
+use crate::spec::client::ClientSpec;
 
 /// The recent window a Prometheus server is asked about (a few of its scrape intervals).
 const SERVER_WINDOW_S: f64 = 120.0;
@@ -15,7 +17,23 @@ const SERVER_WINDOW_S: f64 = 120.0;
 pub fn run(reach: &Reach, ctx: &Context, timeout: Duration) -> Result<MetricsCheck, ScenarioError> {
     let target = reach.target(ctx)?;
     let plan = target.metrics_plan(1.0);
+    // No endpoint given: the nodes' own virtual tables, over a session like a run's.
+    let connect = ConnectSpec {
+        hosts: target.contact_points(),
+        local_dc: target.local_dc(),
+        timeout: timeout.max(Duration::from_secs(1)),
+        credentials: ctx.credentials.clone(),
+        client: ClientSpec {
+            tls: target.cluster_tls(),
+            ..ClientSpec::default()
+        },
+    };
+    let (plan, cql_error) = match crate::load::server_views::attach(&plan, &connect) {
+        Ok(p) => (p, None),
+        Err(e) => (plan, Some(e.to_string())),
+    };
     let mut found = check(&plan, timeout);
+    found.cql_error = cql_error;
     if let Some(mut spec) = reach.prometheus_fetch(ctx, 15.0)? {
         let now = crate::host::unix_now();
         spec.start_unix_s = now - SERVER_WINDOW_S;

@@ -1,0 +1,240 @@
+//! The nodes' server figures through CQL ([`crate::metrics::cql`]): a reader with a session of
+//! its own, on a thread and runtime of its own, so the samplers' threads, the capacity
+//! search's settles and the fill's watcher — plain threads, inside a run's runtime or not —
+//! ask it a node's reading and wait for the answer. Dropping the reader ends its thread.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use scylla::client::session::Session;
+use scylla::value::{CqlValue, Row};
+use tokio::sync::mpsc;
+
+use super::session::{ConnectError, ConnectSpec, connect, on_node_within};
+use crate::metrics::cql::{self, CqlSource, ThreadPool, Views};
+use crate::metrics::reading::NodeReading;
+use crate::metrics::sampler::{Endpoint, MetricsPlan};
+use crate::metrics::scrape::ScrapeError;
+
+type Reply = std::sync::mpsc::SyncSender<Result<NodeReading, ScrapeError>>;
+
+/// A node's reading asked of the reader's thread.
+struct Ask {
+    host: String,
+    timeout: Duration,
+    reply: Reply,
+}
+
+/// Reads nodes' virtual tables over a session of its own.
+pub struct Reader {
+    asks: mpsc::UnboundedSender<Ask>,
+}
+
+impl cql::Reader for Reader {
+    fn read(&self, host: &str, timeout: Duration) -> Result<NodeReading, ScrapeError> {
+        let gone = || ScrapeError {
+            message: format!("{host}: the CQL metrics reader has stopped"),
+            refused: false,
+        };
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        let ask = Ask {
+            host: host.to_string(),
+            timeout,
+            reply,
+        };
+        self.asks.send(ask).map_err(|_| gone())?;
+        // The query is bounded by `timeout` on the reader's side; a second more for the reply.
+        answer
+            .recv_timeout(timeout + Duration::from_secs(1))
+            .map_err(|_| ScrapeError {
+                message: format!(
+                    "{host}: system_views: no answer within {:.1}s",
+                    timeout.as_secs_f64()
+                ),
+                refused: false,
+            })?
+    }
+}
+
+/// Connects a reader to the cluster `spec` reaches; the nodes it knows, in address order, with
+/// their CQL port.
+pub fn connect_reader(
+    spec: &ConnectSpec,
+) -> Result<(Reader, Vec<std::net::SocketAddr>), ConnectError> {
+    let (asks, mut inbox) = mpsc::unbounded_channel::<Ask>();
+    let (ready, connected) = std::sync::mpsc::sync_channel(1);
+    let spec = spec.clone();
+    let hosts = spec.hosts.join(",");
+    let started = std::thread::Builder::new()
+        .name("cqlbench-cql-metrics".into())
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = ready.send(Err(ConnectError {
+                        hosts: spec.hosts.join(","),
+                        message: format!("starting the CQL metrics reader: {e}"),
+                    }));
+                    return;
+                }
+            };
+            rt.block_on(async move {
+                let session = match connect(&spec).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
+                let mut nodes: Vec<std::net::SocketAddr> = session
+                    .get_cluster_state()
+                    .get_nodes_info()
+                    .iter()
+                    .map(|n| std::net::SocketAddr::new(n.address.ip(), n.address.port()))
+                    .collect();
+                nodes.sort();
+                if ready.send(Ok(nodes)).is_err() {
+                    return;
+                }
+                while let Some(ask) = inbox.recv().await {
+                    let s = session.clone();
+                    tokio::spawn(async move {
+                        let r = read(&s, &ask.host, ask.timeout).await;
+                        let _ = ask.reply.send(r);
+                    });
+                }
+            });
+        });
+    if let Err(e) = started {
+        return Err(ConnectError {
+            hosts,
+            message: format!("starting the CQL metrics reader: {e}"),
+        });
+    }
+    let nodes = connected.recv().map_err(|_| ConnectError {
+        hosts: hosts.clone(),
+        message: "the CQL metrics reader stopped while connecting".into(),
+    })??;
+    Ok((Reader { asks }, nodes))
+}
+
+/// `plan` with its nodes read through CQL, when it asks for that and has no reader yet: the
+/// reader connected and every node it knows listed as an endpoint (its address, its CQL port).
+/// The plan unchanged otherwise.
+pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, ConnectError> {
+    if !plan.through_cql || plan.cql.is_some() {
+        return Ok(plan.clone());
+    }
+    let (reader, nodes) = connect_reader(spec)?;
+    let n = nodes.len();
+    Ok(MetricsPlan {
+        endpoints: nodes
+            .iter()
+            .map(|a| Endpoint {
+                node: a.ip().to_string(),
+                host: a.ip().to_string(),
+                port: a.port(),
+            })
+            .collect(),
+        pids: vec![None; n],
+        node_cpus: vec![0.0; n],
+        cql: Some(CqlSource(Arc::new(reader))),
+        ..plan.clone()
+    })
+}
+
+/// One node's reading from its virtual tables, within `timeout`.
+async fn read(
+    session: &Session,
+    host: &str,
+    timeout: Duration,
+) -> Result<NodeReading, ScrapeError> {
+    let fail = |what: String| ScrapeError {
+        message: format!("{host}: system_views: {what}"),
+        refused: false,
+    };
+    let ip: IpAddr = host
+        .parse()
+        .map_err(|_| fail(format!("'{host}' is not an address")))?;
+    let node = session
+        .get_cluster_state()
+        .get_nodes_info()
+        .iter()
+        .find(|n| n.address.ip() == ip)
+        .cloned()
+        .ok_or_else(|| fail("the node is no longer in the cluster's topology".into()))?;
+    let rows = |cql: &'static str| {
+        let st = on_node_within(cql, &node, timeout);
+        async move {
+            let r = session.query_unpaged(st, &[]).await.map_err(|e| {
+                let e = e.to_string();
+                if e.contains("unconfigured table") || e.contains("does not exist") {
+                    "the node has no such virtual table (Cassandra before 4.0?)".to_string()
+                } else {
+                    e
+                }
+            })?;
+            let r = r.into_rows_result().map_err(|e| e.to_string())?;
+            let rows: Vec<Row> = r
+                .rows::<Row>()
+                .map_err(|e| e.to_string())?
+                .filter_map(Result::ok)
+                .collect();
+            Ok::<Vec<Row>, String>(rows)
+        }
+    };
+    let asked = async {
+        Ok::<Views, String>(Views {
+            thread_pools: rows(cql::THREAD_POOLS)
+                .await?
+                .iter()
+                .map(|r| ThreadPool {
+                    name: text(r, 0),
+                    active: int(r, 1),
+                    pending: int(r, 2),
+                })
+                .collect(),
+            disk_usage: rows(cql::DISK_USAGE)
+                .await?
+                .iter()
+                .map(|r| (text(r, 0), int(r, 1)))
+                .collect(),
+            local_reads: rows(cql::LOCAL_READS)
+                .await?
+                .iter()
+                .map(|r| int(r, 0))
+                .collect(),
+        })
+    };
+    match tokio::time::timeout(timeout, asked).await {
+        Ok(Ok(views)) => Ok(cql::reading(&views)),
+        Ok(Err(e)) => Err(fail(e)),
+        Err(_) => Err(fail(format!(
+            "no answer within {:.1}s",
+            timeout.as_secs_f64()
+        ))),
+    }
+}
+
+fn text(r: &Row, i: usize) -> String {
+    match r.columns.get(i) {
+        Some(Some(CqlValue::Text(s) | CqlValue::Ascii(s))) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// An integer column of any width (the tables' types differ between versions); 0 when null.
+fn int(r: &Row, i: usize) -> i64 {
+    match r.columns.get(i) {
+        Some(Some(CqlValue::Int(v))) => i64::from(*v),
+        Some(Some(CqlValue::BigInt(v))) => *v,
+        Some(Some(CqlValue::SmallInt(v))) => i64::from(*v),
+        Some(Some(CqlValue::TinyInt(v))) => i64::from(*v),
+        Some(Some(CqlValue::Counter(v))) => v.0,
+        _ => 0,
+    }
+}

@@ -1,0 +1,133 @@
+//! Server figures through CQL: Cassandra 4.0 and later serve some of the figures the criteria
+//! and the fill read as virtual tables of `system_views`, on the connection the client holds
+//! anyway — no exporter, no port, no firewall rule. Each node is asked directly (its own
+//! tables describe only itself).
+//!
+//! What each figure comes from (the tables were read on 4.0.10, 4.1.10 and 5.0.9):
+//!
+//! | figure | virtual table | note |
+//! |---|---|---|
+//! | pending compactions | `thread_pools`, `CompactionExecutor`: `active_tasks + pending_tasks` | compactions running and queued; the JMX `Compaction.PendingTasks` adds the strategies' estimate of the backlog, so this reads lower on a node that is far behind |
+//! | load | `disk_usage`: `mebibytes`, summed over the tables of the non-system keyspaces | whole MiB per table; during a compaction it also counts the output written so far |
+//! | local reads | `local_read_latency`: `count`, summed over tables | a counter, made a rate |
+//! | node CPU, GC, dropped messages, SSTables per read, live SSTables, bytes compacted | none | no virtual table up to 5.0; `system_metrics` (all metrics as tables) comes after 5.0 |
+//!
+//! The queries are run by the load layer (it holds the driver); this module turns their rows
+//! into a [`NodeReading`] and gives the samplers a handle on the reader ([`CqlSource`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::reading::NodeReading;
+use super::scrape::ScrapeError;
+
+/// The queries a reading asks of each node, in the order of [`Views`]' fields.
+pub const THREAD_POOLS: &str =
+    "SELECT name, active_tasks, pending_tasks FROM system_views.thread_pools";
+pub const DISK_USAGE: &str = "SELECT keyspace_name, mebibytes FROM system_views.disk_usage";
+pub const LOCAL_READS: &str = "SELECT count FROM system_views.local_read_latency";
+
+/// What the name of a source says in results and checks.
+pub const DIALECT: &str = "CQL (system_views)";
+
+/// One thread pool's row of `system_views.thread_pools`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadPool {
+    pub name: String,
+    pub active: i64,
+    pub pending: i64,
+}
+
+/// The rows of one node's virtual tables a reading is made of.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Views {
+    pub thread_pools: Vec<ThreadPool>,
+    /// `(keyspace, mebibytes)` per table.
+    pub disk_usage: Vec<(String, i64)>,
+    /// Each table's local read count.
+    pub local_reads: Vec<i64>,
+}
+
+/// A node's figures from its virtual tables (see the module's table).
+pub fn reading(v: &Views) -> NodeReading {
+    let compaction = v
+        .thread_pools
+        .iter()
+        .find(|p| p.name == "CompactionExecutor");
+    let data: Vec<i64> = v
+        .disk_usage
+        .iter()
+        .filter(|(ks, _)| !ks.starts_with("system"))
+        .map(|(_, mib)| *mib)
+        .collect();
+    NodeReading {
+        pending_compactions: compaction.map(|p| (p.active + p.pending) as f64),
+        load_bytes: Some(data.iter().sum::<i64>() as f64 * 1024.0 * 1024.0),
+        local_reads: (!v.local_reads.is_empty()).then(|| v.local_reads.iter().sum::<i64>() as f64),
+        dialect: Some(DIALECT),
+        ..NodeReading::default()
+    }
+}
+
+/// Reads a node's virtual tables: implemented by the load layer over the driver's session.
+pub trait Reader: Send + Sync {
+    /// The reading of the node at `host` (its address as the driver knows it).
+    fn read(&self, host: &str, timeout: Duration) -> Result<NodeReading, ScrapeError>;
+}
+
+/// The reader a metrics plan's nodes are read through, when they are read through CQL.
+#[derive(Clone)]
+pub struct CqlSource(pub Arc<dyn Reader>);
+
+impl std::fmt::Debug for CqlSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CqlSource")
+    }
+}
+
+impl PartialEq for CqlSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_from_the_views_of_a_busy_node() {
+        let pool = |name: &str, active, pending| ThreadPool {
+            name: name.into(),
+            active,
+            pending,
+        };
+        let v = Views {
+            thread_pools: vec![
+                pool("MemtableFlushWriter", 2, 9),
+                pool("CompactionExecutor", 2, 5),
+            ],
+            disk_usage: vec![
+                ("system_schema".into(), 1),
+                ("system".into(), 1),
+                ("cqlbench".into(), 300),
+                ("other".into(), 12),
+            ],
+            local_reads: vec![10, 0, 32],
+        };
+        let r = reading(&v);
+        assert_eq!(r.pending_compactions, Some(7.0));
+        assert_eq!(r.load_bytes, Some(312.0 * 1048576.0));
+        assert_eq!(r.local_reads, Some(42.0));
+        assert_eq!(r.dialect, Some(DIALECT));
+        // What no virtual table serves stays empty, never zero.
+        assert_eq!(r.cpu_seconds, None);
+        assert_eq!(r.sstables_per_read, None);
+        // A node without the compaction pool's row (none seen, but possible) has no pending
+        // figure rather than zero; a node with no user table holds no data.
+        let bare = reading(&Views::default());
+        assert_eq!(bare.pending_compactions, None);
+        assert_eq!(bare.load_bytes, Some(0.0));
+        assert_eq!(bare.local_reads, None);
+    }
+}
