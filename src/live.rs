@@ -1027,6 +1027,7 @@ mod tests {
             node_devices: Vec::new(),
             node_hosts: Vec::new(),
             fetched: None,
+            dialects: Vec::new(),
         };
         live.event(&Event::Load(LoadEvent::Interval {
             phase: "main",

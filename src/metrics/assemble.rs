@@ -41,6 +41,8 @@ pub struct Assembler {
     open: VecDeque<Open>,
     /// Each node's last reading and when it was taken (the middle of its scrape).
     prev: Vec<Option<(Instant, NodeReading)>>,
+    /// The dialect each node's latest reading came in.
+    dialects: Vec<Option<&'static str>>,
     next_seq: u64,
 }
 
@@ -52,6 +54,7 @@ impl Assembler {
             outstanding: vec![0; nodes],
             open: VecDeque::new(),
             prev: vec![None; nodes],
+            dialects: vec![None; nodes],
             next_seq: 0,
         }
     }
@@ -118,11 +121,21 @@ impl Assembler {
         if let Some(n) = self.outstanding.get_mut(node) {
             *n = n.saturating_sub(1);
         }
+        if let (Ok(r), Some(d)) = (&r, self.dialects.get_mut(node))
+            && r.dialect.is_some()
+        {
+            *d = r.dialect;
+        }
         if let Some(o) = self.open.iter_mut().find(|o| o.seq == seq)
             && let Some(p @ Part::Awaiting) = o.parts.get_mut(node)
         {
             *p = Part::Answered(at, r);
         }
+    }
+
+    /// The dialect each node's figures came in, as far as its readings told.
+    pub fn dialects(&self) -> &[Option<&'static str>] {
+        &self.dialects
     }
 
     /// The samples finished by `now`, in order: every part answered, or the oldest open one

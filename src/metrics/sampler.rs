@@ -187,6 +187,7 @@ impl Sampler {
                     })
                     .collect(),
                 fetched: None,
+                dialects: Vec::new(),
             },
             spill: None,
             last: None,
@@ -248,6 +249,7 @@ impl Sampler {
             node_devices: s.series.node_devices.clone(),
             node_hosts: s.series.node_hosts.clone(),
             fetched: None,
+            dialects: Vec::new(),
         })
     }
 
@@ -326,10 +328,14 @@ fn publish(
     samples: Vec<Sample>,
     errors: Vec<ScrapeError>,
     host_devices: &[Vec<String>],
+    dialects: &[Option<&'static str>],
 ) -> bool {
     let Ok(mut st) = shared.lock() else {
         return false;
     };
+    if dialects.iter().any(Option::is_some) {
+        st.series.dialects = dialects.iter().map(|d| d.map(str::to_string)).collect();
+    }
     for (h, d) in st.series.node_hosts.iter_mut().zip(host_devices) {
         if h.devices.is_empty() && !d.is_empty() {
             h.devices = d.clone();
@@ -396,7 +402,7 @@ fn sample_loop(
     let exporter_timeout = (period / 2).clamp(Duration::from_millis(100), Duration::from_secs(2));
     let mut hosts = node_exporter::Hosts::new(plan.node_exporters.clone());
     let first_errors = exporter_errors(hosts.sample(exporter_timeout).1);
-    if !publish(&shared, Vec::new(), first_errors, &hosts.devices) {
+    if !publish(&shared, Vec::new(), first_errors, &hosts.devices, &[]) {
         return;
     }
     let mut prev_t = Instant::now();
@@ -434,7 +440,13 @@ fn sample_loop(
         }
         let (samples, scrape_errors) = assembler.ready(Instant::now(), false);
         errors.extend(scrape_errors);
-        if !publish(&shared, samples, errors, &hosts.devices) {
+        if !publish(
+            &shared,
+            samples,
+            errors,
+            &hosts.devices,
+            assembler.dialects(),
+        ) {
             return;
         }
     }
@@ -471,7 +483,7 @@ fn finish(assembler: &mut Assembler, answers: &mpsc::Receiver<Answer>, shared: &
         }
     }
     let (samples, errors) = assembler.ready(Instant::now(), true);
-    publish(shared, samples, errors, &[]);
+    publish(shared, samples, errors, &[], assembler.dialects());
 }
 
 /// A node exporter's errors as a scrape's (the exporter's name is their source).

@@ -311,6 +311,7 @@ pub fn metrics(nodes: usize, devices: &[&str], end_s: f64, seed: u64) -> MetricS
         node_devices: Vec::new(),
         node_hosts: Vec::new(),
         fetched: None,
+        dialects: Vec::new(),
     }
 }
 

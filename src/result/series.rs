@@ -30,6 +30,11 @@ pub struct MetricSeries {
     /// (another source of the same server and host figures), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fetched: Option<Box<Fetched>>,
+    /// The naming each node's server figures came in, in the order of [`Self::nodes`]: its
+    /// endpoint's dialect (cqlbench's JMX exporter rules; the Management API's or MCAC's,
+    /// marked unverified) or CQL's `system_views`; `None` for a node that served none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialects: Vec<Option<String>>,
 }
 
 /// The figures fetched after a run from a Prometheus server that scraped the nodes' hosts'
@@ -383,6 +388,7 @@ mod tests {
             errors: vec![],
             node_hosts: vec![],
             fetched: None,
+            dialects: Vec::new(),
         };
         let sum = m.node_sum(|n| n.pending_compactions);
         assert_eq!(sum, vec![(1.0, Some(8.0)), (2.0, Some(2.0)), (3.0, None)]);

@@ -509,6 +509,16 @@ fn step(
                 .into())
         }),
     );
+    // Read through CQL, pending compactions are the tasks running and queued (the JMX figure
+    // adds the strategies' estimate of the backlog): the criterion says which it judged.
+    if base.metrics.cql.is_some()
+        && let Some(c) = checks
+            .iter_mut()
+            .find(|c| c.criterion.starts_with("pending compactions"))
+    {
+        c.criterion
+            .push_str(" (CQL: compaction tasks running and queued, system_views.thread_pools)");
+    }
     let died: Vec<&str> = run
         .warnings
         .iter()
