@@ -1,7 +1,8 @@
 //! `cqlbench metrics check` through the real binary, against metrics endpoints the test serves
 //! (a node's figures in the JMX exporter's naming, or none): what it lists per node, its
 //! `--for` refusals in one line, and every flag's bad and valid values. The check against
-//! real nodes is in tests/metrics_check_real.rs.
+//! real nodes: through CQL in tests/cluster_real.rs (4.0, 4.1) and tests/scenario_real.rs
+//! (5.0), through their exporters in tests/scenario_real.rs.
 
 mod common;
 use std::path::Path;
@@ -162,13 +163,36 @@ fn a_fill_or_a_search_that_would_be_blind_is_refused_in_one_line() {
             .any(|l| l.trim_start().starts_with("127.0.0.1:1 ")),
         "{out}"
     );
-    // Nothing to read at all.
-    let (code, _, err, _) = run(
+    // Nothing to read at all: no endpoint given, and the node's virtual tables cannot be read
+    // through CQL (nobody listens on port 1). The check and a fill each say so in one line,
+    // within seconds.
+    let (code, out, err, took) = run(
         home.path(),
-        &["metrics", "check", "--hosts", "127.0.0.1", "--for", "fill"],
+        &[
+            "metrics",
+            "check",
+            "--hosts",
+            "127.0.0.1:1",
+            "--for",
+            "fill",
+        ],
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("no metrics endpoint (--prometheus"), "{err}");
+    assert!(
+        err.contains("no metrics endpoint, and the nodes' virtual tables could not be read through CQL (cannot connect to 127.0.0.1:1"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(out.contains("CQL (system_views): cannot connect"), "{out}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let (code, _, err, took) = run(
+        home.path(),
+        &["fill", "stress", "--hosts", "127.0.0.1:1", "--bytes", "10M"],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[test]

@@ -525,6 +525,30 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         assert_eq!(reads.mismatches, 0, "{reads:?}");
         let (v, _) = verify_finds_every_row(bin(), &out, version);
         assert!(v.acked_rows > 0, "{v:?}");
+        // Reached by a contact point only, each node's load and pending compactions are read
+        // from its own virtual tables through CQL (system_views on 4.0 and 4.1 too).
+        let o = bin()
+            .args(["metrics", "check", "--hosts", first, "--json"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{version}: {text}");
+        let check: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let nodes = check["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), 3, "{version}: {text}");
+        for n in nodes {
+            assert!(n["error"].is_null(), "{version}: {n}");
+            for figure in ["load", "pending"] {
+                assert!(
+                    n["figures"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|f| f[0] == figure && f[1] == cqlbench::metrics::cql::DIALECT),
+                    "{version}: {figure} through CQL: {n}"
+                );
+            }
+        }
         // Then the RF 3 test: its stopped and restarted node would still be replaying hints
         // and warming up during a run that came after it (55 write timeouts of 5,000 once).
         quorum_and_all(&tc, 1);

@@ -474,9 +474,11 @@ fn scenarios_against_a_real_node() {
     assert!(err.contains("nothing to resume"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 
-    // Against --hosts without a metrics endpoint, the criteria that need the server's
-    // figures cannot be measured: the step and the verdict say so instead of passing them.
-    // Without --dc or --rf the run reads the node's DC and creates the keyspace there.
+    // Against --hosts without a metrics endpoint, the node's own virtual tables are read
+    // through CQL: pending compactions are measured there (the criterion says from where);
+    // node CPU has no virtual table, and the step and the verdict say it is unverified
+    // instead of passing it. Without --dc or --rf the run reads the node's DC and creates the
+    // keyspace there.
     let blind = dir.join("blind.json");
     let text = env.ok(&[
         "capacity",
@@ -517,28 +519,40 @@ fn scenarios_against_a_real_node() {
         .find(|k| k.criterion.starts_with("pending compactions"))
         .unwrap();
     assert!(
-        !pending.passed && !pending.failed() && pending.value.is_none(),
+        pending.passed && pending.unverified.is_none() && pending.value.is_some(),
         "{pending:?}"
     );
     assert!(
-        pending
-            .unverified
-            .as_deref()
-            .is_some_and(|w| w.contains("no metrics endpoint")),
+        pending.criterion.contains("CQL") && pending.criterion.contains("thread_pools"),
         "{pending:?}"
     );
     let v = c.verdict.as_ref().unwrap();
     assert!(
-        v.unverified
+        !v.unverified
             .iter()
             .any(|u| u.contains("pending compactions"))
             && v.unverified.iter().any(|u| u.contains("node CPU")),
         "{:?}",
         v.unverified
     );
+    assert!(text.contains("unverified: step 1: node CPU"), "{text}");
     assert!(
-        text.contains("unverified: step 1: pending compactions"),
-        "{text}"
+        text.contains("the metric sources do not give node CPU"),
+        "warned before the first step: {text}"
+    );
+    // The step's series came through CQL, and says so.
+    let series = run.metrics.as_ref().expect("the step's series");
+    assert_eq!(
+        series.dialects,
+        vec![Some(cqlbench::metrics::cql::DIALECT.to_string())],
+        "{series:?}"
+    );
+    assert!(
+        series
+            .samples
+            .iter()
+            .any(|s| s.nodes.first().is_some_and(|n| n.load_bytes.is_some())),
+        "the node's load sampled through CQL"
     );
     // The achieved rate compares the window's schedule (200 ops/s for 2 s) with what was
     // sent of it; the drain is apart.
@@ -546,9 +560,79 @@ fn scenarios_against_a_real_node() {
     assert!(step.summary.sent_on_schedule.is_some_and(|n| n <= 400));
     assert!(step.summary.drain_s >= 0.0 && (step.summary.measured_s - 2.0).abs() < 1e-9);
 
+    through_cql(&env, dir);
     matrix(&env, dir);
     loaders_step(&env, dir);
     tc.finish();
+}
+
+/// The node reached by its contact point only (no exporter given): `metrics check` finds its
+/// load and pending compactions in its virtual tables, and a fill stops at its target read
+/// from `system_views.disk_usage`, which agrees with the node's own Storage Load metric (its
+/// JMX exporter, read beside it) within a MiB per table.
+fn through_cql(env: &Env, dir: &Path) {
+    let text = env.ok(&["metrics", "check", "--hosts", "127.0.0.1", "--for", "fill"]);
+    let row = text
+        .lines()
+        .find(|l| l.contains("127.0.0.1:9042 (CQL)"))
+        .expect(&text);
+    assert_eq!(row.matches("✓ CQL (system_views)").count(), 2, "{row}");
+    assert!(
+        text.contains("fill target (the nodes' load): measurable"),
+        "{text}"
+    );
+    // The node's load now, by its exporter: the fill's target is 8 MiB above it (the other
+    // keyspaces' data counts in the node's load).
+    let check: serde_json::Value =
+        serde_json::from_str(&env.ok(&["metrics", "check", "--cluster", "scen", "--json"]))
+            .unwrap();
+    let exporter =
+        cqlbench::metrics::sampler::Endpoint::parse(check["nodes"][0]["source"].as_str().unwrap())
+            .unwrap();
+    let jmx_load = || {
+        cqlbench::metrics::scrape::scrape_node(&exporter, std::time::Duration::from_secs(5))
+            .unwrap()
+            .load_bytes
+            .unwrap()
+    };
+    let before = jmx_load() / 1048576.0;
+    let target = format!("{}M", before.ceil() as u64 + 8);
+    let out = dir.join("cql-fill.json");
+    let text = env.ok(&[
+        "fill",
+        "keyvalue",
+        "--hosts",
+        "127.0.0.1",
+        "--keyspace",
+        "cqlfill",
+        "--drop",
+        "--value-size",
+        "1000",
+        "--bytes",
+        &target,
+        "--compaction-timeout",
+        "30s",
+        "--duration",
+        "3m",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let r = RunResult::read(&out).unwrap();
+    let fill = r.fill.as_ref().expect("a fill record");
+    assert!(fill.reached, "{text}");
+    let cql = fill.node_load_mib.unwrap();
+    let jmx = jmx_load() / 1048576.0;
+    assert!(
+        cql >= before + 8.0,
+        "{cql} MiB reached from {before} MiB: {text}"
+    );
+    // Whole MiB per table, and the compactions since: a few MiB apart at most.
+    assert!((cql - jmx).abs() <= 4.0, "CQL {cql} MiB, JMX {jmx} MiB");
+    let series = r.metrics.as_ref().unwrap();
+    assert_eq!(
+        series.dialects,
+        vec![Some(cqlbench::metrics::cql::DIALECT.to_string())]
+    );
 }
 
 /// A scenario step with `loaders: 2`: two loader processes meet at the barrier, their results

@@ -455,9 +455,11 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
     }
     let mut plan = run.to_plan(ctx)?;
     // Read through CQL (no endpoint given): one reader for the whole search, its settles, its
-    // reads after each step and each step's sampler.
-    plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
-        .map_err(crate::load::LoadError::from)?;
+    // reads after each step and each step's sampler. A cluster it cannot reach fails the first
+    // step, which says so in the result; the check before it names what cannot be measured.
+    if let Ok(m) = crate::load::server_views::attach(&plan.metrics, &plan.connect) {
+        plan.metrics = m;
+    }
     if a.search.resume {
         plan.rampup = None;
         plan.drop_keyspace = false;
