@@ -216,8 +216,9 @@ async fn run_async(
 }
 
 /// The run's metrics plan, its nodes' reader connected when they are read through CQL and the
-/// caller has not connected one; a reader that cannot connect leaves the plan without nodes
-/// (the run itself connected: the nodes then refused a second session).
+/// caller has not connected one. A reader that cannot connect (the run itself connected: the
+/// nodes then refused a second session) leaves the run without server figures, as a run with
+/// no endpoint was before CQL: no sampler of nothing.
 async fn with_cql_reader(plan: &RunPlan) -> crate::metrics::sampler::MetricsPlan {
     if !plan.metrics.through_cql || plan.metrics.cql.is_some() {
         return plan.metrics.clone();
@@ -227,7 +228,10 @@ async fn with_cql_reader(plan: &RunPlan) -> crate::metrics::sampler::MetricsPlan
         tokio::task::spawn_blocking(move || server_views::attach(&metrics, &connect)).await;
     match attached {
         Ok(Ok(m)) => m,
-        _ => plan.metrics.clone(),
+        _ => crate::metrics::sampler::MetricsPlan {
+            through_cql: false,
+            ..plan.metrics.clone()
+        },
     }
 }
 
