@@ -140,7 +140,7 @@ impl Target {
                 node_devices: Vec::new(),
                 node_exporters: Vec::new(),
                 through_cql: false,
-                cql: None,
+                reader: None,
             };
         }
         match self.cluster() {
@@ -231,7 +231,7 @@ fn local_plan(c: &Cluster, interval_s: f64) -> MetricsPlan {
             .collect(),
         node_exporters: Vec::new(),
         through_cql: false,
-        cql: None,
+        reader: None,
     }
 }
 

@@ -220,7 +220,7 @@ async fn run_async(
 /// nodes then refused a second session) leaves the run without server figures, as a run with
 /// no endpoint was before CQL: no sampler of nothing.
 async fn with_cql_reader(plan: &RunPlan) -> crate::metrics::sampler::MetricsPlan {
-    if !plan.metrics.through_cql || plan.metrics.cql.is_some() {
+    if !plan.metrics.through_cql || plan.metrics.reader.is_some() {
         return plan.metrics.clone();
     }
     let (metrics, connect) = (plan.metrics.clone(), plan.connect.clone());

@@ -580,7 +580,7 @@ mod tests {
             node_devices: vec![],
             node_exporters: vec![],
             through_cql: false,
-            cql: None,
+            reader: None,
         };
         let sampler = Sampler::start(plan, crate::host::unix_now());
         let mut rec = Recorder::start(&out, result, Some(sampler)).unwrap();

@@ -12,10 +12,10 @@ use scylla::value::{CqlValue, Row};
 use tokio::sync::mpsc;
 
 use super::session::{ConnectError, ConnectSpec, connect, on_node_within};
-use crate::metrics::cql::{self, CqlSource, ThreadPool, Views};
+use crate::metrics::cql::{self, ThreadPool, Views};
 use crate::metrics::reading::NodeReading;
 use crate::metrics::sampler::{Endpoint, MetricsPlan};
-use crate::metrics::scrape::ScrapeError;
+use crate::metrics::scrape::{NodeReader, NodeSource, ScrapeError};
 
 type Reply = std::sync::mpsc::SyncSender<Result<NodeReading, ScrapeError>>;
 
@@ -31,7 +31,7 @@ pub struct Reader {
     asks: mpsc::UnboundedSender<Ask>,
 }
 
-impl cql::Reader for Reader {
+impl NodeReader for Reader {
     fn read(&self, host: &str, timeout: Duration) -> Result<NodeReading, ScrapeError> {
         let gone = || ScrapeError {
             message: format!("{host}: the CQL metrics reader has stopped"),
@@ -126,7 +126,7 @@ pub fn connect_reader(
 /// reader connected and every node it knows listed as an endpoint (its address, its CQL port).
 /// The plan unchanged otherwise.
 pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, ConnectError> {
-    if !plan.through_cql || plan.cql.is_some() {
+    if !plan.through_cql || plan.reader.is_some() {
         return Ok(plan.clone());
     }
     let (reader, nodes) = connect_reader(spec)?;
@@ -142,7 +142,7 @@ pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, Con
             .collect(),
         pids: vec![None; n],
         node_cpus: vec![0.0; n],
-        cql: Some(CqlSource(Arc::new(reader))),
+        reader: Some(NodeSource(Arc::new(reader))),
         ..plan.clone()
     })
 }

@@ -12,14 +12,11 @@
 //! | local reads | `local_read_latency`: `count`, summed over tables | a counter, made a rate |
 //! | node CPU, GC, dropped messages, SSTables per read, live SSTables, bytes compacted | none | no virtual table up to 5.0; `system_metrics` (all metrics as tables) comes after 5.0 |
 //!
-//! The queries are run by the load layer (it holds the driver); this module turns their rows
-//! into a [`NodeReading`] and gives the samplers a handle on the reader ([`CqlSource`]).
-
-use std::sync::Arc;
-use std::time::Duration;
+//! The queries are run by the load layer (it holds the driver, and implements
+//! [`super::scrape::NodeReader`] over it); this module turns their rows into a
+//! [`NodeReading`].
 
 use super::reading::NodeReading;
-use super::scrape::ScrapeError;
 
 /// The queries a reading asks of each node, in the order of [`Views`]' fields.
 pub const THREAD_POOLS: &str =
@@ -66,28 +63,6 @@ pub fn reading(v: &Views) -> NodeReading {
         local_reads: (!v.local_reads.is_empty()).then(|| v.local_reads.iter().sum::<i64>() as f64),
         dialect: Some(DIALECT),
         ..NodeReading::default()
-    }
-}
-
-/// Reads a node's virtual tables: implemented by the load layer over the driver's session.
-pub trait Reader: Send + Sync {
-    /// The reading of the node at `host` (its address as the driver knows it).
-    fn read(&self, host: &str, timeout: Duration) -> Result<NodeReading, ScrapeError>;
-}
-
-/// The reader a metrics plan's nodes are read through, when they are read through CQL.
-#[derive(Clone)]
-pub struct CqlSource(pub Arc<dyn Reader>);
-
-impl std::fmt::Debug for CqlSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CqlSource")
-    }
-}
-
-impl PartialEq for CqlSource {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 

@@ -22,11 +22,10 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::assemble::Assembler;
-use super::cql::CqlSource;
 use super::node_exporter::{self, NodeExporter};
 use super::procfs::{self, CpuTimes, DiskCounters};
 use super::reading::{NodeReading, rate};
-use super::scrape::{ScrapeError, read_node};
+use super::scrape::{NodeSource, ScrapeError, read_node};
 use crate::result::series::{DeviceSample, HostSample, MetricSeries, NodeHost, Sample};
 use crate::spill::Spill;
 
@@ -91,13 +90,14 @@ pub struct MetricsPlan {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node_exporters: Vec<NodeExporter>,
     /// The nodes' server figures are read through CQL ([`super::cql`]): no metrics endpoint
-    /// was given for them. The load layer connects the reader ([`Self::cql`]) and lists the
+    /// was given for them. The load layer connects the reader ([`Self::reader`]) and lists the
     /// nodes it finds as [`Self::endpoints`] (their addresses and CQL port).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub through_cql: bool,
-    /// The reader, once connected; every endpoint is then read through it.
+    /// The reader the nodes are read through instead of their endpoints (CQL, once connected;
+    /// a Prometheus server): every endpoint is then read through it.
     #[serde(skip)]
-    pub cql: Option<super::cql::CqlSource>,
+    pub reader: Option<super::scrape::NodeSource>,
 }
 
 impl MetricsPlan {
@@ -291,7 +291,7 @@ impl Drop for Sampler {
 fn spawn_scrape(
     seq: u64,
     node: usize,
-    (e, cql): (&Endpoint, Option<&CqlSource>),
+    (e, cql): (&Endpoint, Option<&NodeSource>),
     timeout: Duration,
     tx: &mpsc::Sender<Answer>,
 ) {
@@ -429,7 +429,7 @@ fn sample_loop(
             .collect();
         let (seq, ask) = assembler.tick(tick, t_s, host, alive_now);
         for i in ask {
-            let node = (&plan.endpoints[i], plan.cql.as_ref());
+            let node = (&plan.endpoints[i], plan.reader.as_ref());
             spawn_scrape(seq, i, node, scrape_timeout, &tx);
         }
         let mut errors = Vec::new();

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use super::cql::CqlSource;
 use super::names::NAMES;
 use super::prometheus;
 use super::reading::{NodeReading, reading};
@@ -68,27 +67,51 @@ pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, Scrap
     Ok(reading(&prometheus::parse_named(&text, NAMES)))
 }
 
-/// Reads one node: through CQL when the plan's nodes are read that way, else by scraping its
-/// endpoint.
+/// Reads a node's figures by some other means than scraping its endpoint: its virtual tables
+/// through CQL (the load layer's reader, over the driver), or a Prometheus server's latest
+/// samples of it.
+pub trait NodeReader: Send + Sync {
+    /// The reading of the node at `host` (its address, as the plan's endpoint names it).
+    fn read(&self, host: &str, timeout: Duration) -> Result<NodeReading, ScrapeError>;
+}
+
+/// The reader a metrics plan's nodes are read through, when not by their endpoints.
+#[derive(Clone)]
+pub struct NodeSource(pub std::sync::Arc<dyn NodeReader>);
+
+impl std::fmt::Debug for NodeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NodeSource")
+    }
+}
+
+impl PartialEq for NodeSource {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Reads one node: through its plan's reader when it has one (CQL, a Prometheus server),
+/// else by scraping its endpoint.
 pub fn read_node(
     e: &Endpoint,
-    cql: Option<&CqlSource>,
+    reader: Option<&NodeSource>,
     timeout: Duration,
 ) -> Result<NodeReading, ScrapeError> {
-    match cql {
-        Some(c) => c.0.read(&e.host, timeout),
+    match reader {
+        Some(r) => r.0.read(&e.host, timeout),
         None => scrape_node(e, timeout),
     }
 }
 
 /// Reads every node of the plan at once (one thread each).
 pub fn scrape_all(plan: &MetricsPlan, timeout: Duration) -> Vec<Result<NodeReading, ScrapeError>> {
-    let cql = plan.cql.as_ref();
+    let reader = plan.reader.as_ref();
     std::thread::scope(|s| {
         let handles: Vec<_> = plan
             .endpoints
             .iter()
-            .map(|e| s.spawn(move || read_node(e, cql, timeout)))
+            .map(|e| s.spawn(move || read_node(e, reader, timeout)))
             .collect();
         handles
             .into_iter()

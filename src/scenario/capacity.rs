@@ -511,7 +511,7 @@ fn step(
     );
     // Read through CQL, pending compactions are the tasks running and queued (the JMX figure
     // adds the strategies' estimate of the backlog): the criterion says which it judged.
-    if base.metrics.cql.is_some()
+    if base.metrics.reader.is_some()
         && let Some(c) = checks
             .iter_mut()
             .find(|c| c.criterion.starts_with("pending compactions"))
