@@ -361,8 +361,8 @@ fn bad_files_are_refused_in_one_line_before_anything_starts() {
             "--prometheus-token /nonexistent/token",
         ),
         (
-            "name: p\nsteps: [{capacity: {workload: keyvalue, prometheus-server: 'http://h:9090'}}]",
-            "a capacity search does not fetch host series yet",
+            "name: p\nsteps: [{capacity: {workload: keyvalue, prometheus-instance: ['node1=10.0.0.5:9100']}}]",
+            "--prometheus-instance maps nodes on a --prometheus-server: give one",
         ),
         (
             "name: r\nsteps: [{latency: {workload: keyvalue, rate: -1}}]",

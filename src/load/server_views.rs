@@ -122,6 +122,11 @@ pub fn connect_reader(
     Ok((Reader { asks }, nodes))
 }
 
+/// The nodes of the cluster `spec` reaches, in address order, with their CQL port.
+pub fn cluster_nodes(spec: &ConnectSpec) -> Result<Vec<std::net::SocketAddr>, ConnectError> {
+    connect_reader(spec).map(|(_, nodes)| nodes)
+}
+
 /// `plan` with its nodes read through CQL, when it asks for that and has no reader yet: the
 /// reader connected and every node it knows listed as an endpoint (its address, its CQL port).
 /// The plan unchanged otherwise.

@@ -22,6 +22,7 @@
 //! [`NodeSample`]: crate::result::series::NodeSample
 
 mod api;
+pub mod latest;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

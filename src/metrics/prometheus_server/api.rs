@@ -55,6 +55,9 @@ struct RangeSeries {
 #[derive(Deserialize)]
 struct InstantSample {
     metric: Labels,
+    /// Unix seconds and value.
+    #[serde(default)]
+    value: Option<(f64, String)>,
 }
 
 impl Client {
@@ -100,6 +103,22 @@ impl Client {
             return Err("the answer is not an instant vector".into());
         };
         Ok(v.into_iter().map(|s| s.metric).collect())
+    }
+
+    /// Each series of an instant vector `query` evaluated at `at` (Unix s): its labels and
+    /// value (a series without one is left out).
+    pub fn query_values(&self, query: &str, at: i64) -> Result<Vec<(Labels, f64)>, String> {
+        let at = at.to_string();
+        let Data::Vector(v) = self.call("query", &[("query", query), ("time", &at)])? else {
+            return Err("the answer is not an instant vector".into());
+        };
+        let mut out = Vec::new();
+        for s in v {
+            if let Some((_, text)) = s.value {
+                out.push((s.metric, value(&text)?));
+            }
+        }
+        Ok(out)
     }
 
     /// Each series of a range `query` over `[start, end]` (Unix s) at `step` seconds: its

@@ -365,11 +365,6 @@ impl CapacityStep {
     /// own), `--step` long with `--step-warmup`.
     fn step_run(&self) -> Result<(RunStep, CapacitySpec), Invalid> {
         let a = self;
-        if a.run.prometheus_server.is_some() {
-            return Err(crate::invalid!(
-                "--prometheus-server: a capacity search does not fetch host series yet (run, throughput and latency do); give its steps --node-exporter instead"
-            ));
-        }
         if a.run.rate.is_some() || a.run.concurrency.is_some() {
             return Err(crate::invalid!(
                 "capacity sets each step's rate (--start-rate) or concurrency (--start-concurrency), with --factor or --increment: not --rate or --concurrency"
@@ -454,11 +449,14 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         run.out = Some(run.default_out(ctx, "capacity"));
     }
     let mut plan = run.to_plan(ctx)?;
-    // Read through CQL (no endpoint given): one reader for the whole search, its settles, its
-    // reads after each step and each step's sampler. A cluster it cannot reach fails the first
-    // step, which says so in the result; the check before it names what cannot be measured.
-    if let Ok(m) = crate::load::server_views::attach(&plan.metrics, &plan.connect) {
-        plan.metrics = m;
+    // No endpoint given: one reader for the whole search, its settles, its reads after each
+    // step and each step's sampler — a --prometheus-server's latest samples (refused here when
+    // it gives nothing), else the nodes' virtual tables through CQL (a cluster that cannot be
+    // reached fails the first step, which says so in the result; the check before it names
+    // what cannot be measured).
+    let read = run.live_reader(ctx, &mut plan);
+    if run.prometheus_server.is_some() {
+        read?;
     }
     if a.search.resume {
         plan.rampup = None;

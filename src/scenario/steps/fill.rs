@@ -79,11 +79,6 @@ impl FillStep {
     /// --duration says).
     fn fill_run(&self) -> Result<RunStep, Invalid> {
         let a = self;
-        if a.run.prometheus_server.is_some() {
-            return Err(crate::invalid!(
-                "--prometheus-server: a fill does not fetch host series yet (run, throughput and latency do); give it --node-exporter instead"
-            ));
-        }
         if a.run.ratio.is_some() {
             return Err(crate::invalid!("fill writes only: drop --ratio"));
         }
@@ -147,12 +142,11 @@ pub fn run(a: &FillStep, ctx: &Context) -> Result<RunResult, ScenarioError> {
         run.out = Some(run.default_out(ctx, "fill"));
     }
     let mut plan = run.to_plan(ctx)?;
-    plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
-        .map_err(crate::load::LoadError::from)?;
+    run.live_reader(ctx, &mut plan)?;
     let metrics = plan.metrics.clone();
     if metrics.endpoints.is_empty() {
         refuse!(
-            "fill needs the nodes' metrics to see how much they hold: use --cluster, --hosts (read through CQL), or --prometheus host:port,…"
+            "fill needs the nodes' metrics to see how much they hold: use --cluster, --hosts (read through CQL), --prometheus host:port,… or --prometheus-server URL"
         );
     }
     check_load_readable(&metrics)?;

@@ -135,9 +135,52 @@ impl RunStep {
         }
     }
 
+    /// The reader of `plan`'s nodes for a command that reads them while it runs (a capacity
+    /// search, a fill) when no endpoint of theirs is given: with `--prometheus-server`, the
+    /// server's latest samples of the cluster's nodes (listed over CQL, mapped to the server's
+    /// instances by address or `--prometheus-instance`); else their virtual tables through
+    /// CQL. A plan with endpoints (a local cluster, `--prometheus`) is read directly.
+    pub fn live_reader(&self, ctx: &Context, plan: &mut RunPlan) -> Result<(), ScenarioError> {
+        use crate::load::LoadError;
+        use crate::metrics::scrape::NodeSource;
+        if !plan.metrics.through_cql {
+            return Ok(());
+        }
+        let Some(mut spec) = self.prometheus_fetch(ctx)? else {
+            plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
+                .map_err(LoadError::from)?;
+            return Ok(());
+        };
+        let nodes =
+            crate::load::server_views::cluster_nodes(&plan.connect).map_err(LoadError::from)?;
+        spec.nodes = nodes
+            .iter()
+            .map(|a| (a.ip().to_string(), a.ip().to_string()))
+            .collect();
+        let (latest, mapped) = crate::metrics::prometheus_server::latest::Latest::connect(&spec)
+            .map_err(|e| ScenarioError::RunEnded(e.to_string()))?;
+        let n = mapped.len();
+        plan.metrics = MetricsPlan {
+            endpoints: mapped
+                .iter()
+                .map(|m| Endpoint {
+                    node: m.node.clone(),
+                    host: m.node.clone(),
+                    port: 0,
+                })
+                .collect(),
+            pids: vec![None; n],
+            node_cpus: vec![0.0; n],
+            through_cql: false,
+            reader: Some(NodeSource(Arc::new(latest))),
+            ..plan.metrics.clone()
+        };
+        Ok(())
+    }
+
     /// What to fetch from `--prometheus-server` once the run is over (its window set then),
     /// `None` without one.
-    pub(super) fn prometheus_fetch(
+    pub(crate) fn prometheus_fetch(
         &self,
         ctx: &Context,
     ) -> Result<Option<crate::metrics::prometheus_server::FetchSpec>, ScenarioError> {
