@@ -941,6 +941,60 @@ fn a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(
         "fetched from Prometheus: node CPU scraped {own_cpu:.3} cores ({own_n} samples), fetched {fetched_cpu:.3} ({fetched_n}); local reads scraped {own_reads:.1}/s, fetched {fetched_reads:.1}/s; not found: {:?}",
         f.missing
     );
+
+    // A capacity search reading the node from the server alone (--hosts, no endpoint of its
+    // own): its pending-compactions criterion is judged on the server's latest samples of
+    // the node — measured, not unverified — and each step's series says in which dialect.
+    let cap = dir.join("server-cap").join("cap.json");
+    let o = cqlbench()
+        .env("CQLBENCH_HOME", dir.join("home-fetch"))
+        .args([
+            "capacity",
+            "keyvalue",
+            "--hosts",
+            "127.0.0.1",
+            "--dc",
+            "dc1",
+        ])
+        .args(["--rf", "1", "--keyspace", "fetch", "--rows", "2000"])
+        .args(["--skip-rampup", "--start-rate", "200", "--factor", "2"])
+        .args(["--max-steps", "2", "--step", "4s", "--step-warmup", "1s"])
+        .args(["--pending-after", "2s", "--settle-timeout", "20s"])
+        .args(["--max-latency", "all:p99:5s", "--max-node-cpu", "off"])
+        .args(["--prometheus-server", &url])
+        .args(["--out", cap.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{text}");
+    let c = cqlbench::result::capacity::CapacityResult::read(&cap).unwrap();
+    assert_eq!(c.steps.len(), 2, "{text}");
+    for step in &c.steps {
+        let pending = step
+            .checks
+            .iter()
+            .find(|k| k.criterion.starts_with("pending compactions"))
+            .unwrap();
+        assert!(
+            pending.unverified.is_none()
+                && pending.value.is_some()
+                && pending
+                    .criterion
+                    .ends_with("(the Prometheus server's latest samples)"),
+            "{pending:?}\n{text}"
+        );
+        let run = RunResult::read(&cap.parent().unwrap().join(&step.result)).unwrap();
+        let series = run.metrics.as_ref().expect("the step's series");
+        assert_eq!(series.nodes, ["127.0.0.1"], "{text}");
+        assert_eq!(
+            series.dialects,
+            vec![Some(cqlbench::metrics::names::DIALECTS[0].to_string())]
+        );
+    }
     prometheus.stop();
     exporter.stop();
 }

@@ -212,7 +212,7 @@ pub fn check(plan: &MetricsPlan, timeout: Duration) -> MetricsCheck {
             // A figure is served in the node's dialect (its endpoint's naming, or CQL).
             let dialect = r.and_then(|r| r.dialect).unwrap_or("endpoint");
             let served = |has: bool| has.then(|| dialect.to_string());
-            let via = if plan.reader.is_some() { " (CQL)" } else { "" };
+            let via = if plan.through_cql { " (CQL)" } else { "" };
             NodeCheck {
                 node: e.node.clone(),
                 source: format!("{}:{}{via}", e.host, e.port),

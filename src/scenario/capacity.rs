@@ -510,14 +510,18 @@ fn step(
         }),
     );
     // Read through CQL, pending compactions are the tasks running and queued (the JMX figure
-    // adds the strategies' estimate of the backlog): the criterion says which it judged.
-    if base.metrics.reader.is_some()
-        && let Some(c) = checks
-            .iter_mut()
-            .find(|c| c.criterion.starts_with("pending compactions"))
+    // adds the strategies' estimate of the backlog); from a Prometheus server, its latest
+    // scrape: the criterion says which it judged.
+    let via = match (&base.metrics.reader, base.metrics.through_cql) {
+        (Some(_), true) => " (CQL: compaction tasks running and queued, system_views.thread_pools)",
+        (Some(_), false) => " (the Prometheus server's latest samples)",
+        (None, _) => "",
+    };
+    if let Some(c) = checks
+        .iter_mut()
+        .find(|c| c.criterion.starts_with("pending compactions"))
     {
-        c.criterion
-            .push_str(" (CQL: compaction tasks running and queued, system_views.thread_pools)");
+        c.criterion.push_str(via);
     }
     let died: Vec<&str> = run
         .warnings
