@@ -355,3 +355,52 @@ fn merged(path: &Path, encoded: &str, into: &mut Histogram<u64>) -> Result<(), R
     let h = decode(encoded).map_err(|e| bad(e.0))?;
     into.add(&h).map_err(|e| bad(format!("{e:?}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{RunShape, run_with_metrics};
+    use crate::result::series::Fetched;
+
+    /// A run's own samples give its server figures; a run that sampled none of them (its
+    /// nodes read only by a Prometheus server after it) takes them from the fetched series,
+    /// and says so.
+    #[test]
+    fn server_figures_come_from_the_fetched_series_when_the_run_sampled_none() {
+        let r = run_with_metrics("lab", &RunShape::default(), 2, &["vda"]);
+        let own = server_figures(&r);
+        assert!(!own.fetched);
+        assert!(own.sstables_per_read.is_some_and(|v| (v - 1.2).abs() < 1e-9));
+        assert!(own.peak_pending.is_some_and(|p| p >= 6.0));
+
+        let mut only_fetched = r.clone();
+        let m = only_fetched.metrics.as_mut().unwrap();
+        let mut fetched_samples = m.samples.clone();
+        for s in &mut fetched_samples {
+            for n in &mut s.nodes {
+                n.sstables_per_read = Some(2.5);
+                n.pending_compactions = Some(3.0);
+            }
+        }
+        for s in &mut m.samples {
+            for n in &mut s.nodes {
+                n.sstables_per_read = None;
+                n.pending_compactions = None;
+            }
+        }
+        m.fetched = Some(Box::new(Fetched {
+            server: "http://10.0.0.9:9090".into(),
+            samples: fetched_samples,
+            ..Fetched::default()
+        }));
+        let f = server_figures(&only_fetched);
+        assert!(f.fetched, "{f:?}");
+        assert!(f.sstables_per_read.is_some_and(|v| (v - 2.5).abs() < 1e-9));
+        assert_eq!(f.peak_pending, Some(3.0));
+        // With its own figures, the fetched ones are not used.
+        let mut both = r.clone();
+        both.metrics.as_mut().unwrap().fetched =
+            only_fetched.metrics.as_ref().unwrap().fetched.clone();
+        assert_eq!(server_figures(&both), own);
+    }
+}
