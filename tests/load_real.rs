@@ -943,8 +943,9 @@ fn a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(
     );
 
     // A capacity search reading the node from the server alone (--hosts, no endpoint of its
-    // own): its pending-compactions criterion is judged on the server's latest samples of
-    // the node — measured, not unverified — and each step's series says in which dialect.
+    // own): its pending-compactions and node-CPU criteria are judged on the server's latest
+    // samples of the node — measured, not unverified — and each step's series says in which
+    // dialect.
     let cap = dir.join("server-cap").join("cap.json");
     let o = cqlbench()
         .env("CQLBENCH_HOME", dir.join("home-fetch"))
@@ -960,7 +961,7 @@ fn a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(
         .args(["--skip-rampup", "--start-rate", "200", "--factor", "2"])
         .args(["--max-steps", "2", "--step", "4s", "--step-warmup", "1s"])
         .args(["--pending-after", "2s", "--settle-timeout", "20s"])
-        .args(["--max-latency", "all:p99:5s", "--max-node-cpu", "off"])
+        .args(["--max-latency", "all:p99:5s"])
         .args(["--prometheus-server", &url])
         .args(["--out", cap.to_str().unwrap()])
         .output()
@@ -986,6 +987,16 @@ fn a_nodes_series_fetched_from_prometheus_match_the_runs_own_scrapes(
                     .criterion
                     .ends_with("(the Prometheus server's latest samples)"),
             "{pending:?}\n{text}"
+        );
+        // Node CPU too: the JVM's share of its host, from the server's latest samples.
+        let cpu = step
+            .checks
+            .iter()
+            .find(|k| k.criterion.starts_with("node CPU"))
+            .unwrap();
+        assert!(
+            cpu.unverified.is_none() && cpu.value.is_some_and(|v| v > 0.0),
+            "{cpu:?}\n{text}"
         );
         let run = RunResult::read(&cap.parent().unwrap().join(&step.result)).unwrap();
         let series = run.metrics.as_ref().expect("the step's series");

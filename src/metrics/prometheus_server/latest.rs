@@ -1,6 +1,6 @@
 //! The nodes' latest figures from a Prometheus server, read while a capacity search or a fill
 //! runs (its settles, its reads after each step, a fill's target, each step's sampler): one
-//! instant query per reading of every dialect's series on the node's Cassandra instance, the
+//! instant query per reading of every dialect's names on the node's Cassandra instance, the
 //! newest sample the server holds of each, turned into a [`NodeReading`] like a direct
 //! scrape's. Gauges (pending compactions, load) are as fresh as the server's last scrape of the
 //! node; a counter's rate between two readings moves only when the server scraped in between,
@@ -9,8 +9,7 @@
 use std::time::Duration;
 
 use super::{
-    FetchError, FetchSpec, Mapped, Seen, api, ca_certificates, instances_with, map_nodes,
-    node_sources, selector,
+    FetchError, FetchSpec, Mapped, Seen, any_of, api, ca_certificates, instances_with, map_nodes,
 };
 use crate::metrics::names::{NAMES, cassandra_only};
 use crate::metrics::prometheus::Sample as Line;
@@ -107,12 +106,13 @@ impl NodeReader for Latest {
             .find(|(a, _)| a == host)
             .map(|(_, i)| i.as_str())
             .ok_or_else(|| fail("no instance for this node".into()))?;
-        let on = format!("instance=\"{instance}\"");
-        let query = node_sources()
-            .iter()
-            .map(|(name, label)| selector(name, *label, &on))
-            .collect::<Vec<_>>()
-            .join(" or ");
+        // One selector of every name: joined with `or`, series that differ only in their name
+        // (process CPU seconds and the JVM's CPU share, both of the instance alone) would
+        // match one another, and all but the first would be dropped.
+        let query = format!(
+            "{{__name__=~\"{}\",instance=\"{instance}\"}}",
+            any_of(NAMES)
+        );
         let now = crate::host::unix_now().floor() as i64;
         let found = self.client.query_values(&query, now).map_err(fail)?;
         if found.is_empty() {

@@ -370,7 +370,10 @@ mod tests {
         let r = run_with_metrics("lab", &RunShape::default(), 2, &["vda"]);
         let own = server_figures(&r);
         assert!(!own.fetched);
-        assert!(own.sstables_per_read.is_some_and(|v| (v - 1.2).abs() < 1e-9));
+        assert!(
+            own.sstables_per_read
+                .is_some_and(|v| (v - 1.2).abs() < 1e-9)
+        );
         assert!(own.peak_pending.is_some_and(|p| p >= 6.0));
 
         let mut only_fetched = r.clone();
