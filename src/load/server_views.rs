@@ -57,8 +57,8 @@ impl NodeReader for Reader {
     }
 }
 
-/// Connects a reader to the cluster `spec` reaches; the nodes it knows, in address order, with
-/// their CQL port.
+/// Connects a reader to the cluster `spec` reaches; the nodes it reaches (see
+/// [`reachable_nodes`]), in address order, with their CQL port.
 pub fn connect_reader(
     spec: &ConnectSpec,
 ) -> Result<(Reader, Vec<std::net::SocketAddr>), ConnectError> {
@@ -90,13 +90,7 @@ pub fn connect_reader(
                         return;
                     }
                 };
-                let mut nodes: Vec<std::net::SocketAddr> = session
-                    .get_cluster_state()
-                    .get_nodes_info()
-                    .iter()
-                    .map(|n| std::net::SocketAddr::new(n.address.ip(), n.address.port()))
-                    .collect();
-                nodes.sort();
+                let nodes = reachable_nodes(&session).await;
                 if ready.send(Ok(nodes)).is_err() {
                     return;
                 }
@@ -122,13 +116,41 @@ pub fn connect_reader(
     Ok((Reader { asks }, nodes))
 }
 
-/// The nodes of the cluster `spec` reaches, in address order, with their CQL port.
+/// How long a new session is given to open its connections before the nodes it reached are
+/// listed.
+const REACH_WAIT: Duration = Duration::from_secs(3);
+
+/// The nodes the session holds a connection to once it opened them (at most [`REACH_WAIT`]),
+/// in address order: a node out of the client's reach (another data centre behind a firewall,
+/// a partitioned lab node) would otherwise hold every settle of a capacity search to its
+/// timeout. Every node the driver knows when it reached none.
+async fn reachable_nodes(session: &Session) -> Vec<std::net::SocketAddr> {
+    let t0 = std::time::Instant::now();
+    loop {
+        let state = session.get_cluster_state();
+        let all = state.get_nodes_info();
+        let connected = all.iter().filter(|n| n.is_connected()).count();
+        if connected == all.len() || t0.elapsed() >= REACH_WAIT {
+            let mut nodes: Vec<std::net::SocketAddr> = all
+                .iter()
+                .filter(|n| connected == 0 || n.is_connected())
+                .map(|n| std::net::SocketAddr::new(n.address.ip(), n.address.port()))
+                .collect();
+            nodes.sort();
+            return nodes;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The nodes of the cluster `spec` reaches (see [`reachable_nodes`]), in address order, with
+/// their CQL port.
 pub fn cluster_nodes(spec: &ConnectSpec) -> Result<Vec<std::net::SocketAddr>, ConnectError> {
     connect_reader(spec).map(|(_, nodes)| nodes)
 }
 
 /// `plan` with its nodes read through CQL, when it asks for that and has no reader yet: the
-/// reader connected and every node it knows listed as an endpoint (its address, its CQL port).
+/// reader connected and every node it reaches listed as an endpoint (its address, its CQL port).
 /// The plan unchanged otherwise.
 pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, ConnectError> {
     if !plan.through_cql || plan.reader.is_some() {

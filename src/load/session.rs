@@ -564,7 +564,6 @@ fn connected_first(session: &Session) -> Vec<Arc<scylla::cluster::Node>> {
     nodes
 }
 
-/// `cql` sent to `node` only (any node when `None`).
 /// `cql` sent to `node` only, its request bounded by `timeout`.
 pub fn on_node_within(
     cql: &str,
@@ -584,6 +583,7 @@ pub fn on_node_within(
     statement
 }
 
+/// `cql` sent to `node` only (any node when `None`).
 fn on_node(cql: &str, node: Option<&Arc<scylla::cluster::Node>>) -> Statement {
     match node {
         Some(node) => on_node_within(cql, node, Duration::from_secs(30)),
