@@ -65,6 +65,10 @@ pub(super) fn text(e: &Event) -> String {
         Event::Warning(Warning::FetchFailed { error }) => {
             format!("warning: no series fetched: {error}\n")
         }
+        Event::Warning(Warning::Unreached { nodes }) => format!(
+            "warning: not reached over CQL within a few seconds, so their figures are not read: {} (see `cqlbench metrics check`)\n",
+            nodes.join(", ")
+        ),
         Event::SeriesFetched { fetched } => series_fetched(fetched),
         // Rendered by the console's other parts.
         _ => String::new(),

@@ -59,9 +59,7 @@ impl NodeReader for Reader {
 
 /// Connects a reader to the cluster `spec` reaches; the nodes it reaches (see
 /// [`reachable_nodes`]), in address order, with their CQL port.
-pub fn connect_reader(
-    spec: &ConnectSpec,
-) -> Result<(Reader, Vec<std::net::SocketAddr>), ConnectError> {
+pub fn connect_reader(spec: &ConnectSpec) -> Result<(Reader, Nodes), ConnectError> {
     let (asks, mut inbox) = mpsc::unbounded_channel::<Ask>();
     let (ready, connected) = std::sync::mpsc::sync_channel(1);
     let spec = spec.clone();
@@ -124,41 +122,66 @@ const REACH_WAIT: Duration = Duration::from_secs(3);
 /// in address order: a node out of the client's reach (another data centre behind a firewall,
 /// a partitioned lab node) would otherwise hold every settle of a capacity search to its
 /// timeout. Every node the driver knows when it reached none.
-async fn reachable_nodes(session: &Session) -> Vec<std::net::SocketAddr> {
+async fn reachable_nodes(session: &Session) -> Nodes {
     let t0 = std::time::Instant::now();
     loop {
         let state = session.get_cluster_state();
         let all = state.get_nodes_info();
         let connected = all.iter().filter(|n| n.is_connected()).count();
         if connected == all.len() || t0.elapsed() >= REACH_WAIT {
-            let mut nodes: Vec<std::net::SocketAddr> = all
-                .iter()
-                .filter(|n| connected == 0 || n.is_connected())
-                .map(|n| std::net::SocketAddr::new(n.address.ip(), n.address.port()))
-                .collect();
-            nodes.sort();
-            return nodes;
+            let address = |n: &Arc<scylla::cluster::Node>| {
+                std::net::SocketAddr::new(n.address.ip(), n.address.port())
+            };
+            let (mut reached, mut unreached): (Vec<_>, Vec<_>) =
+                all.iter().partition(|n| connected == 0 || n.is_connected());
+            reached.sort_by_key(|n| address(n));
+            unreached.sort_by_key(|n| address(n));
+            return Nodes {
+                reached: reached.iter().map(|n| address(n)).collect(),
+                unreached: unreached.iter().map(|n| address(n)).collect(),
+            };
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 
+/// The cluster's nodes a reader reads, and those it left out (not reached in time).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Nodes {
+    pub reached: Vec<std::net::SocketAddr>,
+    pub unreached: Vec<std::net::SocketAddr>,
+}
+
 /// The nodes of the cluster `spec` reaches (see [`reachable_nodes`]), in address order, with
 /// their CQL port.
 pub fn cluster_nodes(spec: &ConnectSpec) -> Result<Vec<std::net::SocketAddr>, ConnectError> {
-    connect_reader(spec).map(|(_, nodes)| nodes)
+    connect_reader(spec).map(|(_, nodes)| nodes.reached)
 }
 
 /// `plan` with its nodes read through CQL, when it asks for that and has no reader yet: the
 /// reader connected and every node it reaches listed as an endpoint (its address, its CQL port).
 /// The plan unchanged otherwise.
 pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, ConnectError> {
+    attach_listing(plan, spec).map(|(p, _)| p)
+}
+
+/// [`attach`], and the nodes it left out (not reached within a few seconds).
+pub fn attach_listing(
+    plan: &MetricsPlan,
+    spec: &ConnectSpec,
+) -> Result<(MetricsPlan, Vec<std::net::SocketAddr>), ConnectError> {
     if !plan.through_cql || plan.reader.is_some() {
-        return Ok(plan.clone());
+        return Ok((plan.clone(), Vec::new()));
     }
-    let (reader, nodes) = connect_reader(spec)?;
+    let (
+        reader,
+        Nodes {
+            reached: nodes,
+            unreached,
+        },
+    ) = connect_reader(spec)?;
     let n = nodes.len();
-    Ok(MetricsPlan {
+    let plan = MetricsPlan {
         endpoints: nodes
             .iter()
             .map(|a| Endpoint {
@@ -171,7 +194,8 @@ pub fn attach(plan: &MetricsPlan, spec: &ConnectSpec) -> Result<MetricsPlan, Con
         node_cpus: vec![0.0; n],
         reader: Some(NodeSource(Arc::new(reader))),
         ..plan.clone()
-    })
+    };
+    Ok((plan, unreached))
 }
 
 /// One node's reading from its virtual tables, within `timeout`.

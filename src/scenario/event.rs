@@ -252,4 +252,9 @@ pub enum Warning<'a> {
     FetchFailed {
         error: String,
     },
+    /// Nodes the CQL metrics reader did not reach (down, or out of the client's reach): left
+    /// out of the nodes whose figures the command reads.
+    Unreached {
+        nodes: Vec<String>,
+    },
 }

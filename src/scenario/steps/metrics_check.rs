@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::run::Reach;
 use crate::load::session::ConnectSpec;
-use crate::metrics::check::{MetricsCheck, check};
+use crate::metrics::check::{MetricsCheck, NodeCheck, check};
 use crate::scenario::{Context, ScenarioError};
 use crate::spec::client::ClientSpec;
 
@@ -28,12 +28,25 @@ pub fn run(reach: &Reach, ctx: &Context, timeout: Duration) -> Result<MetricsChe
             ..ClientSpec::default()
         },
     };
-    let (plan, cql_error) = match crate::load::server_views::attach(&plan, &connect) {
-        Ok(p) => (p, None),
-        Err(e) => (plan, Some(e.to_string())),
-    };
+    let (plan, unreached, cql_error) =
+        match crate::load::server_views::attach_listing(&plan, &connect) {
+            Ok((p, unreached)) => (p, unreached, None),
+            Err(e) => (plan, Vec::new(), Some(e.to_string())),
+        };
     let mut found = check(&plan, timeout);
     found.cql_error = cql_error;
+    // The nodes the session knows but did not reach: read by nothing, and said so.
+    found.nodes.extend(unreached.iter().map(|a| NodeCheck {
+        node: a.ip().to_string(),
+        source: format!("{a} (CQL)"),
+        error: Some(format!(
+            "{a}: not reached over CQL within a few seconds (down, or out of this client's reach): left out of the nodes a capacity search and a fill read"
+        )),
+        figures: crate::metrics::check::Figure::ALL
+            .iter()
+            .map(|f| (*f, None))
+            .collect(),
+    }));
     if let Some(mut spec) = reach.prometheus_fetch(ctx, 15.0)? {
         let now = crate::host::unix_now();
         spec.start_unix_s = now - SERVER_WINDOW_S;

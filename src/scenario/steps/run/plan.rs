@@ -147,8 +147,17 @@ impl RunStep {
             return Ok(());
         }
         let Some(mut spec) = self.prometheus_fetch(ctx)? else {
-            plan.metrics = crate::load::server_views::attach(&plan.metrics, &plan.connect)
-                .map_err(LoadError::from)?;
+            let (metrics, unreached) =
+                crate::load::server_views::attach_listing(&plan.metrics, &plan.connect)
+                    .map_err(LoadError::from)?;
+            plan.metrics = metrics;
+            if !unreached.is_empty() {
+                ctx.emit(crate::scenario::Event::Warning(
+                    crate::scenario::event::Warning::Unreached {
+                        nodes: unreached.iter().map(|a| a.ip().to_string()).collect(),
+                    },
+                ));
+            }
             return Ok(());
         };
         let nodes =
