@@ -12,10 +12,16 @@ pub type Source = (&'static str, Option<(&'static str, &'static str)>);
 ///    message type as labels, all-tables aggregates suffixed `_all`, histograms as quantiles
 ///    only (so SSTables per read is its median there, not its mean);
 /// 3. MCAC's collectd output as served on port 9103 (older K8ssandra), before Prometheus
-///    relabelling: the dotted, snake_cased name in the `mcac` label.
+///    relabelling: the dotted, snake_cased name in the `mcac` label;
+/// 4. the JMX exporter with its published example rules for Cassandra
+///    (`example_configs/cassandra.yml` of prometheus/jmx_exporter): `cassandra_<type>_<name>`
+///    lowercased, a counter's count suffixed `_count`. Only pending compactions, completed
+///    compactions, bytes compacted, load and dropped messages are read in it: its tables'
+///    series carry the all-tables aggregate and every table under one name, which one source
+///    label cannot tell apart.
 ///
-/// Names of 2 and 3 were read from those projects' sources (naming code, relabel rules,
-/// dashboards), not from a live scrape. MCAC has no dropped-message counter in seconds, GC
+/// Names of 2, 3 and 4 were read from those projects' sources (naming code, relabel rules,
+/// dashboards, the example rules), not from a live scrape. MCAC has no dropped-message counter in seconds, GC
 /// seconds or process CPU seconds under these names: those figures stay empty from it.
 pub mod sources {
     use super::Source;
@@ -35,6 +41,7 @@ pub mod sources {
                 "org.apache.cassandra.metrics.compaction.pending_tasks",
             )),
         ),
+        ("cassandra_compaction_pendingtasks", None),
     ];
     pub const COMPLETED: &[Source] = &[
         (
@@ -52,6 +59,7 @@ pub mod sources {
                 "org.apache.cassandra.metrics.compaction.completed_tasks",
             )),
         ),
+        ("cassandra_compaction_completedtasks", None),
     ];
     pub const COMPACTED_BYTES: &[Source] = &[
         (
@@ -69,6 +77,7 @@ pub mod sources {
                 "org.apache.cassandra.metrics.compaction.bytes_compacted",
             )),
         ),
+        ("cassandra_compaction_bytescompacted_count", None),
     ];
     pub const SSTABLES_PER_READ: &[Source] = &[
         (
@@ -114,6 +123,7 @@ pub mod sources {
             "collectd_mcac_counter_total",
             Some(("mcac", "org.apache.cassandra.metrics.storage.load")),
         ),
+        ("cassandra_storage_load_count", None),
     ];
     /// Summed over message types.
     pub const DROPPED: &[Source] = &[
@@ -125,6 +135,7 @@ pub mod sources {
             "org_apache_cassandra_metrics_dropped_message_dropped_total",
             None,
         ),
+        ("cassandra_droppedmessage_dropped_count", None),
     ];
     /// Summed over collectors; the Prometheus Java client's name, which both the JMX exporter
     /// and the Management API serve.
@@ -159,11 +170,12 @@ pub mod sources {
 }
 
 /// The dialects of [`sources`], in their order: what a result records a node's server figures
-/// came in. Names of the last two were read from those projects' sources, never scraped.
-pub const DIALECTS: [&str; 3] = [
+/// came in. Names of the last three were read from those projects' sources, never scraped.
+pub const DIALECTS: [&str; 4] = [
     "JMX exporter (cqlbench's rules)",
     "Management API (names from its source; unverified)",
     "MCAC (names from its source; unverified)",
+    "JMX exporter (its published Cassandra example rules; names from the rules, unverified)",
 ];
 
 /// The metric names [`super::reading::reading`] uses (every source's).
@@ -185,6 +197,11 @@ pub const NAMES: &[&str] = &[
     "collectd_mcac_gauge",
     "collectd_mcac_counter_total",
     "collectd_mcac_histogram_mean",
+    "cassandra_compaction_pendingtasks",
+    "cassandra_compaction_completedtasks",
+    "cassandra_compaction_bytescompacted_count",
+    "cassandra_storage_load_count",
+    "cassandra_droppedmessage_dropped_count",
     "jvm_gc_collection_seconds_sum",
     "process_cpu_seconds_total",
     "java_lang_operatingsystem_processcpuload",
@@ -193,7 +210,9 @@ pub const NAMES: &[&str] = &[
 /// The names only a Cassandra node serves (not the JVM's or process's generic ones, which
 /// other exporters serve too): what tells a node's metrics endpoint among a server's targets.
 pub fn cassandra_only(name: &str) -> bool {
-    name.starts_with("org_apache_cassandra_") || name.starts_with("collectd_mcac_")
+    name.starts_with("org_apache_cassandra_")
+        || name.starts_with("collectd_mcac_")
+        || name.starts_with("cassandra_")
 }
 
 #[cfg(test)]

@@ -183,6 +183,38 @@ collectd_mcac_counter_total{{{m},mcac=\"org.apache.cassandra.metrics.storage.loa
         );
     }
 
+    /// The JMX exporter's published example rules for Cassandra name the same MBeans
+    /// `cassandra_<type>_<name>` (lowercased; a counter's count `_count`; a scope as a label
+    /// named after the type): text as those rules would write it, not a live scrape. Its
+    /// tables' histograms are per table and all tables under one name: not read.
+    #[test]
+    fn the_published_example_rules_map_to_the_same_figures() {
+        let text = "\
+cassandra_compaction_pendingtasks 7.0
+cassandra_compaction_completedtasks 51.0
+cassandra_compaction_bytescompacted_count 1000.0
+cassandra_storage_load_count 117116.0
+cassandra_droppedmessage_dropped_count{droppedmessage=\"MUTATION\",} 3.0
+cassandra_droppedmessage_dropped_count{droppedmessage=\"READ\",} 2.0
+cassandra_table_sstablesperreadhistogram{keyspace=\"ks\",table=\"t\",quantile=\"0.50\",} 2.0
+process_cpu_seconds_total 10.0
+";
+        let r = reading(&prometheus::parse_named(text, NAMES));
+        assert_eq!(
+            r,
+            NodeReading {
+                pending_compactions: Some(7.0),
+                completed_compactions: Some(51.0),
+                compacted_bytes: Some(1000.0),
+                load_bytes: Some(117116.0),
+                dropped: Some(5.0),
+                cpu_seconds: Some(10.0),
+                dialect: Some(crate::metrics::names::DIALECTS[3]),
+                ..NodeReading::default()
+            }
+        );
+    }
+
     #[test]
     fn readings_come_from_exporter_names_and_rates_from_two_readings() {
         let text = "\
