@@ -639,10 +639,9 @@ fn selector(name: &str, label: Option<(&str, &str)>, matcher: &str) -> String {
     }
 }
 
-/// Fetches the window's series of the nodes' hosts from the server (blocking). An error when
-/// the server does not answer, answers with an error, or has no instance for any node.
-pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
-    let client = api::Client::new(
+/// A client of `spec`'s server, with its credentials and CA.
+fn client(spec: &FetchSpec) -> api::Client {
+    api::Client::new(
         &spec.server.url,
         spec.timeout,
         spec.access
@@ -650,21 +649,31 @@ pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
             .as_deref()
             .map(|pem| ca_certificates(pem).unwrap_or_default()),
         spec.access.authorization(),
-    );
+    )
+}
+
+/// The names only a Cassandra node's endpoint serves: what tells its instances on a server.
+fn cassandra_names() -> Vec<&'static str> {
+    super::names::NAMES
+        .iter()
+        .copied()
+        .filter(|n| cassandra_only(n))
+        .collect()
+}
+
+/// Fetches the window's series of the nodes' hosts from the server (blocking). An error when
+/// the server does not answer, answers with an error, or has no instance for any node.
+pub fn fetch(spec: &FetchSpec) -> Result<Fetched, FetchError> {
+    let client = client(spec);
     let (start, end) = (
         spec.start_unix_s.floor() as i64,
         spec.end_unix_s.ceil() as i64,
     );
     // Which exporters and nodes' endpoints the server scraped in the window, with their jobs.
     let window = ((end - start).max(1), end);
-    let cassandra: Vec<&str> = super::names::NAMES
-        .iter()
-        .copied()
-        .filter(|n| cassandra_only(n))
-        .collect();
     let seen = Seen {
         hosts: instances_with(&client, spec, &["node_cpu_seconds_total"], window)?,
-        nodes: instances_with(&client, spec, &cassandra, window)?,
+        nodes: instances_with(&client, spec, &cassandra_names(), window)?,
     };
     let (hosts, nodes, mut missing) = map_nodes(&spec.instances, &spec.nodes, &seen);
     if hosts.is_empty() && nodes.is_empty() {

@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use super::{
-    FetchError, FetchSpec, Mapped, Seen, any_of, api, ca_certificates, instances_with, map_nodes,
+    FetchError, FetchSpec, Mapped, Seen, any_of, api, cassandra_names, client, instances_with,
+    map_nodes,
 };
-use crate::metrics::names::{NAMES, cassandra_only};
+use crate::metrics::names::NAMES;
 use crate::metrics::prometheus::Sample as Line;
 use crate::metrics::reading::{NodeReading, reading};
 use crate::metrics::scrape::{NodeReader, ScrapeError};
@@ -32,24 +33,11 @@ impl Latest {
     /// last five minutes (or those `spec.instances` gives): the reader, and the nodes mapped.
     /// An error when the server does not answer or has no instance for any node.
     pub fn connect(spec: &FetchSpec) -> Result<(Latest, Vec<Mapped>), FetchError> {
-        let client = api::Client::new(
-            &spec.server.url,
-            spec.timeout,
-            spec.access
-                .ca_pem
-                .as_deref()
-                .map(|pem| ca_certificates(pem).unwrap_or_default()),
-            spec.access.authorization(),
-        );
+        let client = client(spec);
         let now = crate::host::unix_now().ceil() as i64;
-        let cassandra: Vec<&str> = NAMES
-            .iter()
-            .copied()
-            .filter(|n| cassandra_only(n))
-            .collect();
         let seen = Seen {
             hosts: Vec::new(),
-            nodes: instances_with(&client, spec, &cassandra, (SEEN_WINDOW_S, now))?,
+            nodes: instances_with(&client, spec, &cassandra_names(), (SEEN_WINDOW_S, now))?,
         };
         let (_, nodes, _) = map_nodes(&spec.instances, &spec.nodes, &seen);
         if nodes.is_empty() {
