@@ -25,6 +25,11 @@ pub enum K8sCommand {
     /// kubectl cp, merged with `cqlbench merge`): prints the manifests, or writes them to --out
     /// and prints the kubectl workflow.
     Loaders(Box<LoadersArgs>),
+    /// The loaders' Indexed Job run on the cluster of your kubeconfig: applied, followed, each
+    /// pod's results read from its log (no shared volume), merged here, then deleted.
+    Run(Box<RunJobArgs>),
+    #[command(hide = true)]
+    PodRun(PodRunArgs),
     /// A K8ssandraCluster (K8ssandra's operator) and one StorageClass per volume type, rendered
     /// from a cluster spec: prints the manifests, or writes them to --out.
     Cluster(Box<ClusterArgs>),
@@ -130,9 +135,9 @@ pub struct ClusterArgs {
     pub out: Option<PathBuf>,
 }
 
-/// `cqlbench k8s loaders --shards N --image IMAGE [options] -- RUN ARGS…`
+/// The loaders' Job, as `k8s loaders` renders it and `k8s run` runs it.
 #[derive(Debug, Args)]
-pub struct LoadersArgs {
+pub struct JobArgs {
     /// Shards of the run: one pod each, all at once (the Job's completions and parallelism:
     /// the shards meet at a barrier before their main phase).
     #[arg(long)]
@@ -144,8 +149,8 @@ pub struct LoadersArgs {
     /// Namespace of every object (it must exist).
     #[arg(long, short = 'n', default_value = "default")]
     pub namespace: String,
-    /// Container image with `cqlbench` on its PATH (and `sleep` and `tar`, for the collector
-    /// pod and `kubectl cp`).
+    /// Container image with `cqlbench` on its PATH (scripts/image.sh builds one; it also has
+    /// `sleep` and `tar`, for the collector pod and `kubectl cp`).
     #[arg(long)]
     pub image: String,
     /// Names the run: its results directory, merged file and label; 1-63 of a-z 0-9 . _ -
@@ -168,6 +173,34 @@ pub struct LoadersArgs {
     /// With --tls-secret: the pods present its tls.crt / tls.key as their client certificate.
     #[arg(long, requires = "tls_secret")]
     pub tls_client_cert: bool,
+    /// CPU of each loader pod, its request and limit (e.g. 500m, 2).
+    #[arg(long)]
+    pub cpu: Option<String>,
+    /// Memory of each loader pod, its request and limit (e.g. 512Mi, 2Gi).
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// The pods use their node's network (hostNetwork): for a cluster reached at the node's
+    /// own addresses, such as a local cqlbench cluster on the node's loopback.
+    #[arg(long)]
+    pub host_network: bool,
+    /// Failed pods the Job reruns before it fails (a rerun shard starts late, alone).
+    #[arg(long, default_value_t = 0)]
+    pub backoff_limit: u32,
+    /// How long to wait for every shard to complete.
+    #[arg(long, value_parser = parse_duration, default_value = "1h")]
+    pub timeout: Duration,
+    /// What follows `cqlbench run` in each pod, after `--`: e.g. `-- keyvalue --hosts
+    /// cassandra-dc1-service --rate 4000 --duration 5m`; or `-- capacity WORKLOAD …`: one
+    /// capacity search by the pods (`capacity --shard I/N`), pod 0 coordinating.
+    #[arg(last = true, value_name = "RUN ARGS")]
+    pub run_args: Vec<String>,
+}
+
+/// `cqlbench k8s loaders --shards N --image IMAGE [options] -- RUN ARGS…`
+#[derive(Debug, Args)]
+pub struct LoadersArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
     /// An existing PersistentVolumeClaim for the results (ReadWriteMany: every pod mounts it)
     /// instead of creating NAME-results.
     #[arg(long, conflicts_with_all = ["results_size", "storage_class"])]
@@ -179,32 +212,45 @@ pub struct LoadersArgs {
     /// cluster's default class].
     #[arg(long)]
     pub storage_class: Option<String>,
-    /// CPU of each loader pod, its request and limit (e.g. 500m, 2).
-    #[arg(long)]
-    pub cpu: Option<String>,
-    /// Memory of each loader pod, its request and limit (e.g. 512Mi, 2Gi).
-    #[arg(long)]
-    pub memory: Option<String>,
-    /// Failed pods the Job reruns before it fails (a rerun shard starts late, alone).
-    #[arg(long, default_value_t = 0)]
-    pub backoff_limit: u32,
-    /// How long the printed `kubectl wait` waits for every shard to complete.
-    #[arg(long, value_parser = parse_duration, default_value = "1h")]
-    pub timeout: Duration,
     /// Write the manifests to this file (mode 0600 when it holds a Secret) and print the
     /// kubectl workflow [default: manifests to stdout, workflow to stderr].
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// What follows `cqlbench run` in each pod, after `--`: e.g. `-- keyvalue --hosts
-    /// cassandra-dc1-service --rate 4000 --duration 5m`; or `-- capacity WORKLOAD …`: one
-    /// capacity search by the pods (`capacity --shard I/N`), pod 0 coordinating.
-    #[arg(last = true, value_name = "RUN ARGS")]
-    pub run_args: Vec<String>,
+}
+
+/// `cqlbench k8s run --shards N --image IMAGE [options] -- RUN ARGS…`
+#[derive(Debug, Args)]
+pub struct RunJobArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else the pod's
+    /// service account].
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The directory the pods' results are collected in (it must not exist) [default:
+    /// $CQLBENCH_HOME/results/k8s-RUN_ID].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Leave the Job and its pods in the cluster once collected.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// `cqlbench k8s pod-run --dir DIR -- ARGS…` (inside a loader pod): runs `cqlbench ARGS…`,
+/// then prints every file under DIR to standard output for `k8s run` to read from the log.
+#[derive(Debug, Args)]
+pub struct PodRunArgs {
+    #[arg(long)]
+    pub dir: PathBuf,
+    #[arg(last = true, required = true)]
+    pub args: Vec<String>,
 }
 
 pub fn run(cmd: K8sCommand) -> anyhow::Result<()> {
     match cmd {
         K8sCommand::Loaders(a) => loaders(*a),
+        K8sCommand::Run(a) => run_job(*a),
+        K8sCommand::PodRun(a) => pod_run(a),
         K8sCommand::Cluster(a) => cluster(*a),
         K8sCommand::Probe(a) => probe_jobs(*a),
     }
@@ -386,23 +432,21 @@ fn run_args(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<
     }
 }
 
-fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
+/// The Job's spec from its flags, its results collected as `results` says.
+fn job_spec(
+    a: JobArgs,
+    results: ResultsClaim,
+    manifest: Option<String>,
+) -> anyhow::Result<LoadersSpec> {
     let credentials = match (&a.credentials_file, a.secret) {
         (Some(file), _) => CredentialsSource::Given(Credentials::from_file(file)?),
         (None, Some(secret)) => CredentialsSource::Secret(secret),
         (None, None) => CredentialsSource::None,
     };
-    let results = match a.results_claim {
-        Some(claim) => ResultsClaim::Existing(claim),
-        None => ResultsClaim::New {
-            size: a.results_size,
-            storage_class: a.storage_class,
-        },
-    };
     let now_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let spec = LoadersSpec {
+    Ok(LoadersSpec {
         name: a.name,
         namespace: a.namespace,
         image: a.image,
@@ -426,9 +470,25 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
             memory_request: a.memory.clone(),
             memory_limit: a.memory,
         },
+        host_network: a.host_network,
         wait_timeout: a.timeout,
-        manifest: a.out.as_ref().map(|p| p.display().to_string()),
+        manifest,
+    })
+}
+
+fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
+    let results = match a.results_claim {
+        Some(claim) => ResultsClaim::Existing(claim),
+        None => ResultsClaim::New {
+            size: a.results_size,
+            storage_class: a.storage_class,
+        },
     };
+    let spec = job_spec(
+        a.job,
+        results,
+        a.out.as_ref().map(|p| p.display().to_string()),
+    )?;
     let rendered = render(&spec)?;
     match &a.out {
         None => {
@@ -452,6 +512,86 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
             );
             print!("{}", workflow(&rendered.steps));
         }
+    }
+    Ok(())
+}
+
+fn run_job(a: RunJobArgs) -> anyhow::Result<()> {
+    use crate::k8s::job_run::{self, JobEvent, JobRun, Outcome};
+    let spec = job_spec(a.job, ResultsClaim::PodLogs, None)?;
+    let dir = a.out.unwrap_or_else(|| {
+        super::home()
+            .join("results")
+            .join(format!("k8s-{}", spec.run_id))
+    });
+    let j = JobRun {
+        spec,
+        kubeconfig: a.kubeconfig,
+        dir,
+        keep: a.keep,
+    };
+    let started = std::time::Instant::now();
+    let at = || format!("[{:6.1}s]", started.elapsed().as_secs_f64());
+    let mut on = |e: JobEvent| match e {
+        JobEvent::Created {
+            job,
+            namespace,
+            shards,
+        } => eprintln!("{} created Job {job} in namespace {namespace}: {shards} shards", at()),
+        JobEvent::Pod {
+            index,
+            pod,
+            phase,
+            node,
+        } => eprintln!("{} shard {index}: pod {pod} {phase}{}", at(), if node.is_empty() { String::new() } else { format!(" on {node}") }),
+        JobEvent::Line { index, line } => eprintln!("  [{index}] {line}"),
+        JobEvent::Collected {
+            index,
+            files,
+            bytes,
+        } => eprintln!("{} shard {index}: collected {files} file(s), {bytes} bytes from its log", at()),
+        JobEvent::Deleted { job } => eprintln!("{} deleted Job {job} and its pods", at()),
+    };
+    match job_run::run(&j, &super::signals::token(), &mut on)? {
+        Outcome::Run(merged, path) => {
+            print!("{}", crate::console::final_text(&merged));
+            println!(
+                "merged {} shards of run {}: {}",
+                j.spec.shards,
+                j.spec.run_id,
+                path.display()
+            );
+        }
+        Outcome::Capacity(path) => {
+            let result = crate::result::file::read_capacity(&path)?;
+            print!("{}", crate::console::capacity_text(&result));
+            println!("capacity result (pod 0 coordinated): {}", path.display());
+        }
+    }
+    println!("the pods' files: {}", j.dir.display());
+    Ok(())
+}
+
+/// Inside a loader pod: the shard as a child of this same executable, then its files printed.
+fn pod_run(a: PodRunArgs) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("finding the cqlbench executable")?;
+    let status = std::process::Command::new(&exe)
+        .args(&a.args)
+        .status()
+        .with_context(|| format!("starting {}", exe.display()))?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match crate::k8s::pod_files::emit(&a.dir, &mut out) {
+        Ok(_) => {}
+        // The shard failed before it wrote anything: say so in the one format.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let empty = tempfile::tempdir().context("an empty directory")?;
+            crate::k8s::pod_files::emit(empty.path(), &mut out)?;
+        }
+        Err(e) => return Err(e).with_context(|| format!("printing {}", a.dir.display())),
+    }
+    if !status.success() {
+        anyhow::bail!("the shard ended with {status}");
     }
     Ok(())
 }

@@ -4,6 +4,8 @@
 //! a scenario silently and another front end needs no change below this module.
 
 mod capacity;
+/// A capacity search's result as the text a search ends with.
+pub use capacity::result_text as capacity_text;
 mod run;
 mod scenario;
 

@@ -72,6 +72,10 @@ pub enum ResultsClaim {
     /// Use an existing claim; every loader pod and the collector mount it at once, so it must
     /// be ReadWriteMany (or all pods land on one node).
     Existing(String),
+    /// No claim: each pod writes to a volume of its own (emptyDir) and, once its run has ended,
+    /// prints its files to its log ([`super::pod_files`]), where `cqlbench k8s run` reads them
+    /// through the API. Works on a cluster with no ReadWriteMany storage class.
+    PodLogs,
 }
 
 /// The loader container's resources (Kubernetes quantities); absent ones are left unset.
@@ -122,6 +126,9 @@ pub struct LoadersSpec {
     pub tls: Option<TlsSecret>,
     pub results: ResultsClaim,
     pub resources: Resources,
+    /// The pods use the node's network (a cluster reached at the node's own addresses, e.g. a
+    /// local cqlbench cluster on the node's loopback).
+    pub host_network: bool,
     /// How long the printed workflow waits for the Job to complete.
     pub wait_timeout: Duration,
     /// The file the manifests are written to, for `kubectl apply -f` (None: standard input).
@@ -143,7 +150,8 @@ pub struct Rendered {
     /// Only when no existing claim was named.
     pub claim: Option<PersistentVolumeClaim>,
     pub job: Job,
-    pub collector: Pod,
+    /// None with [`ResultsClaim::PodLogs`]: the pods' logs carry the results.
+    pub collector: Option<Pod>,
     /// In order: apply, wait for the Job, wait for the collector, copy, merge, clean up.
     pub steps: Vec<Step>,
     header: String,
@@ -160,7 +168,9 @@ impl Rendered {
             docs.push(super::to_yaml(claim));
         }
         docs.push(super::to_yaml(&self.job));
-        docs.push(super::to_yaml(&self.collector));
+        if let Some(collector) = &self.collector {
+            docs.push(super::to_yaml(collector));
+        }
         super::yaml_stream(&self.header, &docs)
     }
 }
@@ -170,11 +180,12 @@ pub fn collector_name(spec: &LoadersSpec) -> String {
     format!("{}-collector", spec.name)
 }
 
-/// The results claim's name (rendered or existing).
-pub fn claim_name(spec: &LoadersSpec) -> String {
+/// The results claim's name (rendered or existing); None when the pods' logs carry the results.
+pub fn claim_name(spec: &LoadersSpec) -> Option<String> {
     match &spec.results {
-        ResultsClaim::New { .. } => format!("{}-results", spec.name),
-        ResultsClaim::Existing(name) => name.clone(),
+        ResultsClaim::New { .. } => Some(format!("{}-results", spec.name)),
+        ResultsClaim::Existing(name) => Some(name.clone()),
+        ResultsClaim::PodLogs => None,
     }
 }
 
@@ -202,7 +213,7 @@ pub fn render(spec: &LoadersSpec) -> Result<Rendered, Invalid> {
         secret: objects::secret(spec),
         claim: objects::claim(spec),
         job: objects::job(spec, resources),
-        collector: objects::collector(spec),
+        collector: (spec.results != ResultsClaim::PodLogs).then(|| objects::collector(spec)),
         steps: workflow::steps(spec)?,
         header: format!(
             "# cqlbench k8s loaders: run {}, {} shards (Kubernetes {KUBERNETES_VERSION} API).\n",

@@ -1,16 +1,20 @@
 //! Kubernetes: objects rendered from specs with the typed API structs of `k8s-openapi`, and the
 //! kubectl commands that apply them and collect what they produced. Rendering is pure — nothing
-//! here talks to a cluster — so every manifest is tested (and validated against the Kubernetes
-//! OpenAPI schemas, `tests/k8s_validate.rs`) without one.
+//! but [`job_run`] talks to a cluster — so every manifest is tested (and validated against the
+//! Kubernetes OpenAPI schemas, `tests/k8s_validate.rs`) without one.
 //!
-//! - [`loaders`]: an Indexed Job of N `cqlbench run` shards, their results on a shared claim.
+//! - [`loaders`]: an Indexed Job of N `cqlbench run` shards, their results on a shared claim or
+//!   in their logs ([`pod_files`]).
+//! - [`job_run`]: that Job applied, followed, collected, merged and deleted through the API.
 //! - [`cluster`]: a cluster spec as a K8ssandra `K8ssandraCluster` ([`k8ssandra`], checked
 //!   against a schema derived from the operator's CRD) and one StorageClass per volume type
 //!   ([`storage`]).
 
 pub mod cluster;
+pub mod job_run;
 pub mod k8ssandra;
 pub mod loaders;
+pub mod pod_files;
 pub mod probe;
 pub mod storage;
 

@@ -6,12 +6,16 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Container, EnvVar, EnvVarSource, ObjectFieldSelector, PersistentVolumeClaim,
-    PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod, PodSpec, PodTemplateSpec,
+    Affinity, EmptyDirVolumeSource,
+    PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod, PodAffinityTerm,
+    PodAntiAffinity, PodSpec, PodTemplateSpec, WeightedPodAffinityTerm,
     ResourceRequirements, Secret, SecretKeySelector, SecretVolumeSource, Volume, VolumeMount,
     VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    LabelSelector, LabelSelectorRequirement, ObjectMeta,
+};
 
 use super::{
     COMPLETION_INDEX_ANNOTATION, CredentialsSource, LoadersSpec, PASSWORD_KEY, RESULTS_DIR,
@@ -52,7 +56,7 @@ pub(super) fn claim(spec: &LoadersSpec) -> Option<PersistentVolumeClaim> {
         return None;
     };
     Some(PersistentVolumeClaim {
-        metadata: meta(spec, claim_name(spec), "results"),
+        metadata: meta(spec, claim_name(spec)?, "results"),
         spec: Some(PersistentVolumeClaimSpec {
             access_modes: Some(vec!["ReadWriteMany".into()]),
             storage_class_name: storage_class.clone(),
@@ -69,15 +73,23 @@ pub(super) fn claim(spec: &LoadersSpec) -> Option<PersistentVolumeClaim> {
     })
 }
 
-/// The results claim as the pods' volume `results`, and its mount at [`RESULTS_DIR`].
+/// The results claim as the pods' volume `results` (each pod's own emptyDir when the logs carry
+/// the results), and its mount at [`RESULTS_DIR`].
 fn results_volume(spec: &LoadersSpec) -> (Volume, VolumeMount) {
-    let volume = Volume {
-        name: "results".into(),
-        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
-            claim_name: claim_name(spec),
-            read_only: None,
-        }),
-        ..Default::default()
+    let volume = match claim_name(spec) {
+        Some(claim_name) => Volume {
+            name: "results".into(),
+            persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                claim_name,
+                read_only: None,
+            }),
+            ..Default::default()
+        },
+        None => Volume {
+            name: "results".into(),
+            empty_dir: Some(EmptyDirVolumeSource::default()),
+            ..Default::default()
+        },
     };
     let mount = VolumeMount {
         name: "results".into(),
@@ -188,13 +200,61 @@ fn env(spec: &LoadersSpec) -> Vec<EnvVar> {
     env
 }
 
+/// The container's arguments after `cqlbench`: the shard's own, or with the logs carrying the
+/// results, `k8s pod-run --dir /results/ID -- <the shard's>` (the image has no shell: cqlbench
+/// runs the shard as its child, then prints what it wrote).
+pub fn container_args(spec: &LoadersSpec) -> Vec<String> {
+    if spec.results != ResultsClaim::PodLogs {
+        return shard_args(spec);
+    }
+    ["k8s", "pod-run", "--dir"]
+        .into_iter()
+        .map(String::from)
+        .chain([format!("{RESULTS_DIR}/{}", spec.run_id), "--".into()])
+        .chain(shard_args(spec))
+        .collect()
+}
+
+/// Loader pods prefer nodes with no Cassandra pod (cass-operator's and K8ssandra's label) and
+/// no other loader of the run: preferred, not required, so a one-node cluster still runs them.
+fn anti_affinity(spec: &LoadersSpec) -> Affinity {
+    let term = |weight: i32, key: &str, values: Option<Vec<String>>| WeightedPodAffinityTerm {
+        weight,
+        pod_affinity_term: PodAffinityTerm {
+            label_selector: Some(LabelSelector {
+                match_expressions: Some(vec![LabelSelectorRequirement {
+                    key: key.into(),
+                    operator: if values.is_some() { "In" } else { "Exists" }.into(),
+                    values,
+                }]),
+                ..Default::default()
+            }),
+            topology_key: "kubernetes.io/hostname".into(),
+            ..Default::default()
+        },
+    };
+    Affinity {
+        pod_anti_affinity: Some(PodAntiAffinity {
+            preferred_during_scheduling_ignored_during_execution: Some(vec![
+                term(100, CASSANDRA_POD_LABEL, None),
+                term(50, crate::k8s::RUN_ID_LABEL, Some(vec![spec.run_id.clone()])),
+            ]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The label cass-operator puts on every Cassandra pod it runs (K8ssandra's included).
+pub const CASSANDRA_POD_LABEL: &str = "cassandra.datastax.com/cluster";
+
 pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
     let (volume, mount) = results_volume(spec);
     let container = Container {
         name: "cqlbench".into(),
         image: Some(spec.image.clone()),
         command: Some(vec!["cqlbench".into()]),
-        args: Some(shard_args(spec)),
+        args: Some(container_args(spec)),
         env: Some(env(spec)),
         resources: Some(resources),
         volume_mounts: Some(
@@ -220,6 +280,8 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
                 }),
                 spec: Some(PodSpec {
                     restart_policy: Some("Never".into()),
+                    affinity: Some(anti_affinity(spec)),
+                    host_network: spec.host_network.then_some(true),
                     containers: vec![container],
                     volumes: Some(
                         std::iter::once(volume)

@@ -107,6 +107,7 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
             }
         }
         ResultsClaim::Existing(name) => dns_subdomain("--results-claim", name)?,
+        ResultsClaim::PodLogs => {}
     }
     resources(&spec.resources)
 }

@@ -25,8 +25,8 @@ pub(super) fn steps(spec: &LoadersSpec) -> Result<Vec<Step>, Invalid> {
     if let CredentialsSource::Given(_) = spec.credentials {
         created.extend(secret_name(spec).map(|s| format!("secret/{s}")));
     }
-    if let ResultsClaim::New { .. } = spec.results {
-        created.push(format!("pvc/{}", claim_name(spec)));
+    if let (ResultsClaim::New { .. }, Some(claim)) = (&spec.results, claim_name(spec)) {
+        created.push(format!("pvc/{claim}"));
     }
     let step = |what: String, line: String| Step { what, line };
     Ok(vec![
