@@ -172,10 +172,10 @@ mod tests {
         let names: Vec<_> = files.iter().map(|f| f.path.display().to_string()).collect();
         assert_eq!(
             names,
-            ["empty", "shard-1.json", "shard-1/capacity.step-01.hlog"]
+            ["empty", "shard-1/capacity.step-01.hlog", "shard-1.json"]
         );
-        assert_eq!(files[1].bytes, b"{\"a\": 1}\n");
-        assert_eq!(files[2].bytes, big);
+        assert_eq!(files[2].bytes, b"{\"a\": 1}\n");
+        assert_eq!(files[1].bytes, big);
     }
 
     #[test]

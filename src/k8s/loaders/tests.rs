@@ -41,6 +41,7 @@ fn spec() -> LoadersSpec {
             size: "1Gi".into(),
             storage_class: Some("nfs".into()),
         },
+        host_network: false,
         resources: Resources {
             cpu_request: Some("2".into()),
             cpu_limit: Some("2".into()),
@@ -281,7 +282,7 @@ fn the_results_claim_is_created_read_write_many_or_an_existing_one_is_used() {
     assert!(r.claim.is_none());
     for pod in [
         r.job.spec.as_ref().unwrap().template.spec.as_ref(),
-        r.collector.spec.as_ref(),
+        r.collector.as_ref().unwrap().spec.as_ref(),
     ] {
         let volume = &pod.unwrap().volumes.as_ref().unwrap()[0];
         let source = volume.persistent_volume_claim.as_ref().unwrap();
@@ -294,10 +295,10 @@ fn the_results_claim_is_created_read_write_many_or_an_existing_one_is_used() {
 fn the_collector_sleeps_with_the_claim_mounted() {
     let r = render(&spec()).unwrap();
     assert_eq!(
-        r.collector.metadata.name.as_deref(),
+        r.collector.as_ref().unwrap().metadata.name.as_deref(),
         Some("cqlbench-loaders-collector")
     );
-    let pod = r.collector.spec.as_ref().unwrap();
+    let pod = r.collector.as_ref().unwrap().spec.as_ref().unwrap();
     let c = &pod.containers[0];
     assert_eq!(c.image.as_deref(), Some("registry.example/cqlbench:0.1"));
     assert_eq!(c.command.as_ref().unwrap().join(" "), "sleep 3600");
@@ -306,7 +307,7 @@ fn the_collector_sleeps_with_the_claim_mounted() {
         .persistent_volume_claim
         .as_ref();
     assert_eq!(claim.unwrap().claim_name, "cqlbench-loaders-results");
-    let labels = r.collector.metadata.labels.as_ref().unwrap();
+    let labels = r.collector.as_ref().unwrap().metadata.labels.as_ref().unwrap();
     assert_eq!(labels["app.kubernetes.io/component"], "collector");
 }
 
@@ -329,7 +330,7 @@ fn resources_are_requests_and_limits_of_the_loader_only() {
     let res = container(&r.job).resources.as_ref().unwrap();
     assert_eq!(res.requests.as_ref().unwrap().len(), 1);
     assert!(res.limits.is_none());
-    assert!(r.collector.spec.unwrap().containers[0].resources.is_none());
+    assert!(r.collector.unwrap().spec.unwrap().containers[0].resources.is_none());
 }
 
 #[test]
@@ -623,4 +624,44 @@ fn capacity_args_make_the_pods_one_capacity_search_with_pod_0_coordinating() {
     })
     .unwrap_err();
     assert!(e.contains("no capacity arguments"), "{e}");
+}
+
+#[test]
+fn with_the_logs_carrying_the_results_each_pod_has_its_own_volume_and_prints_its_files() {
+    let mut s = spec();
+    s.results = ResultsClaim::PodLogs;
+    s.host_network = true;
+    let r = render(&s).unwrap();
+    assert!(r.claim.is_none() && r.collector.is_none());
+    let yaml = r.yaml();
+    assert!(!yaml.contains("PersistentVolumeClaim"), "{yaml}");
+    let pod = r.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    assert_eq!(pod.host_network, Some(true));
+    let volume = &pod.volumes.as_ref().unwrap()[0];
+    assert!(volume.empty_dir.is_some() && volume.persistent_volume_claim.is_none());
+    let args = pod.containers[0].args.as_ref().unwrap();
+    assert_eq!(
+        args[..5],
+        ["k8s", "pod-run", "--dir", "/results/run-20261124-123402", "--"]
+    );
+    assert_eq!(args[5..], shard_args(&s)[..]);
+    // Preferred, not required: a one-node cluster still runs every shard.
+    let anti = pod.affinity.as_ref().unwrap().pod_anti_affinity.as_ref().unwrap();
+    assert!(anti.required_during_scheduling_ignored_during_execution.is_none());
+    let keys: Vec<_> = anti
+        .preferred_during_scheduling_ignored_during_execution
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let sel = t.pod_affinity_term.label_selector.as_ref().unwrap();
+            sel.match_expressions.as_ref().unwrap()[0].key.clone()
+        })
+        .collect();
+    assert_eq!(keys, ["cassandra.datastax.com/cluster", "cqlbench.io/run-id"]);
+    // With a claim, the shard's own arguments, as before.
+    let claimed = render(&spec()).unwrap();
+    let pod = claimed.job.spec.unwrap().template.spec.unwrap();
+    assert_eq!(pod.containers[0].args.as_ref().unwrap()[0], "run");
+    assert_eq!(pod.host_network, None);
 }
