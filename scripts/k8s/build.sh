@@ -56,6 +56,15 @@ elif [ -n "${1:-}" ]; then
   exit 2
 fi
 
+# One build at a time: a second build.sh (a test that needs the binaries while scripts/test.sh
+# builds them in the background) waits for the first, then finds everything present.
+mkdir -p "$K8S_BUILD_DIR"
+exec 9>"$K8S_BUILD_DIR/.lock"
+if ! flock -n 9; then
+  log "another build.sh holds $K8S_BUILD_DIR/.lock: waiting for it"
+  flock 9
+fi
+
 # Warm path: nothing to do, and no go command is run at all.
 missing=()
 for b in $K8S_BINARIES; do

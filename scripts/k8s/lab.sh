@@ -8,6 +8,9 @@
 #   scripts/k8s/lab.sh status   what is running
 #   scripts/k8s/lab.sh demo     (after up) build a tiny test image, run a hostNetwork pod and an
 #                               Indexed Job (completions 2, parallelism 2) in namespace lab-demo
+#   scripts/k8s/lab.sh load FILE (after up) import an image archive (OCI or docker, e.g. the one
+#                               scripts/image.sh writes) into the lab's containerd; pods use it
+#                               with imagePullPolicy Never or IfNotPresent (there is no registry)
 #
 # Everything lives in a private state dir, K8S_LAB_DIR
 # (default ${CQLBENCH_HOME:-$HOME/.local/share/cqlbench}/k8s-lab): certificates, etcd data,
@@ -587,10 +590,19 @@ EOF
   for p in $(kubectl -n lab-demo get pods -o name); do echo "--- kubectl logs $p"; kubectl -n lab-demo logs "$p"; done
 }
 
+load() { # load FILE: an image archive into the lab's containerd, replacing a same-named image
+  local tar=${1:?load needs an image archive}
+  [ -f "$tar" ] || die "load: '$tar' is not a file"
+  [ -S "$SOCK" ] || die "load: the lab's containerd is not running (scripts/k8s/lab.sh up)"
+  ctr_ images import "$tar" | sed 's/^/  /' >&2 || die "load: ctr could not import $tar"
+  log "imported $tar into containerd (namespace k8s.io)"
+}
+
 case "${1:-}" in
   up) up ;;
+  load) load "${2:-}" ;;
   down) down ;;
   status) status ;;
   demo) demo ;;
-  *) echo "usage: scripts/k8s/lab.sh up|down|status|demo   (state dir ${S})" >&2; exit 2 ;;
+  *) echo "usage: scripts/k8s/lab.sh up|down|status|demo|load FILE   (state dir ${S})" >&2; exit 2 ;;
 esac
