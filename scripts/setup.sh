@@ -45,6 +45,11 @@ if [ "$for_tests" -eq 1 ]; then
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || need+=(iproute2)
   command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables-legacy ] ||
     [ -x /usr/sbin/iptables-nft ] || need+=(iptables)
+  # The local Kubernetes (scripts/k8s/lab.sh, tests/k8s_real.rs): containerd and the CNI
+  # plugins; its binaries are built from Go modules by scripts/k8s/build.sh (with Go 1.26 or
+  # newer, which Debian 12 does not package: install it from go.dev).
+  command -v containerd >/dev/null 2>&1 || need+=(containerd)
+  [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"

@@ -5,6 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The local Kubernetes' binaries (tests/k8s_real.rs), built from Go modules at the lowest
+# priority beside the Rust build and the tests: about 10 min cold on 2 cores, nothing when cached.
+# The test runs build.sh too, which waits for this one (a lock) and then finds them all.
+mkdir -p target
+setsid scripts/k8s/build.sh >target/k8s-build.log 2>&1 &
+k8s_build=$!
+# Whatever ends this script ends that build too (it and its go commands: its own process group).
+trap 'kill -- -"$k8s_build" 2>/dev/null || true' EXIT
 cargo fmt --all -- --check
 cargo clippy --all-targets --all-features -- -D warnings
 # Both tiers in one build: the unit and CLI tests (what `cargo test` runs alone) and the tests

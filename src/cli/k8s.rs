@@ -537,19 +537,33 @@ fn run_job(a: RunJobArgs) -> anyhow::Result<()> {
             job,
             namespace,
             shards,
-        } => eprintln!("{} created Job {job} in namespace {namespace}: {shards} shards", at()),
+        } => eprintln!(
+            "{} created Job {job} in namespace {namespace}: {shards} shards",
+            at()
+        ),
         JobEvent::Pod {
             index,
             pod,
             phase,
             node,
-        } => eprintln!("{} shard {index}: pod {pod} {phase}{}", at(), if node.is_empty() { String::new() } else { format!(" on {node}") }),
+        } => eprintln!(
+            "{} shard {index}: pod {pod} {phase}{}",
+            at(),
+            if node.is_empty() {
+                String::new()
+            } else {
+                format!(" on {node}")
+            }
+        ),
         JobEvent::Line { index, line } => eprintln!("  [{index}] {line}"),
         JobEvent::Collected {
             index,
             files,
             bytes,
-        } => eprintln!("{} shard {index}: collected {files} file(s), {bytes} bytes from its log", at()),
+        } => eprintln!(
+            "{} shard {index}: collected {files} file(s), {bytes} bytes from its log",
+            at()
+        ),
         JobEvent::Deleted { job } => eprintln!("{} deleted Job {job} and its pods", at()),
     };
     match job_run::run(&j, &super::signals::token(), &mut on)? {

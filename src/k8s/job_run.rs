@@ -66,13 +66,18 @@ pub enum JobEvent<'a> {
         node: &'a str,
     },
     /// A line of a pod's own output (its results blocks left out).
-    Line { index: u32, line: &'a str },
+    Line {
+        index: u32,
+        line: &'a str,
+    },
     Collected {
         index: u32,
         files: usize,
         bytes: usize,
     },
-    Deleted { job: &'a str },
+    Deleted {
+        job: &'a str,
+    },
 }
 
 /// The collected result.
@@ -132,7 +137,6 @@ pub fn run(
         return Err(crate::invalid!("k8s run collects the results from the pods' logs").into());
     }
     let rendered = super::loaders::render(&j.spec)?;
-    crate::fsutil::check_out_path(&j.dir)?;
     if j.dir.exists() {
         return Err(crate::invalid!(
             "--out {}: it exists; give a new directory for the pods' results",
@@ -173,8 +177,9 @@ pub fn run(
 async fn client(kubeconfig: Option<&Path>) -> Result<Client, JobRunError> {
     let config = match kubeconfig {
         Some(path) => {
-            let kc = Kubeconfig::read_from(path)
-                .map_err(|e| JobRunError::Config(format!("--kubeconfig {}: {e}", path.display())))?;
+            let kc = Kubeconfig::read_from(path).map_err(|e| {
+                JobRunError::Config(format!("--kubeconfig {}: {e}", path.display()))
+            })?;
             Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
                 .await
                 .map_err(|e| JobRunError::Config(format!("--kubeconfig {}: {e}", path.display())))?
@@ -277,7 +282,10 @@ async fn follow(
     let mut seen: BTreeMap<String, PodState> = BTreeMap::new();
     let start = Instant::now();
     loop {
-        let listed = pods.list(&select).await.map_err(api("listing the Job's pods"))?;
+        let listed = pods
+            .list(&select)
+            .await
+            .map_err(api("listing the Job's pods"))?;
         for p in listed.items.iter().filter_map(pod_state) {
             if let Some(why) = &p.stuck {
                 return Err(JobRunError::Shard {

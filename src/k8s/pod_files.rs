@@ -80,10 +80,7 @@ pub fn emit(dir: &Path, out: &mut dyn Write) -> std::io::Result<usize> {
 /// inside the directory it is collected into.
 fn safe_path(name: &str) -> Result<PathBuf, Invalid> {
     let path = PathBuf::from(name);
-    let plain = !name.is_empty()
-        && path
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
+    let plain = !name.is_empty() && path.components().all(|c| matches!(c, Component::Normal(_)));
     if plain {
         Ok(path)
     } else {
@@ -109,9 +106,9 @@ pub fn parse(log: &str) -> Result<Vec<PodFile>, Invalid> {
         match (words.next(), words.next(), open.take()) {
             (Some("begin"), Some(what), None) => {
                 let (name, len) = what.rsplit_once(' ').unwrap_or((what, ""));
-                let len = len.parse().map_err(|_| {
-                    crate::invalid!("the pod's log has a bad file header '{line}'")
-                })?;
+                let len = len
+                    .parse()
+                    .map_err(|_| crate::invalid!("the pod's log has a bad file header '{line}'"))?;
                 open = Some((safe_path(name)?, len, String::new()));
             }
             (Some("end"), Some(name), Some((path, len, text))) if Path::new(name) == path => {
@@ -186,7 +183,10 @@ mod tests {
         let log = String::from_utf8(log).unwrap();
         let without_done = log.rsplit_once(MARK).unwrap().0;
         let e = parse(without_done).unwrap_err().to_string();
-        assert!(e.contains("ends before its results were all printed"), "{e}");
+        assert!(
+            e.contains("ends before its results were all printed"),
+            "{e}"
+        );
         let lines: Vec<&str> = log.lines().collect();
         let missing_line = [&lines[..1], &lines[2..]].concat().join("\n");
         let e = parse(&missing_line).unwrap_err().to_string();

@@ -5,12 +5,11 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, ObjectFieldSelector, PersistentVolumeClaim,
-    Affinity, EmptyDirVolumeSource,
-    PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod, PodAffinityTerm,
-    PodAntiAffinity, PodSpec, PodTemplateSpec, WeightedPodAffinityTerm,
-    ResourceRequirements, Secret, SecretKeySelector, SecretVolumeSource, Volume, VolumeMount,
-    VolumeResourceRequirements,
+    Affinity, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, ObjectFieldSelector,
+    PersistentVolumeClaim, PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod,
+    PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, ResourceRequirements, Secret,
+    SecretKeySelector, SecretVolumeSource, Volume, VolumeMount, VolumeResourceRequirements,
+    WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
@@ -237,7 +236,11 @@ fn anti_affinity(spec: &LoadersSpec) -> Affinity {
         pod_anti_affinity: Some(PodAntiAffinity {
             preferred_during_scheduling_ignored_during_execution: Some(vec![
                 term(100, CASSANDRA_POD_LABEL, None),
-                term(50, crate::k8s::RUN_ID_LABEL, Some(vec![spec.run_id.clone()])),
+                term(
+                    50,
+                    crate::k8s::RUN_ID_LABEL,
+                    Some(vec![spec.run_id.clone()]),
+                ),
             ]),
             ..Default::default()
         }),

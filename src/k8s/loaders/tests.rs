@@ -307,7 +307,14 @@ fn the_collector_sleeps_with_the_claim_mounted() {
         .persistent_volume_claim
         .as_ref();
     assert_eq!(claim.unwrap().claim_name, "cqlbench-loaders-results");
-    let labels = r.collector.as_ref().unwrap().metadata.labels.as_ref().unwrap();
+    let labels = r
+        .collector
+        .as_ref()
+        .unwrap()
+        .metadata
+        .labels
+        .as_ref()
+        .unwrap();
     assert_eq!(labels["app.kubernetes.io/component"], "collector");
 }
 
@@ -330,7 +337,11 @@ fn resources_are_requests_and_limits_of_the_loader_only() {
     let res = container(&r.job).resources.as_ref().unwrap();
     assert_eq!(res.requests.as_ref().unwrap().len(), 1);
     assert!(res.limits.is_none());
-    assert!(r.collector.unwrap().spec.unwrap().containers[0].resources.is_none());
+    assert!(
+        r.collector.unwrap().spec.unwrap().containers[0]
+            .resources
+            .is_none()
+    );
 }
 
 #[test]
@@ -642,12 +653,27 @@ fn with_the_logs_carrying_the_results_each_pod_has_its_own_volume_and_prints_its
     let args = pod.containers[0].args.as_ref().unwrap();
     assert_eq!(
         args[..5],
-        ["k8s", "pod-run", "--dir", "/results/run-20261124-123402", "--"]
+        [
+            "k8s",
+            "pod-run",
+            "--dir",
+            "/results/run-20261124-123402",
+            "--"
+        ]
     );
     assert_eq!(args[5..], shard_args(&s)[..]);
     // Preferred, not required: a one-node cluster still runs every shard.
-    let anti = pod.affinity.as_ref().unwrap().pod_anti_affinity.as_ref().unwrap();
-    assert!(anti.required_during_scheduling_ignored_during_execution.is_none());
+    let anti = pod
+        .affinity
+        .as_ref()
+        .unwrap()
+        .pod_anti_affinity
+        .as_ref()
+        .unwrap();
+    assert!(
+        anti.required_during_scheduling_ignored_during_execution
+            .is_none()
+    );
     let keys: Vec<_> = anti
         .preferred_during_scheduling_ignored_during_execution
         .as_ref()
@@ -658,7 +684,10 @@ fn with_the_logs_carrying_the_results_each_pod_has_its_own_volume_and_prints_its
             sel.match_expressions.as_ref().unwrap()[0].key.clone()
         })
         .collect();
-    assert_eq!(keys, ["cassandra.datastax.com/cluster", "cqlbench.io/run-id"]);
+    assert_eq!(
+        keys,
+        ["cassandra.datastax.com/cluster", "cqlbench.io/run-id"]
+    );
     // With a claim, the shard's own arguments, as before.
     let claimed = render(&spec()).unwrap();
     let pod = claimed.job.spec.unwrap().template.spec.unwrap();
