@@ -164,3 +164,56 @@ fn host_network_reaches_the_rendered_job() {
     let pod = job.spec.unwrap().template.spec.unwrap();
     assert_eq!(pod.host_network, Some(true));
 }
+
+#[test]
+fn probe_run_refuses_bad_input_and_an_unreachable_api_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let unreachable = kubeconfig(d, "https://127.0.0.1:9");
+    std::fs::create_dir(d.join("taken")).unwrap();
+    let probe = |extra: &[&str]| {
+        let mut c = cqlbench(d);
+        c.args([
+            "k8s",
+            "probe",
+            "--nodes",
+            "node-a",
+            "--storage-class",
+            "gp3",
+            "--size",
+            "100Gi",
+            "--image",
+            "reg/cqlbench:0.1",
+        ])
+        .args(extra);
+        c.timeout(Duration::from_secs(60)).output().unwrap()
+    };
+    for (args, needles) in [
+        (
+            vec!["--run", "--kubeconfig", unreachable.as_str()],
+            vec!["creating Job cqlbench-probe-0 in namespace default"],
+        ),
+        (
+            vec!["--run", "--kubeconfig", "/nonexistent/kc"],
+            vec!["the Kubernetes configuration", "/nonexistent/kc"],
+        ),
+        (
+            vec![
+                "--run",
+                "--kubeconfig",
+                unreachable.as_str(),
+                "--results",
+                "taken",
+            ],
+            vec!["--results taken", "it exists"],
+        ),
+        // The --run options without --run, and --run with --out (a manifest file) are refused.
+        (vec!["--keep"], vec!["required arguments were not provided"]),
+        (vec!["--results", "r"], vec!["required arguments were not provided"]),
+        (vec!["--run", "--out", "probes.yaml"], vec!["--out"]),
+    ] {
+        let out = probe(&args);
+        common::refused_in_one_line(&out, &args, &needles);
+    }
+    assert!(!d.join("home/results").exists(), "nothing was collected");
+}

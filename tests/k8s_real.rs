@@ -156,8 +156,10 @@ fn loaders_run_as_an_indexed_job_on_a_real_kubernetes() {
             run_id,
             "--out",
             out.to_str().unwrap(),
-            "--",
         ];
+        if !run.contains(&"--") {
+            args.push("--");
+        }
         args.extend(run);
         ok(&home, &args)
     };
@@ -228,6 +230,8 @@ fn loaders_run_as_an_indexed_job_on_a_real_kubernetes() {
         "k8s-real-cap",
         &dir,
         &[
+            "--keep",
+            "--",
             "capacity",
             "keyvalue",
             "--hosts",
@@ -276,5 +280,112 @@ fn loaders_run_as_an_indexed_job_on_a_real_kubernetes() {
         );
     }
     assert!(shown.contains("capacity: at least 300 ops/s"), "{shown}");
+    // --keep: the Job is still there, its pods completed.
+    let kept = lab.kubectl(&[
+        "get",
+        "job",
+        "cqlbench-loaders",
+        "-o",
+        "jsonpath={.status.succeeded}",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&kept.stdout),
+        "2",
+        "{}",
+        text(&kept)
+    );
+    let deleted = lab.kubectl(&["delete", "job", "cqlbench-loaders", "--wait=true"]);
+    assert!(deleted.status.success(), "{}", text(&deleted));
     tc.finish();
+
+    probe_jobs(&lab, work.path(), &home);
+}
+
+/// `k8s probe --run` on the lab: a volume of a StorageClass (no provisioner: a hostPath
+/// PersistentVolume made here, in the test's directory), the pod's result read back and shown by
+/// `report` beside a probe of the host.
+fn probe_jobs(lab: &Lab, work: &Path, home: &Path) {
+    let volume = work.join("probe-volume");
+    std::fs::create_dir(&volume).unwrap();
+    let objects = format!(
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: lab-local\n\
+         provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n---\n\
+         apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: lab-probe\nspec:\n  \
+         storageClassName: lab-local\n  capacity:\n    storage: 1Gi\n  accessModes: [ReadWriteOnce]\n  \
+         persistentVolumeReclaimPolicy: Retain\n  hostPath:\n    path: {}\n    type: Directory\n",
+        volume.display()
+    );
+    let file = work.join("lab-local.yaml");
+    std::fs::write(&file, objects).unwrap();
+    let applied = lab.kubectl(&["apply", "-f", file.to_str().unwrap()]);
+    assert!(applied.status.success(), "{}", text(&applied));
+
+    let kubeconfig = lab.kubeconfig();
+    let results = work.join("probes");
+    let quick = [
+        "--quick",
+        "--profiles",
+        "rand_read_4k",
+        "--runtime-s",
+        "2",
+        "--size-mib",
+        "64",
+    ];
+    let mut args = vec![
+        "k8s",
+        "probe",
+        "--run",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "--nodes",
+        "cqlbench-lab",
+        "--storage-class",
+        "lab-local",
+        "--size",
+        "1Gi",
+        "--image",
+        IMAGE,
+        "--timeout",
+        "5m",
+        "--results",
+        results.to_str().unwrap(),
+        "--keep",
+        "--",
+    ];
+    args.extend(quick);
+    let shown = ok(home, &args);
+    let node = results.join("cqlbench-lab.json");
+    assert!(shown.contains(node.to_str().unwrap()), "{shown}");
+    let probe = cqlbench::result::file::read_probe(&node).unwrap();
+    assert_eq!(probe.env, "cqlbench-lab");
+    // The pod measured the volume it was given: its test files were on the hostPath.
+    assert!(volume.join("result.json").is_file());
+    // --keep left the Job.
+    let kept = lab.kubectl(&["get", "job", "cqlbench-probe-0", "-o", "name"]);
+    assert!(kept.status.success(), "{}", text(&kept));
+
+    let host_dir = work.join("host-probe");
+    std::fs::create_dir(&host_dir).unwrap();
+    let host = work.join("host-probe.json");
+    let mut args = vec![
+        "probe",
+        "--dir",
+        host_dir.to_str().unwrap(),
+        "--env",
+        "host",
+        "--out",
+        host.to_str().unwrap(),
+    ];
+    args.extend(quick);
+    ok(home, &args);
+    let report = ok(
+        home,
+        &["report", node.to_str().unwrap(), host.to_str().unwrap()],
+    );
+    let header = report
+        .lines()
+        .find(|l| l.contains("cqlbench-lab"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(header.contains("host"), "side by side: {report}");
+    assert!(report.contains("IOPS"), "{report}");
 }

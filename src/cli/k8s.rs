@@ -76,8 +76,23 @@ pub struct ProbeJobsArgs {
     pub timeout: Duration,
     /// Write the manifests to this file and print the kubectl workflow [default: manifests
     /// to stdout, workflow to stderr].
-    #[arg(long)]
+    #[arg(long, conflicts_with = "run")]
     pub out: Option<PathBuf>,
+    /// Run the Jobs on the cluster of your kubeconfig instead of printing them: apply, wait,
+    /// write each pod's result to --results DIR/NODE.json, delete the Jobs.
+    #[arg(long)]
+    pub run: bool,
+    /// With --run: the kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else the
+    /// pod's service account].
+    #[arg(long, requires = "run")]
+    pub kubeconfig: Option<PathBuf>,
+    /// With --run: the directory the results are written to (it must not exist) [default:
+    /// $CQLBENCH_HOME/results/k8s-RUN_ID].
+    #[arg(long, requires = "run")]
+    pub results: Option<PathBuf>,
+    /// With --run: leave the Jobs in the cluster.
+    #[arg(long, requires = "run")]
+    pub keep: bool,
     /// What follows `cqlbench probe` in each pod, after `--`: e.g. `-- --quick --profiles
     /// lcs,rand_read_4k` (--dir, --env, --out and --json are the renderer's).
     #[arg(last = true, value_name = "PROBE ARGS")]
@@ -304,6 +319,9 @@ fn probe_jobs(a: ProbeJobsArgs) -> anyhow::Result<()> {
         wait_timeout: a.timeout,
         manifest: a.out.as_ref().map(|p| p.display().to_string()),
     };
+    if a.run {
+        return run_probes(spec, a.kubeconfig, a.results, a.keep);
+    }
     let rendered = render(&spec)?;
     let workflow = workflow(&rendered.steps);
     match &a.out {
@@ -583,6 +601,58 @@ fn run_job(a: RunJobArgs) -> anyhow::Result<()> {
         }
     }
     println!("the pods' files: {}", j.dir.display());
+    Ok(())
+}
+
+fn run_probes(
+    spec: crate::k8s::probe::ProbeJobsSpec,
+    kubeconfig: Option<PathBuf>,
+    results: Option<PathBuf>,
+    keep: bool,
+) -> anyhow::Result<()> {
+    use crate::k8s::probe_run::{ProbeEvent, ProbeRun, run};
+    let dir = results.unwrap_or_else(|| {
+        super::home()
+            .join("results")
+            .join(format!("k8s-{}", spec.run_id))
+    });
+    let p = ProbeRun {
+        spec,
+        kubeconfig,
+        dir,
+        keep,
+    };
+    let started = std::time::Instant::now();
+    let at = || format!("[{:6.1}s]", started.elapsed().as_secs_f64());
+    let mut on = |e: ProbeEvent| match e {
+        ProbeEvent::Created { jobs, namespace } => {
+            eprintln!(
+                "{} created {jobs} probe Job(s) in namespace {namespace}",
+                at()
+            )
+        }
+        ProbeEvent::Pod { node, pod, phase } => {
+            eprintln!("{} node {node}: pod {pod} {phase}", at())
+        }
+        ProbeEvent::Collected { node, path } => {
+            eprintln!("{} node {node}: result {}", at(), path.display())
+        }
+        ProbeEvent::Deleted { jobs } => eprintln!("{} deleted {jobs} probe Job(s)", at()),
+    };
+    let paths = run(&p, &super::signals::token(), &mut on)?;
+    for path in &paths {
+        println!("{}", path.display());
+    }
+    println!(
+        "{} probe result(s) in {}: cqlbench report {}",
+        paths.len(),
+        p.dir.display(),
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     Ok(())
 }
 

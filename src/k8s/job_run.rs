@@ -115,13 +115,20 @@ pub enum JobRunError {
         how: String,
         last: String,
     },
+    #[error("the probe of node {node} (pod {pod}) {how}{}", if last.is_empty() { String::new() } else { format!(": {last}") })]
+    Probe {
+        node: String,
+        pod: String,
+        how: String,
+        last: String,
+    },
     #[error("the Job {job} did not complete within {timeout:?}")]
     Timeout { job: String, timeout: Duration },
     #[error("stopped: the Job {job} was deleted")]
     Cancelled { job: String },
 }
 
-fn api(what: impl Into<String>) -> impl FnOnce(kube::Error) -> JobRunError {
+pub(super) fn api(what: impl Into<String>) -> impl FnOnce(kube::Error) -> JobRunError {
     let what = what.into();
     move |source| JobRunError::Api { what, source }
 }
@@ -144,15 +151,7 @@ pub fn run(
         )
         .into());
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| JobRunError::Io {
-            what: "starting a runtime for",
-            path: j.dir.clone(),
-            source,
-        })?;
-    runtime.block_on(async {
+    runtime(&j.dir)?.block_on(async {
         let client = client(j.kubeconfig.as_deref()).await?;
         create(&client, j, &rendered).await?;
         on(JobEvent::Created {
@@ -174,7 +173,7 @@ pub fn run(
     })
 }
 
-async fn client(kubeconfig: Option<&Path>) -> Result<Client, JobRunError> {
+pub(super) async fn client(kubeconfig: Option<&Path>) -> Result<Client, JobRunError> {
     let config = match kubeconfig {
         Some(path) => {
             let kc = Kubeconfig::read_from(path).map_err(|e| {
@@ -219,6 +218,38 @@ async fn create(client: &Client, j: &JobRun, rendered: &Rendered) -> Result<(), 
     Ok(())
 }
 
+/// The runtime `k8s run` and `k8s probe --run` drive the API on.
+pub(super) fn runtime(dir: &Path) -> Result<tokio::runtime::Runtime, JobRunError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| JobRunError::Io {
+            what: "starting a runtime for",
+            path: dir.to_path_buf(),
+            source,
+        })
+}
+
+/// Deletes a Job and its pods (a Job already gone is fine).
+pub(super) async fn delete_job(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+) -> Result<(), JobRunError> {
+    let background = DeleteParams {
+        propagation_policy: Some(PropagationPolicy::Background),
+        ..Default::default()
+    };
+    match Api::<Job>::namespaced(client.clone(), namespace)
+        .delete(name, &background)
+        .await
+    {
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(api(format!("deleting Job {name}"))(e)),
+        Ok(_) => Ok(()),
+    }
+}
+
 /// A pod of the Job as far as following it goes.
 #[derive(Debug, Clone, PartialEq)]
 struct PodState {
@@ -230,16 +261,10 @@ struct PodState {
     stuck: Option<String>,
 }
 
-fn pod_state(p: &Pod) -> Option<PodState> {
-    let index = p
-        .metadata
-        .annotations
-        .as_ref()?
-        .get(COMPLETION_INDEX_ANNOTATION)?
-        .parse()
-        .ok()?;
-    let status = p.status.as_ref();
-    let stuck = status
+/// Why a container of the pod waits, when waiting will not help ([`STUCK`]).
+pub(super) fn stuck_reason(p: &Pod) -> Option<String> {
+    p.status
+        .as_ref()
         .and_then(|s| s.container_statuses.as_ref())
         .into_iter()
         .flatten()
@@ -251,13 +276,40 @@ fn pod_state(p: &Pod) -> Option<PodState> {
                 w.reason.as_deref().unwrap_or(""),
                 w.message.as_deref().unwrap_or("")
             )
-        });
+        })
+}
+
+/// A pod's phase (Pending until it has a status).
+pub(super) fn phase(p: &Pod) -> String {
+    p.status
+        .as_ref()
+        .and_then(|s| s.phase.clone())
+        .unwrap_or_else(|| "Pending".into())
+}
+
+/// The last lines a pod printed, joined on one line.
+pub(super) async fn last_lines(pods: &Api<Pod>, name: &str) -> String {
+    let tail = LogParams {
+        tail_lines: Some(3),
+        ..Default::default()
+    };
+    let last = pods.logs(name, &tail).await.unwrap_or_default();
+    last.lines().map(str::trim).collect::<Vec<_>>().join(" / ")
+}
+
+fn pod_state(p: &Pod) -> Option<PodState> {
+    let index = p
+        .metadata
+        .annotations
+        .as_ref()?
+        .get(COMPLETION_INDEX_ANNOTATION)?
+        .parse()
+        .ok()?;
+    let stuck = stuck_reason(p);
     Some(PodState {
         name: p.metadata.name.clone()?,
         index,
-        phase: status
-            .and_then(|s| s.phase.clone())
-            .unwrap_or_else(|| "Pending".into()),
+        phase: phase(p),
         node: p
             .spec
             .as_ref()
@@ -343,7 +395,7 @@ async fn follow(
 }
 
 /// Some(true) when the Job completed, Some(false) when it failed.
-fn finished(job: &Job) -> Option<bool> {
+pub(super) fn finished(job: &Job) -> Option<bool> {
     let conditions = job.status.as_ref()?.conditions.as_ref()?;
     let set = |kind: &str| {
         conditions
@@ -369,16 +421,11 @@ async fn failed_shard(pods: &Api<Pod>, seen: &BTreeMap<String, PodState>) -> Job
             last: String::new(),
         };
     };
-    let tail = LogParams {
-        tail_lines: Some(3),
-        ..Default::default()
-    };
-    let last = pods.logs(&p.name, &tail).await.unwrap_or_default();
     JobRunError::Shard {
         index: p.index,
         pod: p.name.clone(),
         how: "failed".into(),
-        last: last.lines().map(str::trim).collect::<Vec<_>>().join(" / "),
+        last: last_lines(pods, &p.name).await,
     }
 }
 
@@ -453,7 +500,7 @@ async fn collect(
 }
 
 /// Writes a file that must not exist yet (a pod naming one file twice cannot overwrite it).
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -468,13 +515,7 @@ async fn delete(client: &Client, spec: &LoadersSpec) -> Result<(), JobRunError> 
         ..Default::default()
     };
     let gone = |e: &kube::Error| matches!(e, kube::Error::Api(s) if s.code == 404);
-    match Api::<Job>::namespaced(client.clone(), &spec.namespace)
-        .delete(&spec.name, &background)
-        .await
-    {
-        Err(e) if !gone(&e) => return Err(api(format!("deleting Job {}", spec.name))(e)),
-        _ => {}
-    }
+    delete_job(client, &spec.namespace, &spec.name).await?;
     if let (super::loaders::CredentialsSource::Given(_), Some(secret)) =
         (&spec.credentials, super::loaders::secret_name(spec))
     {

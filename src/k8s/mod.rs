@@ -5,7 +5,8 @@
 //!
 //! - [`loaders`]: an Indexed Job of N `cqlbench run` shards, their results on a shared claim or
 //!   in their logs ([`pod_files`]).
-//! - [`job_run`]: that Job applied, followed, collected, merged and deleted through the API.
+//! - [`job_run`]: that Job applied, followed, collected, merged and deleted through the API;
+//!   [`probe_run`] the same for the probe Jobs of [`probe`].
 //! - [`cluster`]: a cluster spec as a K8ssandra `K8ssandraCluster` ([`k8ssandra`], checked
 //!   against a schema derived from the operator's CRD) and one StorageClass per volume type
 //!   ([`storage`]).
@@ -16,6 +17,7 @@ pub mod k8ssandra;
 pub mod loaders;
 pub mod pod_files;
 pub mod probe;
+pub mod probe_run;
 pub mod storage;
 
 use std::collections::BTreeMap;
