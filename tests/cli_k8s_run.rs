@@ -209,7 +209,10 @@ fn probe_run_refuses_bad_input_and_an_unreachable_api_in_one_line() {
         ),
         // The --run options without --run, and --run with --out (a manifest file) are refused.
         (vec!["--keep"], vec!["required arguments were not provided"]),
-        (vec!["--results", "r"], vec!["required arguments were not provided"]),
+        (
+            vec!["--results", "r"],
+            vec!["required arguments were not provided"],
+        ),
         (vec!["--run", "--out", "probes.yaml"], vec!["--out"]),
     ] {
         let out = probe(&args);
