@@ -11,10 +11,10 @@
 //! The executor runs any [`Operations`]: the real one is a workload on a driver session; the
 //! tests below run fake ones on tokio's paused clock.
 //!
-//! Open loop, a slot holding an operation due later waits on its worker's [`SendTimer`] (a
-//! timerfd on the runtime's reactor, microsecond resolution, one wake-up of the worker for all
-//! the sends due at once): sent on tokio's wheel alone, an operation left up to a millisecond
-//! tick late, and at light load that wait was most of its response time.
+//! Open loop, a slot holding an operation due later sleeps on tokio's timer wheel until
+//! shortly before its intended start, then on the phase's [`PreciseTimer`] (a thread of its
+//! own, microsecond resolution) for the rest: sent on tokio's wheel alone, an operation left
+//! up to a millisecond tick late, and at light load that wait was most of its response time.
 //! Every operation's send lag (actual send − intended start) is recorded in a histogram.
 //!
 //! The client timeout (`--timeout`) is enforced here rather than by the driver: the driver
@@ -37,7 +37,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::deadline::{SlotTimer, with_deadline};
-use super::timer::SendTimer;
+use super::timer::PreciseTimer;
 use super::window::{self, Window};
 use crate::spec::load::Share;
 use crate::spec::{LoadMode, LoadSpec, OpKind, Stop};
@@ -105,7 +105,7 @@ pub trait Operations: Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
     fn kind_of(e: &Self::Error) -> ErrorKind;
 
-    /// Whether open-loop waits end on a [`SendTimer`], which keeps std's clock (real
+    /// Whether open-loop waits end on the [`PreciseTimer`], which keeps std's clock (real
     /// operations); fakes on tokio's paused clock say no, and wait on tokio's wheel alone.
     fn precise_waits(&self) -> bool {
         true
@@ -137,9 +137,8 @@ struct Ctx<O> {
     stop: Arc<AtomicBool>,
     too_many_errors: AtomicBool,
     timeout: Duration,
-    /// Open loop: each worker's waits for intended starts end on a [`SendTimer`] of its own
-    /// (false: on tokio's wheel alone).
-    precise: bool,
+    /// Open loop: ends the waits for intended starts (None: tokio's wheel alone).
+    timer: Option<PreciseTimer>,
 }
 
 impl<O> Ctx<O> {
@@ -273,19 +272,14 @@ impl WorkerStats {
 /// records it, and repeats until the phase is over. A worker runs `limit` slots, so at most
 /// `limit` operations are claimed or in flight at once and later ones wait unclaimed (the
 /// backlog), their wait still counted from their intended start.
-async fn slot<O: Operations>(
-    ctx: &Ctx<O>,
-    stats: &WorkerStats,
-    timer: &SlotTimer,
-    send: Option<&SendTimer>,
-) {
+async fn slot<O: Operations>(ctx: &Ctx<O>, stats: &WorkerStats, timer: &SlotTimer) {
     // The completion time of one operation is the claim time of the next.
     let mut now = Instant::now();
     while let Some((i, intended)) = ctx.claim(now) {
         let sent = if intended > now {
             // A slot may hold an operation due seconds ahead (up to max-in-flight ÷ rate): a
             // stop while it waits ends the slot there, unsent.
-            if !wait_for_start(ctx, send, intended).await {
+            if !wait_for_start(ctx, intended).await {
                 ctx.mark_ended(Instant::now());
                 break;
             }
@@ -329,13 +323,13 @@ async fn slot<O: Operations>(
 const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// Waits until the intended start `at`, unless the phase is stopped first; true when `at`
-/// came. On the worker's send timer (whose waits the worker ends at a stop) when it has one,
-/// else on tokio's wheel.
-async fn wait_for_start<O>(ctx: &Ctx<O>, send: Option<&SendTimer>, at: Instant) -> bool {
-    let Some(timer) = send else {
+/// came. On the precise timer (which also watches the stop flag) when the phase has one, else
+/// on tokio's wheel.
+async fn wait_for_start<O>(ctx: &Ctx<O>, at: Instant) -> bool {
+    let Some(timer) = &ctx.timer else {
         return wait_unless_stopped(ctx, at).await;
     };
-    timer.wait_until(at.into_std(), &ctx.stop).await;
+    timer.wait_until(at.into_std()).await;
     !ctx.stop.load(Ordering::Relaxed)
 }
 
@@ -366,11 +360,7 @@ async fn worker<O: Operations>(
         carried_over: AtomicU64::new(0),
     };
     let timers: Vec<SlotTimer> = (0..limit).map(|_| SlotTimer::default()).collect();
-    let send = if ctx.precise { SendTimer::new() } else { None };
-    let mut slots: FuturesUnordered<_> = timers
-        .iter()
-        .map(|t| slot(&ctx, &stats, t, send.as_ref()))
-        .collect();
+    let mut slots: FuturesUnordered<_> = timers.iter().map(|t| slot(&ctx, &stats, t)).collect();
     let mut index = 0u64;
     let mut boundary = ctx.t0 + INTERVAL;
     let sleep = tokio::time::sleep_until(boundary);
@@ -386,13 +376,7 @@ async fn worker<O: Operations>(
                 for t in &timers {
                     t.expire_if_sent_before(limit_ns);
                 }
-                if let Some(send) = &send
-                    && ctx.stop.load(Ordering::Relaxed)
-                {
-                    send.wake_all();
-                }
             }
-            _ = async { send.as_ref().expect("checked").fired().await }, if send.is_some() => {}
             _ = &mut sleep => {
                 let now = Instant::now();
                 while now >= boundary {
@@ -494,7 +478,11 @@ impl<O: Operations> Ctx<O> {
     ) -> Ctx<O> {
         let share = load.share;
         let rate = s.rate;
-        let precise = rate.is_some() && ops.precise_waits();
+        let timer = if rate.is_some() && ops.precise_waits() {
+            PreciseTimer::start(stop.clone())
+        } else {
+            None
+        };
         Ctx {
             ops,
             rampup,
@@ -523,7 +511,7 @@ impl<O: Operations> Ctx<O> {
             stop,
             too_many_errors: AtomicBool::new(false),
             timeout: Duration::from_secs_f64(load.timeout_s),
-            precise,
+            timer,
         }
     }
 }
