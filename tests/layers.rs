@@ -3,6 +3,13 @@
 //! "Layers" section). Modules on one line are peers and do not import each other. A file's
 //! own module, its submodules and tests count as the module. Fails naming every file and line
 //! that imports against the order.
+//!
+//! Also the code's size and error rules, checked the same way so that they cannot quietly
+//! return (DEVELOPERS.md's standards, issue 54): no `Result<_, String>` (a typed error or
+//! `Invalid` instead), no function over [`MAX_FN_LINES`] lines and no file over
+//! [`MAX_FILE_LINES`], test code left out. What broke a rule when the rule was written is
+//! listed below with its size: it may shrink or go, not grow; anything new fails, named by
+//! file and line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -307,6 +314,256 @@ fn a_back_edge_is_named_by_file_and_line() {
             "src/load.rs:2: load imports fault, which is beside it in src/lib.rs's layer order",
             "src/load.rs:4: crate::nowhere is not a module in the layer order",
             "src/result/mod.rs:7: result imports load, which is above it in src/lib.rs's layer order",
+        ]
+    );
+}
+
+/// The longest a non-test function may be, in lines from its `fn` to its closing brace.
+const MAX_FN_LINES: usize = 120;
+/// The longest a file may be, in lines, its test modules left out.
+const MAX_FILE_LINES: usize = 800;
+
+/// `Result<_, String>` where it was when the rule was written: (file, how many).
+const KNOWN_STRING_ERRORS: &[(&str, usize)] = &[
+    ("src/cli/runs.rs", 1),
+    ("src/cost/measured.rs", 4),
+    ("src/cost/plan/capacity.rs", 1),
+    ("src/metrics/node_exporter.rs", 2),
+    ("src/metrics/prometheus_server/api.rs", 6),
+    ("src/shards/exchange/cql.rs", 1),
+    ("src/stats/gate.rs", 1),
+];
+/// Functions over [`MAX_FN_LINES`] when the rule was written: (file, function, lines).
+const KNOWN_LONG_FNS: &[(&str, &str, usize)] = &[
+    ("src/live.rs", "register", 136),
+    ("src/load/session.rs", "connect_counted", 124),
+    ("src/result/fixture.rs", "capacity", 125),
+    ("src/result/warning.rs", "fmt", 130),
+    ("src/scenario/capacity.rs", "step", 136),
+];
+/// Files over [`MAX_FILE_LINES`] when the rule was written: (file, lines).
+const KNOWN_LARGE_FILES: &[(&str, usize)] = &[
+    ("src/metrics/prometheus_server.rs", 808),
+    ("src/scenario/capacity.rs", 865),
+];
+
+/// A file of test code only: `tests.rs`, `*_tests.rs`.
+fn test_file(path: &Path) -> bool {
+    let name = path.file_name().unwrap().to_string_lossy();
+    name == "tests.rs" || name.ends_with("_tests.rs")
+}
+
+/// `code` (from [`code_only`]) with every `#[cfg(test)]` module's body blanked, lines kept.
+fn without_test_modules(code: &str) -> String {
+    let mut out = code.as_bytes().to_vec();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("#[cfg(test)]").map(|i| i + from) {
+        from = at + 1;
+        let rest = &code[at..];
+        let Some(brace) = rest.find(['{', ';']) else {
+            break;
+        };
+        if !rest[..brace].contains("mod ") || rest.as_bytes()[brace] == b';' {
+            continue;
+        }
+        let mut depth = 0;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        for b in &mut out[at..at + i + 1] {
+                            if *b != b'\n' {
+                                *b = b' ';
+                            }
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    String::from_utf8(out).expect("ASCII replacements keep UTF-8")
+}
+
+fn line_of(code: &str, at: usize) -> usize {
+    code[..at].matches('\n').count() + 1
+}
+
+fn word_before(code: &str, at: usize) -> bool {
+    code[..at]
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Each `Result<…, String>` in `code`, by line.
+fn string_errors(code: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("Result<") {
+        if word_before(code, at) {
+            continue;
+        }
+        let body = &code[at + "Result<".len()..];
+        let (mut depth, mut last_comma, mut prev) = (0i32, None, ' ');
+        for (i, c) in body.char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                '>' if prev == '-' => {}
+                '>' if depth == 0 => {
+                    if last_comma.is_some_and(|k: usize| body[k + 1..i].trim() == "String") {
+                        found.push(line_of(code, at));
+                    }
+                    break;
+                }
+                '>' => depth -= 1,
+                ',' if depth == 0 => last_comma = Some(i),
+                ';' | '{' => break,
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    found
+}
+
+/// Each function in `code` with a body: (name, line of its `fn`, lines long).
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("fn ") {
+        if word_before(code, at) {
+            continue;
+        }
+        let rest = &code[at + 3..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        let Some(open) = rest.find(['{', ';']) else {
+            continue;
+        };
+        if rest.as_bytes()[open] == b';' {
+            continue;
+        }
+        let mut depth = 0;
+        for (i, c) in rest[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let first = line_of(code, at);
+                        let last = line_of(code, at + 3 + open + i);
+                        found.push((name, first, last - first + 1));
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// Every break of the size and error rules in the files of `src`, as `file:line: …` lines,
+/// the known ones allowed at their recorded size.
+fn rule_breaks(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    for f in files.iter().filter(|f| !test_file(f)) {
+        let shown = f.strip_prefix(src.parent().unwrap()).unwrap();
+        let shown = shown.to_string_lossy();
+        let code = without_test_modules(&code_only(&std::fs::read_to_string(f).unwrap()));
+        let errors = string_errors(&code);
+        let allowed = KNOWN_STRING_ERRORS
+            .iter()
+            .find(|(k, _)| *k == shown)
+            .map_or(0, |k| k.1);
+        if errors.len() > allowed {
+            for line in errors {
+                bad.push(format!(
+                    "{shown}:{line}: Result<_, String>: return a typed error (or crate::error::Invalid) instead ({allowed} allowed in this file)"
+                ));
+            }
+        }
+        for (name, line, len) in functions(&code) {
+            let allowed = KNOWN_LONG_FNS
+                .iter()
+                .find(|(k, n, _)| *k == shown && *n == name)
+                .map_or(MAX_FN_LINES, |k| k.2.max(MAX_FN_LINES));
+            if len > allowed {
+                bad.push(format!(
+                    "{shown}:{line}: fn {name} is {len} lines, over {allowed}: split it"
+                ));
+            }
+        }
+        let lines = code
+            .lines()
+            .rev()
+            .skip_while(|l| l.trim().is_empty())
+            .count();
+        let allowed = KNOWN_LARGE_FILES
+            .iter()
+            .find(|(k, _)| *k == shown)
+            .map_or(MAX_FILE_LINES, |k| k.1.max(MAX_FILE_LINES));
+        if lines > allowed {
+            bad.push(format!(
+                "{shown}:1: {lines} lines without its tests, over {allowed}: split it"
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_code_keeps_its_size_and_error_rules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bad = rule_breaks(&root.join("src"));
+    assert!(bad.is_empty(), "rules broken:\n{}", bad.join("\n"));
+}
+
+/// The check itself: each rule's break is found and named by file and line; test modules,
+/// test files, comments and strings are left out; a known break may stay at its size.
+#[test]
+fn a_rule_break_is_named_by_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let long_body = "    let x = 1;\n".repeat(MAX_FN_LINES);
+    std::fs::write(
+        src.join("a.rs"),
+        format!(
+            "// Result<(), String> in a comment\nconst S: &str = \"Result<(), String>\";\n\
+             pub fn parse(s: &str) -> Result<Vec<(u8, String)>, String> {{\n    todo!()\n}}\n\
+             fn ok() -> Result<BTreeMap<u32, String>, Invalid> {{ todo!() }}\n\
+             fn long() {{\n{long_body}}}\n\
+             #[cfg(test)]\nmod tests {{\n    fn t() -> Result<(), String> {{ Ok(()) }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("tests.rs"),
+        "fn t() -> Result<(), String> { Ok(()) }\n",
+    )
+    .unwrap();
+    let bad = rule_breaks(&src);
+    assert_eq!(
+        bad,
+        [
+            "src/a.rs:3: Result<_, String>: return a typed error (or crate::error::Invalid) instead (0 allowed in this file)",
+            format!(
+                "src/a.rs:7: fn long is {} lines, over 120: split it",
+                MAX_FN_LINES + 2
+            )
+            .as_str(),
         ]
     );
 }
