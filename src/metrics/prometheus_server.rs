@@ -600,10 +600,10 @@ fn any_of(values: &[&str]) -> String {
 /// series).
 const MAX_STEPS: f64 = 10_000.0;
 
-fn server_error(spec: &FetchSpec, what: String) -> FetchError {
+fn server_error(spec: &FetchSpec, what: impl std::fmt::Display) -> FetchError {
     FetchError::Server {
         url: spec.server.url.clone(),
-        what,
+        what: what.to_string(),
     }
 }
 

@@ -97,20 +97,20 @@ impl Client {
     }
 
     /// The labels of each series of an instant vector `query` evaluated at `at` (Unix s).
-    pub fn query(&self, query: &str, at: i64) -> Result<Vec<Labels>, String> {
+    pub fn query(&self, query: &str, at: i64) -> Result<Vec<Labels>, ApiError> {
         let at = at.to_string();
         let Data::Vector(v) = self.call("query", &[("query", query), ("time", &at)])? else {
-            return Err("the answer is not an instant vector".into());
+            return Err(ApiError::Shape("an instant vector"));
         };
         Ok(v.into_iter().map(|s| s.metric).collect())
     }
 
     /// Each series of an instant vector `query` evaluated at `at` (Unix s): its labels and
     /// value (a series without one is left out).
-    pub fn query_values(&self, query: &str, at: i64) -> Result<Vec<(Labels, f64)>, String> {
+    pub fn query_values(&self, query: &str, at: i64) -> Result<Vec<(Labels, f64)>, ApiError> {
         let at = at.to_string();
         let Data::Vector(v) = self.call("query", &[("query", query), ("time", &at)])? else {
-            return Err("the answer is not an instant vector".into());
+            return Err(ApiError::Shape("an instant vector"));
         };
         let mut out = Vec::new();
         for s in v {
@@ -128,7 +128,7 @@ impl Client {
         query: &str,
         (start, end): (i64, i64),
         step: f64,
-    ) -> Result<Vec<(Labels, Points)>, String> {
+    ) -> Result<Vec<(Labels, Points)>, ApiError> {
         let (start, end, step) = (start.to_string(), end.to_string(), step.to_string());
         let params = [
             ("query", query),
@@ -137,7 +137,7 @@ impl Client {
             ("step", &step),
         ];
         let Data::Matrix(m) = self.call("query_range", &params)? else {
-            return Err("the answer is not a matrix".into());
+            return Err(ApiError::Shape("a matrix"));
         };
         m.into_iter()
             .map(|s| {
@@ -145,7 +145,7 @@ impl Client {
                     .values
                     .into_iter()
                     .map(|(t, v)| Ok((t, value(&v)?)))
-                    .collect::<Result<Points, String>>()?;
+                    .collect::<Result<Points, ApiError>>()?;
                 Ok((s.metric, points))
             })
             .collect()
@@ -153,20 +153,22 @@ impl Client {
 
     /// One GET of `/api/v1/{endpoint}`: its data, or why there is none in one line (the
     /// server's own error, the HTTP status with the body's first line, or the transport's).
-    fn call(&self, endpoint: &str, params: &[(&str, &str)]) -> Result<Data, String> {
+    fn call(&self, endpoint: &str, params: &[(&str, &str)]) -> Result<Data, ApiError> {
         let url = format!("{}/api/v1/{endpoint}", self.base);
         let mut request = self.agent.get(&url).query_pairs(params.iter().copied());
         if let Some(a) = &self.authorization {
             request = request.header("Authorization", a);
         }
-        let mut response = request.call().map_err(|e| transport(&e))?;
+        let mut response = request
+            .call()
+            .map_err(|e| ApiError::Transport(transport(&e)))?;
         let status = response.status();
         let mut body = Vec::new();
         response
             .body_mut()
             .as_reader()
             .read_to_end(&mut body)
-            .map_err(|e| format!("reading the answer: {e}"))?;
+            .map_err(ApiError::Read)?;
         let answer: Option<Answer> = serde_json::from_slice(&body).ok();
         match answer {
             Some(Answer {
@@ -174,48 +176,59 @@ impl Client {
                 error_type,
                 error,
                 ..
-            }) if s == "error" => Err(format!(
-                "answered an error: {}: {}",
-                error_type.as_deref().unwrap_or("unknown"),
-                error.as_deref().unwrap_or("no message")
-            )),
+            }) if s == "error" => Err(ApiError::Server {
+                kind: error_type.unwrap_or_else(|| "unknown".into()),
+                message: error.unwrap_or_else(|| "no message".into()),
+            }),
             Some(Answer {
                 data: Some(data), ..
             }) if status.is_success() => Ok(data),
-            _ if status == 401 || status == 403 => Err(format!(
-                "HTTP {status}: the server refused the credentials{} (--prometheus-credentials, --prometheus-token)",
-                if self.authorization.is_some() {
-                    ""
-                } else {
-                    " (none given)"
-                }
-            )),
+            _ if status == 401 || status == 403 => Err(ApiError::Refused {
+                status: status.to_string(),
+                given: self.authorization.is_some(),
+            }),
             _ if !status.is_success() => {
                 let text = String::from_utf8_lossy(&body);
                 let first = text.lines().next().unwrap_or("").trim();
-                Err(format!(
-                    "HTTP {status}{}",
-                    if first.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", first.chars().take(200).collect::<String>())
-                    }
-                ))
+                Err(ApiError::Http {
+                    status: status.to_string(),
+                    first: first.chars().take(200).collect(),
+                })
             }
-            _ => Err(format!(
-                "the answer is not the API's JSON: {}",
+            _ => Err(ApiError::NotJson(
                 serde_json::from_slice::<Answer>(&body)
                     .err()
-                    .map_or_else(|| "no data".to_string(), |e| e.to_string())
+                    .map_or_else(|| "no data".to_string(), |e| e.to_string()),
             )),
         }
     }
 }
 
+/// Why a query has no answer, in one line: the server's own error, the HTTP status with the
+/// body's first line, the transport's error, or an answer not of the API's shape.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Transport(String),
+    #[error("reading the answer: {0}")]
+    Read(#[source] std::io::Error),
+    #[error("answered an error: {kind}: {message}")]
+    Server { kind: String, message: String },
+    #[error("HTTP {status}: the server refused the credentials{} (--prometheus-credentials, --prometheus-token)", if *given { "" } else { " (none given)" })]
+    Refused { status: String, given: bool },
+    #[error("HTTP {status}{}", if first.is_empty() { String::new() } else { format!(": {first}") })]
+    Http { status: String, first: String },
+    #[error("the answer is not the API's JSON: {0}")]
+    NotJson(String),
+    #[error("the answer is not {0}")]
+    Shape(&'static str),
+    #[error("a sample value is not a number: '{0}'")]
+    Value(String),
+}
+
 /// A sample's value as the API writes it: a decimal, `NaN`, `+Inf` or `-Inf`.
-fn value(v: &str) -> Result<f64, String> {
-    v.parse()
-        .map_err(|_| format!("a sample value is not a number: '{v}'"))
+fn value(v: &str) -> Result<f64, ApiError> {
+    v.parse().map_err(|_| ApiError::Value(v.to_string()))
 }
 
 /// A failed request in one line, down its chain of causes.
@@ -242,7 +255,7 @@ mod tests {
         assert_eq!(value("+Inf").unwrap(), f64::INFINITY);
         assert_eq!(value("-Inf").unwrap(), f64::NEG_INFINITY);
         assert!(value("NaN").unwrap().is_nan());
-        assert!(value("x").unwrap_err().contains("'x'"));
+        assert!(value("x").unwrap_err().to_string().contains("'x'"));
     }
 
     #[test]

@@ -102,7 +102,10 @@ impl NodeReader for Latest {
             any_of(NAMES)
         );
         let now = crate::host::unix_now().floor() as i64;
-        let found = self.client.query_values(&query, now).map_err(fail)?;
+        let found = self
+            .client
+            .query_values(&query, now)
+            .map_err(|e| fail(e.to_string()))?;
         if found.is_empty() {
             return Err(fail(format!("no series of instance {instance} now")));
         }
