@@ -328,7 +328,6 @@ const KNOWN_STRING_ERRORS: &[(&str, usize)] = &[
     ("src/cli/runs.rs", 1),
     ("src/cost/measured.rs", 4),
     ("src/cost/plan/capacity.rs", 1),
-    ("src/metrics/node_exporter.rs", 2),
     ("src/shards/exchange/cql.rs", 1),
     ("src/stats/gate.rs", 1),
 ];

@@ -251,7 +251,9 @@ fn exporter(e: &NodeExporter, timeout: Duration) -> ExporterCheck {
     ExporterCheck {
         node: e.node.clone(),
         address: e.address(),
-        error: node_exporter::scrape(e, timeout).err(),
+        error: node_exporter::scrape(e, timeout)
+            .err()
+            .map(|e| e.to_string()),
     }
 }
 

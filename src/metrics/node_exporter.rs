@@ -214,8 +214,27 @@ pub fn sample(now: &Counters, prev: &Counters, devices: &[String], secs: f64) ->
     }
 }
 
-/// Scrapes one exporter; the error names it ("node exporter of node1 (10.0.0.5:9100): …").
-pub fn scrape(e: &NodeExporter, timeout: Duration) -> Result<Counters, String> {
+/// Why an exporter gave no reading, naming it ("node exporter of node1 (10.0.0.5:9100): …").
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("node exporter of {node} ({address}): {what}")]
+pub struct ScrapeError {
+    pub node: String,
+    pub address: String,
+    pub what: String,
+}
+
+impl ScrapeError {
+    fn of(e: &NodeExporter, what: impl Into<String>) -> ScrapeError {
+        ScrapeError {
+            node: e.node.clone(),
+            address: e.address(),
+            what: what.into(),
+        }
+    }
+}
+
+/// Scrapes one exporter.
+pub fn scrape(e: &NodeExporter, timeout: Duration) -> Result<Counters, ScrapeError> {
     let query: Vec<String> = COLLECTORS
         .iter()
         .map(|c| format!("collect[]={c}"))
@@ -228,14 +247,13 @@ pub fn scrape(e: &NodeExporter, timeout: Duration) -> Result<Counters, String> {
             }
             _ => err.to_string(),
         };
-        format!("node exporter of {} ({}): {what}", e.node, e.address())
+        ScrapeError::of(e, what)
     })?;
     let c = counters(&text);
     if c.cpu.total() == 0 {
-        return Err(format!(
-            "node exporter of {} ({}): no node_cpu_seconds_total in its answer",
-            e.node,
-            e.address()
+        return Err(ScrapeError::of(
+            e,
+            "no node_cpu_seconds_total in its answer",
         ));
     }
     Ok(c)
@@ -264,7 +282,7 @@ impl Hosts {
     /// Scrapes every exporter at once (each within `timeout`): each host's figures since its
     /// last reading (`None` for the first reading or a failed scrape), and the errors.
     pub fn sample(&mut self, timeout: Duration) -> (Vec<Option<HostSample>>, Vec<String>) {
-        let readings: Vec<(Instant, Result<Counters, String>)> = std::thread::scope(|s| {
+        let readings: Vec<(Instant, Result<Counters, ScrapeError>)> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .exporters
                 .iter()
@@ -278,9 +296,14 @@ impl Hosts {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| (Instant::now(), Err("scrape panicked".into())))
+                .zip(&self.exporters)
+                .map(|(h, e)| {
+                    h.join().unwrap_or_else(|_| {
+                        (
+                            Instant::now(),
+                            Err(ScrapeError::of(e, "its scrape panicked")),
+                        )
+                    })
                 })
                 .collect()
         });
@@ -290,7 +313,7 @@ impl Hosts {
             .enumerate()
             .map(|(i, (at, r))| match r {
                 Err(e) => {
-                    errors.push(e);
+                    errors.push(e.to_string());
                     None
                 }
                 Ok(now) => {
