@@ -90,6 +90,20 @@ fn cpus(v: f64) -> String {
     }
 }
 
+/// Why the hardware a result was measured on is not known.
+#[derive(Debug, thiserror::Error)]
+pub enum HardwareError {
+    #[error(transparent)]
+    Read(#[from] crate::result::ResultError),
+    #[error("the search has no step")]
+    NoStep,
+    #[error("no size measured a capacity")]
+    NoSize,
+    /// Whose run results were left unread (a result given by its figures alone).
+    #[error("{0} were not read")]
+    NotRead(&'static str),
+}
+
 impl Hardware {
     /// The facts of `run`, read from `file`.
     pub fn of_run(run: &RunResult, file: &str) -> Hardware {
@@ -145,32 +159,32 @@ impl Hardware {
     }
 
     /// The facts of the run result at `path`.
-    pub fn read_run(path: &Path) -> Result<Hardware, String> {
-        let run = crate::result::read_run(path).map_err(|e| e.to_string())?;
+    pub fn read_run(path: &Path) -> Result<Hardware, HardwareError> {
+        let run = crate::result::read_run(path)?;
         Ok(Hardware::of_run(&run, &path.display().to_string()))
     }
 
     /// The facts of the step a capacity search's verdict rests on (its highest passing step,
     /// else its first), whose run result lies beside the search's file at `path`.
-    pub fn of_capacity(r: &CapacityResult, path: &Path) -> Result<Hardware, String> {
+    pub fn of_capacity(r: &CapacityResult, path: &Path) -> Result<Hardware, HardwareError> {
         let step = r
             .highest_passing_step()
             .or(r.steps.first())
-            .ok_or("the search has no step")?;
+            .ok_or(HardwareError::NoStep)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Hardware::read_run(&dir.join(&step.result))
     }
 
     /// The facts of the capacity-search result at `path`.
-    pub fn read_capacity(path: &Path) -> Result<Hardware, String> {
-        let r = crate::result::read_capacity(path).map_err(|e| e.to_string())?;
+    pub fn read_capacity(path: &Path) -> Result<Hardware, HardwareError> {
+        let r = crate::result::read_capacity(path)?;
         Hardware::of_capacity(&r, path)
     }
 
     /// The facts of a scaling run's largest size with a capacity (its search's file lies beside
     /// the scaling result at `path`).
-    pub fn of_scaling(s: &ScalingResult, path: &Path) -> Result<Hardware, String> {
-        let p = s.largest_measured().ok_or("no size measured a capacity")?;
+    pub fn of_scaling(s: &ScalingResult, path: &Path) -> Result<Hardware, HardwareError> {
+        let p = s.largest_measured().ok_or(HardwareError::NoSize)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Hardware::read_capacity(&dir.join(&p.result))
     }

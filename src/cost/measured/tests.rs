@@ -94,6 +94,6 @@ fn a_capacity_search_is_measured_on_its_passing_steps_run() {
     assert!(h.run.ends_with("cap-step-2.json"), "{}", h.run);
     assert_eq!(h.nodes, Some(1));
     std::fs::remove_file(dir.path().join("cap-step-2.json")).unwrap();
-    let e = Hardware::read_capacity(&path).unwrap_err();
+    let e = Hardware::read_capacity(&path).unwrap_err().to_string();
     assert!(e.contains("cap-step-2.json"), "{e}");
 }

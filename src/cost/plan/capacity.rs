@@ -13,6 +13,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::cost::catalog::Instance;
+use crate::cost::measured::HardwareError;
 use crate::cost::price::Origin;
 use crate::cost::{Catalog, CostError, Hardware};
 use crate::format::thousands;
@@ -52,11 +53,11 @@ impl MeasuredOn {
     pub(crate) fn new(
         ops_per_s: f64,
         nodes: u32,
-        hardware: Result<Hardware, String>,
+        hardware: Result<Hardware, HardwareError>,
     ) -> MeasuredOn {
         let (hardware, unknown) = match hardware {
             Ok(h) => (Some(h), None),
-            Err(e) => (None, Some(e)),
+            Err(e) => (None, Some(e.to_string())),
         };
         MeasuredOn {
             ops_per_s,
@@ -199,7 +200,7 @@ impl Capacity {
             measured: Some(MeasuredOn::new(
                 ops,
                 nodes,
-                Err("the search's run results were not read".into()),
+                Err(HardwareError::NotRead("the search's run results")),
             )),
         })
     }
@@ -249,7 +250,7 @@ impl Capacity {
             measured: Some(MeasuredOn::new(
                 capacity,
                 p.nodes,
-                Err("the scaling run's results were not read".into()),
+                Err(HardwareError::NotRead("the scaling run's results")),
             )),
         })
     }

@@ -121,7 +121,13 @@ fn measured_on(ops: f64, nodes: u32) -> Capacity {
         ops_per_s_per_node: ops / f64::from(nodes),
         how: format!("{ops} ops/s / {nodes} nodes"),
         origin: crate::cost::price::Origin::Measured("cap.json".into()),
-        measured: Some(MeasuredOn::new(ops, nodes, Err("not read".into()))),
+        measured: Some(MeasuredOn::new(
+            ops,
+            nodes,
+            Err(crate::cost::measured::HardwareError::NotRead(
+                "its run results",
+            )),
+        )),
     }
 }
 
