@@ -211,11 +211,18 @@ async fn create(client: &Client, j: &JobRun, rendered: &Rendered) -> Result<(), 
             .await
             .map_err(exists("Secret", &name))?;
     }
-    Api::<Job>::namespaced(client.clone(), ns)
+    let job = Api::<Job>::namespaced(client.clone(), ns)
         .create(&PostParams::default(), &rendered.job)
         .await
-        .map_err(exists("Job", &j.spec.name))?;
-    Ok(())
+        .map_err(exists("Job", &j.spec.name));
+    if let (Err(_), Some(secret)) = (&job, &rendered.secret) {
+        // The Secret made just now would refuse the next attempt: it goes with the Job.
+        let name = secret.metadata.name.clone().unwrap_or_default();
+        let _ = Api::<Secret>::namespaced(client.clone(), ns)
+            .delete(&name, &DeleteParams::default())
+            .await;
+    }
+    job.map(|_| ())
 }
 
 /// The runtime `k8s run` and `k8s probe --run` drive the API on.
