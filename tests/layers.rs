@@ -362,26 +362,33 @@ fn without_test_modules(code: &str) -> String {
         if !rest[..brace].contains("mod ") || rest.as_bytes()[brace] == b';' {
             continue;
         }
-        let mut depth = 0;
-        for (i, c) in rest.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        for b in &mut out[at..at + i + 1] {
-                            if *b != b'\n' {
-                                *b = b' ';
-                            }
-                        }
-                        break;
-                    }
+        if let Some(end) = closing_brace(rest) {
+            for b in &mut out[at..=at + end] {
+                if *b != b'\n' {
+                    *b = b' ';
                 }
-                _ => {}
             }
         }
     }
     String::from_utf8(out).expect("ASCII replacements keep UTF-8")
+}
+
+/// Where the brace closing `text`'s first `{` is (an offset into `text`).
+fn closing_brace(text: &str) -> Option<usize> {
+    let mut depth = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn line_of(code: &str, at: usize) -> usize {
@@ -447,21 +454,10 @@ fn functions(code: &str) -> Vec<(String, usize, usize)> {
         if rest.as_bytes()[open] == b';' {
             continue;
         }
-        let mut depth = 0;
-        for (i, c) in rest[open..].char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let first = line_of(code, at);
-                        let last = line_of(code, at + 3 + open + i);
-                        found.push((name, first, last - first + 1));
-                        break;
-                    }
-                }
-                _ => {}
-            }
+        if let Some(end) = closing_brace(&rest[open..]) {
+            let first = line_of(code, at);
+            let last = line_of(code, at + 3 + open + end);
+            found.push((name, first, last - first + 1));
         }
     }
     found

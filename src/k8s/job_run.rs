@@ -190,31 +190,38 @@ pub(super) async fn client(kubeconfig: Option<&Path>) -> Result<Client, JobRunEr
     Client::try_from(config).map_err(api("connecting to the Kubernetes API"))
 }
 
+/// Why creating `kind` `name` in namespace `ns` failed, in one line: taken, no such
+/// namespace, or the API's own error.
+pub(super) fn create_error(
+    kind: &str,
+    name: &str,
+    ns: &str,
+) -> impl FnOnce(kube::Error) -> JobRunError + use<> {
+    let (kind, name, ns) = (kind.to_string(), name.to_string(), ns.to_string());
+    move |e: kube::Error| match &e {
+        kube::Error::Api(s) if s.code == 409 => JobRunError::Invalid(crate::invalid!(
+            "{kind} {name} already exists in namespace {ns}: delete it or give another --name"
+        )),
+        kube::Error::Api(s) if s.code == 404 => JobRunError::Invalid(crate::invalid!(
+            "namespace {ns}: not found (create it first, or give --namespace)"
+        )),
+        _ => api(format!("creating {kind} {name} in namespace {ns}"))(e),
+    }
+}
+
 async fn create(client: &Client, j: &JobRun, rendered: &Rendered) -> Result<(), JobRunError> {
     let ns = &j.spec.namespace;
-    let exists = |kind: &str, name: &str| {
-        let (kind, name, ns) = (kind.to_string(), name.to_string(), ns.to_string());
-        move |e: kube::Error| match &e {
-            kube::Error::Api(s) if s.code == 409 => JobRunError::Invalid(crate::invalid!(
-                "{kind} {name} already exists in namespace {ns}: delete it or give another --name"
-            )),
-            kube::Error::Api(s) if s.code == 404 => JobRunError::Invalid(crate::invalid!(
-                "namespace {ns}: not found (create it first, or give --namespace)"
-            )),
-            _ => api(format!("creating {kind} {name} in namespace {ns}"))(e),
-        }
-    };
     if let Some(secret) = &rendered.secret {
         let name = secret.metadata.name.clone().unwrap_or_default();
         Api::<Secret>::namespaced(client.clone(), ns)
             .create(&PostParams::default(), secret)
             .await
-            .map_err(exists("Secret", &name))?;
+            .map_err(create_error("Secret", &name, ns))?;
     }
     let job = Api::<Job>::namespaced(client.clone(), ns)
         .create(&PostParams::default(), &rendered.job)
         .await
-        .map_err(exists("Job", &j.spec.name));
+        .map_err(create_error("Job", &j.spec.name, ns));
     if let (Err(_), Some(secret)) = (&job, &rendered.secret) {
         // The Secret made just now would refuse the next attempt: it goes with the Job.
         let name = secret.metadata.name.clone().unwrap_or_default();
@@ -243,16 +250,26 @@ pub(super) async fn delete_job(
     namespace: &str,
     name: &str,
 ) -> Result<(), JobRunError> {
+    delete_object(
+        Api::<Job>::namespaced(client.clone(), namespace),
+        "Job",
+        name,
+    )
+    .await
+}
+
+/// Deletes one object, and with it what it owns (in the background); one already gone is fine.
+async fn delete_object<K>(objects: Api<K>, kind: &str, name: &str) -> Result<(), JobRunError>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
     let background = DeleteParams {
         propagation_policy: Some(PropagationPolicy::Background),
         ..Default::default()
     };
-    match Api::<Job>::namespaced(client.clone(), namespace)
-        .delete(name, &background)
-        .await
-    {
+    match objects.delete(name, &background).await {
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-        Err(e) => Err(api(format!("deleting Job {name}"))(e)),
+        Err(e) => Err(api(format!("deleting {kind} {name}"))(e)),
         Ok(_) => Ok(()),
     }
 }
@@ -517,22 +534,12 @@ pub(super) fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 async fn delete(client: &Client, spec: &LoadersSpec) -> Result<(), JobRunError> {
-    let background = DeleteParams {
-        propagation_policy: Some(PropagationPolicy::Background),
-        ..Default::default()
-    };
-    let gone = |e: &kube::Error| matches!(e, kube::Error::Api(s) if s.code == 404);
     delete_job(client, &spec.namespace, &spec.name).await?;
     if let (super::loaders::CredentialsSource::Given(_), Some(secret)) =
         (&spec.credentials, super::loaders::secret_name(spec))
     {
-        match Api::<Secret>::namespaced(client.clone(), &spec.namespace)
-            .delete(&secret, &background)
-            .await
-        {
-            Err(e) if !gone(&e) => return Err(api(format!("deleting Secret {secret}"))(e)),
-            _ => {}
-        }
+        let secrets = Api::<Secret>::namespaced(client.clone(), &spec.namespace);
+        delete_object(secrets, "Secret", &secret).await?;
     }
     Ok(())
 }

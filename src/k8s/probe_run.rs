@@ -10,8 +10,8 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams, LogParams, PostParams};
 
 use super::job_run::{
-    JobRunError, api, client, delete_job, finished, last_lines, phase, runtime, stuck_reason,
-    write_new,
+    JobRunError, api, client, create_error, delete_job, finished, last_lines, phase, runtime,
+    stuck_reason, write_new,
 };
 use super::probe::{ProbeJobsSpec, job_name, render};
 use crate::cancel::Cancel;
@@ -72,12 +72,7 @@ pub fn run(
         for job in &rendered.jobs {
             let name = job.metadata.name.clone().unwrap_or_default();
             if let Err(e) = jobs.create(&PostParams::default(), job).await {
-                outcome = Err(match e {
-                    kube::Error::Api(s) if s.code == 409 => JobRunError::Invalid(crate::invalid!(
-                        "Job {name} already exists in namespace {ns}: delete it or give another --name"
-                    )),
-                    e => api(format!("creating Job {name} in namespace {ns}"))(e),
-                });
+                outcome = Err(create_error("Job", &name, ns)(e));
                 break;
             }
             created += 1;
