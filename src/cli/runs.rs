@@ -39,9 +39,19 @@ pub struct RunsArgs {
     pub last: Option<u32>,
 }
 
-fn parse_day(s: &str) -> Result<i64, String> {
-    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .map_err(|e| format!("'{s}' is not a day as YYYY-MM-DD: {e}"))?;
+/// A `--since` that is not a day.
+#[derive(Debug, thiserror::Error)]
+#[error("'{text}' is not a day as YYYY-MM-DD: {source}")]
+struct NotADay {
+    text: String,
+    source: chrono::ParseError,
+}
+
+fn parse_day(s: &str) -> Result<i64, NotADay> {
+    let d = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|source| NotADay {
+        text: s.to_string(),
+        source,
+    })?;
     Ok(d.and_hms_opt(0, 0, 0)
         .map(|t| t.and_utc().timestamp())
         .unwrap_or_default())

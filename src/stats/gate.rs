@@ -38,17 +38,33 @@ pub struct Gate {
     pub limit: f64,
 }
 
-impl FromStr for Gate {
-    type Err = String;
+/// Why a `--fail-if` rule was refused; each names the rule as written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GateError {
+    #[error(
+        "'{0}': write METRIC > +N% or METRIC < -N%, METRIC one of throughput, p50, p99, \
+         KIND.p50, KIND.p99 (KIND an operation such as read), capacity (of capacity searches)"
+    )]
+    Form(String),
+    #[error("'{0}': the change is a percentage, such as +10%")]
+    NoPercentSign(String),
+    #[error("'{rule}': '{change}' is not a percentage, such as +10%")]
+    NotAPercentage { rule: String, change: String },
+    #[error("'{0}': '>' takes a rise, such as +10%")]
+    RiseExpected(String),
+    #[error("'{0}': '<' takes a fall, such as -5%")]
+    FallExpected(String),
+}
 
-    fn from_str(s: &str) -> Result<Gate, String> {
-        let form = "write METRIC > +N% or METRIC < -N%, METRIC one of throughput, p50, p99, \
-                    KIND.p50, KIND.p99 (KIND an operation such as read), capacity (of capacity \
-                    searches)";
+impl FromStr for Gate {
+    type Err = GateError;
+
+    fn from_str(s: &str) -> Result<Gate, GateError> {
+        let form = || GateError::Form(s.to_string());
         let (at, bound) = match (s.find('>'), s.find('<')) {
             (Some(i), None) => (i, Bound::Above),
             (None, Some(i)) => (i, Bound::Below),
-            _ => return Err(format!("'{s}': {form}")),
+            _ => return Err(form()),
         };
         let name = s[..at].trim();
         let change = s[at + 1..].trim();
@@ -57,31 +73,34 @@ impl FromStr for Gate {
             None if name == "capacity" => GateMetric::Capacity,
             None => GateMetric::Response {
                 kind: None,
-                percentile: percentile(name).ok_or_else(|| format!("'{s}': {form}"))?,
+                percentile: percentile(name).ok_or_else(form)?,
             },
             Some((kind, p)) if !kind.is_empty() => GateMetric::Response {
                 kind: Some(kind.to_string()),
-                percentile: percentile(p).ok_or_else(|| format!("'{s}': {form}"))?,
+                percentile: percentile(p).ok_or_else(form)?,
             },
-            Some(_) => return Err(format!("'{s}': {form}")),
+            Some(_) => return Err(form()),
         };
         let number = change
             .strip_suffix('%')
-            .ok_or_else(|| format!("'{s}': the change is a percentage, such as +10%"))?
+            .ok_or_else(|| GateError::NoPercentSign(s.to_string()))?
             .trim();
         let value: f64 = number
             .parse()
             .ok()
             .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| format!("'{s}': '{change}' is not a percentage, such as +10%"))?;
+            .ok_or_else(|| GateError::NotAPercentage {
+                rule: s.to_string(),
+                change: change.to_string(),
+            })?;
         let signed_right = match bound {
             Bound::Above => value >= 0.0,
             Bound::Below => value <= 0.0 && (number.starts_with('-') || value == 0.0),
         };
         if !signed_right {
             return Err(match bound {
-                Bound::Above => format!("'{s}': '>' takes a rise, such as +10%"),
-                Bound::Below => format!("'{s}': '<' takes a fall, such as -5%"),
+                Bound::Above => GateError::RiseExpected(s.to_string()),
+                Bound::Below => GateError::FallExpected(s.to_string()),
             });
         }
         Ok(Gate {
@@ -229,7 +248,7 @@ mod tests {
             ("throughput < 5%", "'<' takes a fall"),
             ("throughput < +5%", "'<' takes a fall"),
         ] {
-            let e = text.parse::<Gate>().unwrap_err();
+            let e = text.parse::<Gate>().unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
         }
     }

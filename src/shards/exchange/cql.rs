@@ -257,20 +257,22 @@ impl Exchange for CqlExchange {
             self.keyspace
         ));
         st.set_page_size(FILES_PAGE);
-        let rows: Result<Vec<FileRow>, String> = self.rt.block_on(async {
+        let failed = |e: &dyn std::fmt::Display| {
+            query(format!("reading the shards' files of {step_run}"))(e.to_string())
+        };
+        let rows: Vec<FileRow> = self.rt.block_on(async {
             let pager = self
                 .session
                 .query_iter(st, (step_run,))
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| failed(&e))?;
             pager
                 .rows_stream::<FileRow>()
-                .map_err(|e| e.to_string())?
+                .map_err(|e| failed(&e))?
                 .try_collect()
                 .await
-                .map_err(|e| e.to_string())
-        });
-        let rows = rows.map_err(query(format!("reading the shards' files of {step_run}")))?;
+                .map_err(|e| failed(&e))
+        })?;
         Ok(rows
             .into_iter()
             .map(|(shard, name, chunk, chunks, data)| Chunk {
