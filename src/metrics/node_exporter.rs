@@ -240,15 +240,8 @@ pub fn scrape(e: &NodeExporter, timeout: Duration) -> Result<Counters, ScrapeErr
         .map(|c| format!("collect[]={c}"))
         .collect();
     let path = format!("/metrics?{}", query.join("&"));
-    let text = prometheus::scrape_path(&e.host, e.port, &path, timeout).map_err(|err| {
-        let what = match err.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
-                format!("no answer within {:.1}s", timeout.as_secs_f64())
-            }
-            _ => err.to_string(),
-        };
-        ScrapeError::of(e, what)
-    })?;
+    let text = prometheus::scrape_path(&e.host, e.port, &path, timeout)
+        .map_err(|err| ScrapeError::of(e, err.to_string()))?;
     let c = counters(&text);
     if c.cpu.total() == 0 {
         return Err(ScrapeError::of(

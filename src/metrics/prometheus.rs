@@ -1,8 +1,6 @@
-//! A minimal Prometheus text-format client: one HTTP/1.0 GET over a TCP socket and a parser
-//! for `name{labels} value` lines. No HTTP library needed for a loopback scrape.
+//! A Prometheus text-format client: an HTTP GET over `ureq` and a parser for
+//! `name{labels} value` lines.
 
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// One sample line.
@@ -23,40 +21,58 @@ impl Sample {
     }
 }
 
+/// Why an endpoint gave no text.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("connection refused")]
+    Refused,
+    #[error("no answer within {0:.1}s")]
+    TimedOut(f64),
+    #[error("HTTP status {0}")]
+    Status(u16),
+    #[error("{0}")]
+    Other(String),
+}
+
 /// Fetches `http://host:port/metrics`.
-pub fn scrape(host: &str, port: u16, timeout: Duration) -> std::io::Result<String> {
+pub fn scrape(host: &str, port: u16, timeout: Duration) -> Result<String, FetchError> {
     scrape_path(host, port, "/metrics", timeout)
 }
 
-/// Fetches `http://host:port{path}`; `timeout` bounds the connect and each read and write.
+/// Fetches `http://host:port{path}`; `timeout` bounds the whole exchange.
 pub fn scrape_path(
     host: &str,
     port: u16,
     path: &str,
     timeout: Duration,
-) -> std::io::Result<String> {
-    let addr = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("cannot resolve {host}"),
-        )
-    })?;
-    let mut s = TcpStream::connect_timeout(&addr, timeout)?;
-    s.set_read_timeout(Some(timeout))?;
-    s.set_write_timeout(Some(timeout))?;
-    // One write: `write!` would send each piece of the request as a segment of its own.
-    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\n\r\n").as_bytes())?;
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf)?;
-    let text = String::from_utf8_lossy(&buf);
-    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidData, "malformed HTTP response")
-    })?;
-    if !head.starts_with("HTTP/1.") || head.split_whitespace().nth(1).is_none_or(|c| c != "200") {
-        let status = head.lines().next().unwrap_or("").to_string();
-        return Err(std::io::Error::other(format!("HTTP status: {status}")));
-    }
-    Ok(body.to_string())
+) -> Result<String, FetchError> {
+    let host = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .build()
+        .into();
+    let failed = |e: ureq::Error| match e {
+        ureq::Error::StatusCode(code) => FetchError::Status(code),
+        ureq::Error::Timeout(_) => FetchError::TimedOut(timeout.as_secs_f64()),
+        ureq::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => FetchError::Refused,
+            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                FetchError::TimedOut(timeout.as_secs_f64())
+            }
+            _ => FetchError::Other(io.to_string()),
+        },
+        ureq::Error::HostNotFound => FetchError::Other(format!("cannot resolve {host}")),
+        other => FetchError::Other(other.to_string()),
+    };
+    let mut answer = agent
+        .get(format!("http://{host}:{port}{path}"))
+        .call()
+        .map_err(failed)?;
+    answer.body_mut().read_to_string().map_err(failed)
 }
 
 /// Parses the text exposition format; comments and malformed lines are skipped.
@@ -146,6 +162,39 @@ fn parse_labels(s: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fetch_names_a_refusal_a_status_and_a_silence() {
+        use std::io::{Read, Write};
+        let t = Duration::from_secs(2);
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        assert!(matches!(
+            scrape("127.0.0.1", port, t),
+            Err(FetchError::Refused)
+        ));
+        let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = server.local_addr().unwrap().port();
+        let answers = std::thread::spawn(move || {
+            for answer in ["HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n", ""] {
+                let (mut c, _) = server.accept().unwrap();
+                let mut buf = [0u8; 1024];
+                let _ = c.read(&mut buf);
+                if answer.is_empty() {
+                    // Silent until the client gives up.
+                    std::thread::sleep(Duration::from_millis(800));
+                } else {
+                    c.write_all(answer.as_bytes()).unwrap();
+                }
+            }
+        });
+        let status = scrape("127.0.0.1", port, t).unwrap_err();
+        assert_eq!(status.to_string(), "HTTP status 503");
+        let silent = scrape("127.0.0.1", port, Duration::from_millis(300)).unwrap_err();
+        assert_eq!(silent.to_string(), "no answer within 0.3s");
+        answers.join().unwrap();
+    }
 
     #[test]
     fn parses_exposition_lines() {

@@ -49,21 +49,11 @@ fn name_filter() -> String {
 /// Scrapes one endpoint.
 pub fn scrape_node(e: &Endpoint, timeout: Duration) -> Result<NodeReading, ScrapeError> {
     let path = format!("/metrics?{}", name_filter());
-    let text = prometheus::scrape_path(&e.host, e.port, &path, timeout).map_err(|err| {
-        let timed_out = matches!(
-            err.kind(),
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-        );
-        let what = if timed_out {
-            format!("no answer within {:.1}s", timeout.as_secs_f64())
-        } else {
-            err.to_string()
-        };
-        ScrapeError {
-            message: format!("{}: {}:{}: {what}", e.node, e.host, e.port),
-            refused: err.kind() == std::io::ErrorKind::ConnectionRefused,
-        }
-    })?;
+    let text =
+        prometheus::scrape_path(&e.host, e.port, &path, timeout).map_err(|err| ScrapeError {
+            message: format!("{}: {}:{}: {err}", e.node, e.host, e.port),
+            refused: matches!(err, prometheus::FetchError::Refused),
+        })?;
     Ok(reading(&prometheus::parse_named(&text, NAMES)))
 }
 
