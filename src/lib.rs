@@ -15,7 +15,7 @@
 //!
 //! ```text
 //! error  the one-line error of refused input
-//! format, fsutil, spill, host, netns, cancel, testutil  leaves: numbers, money, times and tables for people; atomic files and output paths; items a long run keeps on disk instead of in memory; this host's facts and clocks; network namespaces by name; a cancellation token; golden files in tests
+//! format, fsutil, spill, host, netns, cancel, yaml, testutil  leaves: YAML in and out; numbers, money, times and tables for people; atomic files and output paths; items a long run keeps on disk instead of in memory; this host's facts and clocks; network namespaces by name; a cancellation token; golden files in tests
 //! spec  persisted, versioned specs that validate themselves
 //! tls, lab  client TLS configurations, handshake failures in words, a local cluster's certificate authority; network labs (namespaces, bridges, NAT, partitions)
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
@@ -66,6 +66,7 @@ pub mod target;
 pub mod tls;
 pub mod verify;
 pub mod workload;
+pub mod yaml;
 
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -9,7 +9,6 @@ use std::path::Path;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Container, PersistentVolumeClaim, Pod, PodSpec, Secret};
-use serde::Deserialize;
 
 const RUN: [&str; 5] = [
     "--",
@@ -61,23 +60,22 @@ impl Objects {
     fn container(&self) -> &Container {
         &self.pod().containers[0]
     }
-    fn env(&self, name: &str) -> Option<serde_yaml::Value> {
+    fn env(&self, name: &str) -> Option<cqlbench::yaml::Value> {
         let env = self.container().env.as_ref().unwrap();
         let var = env.iter().find(|e| e.name == name)?;
-        Some(serde_yaml::to_value(var).unwrap())
+        Some(cqlbench::yaml::to_value(var))
     }
 }
 
 fn parse(yaml: &str) -> Objects {
     let mut o = Objects::default();
-    for doc in serde_yaml::Deserializer::from_str(yaml) {
-        let v = serde_yaml::Value::deserialize(doc).unwrap();
+    for v in cqlbench::yaml::from_str_multiple::<cqlbench::yaml::Value>(yaml).unwrap() {
         let kind = v["kind"].as_str().unwrap().to_string();
         match kind.as_str() {
-            "Secret" => o.secret = Some(serde_yaml::from_value(v).unwrap()),
-            "PersistentVolumeClaim" => o.claim = Some(serde_yaml::from_value(v).unwrap()),
-            "Job" => o.job = Some(serde_yaml::from_value(v).unwrap()),
-            "Pod" => o.collector = Some(serde_yaml::from_value(v).unwrap()),
+            "Secret" => o.secret = Some(cqlbench::yaml::from_value(v).unwrap()),
+            "PersistentVolumeClaim" => o.claim = Some(cqlbench::yaml::from_value(v).unwrap()),
+            "Job" => o.job = Some(cqlbench::yaml::from_value(v).unwrap()),
+            "Pod" => o.collector = Some(cqlbench::yaml::from_value(v).unwrap()),
             other => panic!("unexpected kind {other}"),
         }
         o.kinds.push(kind);
@@ -772,10 +770,8 @@ fn cluster_ok(args: &[&str]) -> String {
 }
 
 /// The documents of a rendered stream as YAML values.
-fn docs(yaml: &str) -> Vec<serde_yaml::Value> {
-    serde_yaml::Deserializer::from_str(yaml)
-        .map(|d| serde_yaml::Value::deserialize(d).unwrap())
-        .collect()
+fn docs(yaml: &str) -> Vec<cqlbench::yaml::Value> {
+    cqlbench::yaml::from_str_multiple(yaml).unwrap()
 }
 
 fn golden(name: &str) -> String {
@@ -816,7 +812,7 @@ fn cluster_defaults_and_every_flag_reach_their_field() {
     let dc = &c["datacenters"][0];
     assert_eq!(dc["metadata"]["name"], "dc1");
     assert_eq!(dc["size"], 3);
-    assert_eq!(dc["racks"].as_sequence().unwrap().len(), 3);
+    assert_eq!(dc["racks"].as_array().unwrap().len(), 3);
     assert!(dc["racks"][0].get("nodeAffinityLabels").is_none());
 
     let d = docs(&cluster_ok(&[

@@ -7,7 +7,6 @@ mod common;
 use std::path::Path;
 
 use k8s_openapi::api::batch::v1::Job;
-use serde::Deserialize;
 
 const BASE: [&str; 8] = [
     "--image",
@@ -32,9 +31,7 @@ fn k8s_probe(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 fn jobs(yaml: &str) -> Vec<Job> {
-    serde_yaml::Deserializer::from_str(yaml)
-        .map(|d| Job::deserialize(d).unwrap())
-        .collect()
+    cqlbench::yaml::from_str_multiple(yaml).unwrap()
 }
 
 #[test]

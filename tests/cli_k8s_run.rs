@@ -156,10 +156,11 @@ fn host_network_reaches_the_rendered_job() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let yaml = String::from_utf8(out.stdout).unwrap();
-    let job: k8s_openapi::api::batch::v1::Job = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|d| serde::Deserialize::deserialize(d).unwrap())
-        .find(|v: &serde_yaml::Value| v["kind"] == "Job")
-        .map(|v| serde_yaml::from_value(v).unwrap())
+    let job: k8s_openapi::api::batch::v1::Job = cqlbench::yaml::from_str_multiple(&yaml)
+        .unwrap()
+        .into_iter()
+        .find(|v: &cqlbench::yaml::Value| v["kind"] == "Job")
+        .map(|v| cqlbench::yaml::from_value(v).unwrap())
         .unwrap();
     let pod = job.spec.unwrap().template.spec.unwrap();
     assert_eq!(pod.host_network, Some(true));

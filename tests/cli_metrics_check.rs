@@ -317,9 +317,9 @@ fn the_exporter_configuration_of_local_nodes_is_printed_for_a_users_own() {
     let (code, out, err, _) = run(home.path(), &["metrics", "exporter-config"]);
     assert_eq!(code, Some(0), "{err}");
     // YAML the exporter reads, naming the MBeans the criteria and the fill read.
-    let v: serde_yaml::Value = serde_yaml::from_str(&out).unwrap();
+    let v: cqlbench::yaml::Value = cqlbench::yaml::from_str(&out).unwrap();
     let beans: Vec<&str> = v["includeObjectNames"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .filter_map(|b| b.as_str())

@@ -74,9 +74,9 @@ fn every_shipped_scenario_is_valid() {
             "a dry run writes nothing"
         );
         // The article's own sizes, against a real cluster's hosts.
-        let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        let yaml: cqlbench::yaml::Value = cqlbench::yaml::from_str(&text).unwrap();
         assert!(
-            yaml["scales"]["full"].is_sequence(),
+            yaml["scales"]["full"].is_array(),
             "{} has a full scale",
             f.display()
         );
@@ -140,8 +140,8 @@ fn shipped_scenarios_use_their_articles_settings() {
             .success();
         String::from_utf8_lossy(&a.get_output().stdout).to_string()
     };
-    let yaml = |file: &str| -> serde_yaml::Value {
-        serde_yaml::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
+    let yaml = |file: &str| -> cqlbench::yaml::Value {
+        cqlbench::yaml::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
     };
 
     // Ref 000: the latency test's threads=150 bound what is in flight.
@@ -193,7 +193,7 @@ fn shipped_scenarios_use_their_articles_settings() {
         assert_eq!(set["dynamic_snitch_update_interval"], "100ms", "{file}");
         assert_eq!(set["dynamic_snitch_reset_interval"], "60000ms", "{file}");
         assert_eq!(set["dynamic_snitch_badness_threshold"], 0.2, "{file}");
-        let mib = |v: &serde_yaml::Value| {
+        let mib = |v: &cqlbench::yaml::Value| {
             v.as_str()
                 .unwrap()
                 .trim_end_matches('M')
@@ -208,7 +208,7 @@ fn shipped_scenarios_use_their_articles_settings() {
     }
     let full = yaml("ref004-ssd-instances.yaml")["scales"]["full"].clone();
     let full: Vec<&str> = full
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .filter_map(|v| v.as_str())

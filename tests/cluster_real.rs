@@ -398,7 +398,7 @@ fn cassandra_4_0_and_4_1_run_on_java_11_with_quorum_all_and_verified_reads() {
         };
         // A setting away from its default, for the result to record as the nodes have it.
         s.yaml_overrides
-            .insert("concurrent_reads".into(), serde_yaml::Value::from(24));
+            .insert("concurrent_reads".into(), cqlbench::yaml::Value::from(24));
         let tc = TestCluster::create(s);
         let dist = &tc.c().state.dist;
         assert!(dist.version.starts_with(version), "{dist:?}");

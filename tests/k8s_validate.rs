@@ -9,8 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use cqlbench::k8s::KUBERNETES_VERSION;
-use serde::Deserialize;
-use serde_yaml::Value;
+use cqlbench::yaml::Value;
 
 const VALIDATOR: &str = "kubernetes-validate";
 
@@ -193,16 +192,11 @@ fn the_golden_manifest_validates_strictly() {
 /// The rendered stream of `file` with its Job changed by `change`, written to `dir/NAME.yaml`.
 fn broken(dir: &Path, file: &Path, name: &str, change: impl Fn(&mut Value)) -> std::path::PathBuf {
     let text = std::fs::read_to_string(file).unwrap();
-    let mut docs: Vec<Value> = serde_yaml::Deserializer::from_str(&text)
-        .map(|d| Value::deserialize(d).unwrap())
-        .collect();
+    let mut docs: Vec<Value> = cqlbench::yaml::from_str_multiple(&text).unwrap();
     let job = docs.iter_mut().find(|d| d["kind"] == "Job").unwrap();
     change(job);
     let out = dir.join(format!("{name}.yaml"));
-    let docs: Vec<String> = docs
-        .iter()
-        .map(|d| serde_yaml::to_string(d).unwrap())
-        .collect();
+    let docs: Vec<String> = docs.iter().map(cqlbench::yaml::to_string).collect();
     std::fs::write(&out, docs.join("---\n")).unwrap();
     out
 }
@@ -256,7 +250,7 @@ fn broken_manifests_fail_the_validator() {
 
     let missing = broken(dir.path(), &good, "missing", |job| {
         let container = &mut job["spec"]["template"]["spec"]["containers"][0];
-        container.as_mapping_mut().unwrap().remove("name");
+        container.as_object_mut().unwrap().remove("name");
     });
     assert_invalid(&missing, "'name' is a required property");
 }
@@ -285,7 +279,7 @@ sys.exit(1 if errors else 0)
 
 fn derived_schema_check(dir: &Path, name: &str, cluster: &Value) -> Output {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/k8s/k8ssandra-schema.json");
-    let json: serde_json::Value = serde_yaml::from_value(cluster.clone()).unwrap();
+    let json: serde_json::Value = cqlbench::yaml::from_value(cluster.clone()).unwrap();
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, serde_json::to_string_pretty(&json).unwrap()).unwrap();
     Command::new(PYTHON)
@@ -298,9 +292,7 @@ fn derived_schema_check(dir: &Path, name: &str, cluster: &Value) -> Output {
 
 fn stream(file: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(file).unwrap();
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|d| Value::deserialize(d).unwrap())
-        .collect()
+    cqlbench::yaml::from_str_multiple(&text).unwrap()
 }
 
 fn the_cluster(docs: &[Value]) -> Value {
@@ -523,7 +515,7 @@ fn broken_clusters_fail_the_derived_schema() {
         d,
         "no-size",
         |v| {
-            dc(v).as_mapping_mut().unwrap().remove("size");
+            dc(v).as_object_mut().unwrap().remove("size");
         },
         "'size' is a required property",
     );
@@ -604,7 +596,7 @@ fn broken_storage_classes_fail_the_validator() {
         (
             "sc-missing",
             Box::new(|sc: &mut Value| {
-                sc.as_mapping_mut().unwrap().remove("provisioner");
+                sc.as_object_mut().unwrap().remove("provisioner");
             }),
             "'provisioner' is a required property",
         ),
@@ -612,10 +604,7 @@ fn broken_storage_classes_fail_the_validator() {
         let mut docs = stream(&golden);
         change(&mut docs[0]);
         let file = dir.path().join(format!("{name}.yaml"));
-        let docs: Vec<String> = docs
-            .iter()
-            .map(|d| serde_yaml::to_string(d).unwrap())
-            .collect();
+        let docs: Vec<String> = docs.iter().map(cqlbench::yaml::to_string).collect();
         std::fs::write(&file, docs.join("---\n")).unwrap();
         let out = validate(&file, true);
         let said = text(&out);

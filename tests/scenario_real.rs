@@ -133,7 +133,7 @@ fn scenarios_against_a_real_node() {
         ("compaction_throughput", "4MiB/s"),
     ] {
         s.yaml_overrides
-            .insert(k.into(), serde_yaml::Value::String(v.into()));
+            .insert(k.into(), cqlbench::yaml::Value::String(v.into()));
     }
     let tc = TestCluster::create(s);
     tc.start();

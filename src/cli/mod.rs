@@ -381,7 +381,7 @@ mod tests {
     }
 
     fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> T {
-        de::from_value(serde_yaml::from_str(text).unwrap()).unwrap()
+        de::from_value(crate::yaml::from_str(text).unwrap()).unwrap()
     }
 
     /// A key left out of a scenario step means what the flag left out means.

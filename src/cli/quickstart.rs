@@ -48,9 +48,9 @@ pub fn run(a: QuickstartArgs) -> anyhow::Result<()> {
     section.insert("heap".into(), format!("{}M", a.heap.0).into());
     // The smoke check first (the cluster's status, rows written and read back at QUORUM);
     // with --smoke-only nothing else.
-    let smoke = serde_yaml::Mapping::from_iter([(
+    let smoke = crate::yaml::Mapping::from_iter([(
         "smoke".into(),
-        serde_yaml::Mapping::from_iter([("rows".into(), u64::from(a.rows).into())]).into(),
+        crate::yaml::Mapping::from_iter([("rows".into(), u64::from(a.rows).into())]).into(),
     )]);
     f.steps.insert(0, smoke);
     if a.smoke_only {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use super::dist::Distribution;
 use super::plan::{ClusterPlan, NATIVE_PORT, NodePlan, STORAGE_PORT};
@@ -108,7 +108,7 @@ pub fn cassandra_yaml(
 ) -> String {
     let mut m = Mapping::new();
     let mut put = |k: &str, v: Value| {
-        m.insert(s(k), v);
+        m.insert(String::from(k), v);
     };
     put("cluster_name", s(&spec.name));
     match node.vnode_tokens.as_slice() {
@@ -133,24 +133,24 @@ pub fn cassandra_yaml(
     put("native_transport_port", Value::from(NATIVE_PORT));
     put("storage_port", Value::from(STORAGE_PORT));
     let mut seed_params = Mapping::new();
-    seed_params.insert(s("seeds"), s(&plan.seeds().join(",")));
+    seed_params.insert(String::from("seeds"), s(&plan.seeds().join(",")));
     let mut seed_provider = Mapping::new();
     seed_provider.insert(
-        s("class_name"),
+        String::from("class_name"),
         s("org.apache.cassandra.locator.SimpleSeedProvider"),
     );
     seed_provider.insert(
-        s("parameters"),
-        Value::Sequence(vec![Value::Mapping(seed_params)]),
+        String::from("parameters"),
+        Value::Array(vec![Value::Object(seed_params)]),
     );
     put(
         "seed_provider",
-        Value::Sequence(vec![Value::Mapping(seed_provider)]),
+        Value::Array(vec![Value::Object(seed_provider)]),
     );
     put("endpoint_snitch", s("GossipingPropertyFileSnitch"));
     put(
         "data_file_directories",
-        Value::Sequence(vec![dir(paths.data_dir, "data")]),
+        Value::Array(vec![dir(paths.data_dir, "data")]),
     );
     put("commitlog_directory", dir(paths.data_dir, "commitlog"));
     put(
@@ -169,38 +169,41 @@ pub fn cassandra_yaml(
         let options = |optional: bool, client_auth: bool| {
             let mut factory = Mapping::new();
             factory.insert(
-                s("class_name"),
+                String::from("class_name"),
                 s("org.apache.cassandra.security.PEMBasedSslContextFactory"),
             );
             let mut o = Mapping::new();
-            o.insert(s("ssl_context_factory"), Value::Mapping(factory));
+            o.insert(String::from("ssl_context_factory"), Value::Object(factory));
             o.insert(
-                s("keystore"),
+                String::from("keystore"),
                 s(&ca.node_keystore(node.index).to_string_lossy()),
             );
-            o.insert(s("truststore"), s(&ca.ca().to_string_lossy()));
-            o.insert(s("require_client_auth"), Value::Bool(client_auth));
-            o.insert(s("optional"), Value::Bool(optional));
+            o.insert(String::from("truststore"), s(&ca.ca().to_string_lossy()));
+            o.insert(
+                String::from("require_client_auth"),
+                Value::Bool(client_auth),
+            );
+            o.insert(String::from("optional"), Value::Bool(optional));
             o
         };
         let mut client = options(t.optional, t.client_auth);
-        client.insert(s("enabled"), Value::Bool(true));
-        put("client_encryption_options", Value::Mapping(client));
+        client.insert(String::from("enabled"), Value::Bool(true));
+        put("client_encryption_options", Value::Object(client));
         if t.internode {
             let mut server = options(false, true);
-            server.insert(s("internode_encryption"), s("all"));
-            put("server_encryption_options", Value::Mapping(server));
+            server.insert(String::from("internode_encryption"), s("all"));
+            put("server_encryption_options", Value::Object(server));
         }
     }
     for (k, v) in &spec.yaml_overrides {
-        m.insert(s(k), v.clone());
+        m.insert(String::from(k), v.clone());
     }
     m.retain(|_, v| !v.is_null());
     let mut out = format!(
         "# Rendered by cqlbench for {} of cluster {}. Edits are overwritten at start.\n",
         node.name, spec.name
     );
-    out.push_str(&serde_yaml::to_string(&m).expect("a YAML mapping serializes"));
+    out.push_str(&crate::yaml::to_string(&m));
     out
 }
 
@@ -386,15 +389,15 @@ mod tests {
             tls_dir: Path::new("/c/tls"),
         };
         let y40: Value =
-            serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V40)).unwrap();
+            crate::yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V40)).unwrap();
         assert_eq!(y40["commitlog_sync_period_in_ms"], Value::from(10_000));
         assert!(y40.get("commitlog_sync_period").is_none());
         // Every key rendered for a line is one the line knows.
         for line in crate::cluster::versions::LINES {
             let y: Value =
-                serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, line)).unwrap();
-            for k in y.as_mapping().unwrap().keys() {
-                let k = k.as_str().unwrap();
+                crate::yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, line)).unwrap();
+            for k in y.as_object().unwrap().keys() {
+                let k = k.as_str();
                 assert!(line.knows_key(k), "{line} does not know {k}");
             }
         }
@@ -478,7 +481,7 @@ mod tests {
             tls_dir: Path::new("/c/tls"),
         };
         let y: Value =
-            serde_yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V50)).unwrap();
+            crate::yaml::from_str(&cassandra_yaml(&spec, &p, &p.nodes[0], &np, Line::V50)).unwrap();
         assert_eq!(y["concurrent_writes"], Value::from(16));
         assert_eq!(y["listen_address"], s("127.0.0.1"));
         assert_eq!(y["initial_token"], s(&i64::MIN.to_string()));
@@ -488,7 +491,7 @@ mod tests {
         v.vnodes = 4;
         let vp = crate::cluster::plan::plan(&v, 24 << 30, 2).unwrap();
         let y: Value =
-            serde_yaml::from_str(&cassandra_yaml(&v, &vp, &vp.nodes[0], &np, Line::V50)).unwrap();
+            crate::yaml::from_str(&cassandra_yaml(&v, &vp, &vp.nodes[0], &np, Line::V50)).unwrap();
         assert_eq!(y["num_tokens"], Value::from(4));
         let listed: Vec<i64> = y["initial_token"]
             .as_str()

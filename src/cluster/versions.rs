@@ -88,15 +88,15 @@ impl Line {
 
     /// The key and value of the commit log's sync period (10 s): 4.1 renamed the key and gave
     /// it a unit.
-    pub fn commitlog_sync_period(self) -> (&'static str, serde_yaml::Value) {
+    pub fn commitlog_sync_period(self) -> (&'static str, crate::yaml::Value) {
         match self {
             Line::V40 => (
                 "commitlog_sync_period_in_ms",
-                serde_yaml::Value::from(10_000),
+                crate::yaml::Value::from(10_000),
             ),
             Line::V41 | Line::V50 => (
                 "commitlog_sync_period",
-                serde_yaml::Value::String("10000ms".into()),
+                crate::yaml::Value::String("10000ms".into()),
             ),
         }
     }

@@ -216,10 +216,10 @@ pub fn env_plan(p: &Plan) -> String {
             .iter()
             .map(|(k, v)| {
                 let v = match v {
-                    serde_yaml::Value::String(s) => s.clone(),
+                    crate::yaml::Value::String(s) => s.clone(),
                     v => serde_json::to_string(v).unwrap_or_default(),
                 };
-                format!("{}={v}", k.as_str().unwrap_or_default())
+                format!("{}={v}", k)
             })
             .collect();
         let _ = writeln!(out, "  connection: {}", settings.join(" "));

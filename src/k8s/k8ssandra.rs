@@ -177,15 +177,15 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_refused_on_reading_back() {
-        let rack: Result<Rack, _> = serde_yaml::from_str("name: r1\nzone: a\n");
+        let rack: Result<Rack, _> = crate::yaml::from_str("name: r1\nzone: a\n");
         assert!(
             rack.unwrap_err()
                 .to_string()
                 .contains("unknown field `zone`")
         );
-        let jvm: Result<JvmOptions, _> = serde_yaml::from_str("heap_new_gen_size: 1Gi\n");
+        let jvm: Result<JvmOptions, _> = crate::yaml::from_str("heap_new_gen_size: 1Gi\n");
         assert!(jvm.is_err());
-        let jvm: JvmOptions = serde_yaml::from_str("gc: G1GC\nheap_max_size: 8Gi\n").unwrap();
+        let jvm: JvmOptions = crate::yaml::from_str("gc: G1GC\nheap_max_size: 8Gi\n").unwrap();
         assert_eq!(jvm.gc, Some(GcName::G1GC));
     }
 }

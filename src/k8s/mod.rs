@@ -49,7 +49,7 @@ pub fn labels(component: &str, run_id: &str) -> BTreeMap<String, String> {
 /// One object as a YAML document.
 pub fn to_yaml<T: serde::Serialize>(object: &T) -> String {
     // Serialising a k8s-openapi object cannot fail: string-keyed maps, no non-finite floats.
-    serde_yaml::to_string(object).expect("a Kubernetes object serialises to YAML")
+    crate::yaml::to_string(object)
 }
 
 /// Documents as one multi-document YAML stream, `---` between them, after `header` (comment
@@ -251,9 +251,7 @@ mod tests {
             s.starts_with("# two\napp.kubernetes.io/component: loader\n"),
             "{s}"
         );
-        let docs: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(&s)
-            .map(|d| serde::Deserialize::deserialize(d).unwrap())
-            .collect();
+        let docs: Vec<crate::yaml::Value> = crate::yaml::from_str_multiple(&s).unwrap();
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1]["app.kubernetes.io/component"], "collector");
         assert_eq!(docs[1]["cqlbench.io/run-id"], "r1");

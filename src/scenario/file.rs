@@ -22,8 +22,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::yaml::Value;
 use serde::Deserialize;
-use serde_yaml::Value;
 
 use super::refs::{self, Planned, StepRef};
 pub use super::steps::Placement;
@@ -45,7 +45,7 @@ pub struct ScenarioFile {
     /// A local cluster: the options of `cqlbench cluster create` plus `name`; with
     /// `environments`, what they have in common.
     #[serde(default)]
-    pub cluster: Option<serde_yaml::Mapping>,
+    pub cluster: Option<crate::yaml::Mapping>,
     /// Or the contact points of a cluster that exists (no local cluster is created).
     #[serde(default, deserialize_with = "de::hosts")]
     pub hosts: Vec<String>,
@@ -57,7 +57,7 @@ pub struct ScenarioFile {
     /// credentials, `dc`, driver settings, address map, metrics sources); an environment's
     /// `connection:` is merged over it, and a step's own options win over both.
     #[serde(default)]
-    pub connection: Option<serde_yaml::Mapping>,
+    pub connection: Option<crate::yaml::Mapping>,
     /// Environments compared: each runs every step, on its variant of the cluster (or on
     /// hosts), as a column of the report.
     #[serde(default)]
@@ -71,7 +71,7 @@ pub struct ScenarioFile {
     #[serde(default = "one")]
     pub repeat: u32,
     /// Each step: `{COMMAND: {options}}`, optionally with `name:` and `repeat:`.
-    pub steps: Vec<serde_yaml::Mapping>,
+    pub steps: Vec<crate::yaml::Mapping>,
     /// Write a report of all results at the end (default: yes).
     #[serde(default = "yes")]
     pub report: bool,
@@ -86,14 +86,14 @@ pub struct Environment {
     pub name: String,
     /// Cluster options that differ from the scenario's `cluster:` (merged over it).
     #[serde(default)]
-    pub cluster: Option<serde_yaml::Mapping>,
+    pub cluster: Option<crate::yaml::Mapping>,
     /// Or a cluster that exists: its contact points (no local cluster is created).
     #[serde(default, deserialize_with = "de::hosts")]
     pub hosts: Vec<String>,
     /// How its load steps reach and observe its cluster, merged over the scenario's
     /// `connection:` (e.g. its own CA, credentials, `dc` and node exporters).
     #[serde(default)]
-    pub connection: Option<serde_yaml::Mapping>,
+    pub connection: Option<crate::yaml::Mapping>,
     /// How it would be deployed: `INSTANCE,NODES[,DISK][,TERM]`, for the cost table.
     #[serde(default)]
     pub deployment: Option<String>,
@@ -146,7 +146,7 @@ pub struct Plan {
     pub dir: PathBuf,
     pub cluster: Option<ClusterPlan>,
     /// The connection settings its load steps get (the scenario's merged under its own).
-    pub connection: serde_yaml::Mapping,
+    pub connection: crate::yaml::Mapping,
     pub steps: Vec<PlannedStep>,
     pub deployments: Vec<Deployment>,
     pub report: bool,
@@ -160,8 +160,8 @@ pub struct ClusterPlan {
 
 /// Reads a scenario file's text; the error names the key at fault.
 pub fn parse(text: &str) -> Result<ScenarioFile, crate::error::Invalid> {
-    let v: Value =
-        serde_yaml::from_str(text).map_err(|e| crate::invalid!("not a scenario file: {e}"))?;
+    let v: Value = crate::yaml::from_str(text)
+        .map_err(|e| crate::invalid!("not a scenario file: {}", crate::yaml::first_line(&e)))?;
     de::from_value(v).map_err(|e| crate::invalid!("not a scenario file: {e}"))
 }
 
@@ -184,7 +184,7 @@ fn scenario_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Er
 
 /// Each step's name: its `name:`, else its command, else (when an earlier step has that name)
 /// `COMMAND-N` for the N-th step; `None` for a name that is not text.
-pub fn step_names(steps: &[serde_yaml::Mapping]) -> Vec<Option<String>> {
+pub fn step_names(steps: &[crate::yaml::Mapping]) -> Vec<Option<String>> {
     let mut seen = std::collections::BTreeSet::new();
     steps
         .iter()
@@ -212,9 +212,9 @@ pub fn repeat_of(v: &Value) -> Result<u32, crate::error::Invalid> {
 }
 
 /// A step's command: its first key that is not one of [`STEP_KEYS`].
-pub fn step_command(step: &serde_yaml::Mapping) -> Option<&str> {
+pub fn step_command(step: &crate::yaml::Mapping) -> Option<&str> {
     step.keys()
-        .filter_map(Value::as_str)
+        .map(String::as_str)
         .find(|k| !STEP_KEYS.contains(k))
 }
 
@@ -258,18 +258,18 @@ pub const CONNECTION_KEYS: &[&str] = &[
 fn connection(
     f: &ScenarioFile,
     env: Option<&Environment>,
-) -> Result<serde_yaml::Mapping, crate::error::Invalid> {
+) -> Result<crate::yaml::Mapping, crate::error::Invalid> {
     let m = merged(
         f.connection.as_ref(),
         env.and_then(|e| e.connection.as_ref()),
     )
     .unwrap_or_default();
     for k in m.keys() {
-        let key = k.as_str().unwrap_or_default();
+        let key = k.as_str();
         if !CONNECTION_KEYS.contains(&key) {
             return Err(crate::invalid!(
                 "connection: '{}' is not a connection setting (give {}){}",
-                serde_yaml::to_string(k).unwrap_or_default().trim(),
+                k,
                 CONNECTION_KEYS.join(", "),
                 crate::format::did_you_mean(key, CONNECTION_KEYS.iter().copied())
             ));
@@ -282,14 +282,14 @@ fn connection(
 fn with_connection(
     command: &str,
     options: Value,
-    connection: &serde_yaml::Mapping,
+    connection: &crate::yaml::Mapping,
 ) -> Result<Value, crate::error::Invalid> {
     if connection.is_empty() || !Step::LOAD_COMMANDS.contains(&command) {
         return Ok(options);
     }
     let mut m = match options {
-        Value::Null => serde_yaml::Mapping::new(),
-        Value::Mapping(m) => m,
+        Value::Null => crate::yaml::Mapping::new(),
+        Value::Object(m) => m,
         _ => return Err(crate::invalid!("options must be a map of key: value")),
     };
     for (k, v) in connection {
@@ -297,7 +297,7 @@ fn with_connection(
             m.insert(k.clone(), v.clone());
         }
     }
-    Ok(Value::Mapping(m))
+    Ok(Value::Object(m))
 }
 
 /// The keys of a step besides its command.
@@ -314,7 +314,7 @@ fn axes(
     let Some(vary) = vary else {
         return Ok(vec![(String::new(), options.clone())]);
     };
-    let Value::Mapping(vary) = vary else {
+    let Value::Object(vary) = vary else {
         return Err(crate::invalid!(
             "vary: give a map of option: [values], e.g. vary: {{rate: [100, 500]}}"
         ));
@@ -324,17 +324,12 @@ fn axes(
     }
     let keys = Step::keys(command);
     let given = match options {
-        Value::Mapping(m) => m.clone(),
-        _ => serde_yaml::Mapping::new(),
+        Value::Object(m) => m.clone(),
+        _ => crate::yaml::Mapping::new(),
     };
     let mut out = vec![(String::new(), given)];
     for (key, values) in vary {
-        let Some(key) = key.as_str() else {
-            return Err(crate::invalid!(
-                "vary: the options varied are named by text"
-            ));
-        };
-        if !keys.contains(&key) {
+        if !keys.contains(&key.as_str()) {
             return Err(crate::invalid!(
                 "vary: a {command} step has no option '{key}'"
             ));
@@ -345,7 +340,7 @@ fn axes(
             ));
         }
         let values = match values {
-            Value::Sequence(v) if !v.is_empty() => v,
+            Value::Array(v) if !v.is_empty() => v,
             _ => {
                 return Err(crate::invalid!(
                     "vary: {key}: give a list of one or more values, e.g. [100, 500]"
@@ -375,7 +370,7 @@ fn axes(
                     )
                     .collect();
                 let mut options = options.clone();
-                options.insert(Value::from(key), v.clone());
+                options.insert(key.clone(), v.clone());
                 next.push((format!("{suffix}-{key}-{label}"), options));
             }
         }
@@ -383,15 +378,15 @@ fn axes(
     }
     Ok(out
         .into_iter()
-        .map(|(suffix, m)| (suffix, Value::Mapping(m)))
+        .map(|(suffix, m)| (suffix, Value::Object(m)))
         .collect())
 }
 
 /// Merges `over` onto `base` (keys of `over` win).
 fn merged(
-    base: Option<&serde_yaml::Mapping>,
-    over: Option<&serde_yaml::Mapping>,
-) -> Option<serde_yaml::Mapping> {
+    base: Option<&crate::yaml::Mapping>,
+    over: Option<&crate::yaml::Mapping>,
+) -> Option<crate::yaml::Mapping> {
     match (base, over) {
         (None, None) => None,
         (b, o) => {
@@ -516,7 +511,7 @@ fn placement(
     let cluster = match section {
         Some(m) => {
             let c: ClusterSection =
-                de::from_value(Value::Mapping(m)).map_err(|e| crate::invalid!("cluster: {e}"))?;
+                de::from_value(Value::Object(m)).map_err(|e| crate::invalid!("cluster: {e}"))?;
             let base = c.name.clone().unwrap_or_else(|| f.name.clone());
             Some(ClusterPlan {
                 name: match env {
@@ -550,13 +545,13 @@ struct Written<'a> {
 /// Reads step `n` of the file (its command, `repeat`, options; `out` is the scenario's).
 fn written<'a>(
     f: &ScenarioFile,
-    step: &'a serde_yaml::Mapping,
+    step: &'a crate::yaml::Mapping,
     n: usize,
     name: Option<String>,
 ) -> Result<Written<'a>, crate::error::Invalid> {
     let mut cmds: Vec<&str> = step
         .keys()
-        .filter_map(Value::as_str)
+        .map(String::as_str)
         .filter(|k| !STEP_KEYS.contains(k))
         .collect();
     let (Some(command), None) = (cmds.pop(), cmds.pop()) else {
@@ -580,7 +575,7 @@ fn written<'a>(
         Some(v) => repeat_of(v).map_err(|e| crate::invalid!("step {n} ({name}): {e}"))?,
     };
     let options = step.get(command).cloned().unwrap_or(Value::Null);
-    if let Value::Mapping(m) = &options
+    if let Value::Object(m) = &options
         && m.contains_key("out")
     {
         return Err(crate::invalid!(
@@ -603,7 +598,7 @@ fn plan_variant(
     name: &str,
     options: &Value,
     at: (&Path, &Placement, Option<&Environment>),
-    connection: &serde_yaml::Mapping,
+    connection: &crate::yaml::Mapping,
     done: &BTreeMap<String, Planned>,
 ) -> Result<(Vec<PlannedStep>, Planned), crate::error::Invalid> {
     let (dir, placement, env) = at;
@@ -761,7 +756,10 @@ steps:
         assert_eq!(c.options.heap, Some(crate::spec::MiB(256)));
         assert_eq!(
             c.options.yaml,
-            [("concurrent_writes".to_string(), serde_yaml::Value::from(32))]
+            [(
+                "concurrent_writes".to_string(),
+                crate::yaml::Value::from(32)
+            )]
         );
         assert_eq!(p.deployments.len(), 1);
         assert_eq!(p.steps.len(), 5);
@@ -1213,7 +1211,7 @@ steps:
         assert_eq!(probe.dc, None);
         assert_eq!(
             eks.connection.get("dc"),
-            Some(&serde_yaml::Value::from("east"))
+            Some(&crate::yaml::Value::from("east"))
         );
     }
 

@@ -18,7 +18,7 @@
 //! is replaced, not varied. With `--hosts`, a scale's `cluster.` entries are left out (there is
 //! no local cluster) and a `--set cluster.…` is refused.
 
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use super::file::{ScenarioFile, repeat_of, step_command};
 use super::steps::Step;
@@ -92,7 +92,7 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
     }
     let value: Value = match text {
         "" => Value::String(String::new()),
-        t => serde_yaml::from_str(t).unwrap_or_else(|_| Value::String(t.to_string())),
+        t => crate::yaml::from_str(t).unwrap_or_else(|_| Value::String(t.to_string())),
     };
     if key == "repeat" {
         f.repeat = repeat_of(&value)?;
@@ -116,7 +116,7 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
             match &value {
                 Value::Null => cluster.remove(option),
                 _ if i > 0 && !cluster.contains_key(option) => None,
-                v => cluster.insert(Value::from(option), v.clone()),
+                v => cluster.insert(option.to_string(), v.clone()),
             };
         }
         return Ok(());
@@ -142,20 +142,18 @@ fn set(f: &mut ScenarioFile, entry: &str) -> Result<(), Invalid> {
             }
             continue;
         }
-        let options = step
-            .entry(Value::from(command.as_str()))
-            .or_insert(Value::Null);
+        let options = step.entry(command.as_str()).or_insert(Value::Null);
         if options.is_null() {
-            *options = Value::Mapping(Mapping::new());
+            *options = Value::Object(Mapping::new());
         }
-        let Value::Mapping(options) = options else {
+        let Value::Object(options) = options else {
             return Err(crate::invalid!("step {}: options must be a map", i + 1));
         };
         match value {
             Value::Null => options.remove(option),
-            _ => options.insert(Value::from(option), value.clone()),
+            _ => options.insert(option.to_string(), value.clone()),
         };
-        if let Some(Value::Mapping(vary)) = step.get_mut("vary") {
+        if let Some(Value::Object(vary)) = step.get_mut("vary") {
             vary.remove(option);
             if vary.is_empty() {
                 step.remove("vary");

@@ -101,7 +101,7 @@ pub struct Planned {
 /// not a reference; a `{…}` inside a longer text is refused.
 fn reference(
     key: &str,
-    value: &serde_yaml::Value,
+    value: &crate::yaml::Value,
     known: &BTreeMap<String, Planned>,
 ) -> Result<Option<StepRef>, Invalid> {
     let Some(text) = value.as_str() else {
@@ -178,16 +178,16 @@ fn closed_loop_rate(text: &str, name: &str) -> Invalid {
 /// them, and each reference with its key. A reference whose value is known now — the result
 /// path of a step run once — is left in the options as that path.
 pub fn take(
-    options: &serde_yaml::Value,
+    options: &crate::yaml::Value,
     known: &BTreeMap<String, Planned>,
-) -> Result<(serde_yaml::Value, Vec<(String, StepRef)>), Invalid> {
-    let serde_yaml::Value::Mapping(m) = options else {
+) -> Result<(crate::yaml::Value, Vec<(String, StepRef)>), Invalid> {
+    let crate::yaml::Value::Object(m) = options else {
         return Ok((options.clone(), Vec::new()));
     };
-    let mut rest = serde_yaml::Mapping::new();
+    let mut rest = crate::yaml::Mapping::new();
     let mut refs = Vec::new();
     for (k, v) in m {
-        let key = k.as_str().unwrap_or_default();
+        let key = k.as_str();
         match reference(key, v, known)? {
             Some(r) => {
                 let d = &known[&r.step];
@@ -203,7 +203,7 @@ pub fn take(
             }
         }
     }
-    Ok((serde_yaml::Value::Mapping(rest), refs))
+    Ok((crate::yaml::Value::Object(rest), refs))
 }
 
 /// A value standing in for a reference while a step is checked before anything runs.
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn whole_values_become_typed_references() {
-        let opts: serde_yaml::Value = serde_yaml::from_str(
+        let opts: crate::yaml::Value = crate::yaml::from_str(
             "{rows: '{fill.rows}', of: '{fill}', rate: '{lat-1.5k.ops_per_s}', duration: 10s}",
         )
         .unwrap();
@@ -353,7 +353,7 @@ mod tests {
             ]
         );
         let e = |text: &str| {
-            take(&serde_yaml::from_str(text).unwrap(), &known())
+            take(&crate::yaml::from_str(text).unwrap(), &known())
                 .unwrap_err()
                 .to_string()
         };
@@ -376,7 +376,7 @@ mod tests {
                 closed_loop: true,
             },
         );
-        let opts = |text: &str| serde_yaml::from_str::<serde_yaml::Value>(text).unwrap();
+        let opts = |text: &str| crate::yaml::from_str::<crate::yaml::Value>(text).unwrap();
         let e = take(&opts("{rate: '{cap.rate}'}"), &known)
             .unwrap_err()
             .to_string();

@@ -41,7 +41,7 @@ pub struct ClusterSpec {
     pub address_prefix: String,
     /// Extra top-level cassandra.yaml settings, applied over the rendered defaults.
     #[serde(default)]
-    pub yaml_overrides: BTreeMap<String, serde_yaml::Value>,
+    pub yaml_overrides: BTreeMap<String, crate::yaml::Value>,
     /// Emulated disks by data centre (`--storage`): each node of the DC gets its own.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub storage: BTreeMap<String, crate::spec::storage::DiskClass>,

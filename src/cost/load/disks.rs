@@ -1,7 +1,7 @@
 //! A disk entry of the catalogue: its formula, the fields that formula takes (besides the
 //! common ones) and their values.
 
-use serde_yaml::Value;
+use crate::yaml::Value;
 
 use super::entry::Entry;
 use crate::cost::CostError;
@@ -246,7 +246,7 @@ fn azure_ultra(e: &Entry) -> Result<DiskFormula, CostError> {
 fn parse_iops_tiers(e: &Entry) -> Result<Vec<IopsTier>, CostError> {
     let items = e
         .get("iops_tiers")
-        .and_then(Value::as_sequence)
+        .and_then(Value::as_array)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| {
             e.err(
@@ -280,7 +280,7 @@ fn parse_iops_tiers(e: &Entry) -> Result<Vec<IopsTier>, CostError> {
 fn parse_azure_tiers(e: &Entry) -> Result<Vec<AzureTier>, CostError> {
     let items = e
         .get("tiers")
-        .and_then(Value::as_sequence)
+        .and_then(Value::as_array)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| e.err("tiers", "expected a non-empty list of size tiers"))?;
     let mut tiers = Vec::new();

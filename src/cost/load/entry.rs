@@ -1,7 +1,7 @@
 //! One mapping of a catalogue file, with typed field accessors whose errors name the file,
 //! the entry and the field.
 
-use serde_yaml::{Mapping, Value};
+use crate::yaml::{Mapping, Value};
 
 use crate::cost::CostError;
 use crate::cost::catalog::Source;
@@ -15,7 +15,7 @@ pub(super) struct Entry<'a> {
 
 impl<'a> Entry<'a> {
     pub(super) fn top(file: &'a str, root: &'a Value) -> Result<Self, CostError> {
-        let map = root.as_mapping().ok_or_else(|| CostError::CatalogFile {
+        let map = root.as_object().ok_or_else(|| CostError::CatalogFile {
             file: file.to_string(),
             problem: "expected a mapping with instances, disks, kubernetes, …".into(),
         })?;
@@ -28,7 +28,7 @@ impl<'a> Entry<'a> {
 
     pub(super) fn child(&self, label: &str, v: &'a Value) -> Result<Entry<'a>, CostError> {
         let label = format!("{} {label}", self.label);
-        let map = v.as_mapping().ok_or_else(|| CostError::CatalogFile {
+        let map = v.as_object().ok_or_else(|| CostError::CatalogFile {
             file: self.file.to_string(),
             problem: format!("{label}: expected a mapping of fields"),
         })?;
@@ -51,7 +51,7 @@ impl<'a> Entry<'a> {
             return Ok(Vec::new());
         };
         let items = v
-            .as_sequence()
+            .as_array()
             .ok_or_else(|| self.err(field, &format!("expected a list of {kind} entries")))?;
         let mut out = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -62,7 +62,7 @@ impl<'a> Entry<'a> {
             };
             let name = item.get(key).and_then(Value::as_str);
             let label = name.map_or(format!("{kind} #{}", i + 1), |n| format!("{kind} \"{n}\""));
-            let map = item.as_mapping().ok_or_else(|| CostError::CatalogFile {
+            let map = item.as_object().ok_or_else(|| CostError::CatalogFile {
                 file: file.to_string(),
                 problem: format!("{label}: expected a mapping of fields"),
             })?;
@@ -90,7 +90,7 @@ impl<'a> Entry<'a> {
 
     pub(super) fn allow_with(&self, fields: &[&str], more: &[&str]) -> Result<(), CostError> {
         for key in self.map.keys() {
-            let k = key.as_str().unwrap_or("?");
+            let k = key.as_str();
             if !fields.contains(&k) && !more.contains(&k) {
                 let known: Vec<&str> = fields.iter().chain(more).copied().collect();
                 return Err(self.err(k, &format!("unknown field (known: {})", known.join(", "))));

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use serde_yaml::Value;
+use crate::yaml::Value;
 
 mod disks;
 mod entry;
@@ -40,8 +40,8 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<Catalog, CostError> {
         file: file.to_string(),
         problem,
     };
-    let root: Value =
-        serde_yaml::from_str(text).map_err(|e| file_err(format!("not valid YAML: {e}")))?;
+    let root: Value = crate::yaml::from_str(text)
+        .map_err(|e| file_err(format!("not valid YAML: {}", crate::yaml::first_line(&e))))?;
     let top = Entry::top(file, &root)?;
     top.allow(&[
         "hours_per_month",
@@ -143,7 +143,7 @@ fn parse_instance(e: &Entry) -> Result<Instance, CostError> {
     let mut reserved = Vec::new();
     if let Some(list) = e.get("reserved") {
         let items = list
-            .as_sequence()
+            .as_array()
             .ok_or_else(|| e.err("reserved", "expected a list of reserved prices"))?;
         for (i, v) in items.iter().enumerate() {
             let r = e.child(&format!("reserved #{}", i + 1), v)?;

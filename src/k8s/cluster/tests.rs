@@ -135,7 +135,7 @@ fn each_dc_claims_its_own_class_and_classes_are_shared() {
 fn jvm_options_use_the_crds_names() {
     let r = render(&ref000(), &catalog()).unwrap();
     let cfg = r.cluster.spec.cassandra.config.as_ref().unwrap();
-    let y = serde_yaml::to_value(cfg).unwrap();
+    let y = crate::yaml::to_value(cfg);
     let j = &y["jvmOptions"];
     assert_eq!(j["heap_initial_size"], "31Gi");
     assert_eq!(j["heap_max_size"], "31Gi");
@@ -150,7 +150,7 @@ fn jvm_options_use_the_crds_names() {
     s.new_gen = Some(MiB(200));
     s.gc = Gc::Zgc;
     let r = render(&s, &catalog()).unwrap();
-    let j = serde_yaml::to_value(&r.cluster.spec.cassandra.config).unwrap();
+    let j = crate::yaml::to_value(&r.cluster.spec.cassandra.config);
     let j = &j["jvmOptions"];
     assert_eq!(j["heap_max_size"], "500Mi");
     assert_eq!(j["gc"], "ZGC");
@@ -174,15 +174,13 @@ fn resources_are_requests_and_limits_of_the_cassandra_container() {
 fn the_rendered_cluster_reads_back_into_the_strict_model() {
     for spec in [ref000(), ref003()] {
         let yaml = render(&spec, &catalog()).unwrap().yaml();
-        let docs: Vec<serde_yaml::Value> = serde_yaml::Deserializer::from_str(&yaml)
-            .map(|d| serde::Deserialize::deserialize(d).unwrap())
-            .collect();
+        let docs: Vec<crate::yaml::Value> = crate::yaml::from_str_multiple(&yaml).unwrap();
         let last = docs.last().unwrap().clone();
-        let back: K8ssandraCluster = serde_yaml::from_value(last).unwrap();
+        let back: K8ssandraCluster = crate::yaml::from_value(last).unwrap();
         assert_eq!(back.kind, "K8ssandraCluster");
         assert_eq!(back.api_version, "k8ssandra.io/v1alpha1");
         for d in &docs[..docs.len() - 1] {
-            let sc: StorageClass = serde_yaml::from_value(d.clone()).unwrap();
+            let sc: StorageClass = crate::yaml::from_value(d.clone()).unwrap();
             assert_eq!(sc.reclaim_policy.as_deref(), Some("Retain"));
         }
     }

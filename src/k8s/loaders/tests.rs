@@ -225,7 +225,7 @@ fn the_password_is_only_in_the_secret() {
     // The stream holds it once, and it reads back intact despite its quotes, colon and '#'.
     let yaml = r.yaml();
     assert_eq!(yaml.matches("s3cr").count(), 1, "{yaml}");
-    let first: Secret = serde_yaml::from_str(yaml.split("---\n").next().unwrap()).unwrap();
+    let first: Secret = crate::yaml::from_str(yaml.split("---\n").next().unwrap()).unwrap();
     assert_eq!(first.string_data.unwrap()["password"], PASSWORD);
 }
 

@@ -354,7 +354,7 @@ impl CapacityStep {
     /// [`Self::args`] without the options left at their defaults.
     pub fn args_shown(&self, command: &str) -> Vec<String> {
         let defaults: CapacitySearch =
-            de::from_value(serde_yaml::Value::Mapping(Default::default()))
+            de::from_value(crate::yaml::Value::Object(Default::default()))
                 .expect("the defaults are a valid search");
         let mut a = self.run.args_shown(command);
         a.extend(argv::part_flags(&self.search, Some(&defaults)));
@@ -702,9 +702,9 @@ mod tests {
     }
 
     fn search(yaml: &str) -> Result<CapacitySpec, String> {
-        let v: serde_yaml::Value = serde_yaml::from_str(yaml).unwrap();
+        let v: crate::yaml::Value = crate::yaml::from_str(yaml).unwrap();
         let v = if v.is_null() {
-            serde_yaml::Value::Mapping(Default::default())
+            crate::yaml::Value::Object(Default::default())
         } else {
             v
         };

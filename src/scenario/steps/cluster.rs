@@ -130,7 +130,7 @@ pub struct ClusterOptions {
     /// In a scenario file: `set: {concurrent_writes: 64}`.
     #[arg(long = "set", value_parser = parse_yaml_setting)]
     #[serde(rename = "set", default, deserialize_with = "settings")]
-    pub yaml: Vec<(String, serde_yaml::Value)>,
+    pub yaml: Vec<(String, crate::yaml::Value)>,
     /// An emulated disk per node of a data centre, repeatable: `[DC=]DISK:SIZE[:IOPS[:MBPS]]`
     /// with a disk type of the price catalogue (its IOPS and MB/s limits for that size and
     /// provisioning are applied to the node's own loop device) or `local` (no limits), e.g.
@@ -177,9 +177,9 @@ fn storage_list<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Vec<crate::spec::storage::StorageArg>, D::Error> {
     use serde::de::Error;
-    let items = match serde_yaml::Value::deserialize(d)? {
-        serde_yaml::Value::Sequence(items) => items,
-        one @ serde_yaml::Value::String(_) => vec![one],
+    let items = match crate::yaml::Value::deserialize(d)? {
+        crate::yaml::Value::Array(items) => items,
+        one @ crate::yaml::Value::String(_) => vec![one],
         _ => {
             return Err(D::Error::custom(
                 "expected [DC=]DISK:SIZE texts, e.g. [dc1=gp3:500Gi]",
@@ -222,35 +222,32 @@ fn check_setting_key(s: &str, k: &str) -> Result<(), crate::error::Invalid> {
 }
 
 /// `KEY=VALUE` with a YAML value.
-pub fn parse_yaml_setting(s: &str) -> Result<(String, serde_yaml::Value), crate::error::Invalid> {
+pub fn parse_yaml_setting(s: &str) -> Result<(String, crate::yaml::Value), crate::error::Invalid> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| crate::invalid!("'{s}': expected KEY=VALUE"))?;
     let k = k.trim();
     check_setting_key(s, k)?;
-    let value: serde_yaml::Value =
-        serde_yaml::from_str(v).map_err(|e| crate::invalid!("'{s}': value is not YAML: {e}"))?;
+    let value: crate::yaml::Value = crate::yaml::from_str(v).map_err(|e| {
+        crate::invalid!("'{s}': value is not YAML: {}", crate::yaml::first_line(&e))
+    })?;
     Ok((k.to_string(), value))
 }
 
 /// `set: {key: value, …}`, or a list of `KEY=VALUE`.
 fn settings<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Vec<(String, serde_yaml::Value)>, D::Error> {
+) -> Result<Vec<(String, crate::yaml::Value)>, D::Error> {
     use serde::de::Error;
-    match serde_yaml::Value::deserialize(d)? {
-        serde_yaml::Value::Mapping(m) => m
+    match crate::yaml::Value::deserialize(d)? {
+        crate::yaml::Value::Object(m) => m
             .into_iter()
             .map(|(k, v)| {
-                let k = k
-                    .as_str()
-                    .ok_or_else(|| D::Error::custom("a cassandra.yaml key must be text"))?
-                    .to_string();
                 check_setting_key(&k, &k).map_err(D::Error::custom)?;
                 Ok((k, v))
             })
             .collect(),
-        serde_yaml::Value::Sequence(items) => items
+        crate::yaml::Value::Array(items) => items
             .iter()
             .map(|i| {
                 let s = i
@@ -259,7 +256,7 @@ fn settings<'de, D: serde::Deserializer<'de>>(
                 parse_yaml_setting(s).map_err(D::Error::custom)
             })
             .collect(),
-        serde_yaml::Value::String(s) => parse_yaml_setting(&s)
+        crate::yaml::Value::String(s) => parse_yaml_setting(&s)
             .map(|kv| vec![kv])
             .map_err(D::Error::custom),
         _ => Err(D::Error::custom(

@@ -234,17 +234,18 @@ where
     A: serde::de::DeserializeOwned,
     B: serde::de::DeserializeOwned,
 {
-    let map = serde_yaml::Mapping::deserialize(d)?;
+    let map = crate::yaml::Mapping::deserialize(d)?;
     let a_keys = field_names::<A>();
-    let (mut a, mut b) = (serde_yaml::Mapping::new(), serde_yaml::Mapping::new());
+    let (mut a, mut b) = (crate::yaml::Mapping::new(), crate::yaml::Mapping::new());
     for (k, v) in map {
-        match k.as_str() {
-            Some(name) if a_keys.contains(&name) => a.insert(k, v),
-            _ => b.insert(k, v),
-        };
+        if a_keys.contains(&k.as_str()) {
+            a.insert(k, v);
+        } else {
+            b.insert(k, v);
+        }
     }
-    let a = from_value(serde_yaml::Value::Mapping(a)).map_err(D::Error::custom)?;
-    let b = from_value(serde_yaml::Value::Mapping(b)).map_err(D::Error::custom)?;
+    let a = from_value(crate::yaml::Value::Object(a)).map_err(D::Error::custom)?;
+    let b = from_value(crate::yaml::Value::Object(b)).map_err(D::Error::custom)?;
     Ok((a, b))
 }
 
@@ -265,7 +266,7 @@ pub fn with_suggestion(message: String) -> String {
 
 /// Deserializes a YAML value; the error names the key at fault (`rate: '-1' is not a rate`).
 pub fn from_value<T: serde::de::DeserializeOwned>(
-    v: serde_yaml::Value,
+    v: crate::yaml::Value,
 ) -> Result<T, crate::error::Invalid> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();

@@ -109,11 +109,11 @@ impl Step {
     /// the error names the key at fault.
     pub fn from_yaml(
         command: &str,
-        options: serde_yaml::Value,
+        options: crate::yaml::Value,
     ) -> Result<Step, crate::error::Invalid> {
         let options = match options {
-            serde_yaml::Value::Null => serde_yaml::Value::Mapping(Default::default()),
-            m @ serde_yaml::Value::Mapping(_) => m,
+            crate::yaml::Value::Null => crate::yaml::Value::Object(Default::default()),
+            m @ crate::yaml::Value::Object(_) => m,
             _ => return Err("options must be a map of key: value".into()),
         };
         Ok(match command {
@@ -254,7 +254,7 @@ impl Step {
         match self {
             Step::Probe(p) => {
                 let defaults: ProbeStep =
-                    de::from_value(serde_yaml::Value::Mapping(Default::default()))
+                    de::from_value(crate::yaml::Value::Object(Default::default()))
                         .expect("no keys is a valid probe");
                 argv::args("probe", &[], p.as_ref(), Some(&defaults))
             }
@@ -307,7 +307,7 @@ mod tests {
     use super::*;
 
     fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> T {
-        de::from_value(serde_yaml::from_str(text).unwrap()).unwrap()
+        de::from_value(crate::yaml::from_str(text).unwrap()).unwrap()
     }
 
     /// A spec built in code is refused as the command line and the file refuse it.
@@ -330,13 +330,13 @@ mod tests {
         // Values a flag's parser refuses are refused by the spec's own checks too.
         let err = Step::from_yaml(
             "latency",
-            serde_yaml::from_str("{workload: keyvalue, rate: -1}").unwrap(),
+            crate::yaml::from_str("{workload: keyvalue, rate: -1}").unwrap(),
         )
         .unwrap_err();
         assert!(err.starts_with("rate:"), "{err}");
         let err = Step::from_yaml(
             "run",
-            serde_yaml::from_str("{workload: keyvalue, fault: ['30s:explode:node1']}").unwrap(),
+            crate::yaml::from_str("{workload: keyvalue, fault: ['30s:explode:node1']}").unwrap(),
         )
         .unwrap_err();
         assert!(

@@ -321,7 +321,7 @@ mod tests {
     use super::*;
 
     fn step(text: &str) -> Result<ScalingStep, crate::error::Invalid> {
-        de::from_value(serde_yaml::from_str(text).unwrap())
+        de::from_value(crate::yaml::from_str(text).unwrap())
     }
 
     #[test]
@@ -349,7 +349,7 @@ mod tests {
     #[test]
     fn each_size_is_the_scenarios_cluster_resized() {
         let base: ClusterOptions = de::from_value(
-            serde_yaml::from_str("{nodes: 3, racks: 3, heap: 256M, address-prefix: '127.0.9.'}")
+            crate::yaml::from_str("{nodes: 3, racks: 3, heap: 256M, address-prefix: '127.0.9.'}")
                 .unwrap(),
         )
         .unwrap();
@@ -357,7 +357,7 @@ mod tests {
         assert_eq!((o.nodes, o.racks, o.address_prefix), (Some(2), 2, None));
         assert_eq!(o.heap, base.heap);
         let base: ClusterOptions =
-            de::from_value(serde_yaml::from_str("{dcs: 'east:3:3'}").unwrap()).unwrap();
+            de::from_value(crate::yaml::from_str("{dcs: 'east:3:3'}").unwrap()).unwrap();
         let dc = &ScalingStep::options_for(&base, 1).dcs.unwrap()[0];
         assert_eq!((dc.name.as_str(), dc.nodes, dc.racks), ("east", 1, 1));
         assert_eq!(
@@ -372,7 +372,7 @@ mod tests {
         let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("`cluster:`"), "{e}");
         let base: ClusterOptions =
-            de::from_value(serde_yaml::from_str("{heap: 256M}").unwrap()).unwrap();
+            de::from_value(crate::yaml::from_str("{heap: 256M}").unwrap()).unwrap();
         s.base = Some(("sc".into(), base));
         s.capacity.run.cluster = Some("sc".into());
         s.capacity.run.rf = Some("2".into());

@@ -246,13 +246,8 @@ impl Profile {
             key: key.to_string(),
             what,
         };
-        let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-            // serde_yaml's message can span lines: keep the first.
-            err(
-                "yaml",
-                e.to_string().lines().next().unwrap_or("").to_string(),
-            )
-        })?;
+        let value: crate::yaml::Value =
+            crate::yaml::from_str(text).map_err(|e| err("yaml", crate::yaml::first_line(&e)))?;
         let file: ProfileFile = serde_path_to_error::deserialize(value).map_err(|e| {
             let key = e.path().to_string();
             err(&key, e.into_inner().to_string())

@@ -116,7 +116,7 @@ fn bad_profiles_are_refused_naming_the_file_and_the_key() {
         (
             good.replace("queries:\n", "queries\n"),
             "yaml",
-            "could not find expected ':' at line",
+            "expected ':' at line 35",
         ),
         (
             good.replace("  - name: unit", "  - name: units"),

@@ -572,7 +572,7 @@ impl RunStep {
 
     /// [`Self::args`] without the options left at their defaults: what a person reads.
     pub fn args_shown(&self, command: &str) -> Vec<String> {
-        let defaults: RunStep = de::from_value(serde_yaml::Value::Mapping(
+        let defaults: RunStep = de::from_value(crate::yaml::Value::Object(
             [("workload".into(), self.workload.to_string().into())]
                 .into_iter()
                 .collect(),
