@@ -73,23 +73,23 @@ impl IntervalLog {
 /// One histogram line of an interval log: tag, start (s), length (s), histogram.
 pub type LogEntry = (String, f64, f64, Histogram<u64>);
 
-/// Parses the histogram lines back (for tests and tools).
+/// Reads the histogram lines back with hdrhistogram's own interval-log reader (shards merge
+/// their loaders' logs through it); a line it cannot read is refused with its byte offset.
 pub fn read(path: &Path) -> Result<Vec<LogEntry>, crate::error::Invalid> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry as Line};
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    for line in text.lines().filter(|l| l.starts_with("Tag=")) {
-        let f: Vec<&str> = line.splitn(5, ',').collect();
-        if f.len() != 5 {
-            return Err(crate::invalid!("malformed line: {line}"));
+    for line in IntervalLogIterator::new(&bytes) {
+        let line = line.map_err(|e| crate::invalid!("not an interval log line: {e:?}"))?;
+        if let Line::Interval(i) = line {
+            let tag = i.tag().map(|t| t.as_str().to_string()).unwrap_or_default();
+            out.push((
+                tag,
+                i.start_timestamp().as_secs_f64(),
+                i.duration().as_secs_f64(),
+                crate::stats::decode(i.encoded_histogram())?,
+            ));
         }
-        let tag = f[0].trim_start_matches("Tag=").to_string();
-        let start: f64 = f[1]
-            .parse()
-            .map_err(|_| crate::invalid!("bad start in {line}"))?;
-        let len: f64 = f[2]
-            .parse()
-            .map_err(|_| crate::invalid!("bad length in {line}"))?;
-        out.push((tag, start, len, crate::stats::decode(f[4])?));
     }
     Ok(out)
 }
@@ -118,7 +118,11 @@ mod tests {
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].0, "main/write/response");
         assert_eq!(back[0].3.len(), 1);
+        assert_eq!((back[0].1, back[0].2), (1.0, 1.0));
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.contains("#[StartTime: 1700000000.000"));
+        std::fs::write(&p, text + "Tag=x,1.0,one,2.0,AAAA\n").unwrap();
+        let e = read(&p).unwrap_err().to_string();
+        assert!(e.contains("not an interval log line"), "{e}");
     }
 }
