@@ -30,6 +30,7 @@
 //! load  the load engine: scheduler, executor, session, barrier
 //! verify  reading acknowledged writes back
 //! shards  one run over several loader processes: merging their results
+//! capacity  the capacity search as a pure policy: the next step's level, each step's overload checks
 //! probe, k8s  host characterisation; Kubernetes manifests
 //! report  results into tables, Markdown, CSV and HTML
 //! scenario  the methodologies and scenario files: steps run on a target, events and typed outcomes
@@ -38,6 +39,7 @@
 //! ```
 
 pub mod cancel;
+pub mod capacity;
 pub mod catalogue;
 pub mod cli;
 pub mod cluster;

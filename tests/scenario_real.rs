@@ -342,12 +342,16 @@ fn scenarios_against_a_real_node() {
     for k in 0..c.steps.len() {
         assert_eq!(
             Some(c.steps[k].target_rate_per_s),
-            CapacityResult::next_rate(&c.spec, &c.steps[..k]),
+            cqlbench::capacity::policy::next_rate(&c.spec, &c.steps[..k]),
             "step {}: {text}",
             k + 1
         );
     }
-    assert_eq!(CapacityResult::next_rate(&c.spec, &c.steps), None, "{text}");
+    assert_eq!(
+        cqlbench::capacity::policy::next_rate(&c.spec, &c.steps),
+        None,
+        "{text}"
+    );
     let lowest_failed = c
         .steps
         .iter()

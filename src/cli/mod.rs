@@ -551,8 +551,8 @@ mod tests {
     /// own `--shard` takes its share (half the rate; 3 and 2 of 5 in flight).
     #[test]
     fn each_loader_of_a_capacity_step_runs_its_share_of_the_step() {
+        use crate::capacity::Level;
         use crate::load::RunPlan;
-        use crate::scenario::capacity::Level;
         use crate::spec::{LoadMode, Stop};
         let Command::Capacity(cap) = cli(&[
             "capacity",

@@ -235,7 +235,7 @@ enum Refinement {
 }
 
 fn refinement(r: &CapacityResult) -> Refinement {
-    let ran = CapacityResult::refinements(&r.steps);
+    let ran = crate::capacity::policy::refinements(&r.steps);
     if r.spec.refine == 0 {
         Refinement::NotAsked
     } else if ran >= r.spec.refine {
@@ -457,7 +457,7 @@ fn rate_verdict(out: &mut String, r: &CapacityResult, v: &Verdict) -> std::fmt::
             "capacity: every step failed, down to {f:.0} ops/s{}: {}",
             match r.status {
                 CapacityStatus::Interrupted => " before the search was interrupted",
-                _ if f <= CapacityResult::lowest_rate(&r.spec) =>
+                _ if f <= crate::capacity::policy::lowest_rate(&r.spec) =>
                     " (the lowest rate the search tries)",
                 _ => " (--max-steps ended the search)",
             },

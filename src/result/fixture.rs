@@ -628,3 +628,77 @@ pub fn capacity_loader_bound(env: &str) -> CapacityResult {
     r.verdict = Some(CapacityResult::verdict_of(&r.steps));
     r
 }
+
+/// One search step at `rate` whose one check passed or failed (the policy's tests).
+pub fn search_step(rate: f64, passed: bool) -> SearchStep {
+    let r = crate::result::fixture::run("a", &crate::result::fixture::RunShape::default());
+    SearchStep {
+        index: 0,
+        target_rate_per_s: rate,
+        concurrency: None,
+        result: PathBuf::new(),
+        settle_s: 0.0,
+        pending_before: None,
+        cpu_before: None,
+        pending_after: None,
+        node_cpu: None,
+        host_cpu: None,
+        loaders: None,
+        summary: r.main_summary().unwrap().clone(),
+        checks: vec![CriterionCheck {
+            criterion: "x".into(),
+            value: Some(1.0),
+            limit: 0.0,
+            unit: String::new(),
+            passed,
+            unverified: None,
+        }],
+        passed,
+    }
+}
+
+/// A search from 1,000 ops/s doubling, 10 steps at most, 2 refinements, no criteria.
+pub fn search_spec() -> CapacitySpec {
+    CapacitySpec {
+        mode: SearchMode::Rate,
+        start_rate_per_s: 1000.0,
+        growth: Growth::Factor(2.0),
+        step_s: 1.0,
+        warmup_s: 0.0,
+        max_steps: 10,
+        refine: 2,
+        settle: Settle {
+            max_pending: 0.0,
+            max_cpu: None,
+            timeout_s: 1.0,
+        },
+        criteria: Criteria {
+            latency: vec![],
+            max_pending_compactions: None,
+            pending_after_s: 0.0,
+            max_node_cpu: None,
+            max_error_rate: None,
+            min_achieved: None,
+        },
+    }
+}
+
+/// One closed-loop search step at `c` in flight whose one check passed or failed.
+pub fn closed_step(c: usize, passed: bool) -> SearchStep {
+    SearchStep {
+        target_rate_per_s: 0.0,
+        concurrency: Some(c),
+        ..search_step(0.0, passed)
+    }
+}
+
+/// A closed-loop search from `start` in flight, otherwise [`search_spec`].
+pub fn closed_spec(start: usize, growth: Growth, refine: usize) -> CapacitySpec {
+    CapacitySpec {
+        mode: SearchMode::Concurrency { start },
+        start_rate_per_s: 0.0,
+        growth,
+        refine,
+        ..search_spec()
+    }
+}

@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 
 use super::run::RunStep;
 use super::{argv, de};
+use crate::capacity::Level;
 use crate::error::Invalid;
 use crate::result::capacity::{
     CapacityResult, CapacitySpec, CapacityStatus, Criteria, Growth, LatencyBound, SearchMode,
     Settle,
 };
-use crate::scenario::capacity::{self, Level};
+use crate::scenario::capacity;
 use crate::scenario::event::{Event, LoadersEvent};
 use crate::scenario::{Context, ScenarioError};
 use crate::shards::exchange::cql::CqlExchange;
