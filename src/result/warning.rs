@@ -109,12 +109,73 @@ pub enum Warning {
         nodes: usize,
         unreachable: Vec<String>,
     },
+    /// The client sent late: its send lag's p99 is most of the response time's, so the
+    /// response times measure the client's delays (a starved timer or runtime, a host shared
+    /// with the nodes) more than the cluster's.
+    SendLagDominates {
+        phase: String,
+        send_lag_p99_ms: f64,
+        response_p99_ms: f64,
+        service_p99_ms: f64,
+    },
     /// The client was built without optimisation: its figures at high rates are its own
     /// limits as much as the cluster's.
     UnoptimisedClient {
         profile: String,
         opt_level: String,
     },
+}
+
+/// [`Warning::BacklogCarriedOver`] in words.
+fn backlog_text(
+    phase: &str,
+    ops: u64,
+    scheduled: u64,
+    ops_per_s: f64,
+    target_per_s: f64,
+) -> String {
+    format!(
+        "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
+        100.0 * ops as f64 / scheduled.max(1) as f64,
+        100.0 * ops_per_s / target_per_s
+    )
+}
+
+/// [`Warning::HostSaturated`] in words.
+fn host_text(phase: &str, host_cpu: f64, client_cpu_cores: f64, nodes: Option<f64>) -> String {
+    format!(
+        "{phase}: this host's CPUs were {:.0}% busy over the window (cqlbench {client_cpu_cores:.2} cores{}): the client and the nodes share them, so the figures may be the host's or the load generator's limit rather than Cassandra's",
+        host_cpu * 100.0,
+        nodes
+            .map(|n| format!(", the nodes {n:.2} cores"))
+            .unwrap_or_default()
+    )
+}
+
+/// [`Warning::SendLagDominates`] in words.
+fn send_lag_text(phase: &str, lag_p99: f64, response_p99: f64, service_p99: f64) -> String {
+    format!(
+        "{phase}: the client sent late: its send lag p99 ({lag_p99:.2} ms) is {:.0}% of the response time p99 ({response_p99:.2} ms; service time p99 {service_p99:.2} ms), so the response times measure the client's own delays more than the cluster's; give the client CPUs of its own (another host, or taskset apart from the nodes) or fewer --threads",
+        100.0 * lag_p99 / response_p99
+    )
+}
+
+/// [`Warning::NodeSettingsDiffer`] in words: the first few settings that differ.
+fn settings_text(node: &str, asked: &str, differ: &[(String, String, String)]) -> String {
+    const SHOWN: usize = 5;
+    let listed: Vec<String> = differ
+        .iter()
+        .take(SHOWN)
+        .map(|(name, mine, theirs)| format!("{name} {mine} ({theirs})"))
+        .collect();
+    let mut text = format!(
+        "node {node}'s settings differ from those of {asked}, the node asked (its values in brackets): {}",
+        listed.join(", ")
+    );
+    if differ.len() > SHOWN {
+        text += &format!(" and {} more", differ.len() - SHOWN);
+    }
+    text
 }
 
 /// [`Warning::NodesUnreachable`] in words.
@@ -150,44 +211,50 @@ impl fmt::Display for Warning {
                 "{phase}: the client used {:.0}% of its threads' CPU: it may be the bottleneck, not the cluster (add --threads or another client)",
                 cpu_util * 100.0
             ),
-            Warning::Errors { phase, errors, ops } => {
-                write!(
-                    f,
-                    "{phase}: {errors} errors in {ops} operations ({:.2}%)",
-                    100.0 * *errors as f64 / (*ops).max(1) as f64
-                )
-            }
-            Warning::TooFewSamples { phase, ops } => {
-                write!(
-                    f,
-                    "{phase}: only {ops} operations measured: high percentiles are not meaningful"
-                )
-            }
+            Warning::Errors { phase, errors, ops } => write!(
+                f,
+                "{phase}: {errors} errors in {ops} operations ({:.2}%)",
+                100.0 * *errors as f64 / (*ops).max(1) as f64
+            ),
+            Warning::TooFewSamples { phase, ops } => write!(
+                f,
+                "{phase}: only {ops} operations measured: high percentiles are not meaningful"
+            ),
             Warning::BacklogCarriedOver {
                 phase,
                 ops,
                 scheduled,
                 ops_per_s,
                 target_per_s,
-            } => write!(
-                f,
-                "{phase}: {ops} operations scheduled in the warmup were sent late inside the measured window ({:.1}% of its {scheduled}): the client caught up a backlog, and the window's throughput ({ops_per_s:.0} ops/s, {:.1}% of the {target_per_s:.0} targeted) includes it; use a longer warmup",
-                100.0 * *ops as f64 / (*scheduled).max(1) as f64,
-                100.0 * ops_per_s / target_per_s
-            ),
+            } => f.write_str(&backlog_text(
+                phase,
+                *ops,
+                *scheduled,
+                *ops_per_s,
+                *target_per_s,
+            )),
             Warning::HostSaturated {
                 phase,
                 host_cpu,
                 client_cpu_cores,
                 nodes_cpu_cores,
-            } => write!(
-                f,
-                "{phase}: this host's CPUs were {:.0}% busy over the window (cqlbench {client_cpu_cores:.2} cores{}): the client and the nodes share them, so the figures may be the host's or the load generator's limit rather than Cassandra's",
-                host_cpu * 100.0,
-                nodes_cpu_cores
-                    .map(|n| format!(", the nodes {n:.2} cores"))
-                    .unwrap_or_default()
-            ),
+            } => f.write_str(&host_text(
+                phase,
+                *host_cpu,
+                *client_cpu_cores,
+                *nodes_cpu_cores,
+            )),
+            Warning::SendLagDominates {
+                phase,
+                send_lag_p99_ms,
+                response_p99_ms,
+                service_p99_ms,
+            } => f.write_str(&send_lag_text(
+                phase,
+                *send_lag_p99_ms,
+                *response_p99_ms,
+                *service_p99_ms,
+            )),
             Warning::CompactionsInWindow {
                 phase,
                 pending_at_start,
@@ -229,23 +296,7 @@ impl fmt::Display for Warning {
                 node,
                 asked,
                 differ,
-            } => {
-                const SHOWN: usize = 5;
-                let listed: Vec<String> = differ
-                    .iter()
-                    .take(SHOWN)
-                    .map(|(name, mine, theirs)| format!("{name} {mine} ({theirs})"))
-                    .collect();
-                write!(
-                    f,
-                    "node {node}'s settings differ from those of {asked}, the node asked (its values in brackets): {}",
-                    listed.join(", ")
-                )?;
-                if differ.len() > SHOWN {
-                    write!(f, " and {} more", differ.len() - SHOWN)?;
-                }
-                Ok(())
-            }
+            } => f.write_str(&settings_text(node, asked, differ)),
             Warning::ShardStartSpread { spread_ms } => write!(
                 f,
                 "the shards' main phases started {spread_ms:.0} ms apart: the merged intervals' edges are blurred by that much"
@@ -353,6 +404,13 @@ pub fn host_warning(
     })
 }
 
+/// A send lag p99 below this (ms) is never called the latency figure: a scheduler's ordinary
+/// wake-up delays.
+pub const SEND_LAG_NOTED_MS: f64 = 1.0;
+
+/// The share of the response time's p99 a send lag p99 must reach to be called most of it.
+pub const SEND_LAG_SHARE: f64 = 0.5;
+
 /// Typed warnings for a finished phase.
 pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
     let mut w = Vec::new();
@@ -388,6 +446,17 @@ pub fn phase_warnings(phase: &str, s: &PhaseSummary) -> Vec<Warning> {
             scheduled,
             ops_per_s: s.ops_per_s,
             target_per_s: target,
+        });
+    }
+    if let Some(lag) = &s.send_lag
+        && lag.p99_ms >= SEND_LAG_NOTED_MS
+        && lag.p99_ms >= SEND_LAG_SHARE * s.all.response.p99_ms
+    {
+        w.push(Warning::SendLagDominates {
+            phase: phase.into(),
+            send_lag_p99_ms: lag.p99_ms,
+            response_p99_ms: s.all.response.p99_ms,
+            service_p99_ms: s.all.service.p99_ms,
         });
     }
     if s.ok < 1000 {
@@ -551,6 +620,36 @@ mod tests {
         assert!(w[0].to_string().contains("90.0%"));
         assert!(
             phase_warnings("main", &summary(Some(2000.0), Some(0.995), 0.5, 100_000, 0)).is_empty()
+        );
+    }
+
+    /// A send lag whose p99 is most of the response time's p99 says so; a lag of a few
+    /// hundred microseconds, or one small beside the response time, does not.
+    #[test]
+    fn a_send_lag_that_is_most_of_the_response_time_is_a_warning() {
+        let lagging = |lag_p99: f64, response_p99: f64| {
+            let mut s = summary(Some(100.0), Some(1.0), 0.1, 100_000, 0);
+            s.all.response.p99_ms = response_p99;
+            s.all.service.p99_ms = 4.0;
+            s.send_lag = Some(crate::stats::Percentiles {
+                p99_ms: lag_p99,
+                ..Default::default()
+            });
+            phase_warnings("main", &s)
+        };
+        let w = lagging(163.0, 170.0);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(
+            w[0].to_string(),
+            "main: the client sent late: its send lag p99 (163.00 ms) is 96% of the response time \
+             p99 (170.00 ms; service time p99 4.00 ms), so the response times measure the \
+             client's own delays more than the cluster's; give the client CPUs of its own \
+             (another host, or taskset apart from the nodes) or fewer --threads"
+        );
+        assert!(lagging(0.6, 0.8).is_empty(), "under a millisecond");
+        assert!(
+            lagging(3.0, 40.0).is_empty(),
+            "small beside the response time"
         );
     }
 
