@@ -596,6 +596,7 @@ mod tests {
     use super::*;
     use crate::result::capacity::Growth;
     use crate::result::capacity::{Criteria, LatencyBound, SearchMode, StepLoaders};
+    use crate::result::fixture::search_step;
     use crate::result::fixture::{RunShape, run};
     use crate::result::{Merged, PhaseSummary};
     use crate::spec::OpKind;
@@ -676,18 +677,10 @@ mod tests {
         let step = |rate: f64, checks: Vec<Check>| CapacityStep {
             index: 1,
             target_rate_per_s: rate,
-            concurrency: None,
-            result: PathBuf::new(),
-            settle_s: 0.0,
-            pending_before: None,
-            cpu_before: None,
-            pending_after: None,
-            node_cpu: None,
-            host_cpu: None,
-            loaders: None,
             summary: summary_at_2000(),
             passed: !checks.iter().any(Check::failed),
             checks,
+            ..search_step(0.0, false)
         };
         let steps = [step(1_000.0, vec![alive]), step(2_000.0, vec![died])];
         let v = CapacityResult::verdict_of(&steps);
@@ -777,18 +770,11 @@ mod tests {
         let step = CapacityStep {
             index: 4,
             target_rate_per_s: 2000.0,
-            concurrency: None,
             result: PathBuf::from("x.json"),
-            settle_s: 0.0,
-            pending_before: None,
-            cpu_before: None,
-            pending_after: None,
-            node_cpu: None,
-            host_cpu: None,
-            loaders: None,
             summary: s,
             passed: !checks.iter().any(Check::failed),
             checks,
+            ..search_step(0.0, false)
         };
         assert!(step.passed);
         let v = CapacityResult::verdict_of(std::slice::from_ref(&step));
@@ -880,17 +866,10 @@ mod tests {
                 index,
                 target_rate_per_s: 0.0,
                 concurrency: Some(concurrency),
-                result: PathBuf::new(),
-                settle_s: 0.0,
-                pending_before: None,
-                cpu_before: None,
-                pending_after: None,
-                node_cpu: None,
-                host_cpu: None,
-                loaders: None,
                 summary: summary_at_2000(),
                 checks: Vec::new(),
                 passed: concurrency <= capacity,
+                ..search_step(0.0, false)
             });
         }
         seen
@@ -991,18 +970,12 @@ mod tests {
         let step = CapacityStep {
             index: 2,
             target_rate_per_s: 1000.0,
-            concurrency: None,
             result: PathBuf::from("cap.step-02.json"),
-            settle_s: 0.0,
-            pending_before: None,
-            cpu_before: None,
-            pending_after: None,
-            node_cpu: None,
-            host_cpu: None,
             summary,
             passed: !checks.iter().any(Check::failed),
             checks,
             loaders: Some(loaders),
+            ..search_step(0.0, false)
         };
         (step, merged)
     }
@@ -1115,18 +1088,11 @@ mod tests {
             CapacityStep {
                 index,
                 target_rate_per_s: rate,
-                concurrency: None,
-                result: PathBuf::new(),
-                settle_s: 0.0,
-                pending_before: None,
-                cpu_before: None,
-                pending_after: None,
-                node_cpu: None,
-                host_cpu: None,
                 summary: summary_at_2000(),
                 passed: !checks.iter().any(Check::failed),
                 checks,
                 loaders: Some(loaders),
+                ..search_step(0.0, false)
             }
         };
         let steps = vec![step(1, 2000.0, kept), step(2, 3000.0, starved)];
@@ -1178,17 +1144,10 @@ mod tests {
                 index: steps.len() + 1,
                 target_rate_per_s: 0.0,
                 concurrency: Some(c),
-                result: PathBuf::new(),
-                settle_s: 0.0,
-                pending_before: None,
-                cpu_before: None,
-                pending_after: None,
-                node_cpu: None,
-                host_cpu: None,
                 summary: summary_at_2000(),
                 checks: Vec::new(),
                 passed: false,
-                loaders: None,
+                ..search_step(0.0, false)
             });
         }
         assert_eq!(seen, [16, 8, 4]);
@@ -1209,17 +1168,10 @@ mod tests {
             index: 1,
             target_rate_per_s: 0.0,
             concurrency: Some(1),
-            result: PathBuf::new(),
-            settle_s: 0.0,
-            pending_before: None,
-            cpu_before: None,
-            pending_after: None,
-            node_cpu: None,
-            host_cpu: None,
             summary: summary.clone(),
             checks: Vec::new(),
             passed: false,
-            loaders: None,
+            ..search_step(0.0, false)
         }
     }
     #[test]
