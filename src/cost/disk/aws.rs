@@ -1,6 +1,6 @@
 //! AWS EBS formulas: gp2, gp3, io1/io2, st1/sc1.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
@@ -8,62 +8,103 @@ use super::{
 use crate::cost::CostError;
 use crate::format::{rate, thousands};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gp2 {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub min_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub burst_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub burst_below_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub small_volume_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub small_volume_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Gp3 {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub included_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub included_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub usd_per_iops_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub usd_per_mbps_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps_per_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 
 /// A price band of provisioned IOPS: the IOPS up to `up_to_iops` (none = no upper bound) cost
 /// `usd_per_iops_month` each.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IopsTier {
+    #[serde(default, deserialize_with = "crate::cost::load::fields::opt_pos")]
     pub up_to_iops: Option<f64>,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_iops_month: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProvisionedIops {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
     pub iops_tiers: Vec<IopsTier>,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub min_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub mbps_per_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Hdd {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub baseline_mbps_per_tb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub burst_mbps_per_tb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub min_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 

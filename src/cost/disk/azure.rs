@@ -1,35 +1,52 @@
 //! Azure managed-disk formulas: size tiers (Standard HDD/SSD, Premium SSD) and Ultra Disk.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed};
 use crate::cost::CostError;
 use crate::format::{rate, thousands};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AzureTier {
+    #[serde(deserialize_with = "crate::cost::load::fields::text")]
     pub name: String,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub size_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub mbps: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AzureTiers {
     pub tiers: Vec<AzureTier>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AzureUltra {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_hour: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_iops_hour: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_mbps_hour: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub min_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_mbps_per_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 

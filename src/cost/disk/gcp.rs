@@ -1,6 +1,6 @@
 //! GCP persistent-disk formulas: pd-standard, pd-balanced, pd-ssd, pd-extreme.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
@@ -8,28 +8,47 @@ use super::{
 use crate::cost::CostError;
 use crate::format::{rate, thousands};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GcpPd {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub baseline_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub read_iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub write_iops_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub baseline_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub mbps_per_gb: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub instance_read_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub instance_write_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub instance_read_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub instance_write_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GcpPdExtreme {
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_gb_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub usd_per_iops_month: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
     pub min_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_iops: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub instance_mbps: f64,
+    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
     pub max_gb: f64,
 }
 

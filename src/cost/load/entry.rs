@@ -1,76 +1,20 @@
-//! One mapping of a catalogue file, with typed field accessors whose errors name the file,
-//! the entry and the field.
+//! One entry of a catalogue file read into its derived struct (serde, the field checks of
+//! [`super::fields`]), its errors naming the file, the entry and the field:
+//! `prices.yaml: instance "r5.2xlarge": field "vcpus": expected a positive integer`.
 
-use crate::yaml::{Mapping, Value};
+use serde::de::DeserializeOwned;
+use serde_path_to_error::Segment;
 
 use crate::cost::CostError;
-use crate::cost::catalog::Source;
+use crate::yaml::Value;
 
-/// One mapping of the catalogue with the label errors name it by.
+/// An entry of the catalogue by the label errors name it by.
 pub(super) struct Entry<'a> {
-    file: &'a str,
-    label: String,
-    map: &'a Mapping,
+    pub file: &'a str,
+    pub label: String,
 }
 
-impl<'a> Entry<'a> {
-    pub(super) fn top(file: &'a str, root: &'a Value) -> Result<Self, CostError> {
-        let map = root.as_object().ok_or_else(|| CostError::CatalogFile {
-            file: file.to_string(),
-            problem: "expected a mapping with instances, disks, kubernetes, …".into(),
-        })?;
-        Ok(Entry {
-            file,
-            label: "top level".into(),
-            map,
-        })
-    }
-
-    pub(super) fn child(&self, label: &str, v: &'a Value) -> Result<Entry<'a>, CostError> {
-        let label = format!("{} {label}", self.label);
-        let map = v.as_object().ok_or_else(|| CostError::CatalogFile {
-            file: self.file.to_string(),
-            problem: format!("{label}: expected a mapping of fields"),
-        })?;
-        Ok(Entry {
-            file: self.file,
-            label,
-            map,
-        })
-    }
-
-    /// Parses every item of the list `field` with `parse`; a missing list is empty.
-    pub(super) fn list<T>(
-        &self,
-        file: &'a str,
-        field: &str,
-        kind: &str,
-        parse: fn(&Entry) -> Result<T, CostError>,
-    ) -> Result<Vec<T>, CostError> {
-        let Some(v) = self.get(field) else {
-            return Ok(Vec::new());
-        };
-        let items = v
-            .as_array()
-            .ok_or_else(|| self.err(field, &format!("expected a list of {kind} entries")))?;
-        let mut out = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let key = if kind == "capacity" {
-                "instance"
-            } else {
-                "name"
-            };
-            let name = item.get(key).and_then(Value::as_str);
-            let label = name.map_or(format!("{kind} #{}", i + 1), |n| format!("{kind} \"{n}\""));
-            let map = item.as_object().ok_or_else(|| CostError::CatalogFile {
-                file: file.to_string(),
-                problem: format!("{label}: expected a mapping of fields"),
-            })?;
-            out.push(parse(&Entry { file, label, map })?);
-        }
-        Ok(out)
-    }
-
+impl Entry<'_> {
     pub(super) fn err(&self, field: &str, problem: &str) -> CostError {
         CostError::CatalogField {
             file: self.file.to_string(),
@@ -80,124 +24,82 @@ impl<'a> Entry<'a> {
         }
     }
 
-    pub(super) fn missing(&self, field: &str) -> CostError {
-        self.err(field, "missing")
-    }
-
-    pub(super) fn allow(&self, fields: &[&str]) -> Result<(), CostError> {
-        self.allow_with(fields, &[])
-    }
-
-    pub(super) fn allow_with(&self, fields: &[&str], more: &[&str]) -> Result<(), CostError> {
-        for key in self.map.keys() {
-            let k = key.as_str();
-            if !fields.contains(&k) && !more.contains(&k) {
-                let known: Vec<&str> = fields.iter().chain(more).copied().collect();
-                return Err(self.err(k, &format!("unknown field (known: {})", known.join(", "))));
+    /// Reads `v`, a mapping of fields, as a `T`; what serde refuses is named by its field, and
+    /// by its item where it is inside one of the entry's lists (`reserved #2`, `iops tier #1`,
+    /// `tier "P10"`).
+    pub(super) fn read<T: DeserializeOwned>(&self, v: &Value) -> Result<T, CostError> {
+        if !v.is_object() {
+            return Err(CostError::CatalogFile {
+                file: self.file.to_string(),
+                problem: format!("{}: expected a mapping of fields", self.label),
+            });
+        }
+        serde_path_to_error::deserialize(v.clone()).map_err(|e| {
+            let mut label = self.label.clone();
+            let mut field = String::new();
+            let mut at = v;
+            let mut list = "";
+            for segment in e.path().iter() {
+                match segment {
+                    Segment::Map { key } => {
+                        at = &at[key.as_str()];
+                        list = key.as_str();
+                        field = key.clone();
+                    }
+                    Segment::Seq { index } => {
+                        at = &at[*index];
+                        label = format!("{label} {}", item_label(list, *index, at));
+                        field.clear();
+                    }
+                    _ => {}
+                }
             }
-        }
-        Ok(())
-    }
-
-    pub(super) fn get(&self, field: &str) -> Option<&'a Value> {
-        self.map.get(field)
-    }
-
-    pub(super) fn opt_string(&self, field: &str) -> Result<Option<String>, CostError> {
-        match self.get(field) {
-            None => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(_) => Err(self.err(field, "expected a non-empty string")),
-        }
-    }
-
-    pub(super) fn string(&self, field: &str) -> Result<String, CostError> {
-        self.opt_string(field)?.ok_or_else(|| self.missing(field))
-    }
-
-    pub(super) fn provider(&self) -> Result<String, CostError> {
-        let p = self.string("provider")?;
-        if ["aws", "gcp", "azure"].contains(&p.as_str()) {
-            Ok(p)
-        } else {
-            Err(self.err("provider", "expected aws, gcp or azure"))
-        }
-    }
-
-    pub(super) fn term(&self, field: &str) -> Result<String, CostError> {
-        let t = self.string(field)?;
-        if t == "1y" || t == "3y" {
-            Ok(t)
-        } else {
-            Err(self.err(field, "expected 1y or 3y"))
-        }
-    }
-
-    pub(super) fn number(
-        &self,
-        field: &str,
-        ok: fn(f64) -> bool,
-        expected: &str,
-    ) -> Result<Option<f64>, CostError> {
-        match self.get(field) {
-            None => Ok(None),
-            Some(v) => match v.as_f64() {
-                Some(n) if n.is_finite() && ok(n) => Ok(Some(n)),
-                _ => Err(self.err(field, expected)),
-            },
-        }
-    }
-
-    pub(super) fn opt_pos_num(&self, field: &str) -> Result<Option<f64>, CostError> {
-        self.number(field, |n| n > 0.0, "expected a positive number")
-    }
-
-    pub(super) fn pos_num(&self, field: &str) -> Result<f64, CostError> {
-        self.opt_pos_num(field)?.ok_or_else(|| self.missing(field))
-    }
-
-    pub(super) fn opt_nonneg_num(&self, field: &str) -> Result<Option<f64>, CostError> {
-        self.number(field, |n| n >= 0.0, "expected a number of at least 0")
-    }
-
-    pub(super) fn nonneg_num(&self, field: &str) -> Result<f64, CostError> {
-        self.opt_nonneg_num(field)?
-            .ok_or_else(|| self.missing(field))
-    }
-
-    pub(super) fn opt_fraction(&self, field: &str) -> Result<Option<f64>, CostError> {
-        self.number(
-            field,
-            |n| (0.0..1.0).contains(&n),
-            "expected a fraction from 0 up to 1",
-        )
-    }
-
-    pub(super) fn pos_int(&self, field: &str) -> Result<u32, CostError> {
-        let v = self.get(field).ok_or_else(|| self.missing(field))?;
-        v.as_u64()
-            .filter(|n| *n > 0)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| self.err(field, "expected a positive integer"))
-    }
-
-    pub(super) fn source(&self) -> Result<Source, CostError> {
-        let source = self.string("source")?;
-        let date = self.string("date")?;
-        if !is_date(&date) {
-            return Err(self.err("date", "expected YYYY-MM or YYYY-MM-DD"));
-        }
-        Ok(Source { source, date })
+            let message = e.into_inner().to_string();
+            let (named, problem) = in_words(&message);
+            match named.or((!field.is_empty()).then_some(field.as_str())) {
+                Some(field) => Entry {
+                    file: self.file,
+                    label,
+                }
+                .err(field, &problem),
+                None => CostError::CatalogFile {
+                    file: self.file.to_string(),
+                    problem: format!("{label}: {problem}"),
+                },
+            }
+        })
     }
 }
 
-fn is_date(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    let digits = |p: &str, n: usize| p.len() == n && p.chars().all(|c| c.is_ascii_digit());
-    let month_ok = |p: &str| digits(p, 2) && (1..=12).contains(&p.parse::<u32>().unwrap_or(0));
-    match parts.as_slice() {
-        [y, m] => digits(y, 4) && month_ok(m),
-        [y, m, d] => digits(y, 4) && month_ok(m) && digits(d, 2),
-        _ => false,
+/// How an item of one of an entry's lists is named.
+fn item_label(list: &str, index: usize, item: &Value) -> String {
+    match (list, item.get("name").and_then(Value::as_str)) {
+        ("tiers", Some(name)) => format!("tier \"{name}\""),
+        ("tiers", None) => format!("tier #{}", index + 1),
+        ("iops_tiers", _) => format!("iops tier #{}", index + 1),
+        (list, _) => format!("{list} #{}", index + 1),
     }
+}
+
+/// serde's message in the catalogue's words, and the field it names when it names one
+/// (a missing or unknown field).
+fn in_words(message: &str) -> (Option<&str>, String) {
+    let quoted = |rest: &str| rest.split('`').next().unwrap_or_default().len();
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        return (Some(&rest[..quoted(rest)]), "missing".into());
+    }
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let known: Vec<&str> = rest[quoted(rest)..].split('`').skip(2).step_by(2).collect();
+        return (
+            Some(&rest[..quoted(rest)]),
+            format!("unknown field (known: {})", known.join(", ")),
+        );
+    }
+    if message.contains("expected struct") || message.contains("expected a map") {
+        return (None, "expected a mapping of fields".into());
+    }
+    if message.ends_with("expected a sequence") {
+        return (None, "expected a list".into());
+    }
+    (None, message.to_string())
 }

@@ -139,3 +139,38 @@ fn whole_file_problems() {
         "catalog.yaml: capacity \"m9.huge\": field \"instance\": no instance of that name in the catalogue"
     );
 }
+
+/// What serde refuses is told in the catalogue's words, naming the item of a nested list.
+#[test]
+fn nested_items_and_shapes_are_named_in_the_catalogues_words() {
+    assert_eq!(
+        err(&INSTANCE.replace("ram_gb: 64", "ram_gib: 64")),
+        "catalog.yaml: instance \"r5.2xlarge\": field \"ram_gib\": unknown field (known: name, \
+         provider, region, vcpus, ram_gb, local_disk_gb, local_disk_kind, usd_per_hour, \
+         sustained_use_discount, reserved, note, source, date)"
+    );
+    assert_eq!(
+        err(&format!(
+            "{INSTANCE}    reserved:\n      - {{term: 1y, usd_per_hour: 0.3, source: s}}\n"
+        )),
+        "catalog.yaml: instance \"r5.2xlarge\" reserved #1: field \"date\": missing"
+    );
+    assert_eq!(
+        err(&format!("{INSTANCE}    reserved: 5\n")),
+        "catalog.yaml: instance \"r5.2xlarge\": field \"reserved\": expected a list"
+    );
+    let tiers = "hours_per_month: 730\ndisks:\n  - {name: az, provider: azure, formula: azure_tiers, source: s, date: 2024-01, tiers: [5]}\n";
+    assert_eq!(
+        err(tiers),
+        "catalog.yaml: disk \"az\" tier #1: expected a mapping of fields"
+    );
+    assert_eq!(
+        err("hours_per_month: 730\ndisks: [7]\n"),
+        "catalog.yaml: disk #1: expected a mapping of fields"
+    );
+    assert_eq!(
+        err(&format!("{INSTANCE}    local_disk_gb: 10\n")),
+        "catalog.yaml: instance \"r5.2xlarge\": field \"local_disk_kind\": expected nvme, ssd or \
+         hdd when local_disk_gb > 0"
+    );
+}
