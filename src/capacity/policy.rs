@@ -4,9 +4,7 @@
 //! ([`CapacityResult::verdict_of`], which `result` needs for files written before it was
 //! stored).
 
-use crate::result::capacity::{
-    CapacityResult, CapacitySpec, SearchMode, SearchStep, next_concurrency,
-};
+use crate::result::capacity::{CapacityResult, CapacitySpec, Growth, SearchMode, SearchStep};
 
 /// What the next step runs at, or `None` when the search is over: grow until a step fails;
 /// when no step has passed yet, halve the lowest failing level until one passes (down to
@@ -25,6 +23,18 @@ pub fn next_level(spec: &CapacitySpec, steps: &[SearchStep], loaders: u64) -> Op
             (!steps.iter().any(|s| s.concurrency == Some(c))).then_some(Level::Concurrency(c))
         }
     }
+}
+
+/// The next concurrency of a closed-loop search after `c`: grown by `growth`, rounded, and at
+/// least one more than `c`.
+pub fn next_concurrency(growth: Growth, c: usize) -> usize {
+    let grown = growth.next(c as f64).round();
+    let grown = if grown.is_finite() && grown < usize::MAX as f64 {
+        grown as usize
+    } else {
+        usize::MAX
+    };
+    grown.max(c.saturating_add(1))
 }
 
 /// What one step runs at: a target rate (open loop) or requests in flight (closed loop).
@@ -128,7 +138,6 @@ pub fn lowest_rate(spec: &CapacitySpec) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::capacity::Growth;
     use crate::result::fixture::{
         closed_spec, closed_step as closed, search_spec, search_step as step,
     };

@@ -53,18 +53,6 @@ impl SearchMode {
     }
 }
 
-/// The next concurrency of a closed-loop search after `c`: grown by `growth`, rounded, and at
-/// least one more than `c`.
-pub fn next_concurrency(growth: Growth, c: usize) -> usize {
-    let grown = growth.next(c as f64).round();
-    let grown = if grown.is_finite() && grown < usize::MAX as f64 {
-        grown as usize
-    } else {
-        usize::MAX
-    };
-    grown.max(c.saturating_add(1))
-}
-
 /// A response-time bound: `op`'s (all operations' when `None`) percentile must stay at or
 /// below `max_ms`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
