@@ -22,9 +22,12 @@ pub type Mapping = serde_json::Map<String, Value>;
 /// Why a text is not the YAML asked for (the parser's message, its location included).
 pub type Error = serde_saphyr::Error;
 
-/// How documents are read: YAML 1.2's core schema, as Cassandra's own files and Kubernetes
-/// read theirs (`on`, `off`, `yes` and `no` are text, not booleans; `0755` and `1_000` read
-/// untyped are text), and errors in one line with their place, without an excerpt.
+/// How documents are read: YAML 1.2's core schema, as serde_yaml read them before (`on`, `off`,
+/// `yes` and `no` are text, not booleans; `0755` and `1_000` read untyped are text), and errors
+/// in one line with their place, without an excerpt. Writing keeps serde-saphyr's default of
+/// quoting any text a YAML 1.1 reader would take for something else — Cassandra's SnakeYAML
+/// and Kubernetes' go-yaml are such readers — hence `"127.0.0.3"` and `"4.0.6"` in the
+/// rendered files.
 fn options() -> serde_saphyr::Options {
     let mut o = serde_saphyr::Options::default();
     o.strict_booleans = true;
