@@ -20,6 +20,7 @@
 //! tls, lab  client TLS configurations, handshake failures in words, a local cluster's certificate authority; network labs (namespaces, bridges, NAT, partitions)
 //! stats  HDR recording, intervals, summaries, written-cycle sets, comparisons
 //! result  every persisted output and its one versioned reader/writer (the narrow waist)
+//! step  steps as typed input: flags, scenario keys and the versioned order a loader process or pod receives
 //! catalogue  the results index (SQLite): rebuilt from the result files, listed and filtered
 //! cost  price catalogue, pricing, planner: pure, over specs and results
 //! metrics  sources (local /proc, JMX exporter, K8ssandra, Prometheus) into one series model
@@ -64,6 +65,7 @@ pub mod shards;
 pub mod spec;
 pub mod spill;
 pub mod stats;
+pub mod step;
 pub mod target;
 pub mod tls;
 pub mod verify;

@@ -5,10 +5,8 @@
 //! runs with a [`Context`] and returns its typed [`Outcome`]; [`argv`] turns it back into its
 //! command line.
 
-pub mod argv;
 pub mod capacity;
 pub mod cluster;
-pub mod de;
 pub mod fill;
 pub mod metrics_check;
 pub mod probe;
@@ -30,6 +28,7 @@ pub use scaling::ScalingStep;
 pub use smoke::SmokeStep;
 
 use super::{Context, Outcome, ScenarioError};
+pub use crate::step::{argv, de};
 
 /// Makes ready to write a result at `out`: refused in one line when it is a directory or lies
 /// under a file, else its directory is created.

@@ -178,7 +178,7 @@ opt!(opt_env, env, String);
 list!(
     latency_bounds,
     crate::result::capacity::LatencyBound,
-    crate::scenario::steps::capacity::parse_latency_bound
+    crate::step::capacity::parse_latency_bound
 );
 one!(
     dcs,
