@@ -87,6 +87,42 @@ pub enum Command {
     /// shards as an Indexed Job.
     #[command(subcommand)]
     K8s(k8s::K8sCommand),
+    /// One loader of a run split over several: its shard of the order (a JSON document) that
+    /// `--loaders N`, a `capacity --loaders N` step or `k8s loaders` wrote for it.
+    Shard(ShardArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShardArgs {
+    /// The order: `NAME.order.json` beside the merged result, or the pods' ConfigMap file.
+    pub order: PathBuf,
+    /// This loader's shard, 0 to the order's shards − 1.
+    #[arg(long)]
+    pub index: u64,
+    /// This loader's result file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `cqlbench shard ORDER --index I --out FILE`: the order's task as shard I of it, run as the
+/// command it stands for (`run`, `fill` or `capacity`) would run it.
+fn shard(a: ShardArgs) -> anyhow::Result<()> {
+    use crate::step::order::{Order, Task};
+    let order = Order::read(&a.order)?;
+    match order.for_shard(a.index, a.out)? {
+        Task::Run(r) => load_command(&r, "run", |ctx| steps::run::execute(&r, ctx)),
+        Task::Fill(f) => load_command(&f.run, "fill", |ctx| steps::fill::run(&f, ctx)),
+        Task::Capacity(c) => capacity(&c),
+    }
+}
+
+/// `cqlbench capacity`: the search, or with `--shard I/N` (I > 0) a follower of the search
+/// shard 0 runs.
+fn capacity(a: &CapacityStep) -> anyhow::Result<()> {
+    load_command(&a.run, "capacity", |ctx| match a.run.shard {
+        Some(s) if s.index > 0 => steps::capacity::follow(a, ctx).map(drop),
+        _ => steps::capacity::run(a, ctx).map(drop),
+    })
 }
 
 /// The directory cqlbench keeps its state in: `$CQLBENCH_HOME` if set, else
@@ -298,13 +334,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Latency(a) => {
             load_command(&a, "latency", |ctx| steps::throughput::latency(&a, ctx))
         }
-        Command::Capacity(a) => load_command(&a.run, "capacity", |ctx| {
-            // `--shard I/N`, I > 0: a follower of the search shard 0 runs.
-            match a.run.shard {
-                Some(s) if s.index > 0 => steps::capacity::follow(&a, ctx).map(drop),
-                _ => steps::capacity::run(&a, ctx).map(drop),
-            }
-        }),
+        Command::Capacity(a) => capacity(&a),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
         Command::Probe(a) if a.json => {
@@ -338,6 +368,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Merge(args) => merge::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Metrics(cmd) => metrics::run(cmd),
+        Command::Shard(a) => shard(a),
         Command::K8s(cmd) => k8s::run(cmd),
     }
 }
@@ -553,6 +584,7 @@ mod tests {
     fn each_loader_of_a_capacity_step_runs_its_share_of_the_step() {
         use crate::capacity::Level;
         use crate::load::RunPlan;
+        use crate::step::order::{Order, Task};
         use crate::spec::{LoadMode, Stop};
         let Command::Capacity(cap) = cli(&[
             "capacity",
@@ -575,19 +607,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = crate::scenario::Context::new(dir.path(), dir.path());
         let shard = |level: Level, index: usize, share: &str| -> RunPlan {
-            let mut args = vec!["cqlbench".to_string()];
-            args.extend(cap.loader_args(index, level).unwrap());
-            assert!(!args.iter().any(|a| a == "--loaders"), "{args:?}");
-            args.extend(
-                [
-                    "--shard", share, "--run-id", "r-s01", "-q", "--out", "x.json",
-                ]
-                .map(String::from),
-            );
-            let Command::Run(run) = Cli::try_parse_from(&args).unwrap().command else {
-                panic!("{args:?}")
-            };
-            run.to_plan(&ctx).unwrap()
+            // What the loader reads: the order, through its JSON, then its own shard.
+            let run = cap.loader_run(index, level).unwrap();
+            assert_eq!(run.loaders, None);
+            let order = Order::new("r-s01".into(), 2, Task::Run(Box::new(run)));
+            let order = Order::from_json(&order.to_json(), "order").unwrap();
+            let i: u64 = share[..1].parse().unwrap();
+            let task = order.for_shard(i, "x.json".into()).unwrap();
+            task.run().to_plan(&ctx).unwrap()
         };
         let first = shard(Level::Rate(3000.0), 1, "1/2");
         assert!(

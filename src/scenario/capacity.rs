@@ -158,10 +158,9 @@ pub struct Loaders<'a> {
     pub count: u64,
     /// Step `index` meets under run id `RUN_ID-sINDEX` (each step is a run of its own).
     pub run_id: String,
-    /// The `run …` arguments of step `index` at a level (its whole rate or concurrency: each
-    /// loader takes its share), without those each loader gets of its own (`--shard`,
-    /// `--run-id`, `--out`, `-q`).
-    pub args: &'a dyn Fn(usize, Level) -> Vec<String>,
+    /// The run of step `index` at a level (its whole rate or concurrency: each loader takes
+    /// its share); each loader gets its own shard, run id and result path.
+    pub run: &'a dyn Fn(usize, Level) -> crate::step::RunStep,
     /// `capacity --shard 0/N`: the loaders are on N machines; this one starts only shard 0
     /// of each step and exchanges the step with the others through the cluster.
     pub machines: Option<&'a Coordinator<'a>>,
@@ -535,7 +534,7 @@ fn run_loaders(
 ) -> Result<RunResult, CapacityError> {
     let launch = Launch::all(
         l.exe.clone(),
-        (l.args)(index, level),
+        crate::step::order::Task::Run(Box::new((l.run)(index, level))),
         l.count,
         l.step_run_id(index),
         out.to_path_buf(),

@@ -8,15 +8,16 @@ use std::time::Duration;
 
 use crate::cancel::Cancel;
 use crate::result::RunResult;
+use crate::step::order::{Order, Task};
 
 /// What to launch.
 #[derive(Debug, Clone)]
 pub struct Launch {
     /// The cqlbench executable the loaders run.
     pub exe: PathBuf,
-    /// `run WORKLOAD …`: the run's own arguments, without the ones each shard gets here
-    /// (`--shard`, `--run-id`, `--out`, `-q`).
-    pub args: Vec<String>,
+    /// What every loader runs; each gets its own shard, the run id and its result path from
+    /// the order written beside `out` ([`order_path`], [`Order::for_shard`]).
+    pub task: Task,
     pub count: u64,
     /// The shard indices (of `count`) this process starts: every one, `0..count`, for
     /// `--loaders`; only its own for one machine of `capacity --shard I/N`.
@@ -30,14 +31,14 @@ impl Launch {
     /// Every shard `0..count` of a run, started here.
     pub fn all(
         exe: PathBuf,
-        args: Vec<String>,
+        task: Task,
         count: u64,
         run_id: String,
         out: PathBuf,
     ) -> Launch {
         Launch {
             exe,
-            args,
+            task,
             count,
             indices: (0..count).collect(),
             run_id,
@@ -85,6 +86,14 @@ pub fn shard_out(out: &Path, index: u64) -> PathBuf {
     out.with_file_name(format!("{stem}.shard-{index}.json"))
 }
 
+/// Where a launch's order goes: beside `out`, as `NAME.order.json`.
+pub fn order_path(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}.order.json"))
+}
+
 /// A run id for a launch that names none: the UTC time, readable, and the process,
 /// `run-20261122-023005-4242` (a run id is lower case: `spec::load::parse_run_id`).
 pub fn default_run_id() -> String {
@@ -124,9 +133,16 @@ pub fn run_shards(
     cancel: &Cancel,
     on: &mut dyn FnMut(LaunchEvent),
 ) -> Result<Vec<PathBuf>, LaunchError> {
+    let order = order_path(&l.out);
+    let doc = Order::new(l.run_id.clone(), l.count, l.task.clone()).to_json();
+    crate::fsutil::write_atomic(&order, doc.as_bytes()).map_err(|source| LaunchError::Io {
+        what: "writing the loaders' order",
+        path: order.clone(),
+        source,
+    })?;
     let mut loaders = Vec::new();
     for &index in &l.indices {
-        let loader = match start(l, index) {
+        let loader = match start(l, &order, index) {
             Ok(loader) => loader,
             Err(e) => {
                 stop_all(&mut loaders, libc::SIGKILL);
@@ -178,7 +194,8 @@ pub fn run_shards(
     Ok(loaders.into_iter().map(|x| x.out).collect())
 }
 
-fn start(l: &Launch, index: u64) -> Result<Loader, LaunchError> {
+/// Starts loader `index`: `cqlbench shard ORDER --index I --out NAME.shard-I.json`.
+fn start(l: &Launch, order: &Path, index: u64) -> Result<Loader, LaunchError> {
     let out = shard_out(&l.out, index);
     let log = out.with_extension("log");
     let io = |what, path: &Path| {
@@ -188,14 +205,9 @@ fn start(l: &Launch, index: u64) -> Result<Loader, LaunchError> {
     let file = std::fs::File::create(&log).map_err(io("creating", &log))?;
     let err = file.try_clone().map_err(io("creating", &log))?;
     let child = Command::new(&l.exe)
-        .args(&l.args)
-        .args([
-            "--shard",
-            &format!("{index}/{}", l.count),
-            "--run-id",
-            &l.run_id,
-            "-q",
-        ])
+        .arg("shard")
+        .arg(order)
+        .args(["--index", &index.to_string()])
         .arg("--out")
         .arg(&out)
         .stdin(Stdio::null())
@@ -240,6 +252,10 @@ fn signal_child(child: &Child, signal: i32) {
 mod tests {
     use super::*;
 
+    fn task() -> Task {
+        crate::step::order::test_task("db1")
+    }
+
     #[test]
     fn the_default_run_id_has_the_readable_utc_time() {
         let id = default_run_id();
@@ -272,14 +288,14 @@ mod tests {
         let exe = dir.path().join("fake");
         std::fs::write(
             &exe,
-            "#!/bin/sh\ncase \"$*\" in *'--shard 1/3'*) echo 'boom: no cluster'; exit 3;; esac\nexec sleep 30\n",
+            "#!/bin/sh\ncase \"$*\" in *'--index 1 '*) echo 'boom: no cluster'; exit 3;; esac\nexec sleep 30\n",
         )
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let l = Launch::all(
             exe,
-            vec!["run".into(), "keyvalue".into()],
+            task(),
             3,
             "r1".into(),
             dir.path().join("run.json"),
@@ -315,7 +331,7 @@ mod tests {
             indices: vec![1],
             ..Launch::all(
                 exe,
-                vec!["run".into(), "keyvalue".into()],
+                task(),
                 3,
                 "r1-s02".into(),
                 dir.path().join("cap.step-02.json"),
@@ -330,10 +346,19 @@ mod tests {
         assert_eq!(seen, [(1, 3)]);
         assert_eq!(outs, [dir.path().join("cap.step-02.shard-1.json")]);
         let log = std::fs::read_to_string(outs[0].with_extension("log")).unwrap();
-        assert!(
-            log.contains("run keyvalue --shard 1/3 --run-id r1-s02 -q --out"),
-            "{log}"
+        let order = dir.path().join("cap.step-02.order.json");
+        assert_eq!(
+            log.trim(),
+            format!(
+                "shard {} --index 1 --out {}",
+                order.display(),
+                outs[0].display()
+            )
         );
+        // The order names the run and its shards, and carries the typed step.
+        let o = Order::read(&order).unwrap();
+        assert_eq!((o.run_id.as_str(), o.shards), ("r1-s02", 3));
+        assert_eq!(o.task.run().hosts, ["db1"]);
         assert!(!dir.path().join("cap.step-02.shard-0.log").exists());
     }
 }

@@ -15,11 +15,13 @@ use crate::spec::load::parse_rate;
 use crate::spec::{OpKind, parse_duration};
 
 /// A capacity step: the run (workload, target, sampling) and the search.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Args, Serialize)]
 pub struct CapacityStep {
     #[command(flatten)]
+    #[serde(flatten)]
     pub run: RunStep,
     #[command(flatten)]
+    #[serde(flatten)]
     pub search: CapacitySearch,
 }
 

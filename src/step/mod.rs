@@ -8,7 +8,10 @@
 pub mod argv;
 pub mod capacity;
 pub mod de;
+pub mod fill;
+pub mod order;
 pub mod run;
 
 pub use capacity::{CapacitySearch, CapacityStep};
+pub use fill::{FillOptions, FillStep};
 pub use run::RunStep;

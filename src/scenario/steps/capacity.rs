@@ -13,6 +13,7 @@ use crate::shards::exchange::cql::CqlExchange;
 use crate::shards::exchange::step::{Coordinator, FollowEvent, Follower};
 use crate::shards::exchange::{ExchangeError, StepRow};
 use crate::shards::launch::Launch;
+use crate::step::order::Task;
 pub use crate::step::capacity::{CapacitySearch, CapacityStep};
 
 impl CapacityStep {
@@ -140,7 +141,7 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
         path: &plan.out,
     };
     ctx.emit(at);
-    let step_args = |index: usize, level: Level| loader_args(&run, a, index, level);
+    let step_run = |index: usize, level: Level| loader_run(&run, a, index, level);
 
     let coordinator = match (&exchange, run.shard, &run.run_id) {
         (Some(ex), Some(share), Some(run_id)) => Some(Coordinator {
@@ -171,7 +172,7 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
                     .run_id
                     .clone()
                     .unwrap_or_else(crate::shards::launch::default_run_id),
-                args: &step_args,
+                run: &step_run,
                 machines: coordinator.as_ref(),
             })
         }
@@ -246,7 +247,7 @@ pub fn follow(a: &CapacityStep, ctx: &Context) -> Result<usize, ScenarioError> {
         })?;
         Ok(Launch::all(
             exe.clone(),
-            loader_args(&run, a, row.step, level),
+            Task::Run(Box::new(loader_run(&run, a, row.step, level))),
             share.count,
             row.step_run.clone(),
             capacity::step_path(&plan.out, row.step),
@@ -286,18 +287,17 @@ pub fn follow(a: &CapacityStep, ctx: &Context) -> Result<usize, ScenarioError> {
 }
 
 impl CapacityStep {
-    /// The `run …` arguments of step `index` at `level` for each of its loaders (before each
-    /// one's `--shard`, `--run-id`, `--out` and `-q`).
-    pub fn loader_args(&self, index: usize, level: Level) -> Result<Vec<String>, Invalid> {
+    /// The run of step `index` at `level` its loaders are sent (each takes its shard).
+    pub fn loader_run(&self, index: usize, level: Level) -> Result<RunStep, Invalid> {
         let (run, _) = self.step_run()?;
-        Ok(loader_args(&run, self, index, level))
+        Ok(loader_run(&run, self, index, level))
     }
 }
 
-/// The `run …` arguments of step `index` at `level` for its loaders: the search's run (`run`,
+/// The run of step `index` at `level` its loaders are sent: the search's run (`run`,
 /// as [`CapacityStep::step_run`] made it) at the step's whole rate or concurrency (each loader
 /// takes its share), `--step` long, the rampup only in the first step of a new search.
-fn loader_args(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> Vec<String> {
+fn loader_run(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> RunStep {
     let mut r = RunStep {
         loaders: None,
         out: None,
@@ -320,5 +320,5 @@ fn loader_args(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> V
     r.duration = Some(a.search.step);
     r.warmup = a.search.step_warmup;
     r.skip_rampup = r.skip_rampup || index > 1 || a.search.resume;
-    r.args("run")
+    r
 }

@@ -4,11 +4,8 @@
 
 use std::time::Duration;
 
-use clap::Args;
-use serde::{Deserialize, Serialize};
-
 use super::run::RunStep;
-use super::{argv, de};
+pub use crate::step::fill::{FillOptions, FillStep};
 use crate::error::Invalid;
 use crate::result::{FillRecord, RunResult, Warning};
 use crate::scenario::error::refuse;
@@ -16,60 +13,7 @@ use crate::scenario::event::{Event, FillEvent};
 use crate::scenario::fill::Watcher;
 use crate::scenario::wait_for_pending;
 use crate::scenario::{Context, ScenarioError};
-use crate::spec::{MiB, Ratio, Stop, parse_duration};
-
-/// A fill step: the run (workload, target) and how full to make the nodes.
-#[derive(Debug, Clone, Args)]
-pub struct FillStep {
-    #[command(flatten)]
-    pub run: RunStep,
-    #[command(flatten)]
-    pub fill: FillOptions,
-}
-
-impl<'de> Deserialize<'de> for FillStep {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (fill, run) = de::split(d)?;
-        Ok(FillStep { run, fill })
-    }
-}
-
-fn default_compaction_timeout() -> Duration {
-    Duration::from_secs(30 * 60)
-}
-
-#[derive(Debug, Clone, Args, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct FillOptions {
-    /// Fill until each node holds this many times its RAM (reference 001: 5).
-    #[arg(long, conflicts_with = "bytes", required_unless_present = "bytes")]
-    #[serde(default)]
-    pub times_ram: Option<f64>,
-    /// A node's RAM for --times-ram [default: local nodes share the host's RAM equally].
-    #[arg(long)]
-    #[serde(
-        default,
-        deserialize_with = "de::opt_parsed",
-        serialize_with = "argv::opt_display"
-    )]
-    pub node_ram: Option<MiB>,
-    /// Fill until each node holds this much data, e.g. 200M or 10G.
-    #[arg(long)]
-    #[serde(
-        default,
-        deserialize_with = "de::opt_parsed",
-        serialize_with = "argv::opt_display"
-    )]
-    pub bytes: Option<MiB>,
-    /// Then wait at most this long for pending compactions to reach zero.
-    #[arg(long, value_parser = parse_duration, default_value = "30m")]
-    #[serde(
-        default = "default_compaction_timeout",
-        deserialize_with = "de::duration",
-        serialize_with = "argv::duration"
-    )]
-    pub compaction_timeout: Duration,
-}
+use crate::spec::{Ratio, Stop};
 
 /// Rows in the fill's key space: far more than any fill writes, so every write is a new row.
 const FILL_ROWS: u64 = 1 << 40;
@@ -120,13 +64,6 @@ impl FillStep {
         }
         run.validate()?;
         Ok(run)
-    }
-
-    /// The step as the arguments of `fill` that make it again (every option set).
-    pub fn args(&self) -> Vec<String> {
-        let mut a = self.run.args("fill");
-        a.extend(argv::part_flags(&self.fill, None));
-        a
     }
 
     /// Checks every value that can be checked without the cluster.
@@ -255,7 +192,7 @@ fn loaders(
         },
         fill: a.fill.clone(),
     };
-    let result = super::run::launch_loaders(each.args(), n, a.run.run_id.clone(), out, ctx)?;
+    let result = super::run::launch_loaders(crate::step::order::Task::Fill(Box::new(each)), n, a.run.run_id.clone(), out, ctx)?;
     if let Some(w) = result
         .warnings
         .iter()

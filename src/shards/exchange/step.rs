@@ -264,7 +264,7 @@ mod tests {
         let launch_of = |row: &StepRow| -> Result<Launch, ExchangeError> {
             Ok(Launch::all(
                 exe.clone(),
-                vec!["run".into(), row.level.clone()],
+                crate::step::order::test_task("db1"),
                 2,
                 String::new(),
                 out.join(format!("cap.step-{:02}.json", row.step)),
@@ -338,7 +338,7 @@ mod tests {
         let out = dir.path().join("cap.step-01.json");
         let launch = Launch::all(
             fake_exe(dir.path()),
-            vec!["run".into()],
+            crate::step::order::test_task("db1"),
             2,
             "ignored".into(),
             out.clone(),

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::RunStep;
+use crate::step::order::Task;
 use crate::metrics::prometheus_server::{self, FetchSpec};
 use crate::result::series::MetricSeries;
 use crate::result::{RunResult, RunStatus};
@@ -109,19 +110,17 @@ fn loaders(
         prometheus_ca: None,
         ..a.clone()
     };
-    let mut merged = launch_loaders(each.args("run"), n, a.run_id.clone(), out, ctx)?;
+    let mut merged = launch_loaders(Task::Run(Box::new(each)), n, a.run_id.clone(), out, ctx)?;
     if let Some(spec) = fetch {
         fetch_hosts(&mut merged, spec, out, ctx);
     }
     Ok(merged)
 }
 
-/// `args` (a command and its arguments, without `--shard`, `--run-id`, `--out` and `-q`,
-/// which each loader gets of its own) run by `n` child processes of the cqlbench the context
-/// names, as shards 0..n of run `run_id` (a new one when none is given), their results
-/// merged into `out`.
+/// `task` run by `n` child processes of the cqlbench the context names, as shards 0..n of
+/// run `run_id` (a new one when none is given), their results merged into `out`.
 pub fn launch_loaders(
-    args: Vec<String>,
+    task: Task,
     n: u64,
     run_id: Option<String>,
     out: &std::path::Path,
@@ -133,7 +132,7 @@ pub fn launch_loaders(
         );
     };
     let run_id = run_id.unwrap_or_else(launch::default_run_id);
-    let l = Launch::all(exe.clone(), args, n, run_id.clone(), out.to_path_buf());
+    let l = Launch::all(exe.clone(), task, n, run_id.clone(), out.to_path_buf());
     ctx.emit(Event::Loaders(LoadersEvent::Started {
         count: n,
         run_id: &run_id,
