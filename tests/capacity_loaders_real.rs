@@ -173,7 +173,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     let shard_out = shard_out.to_str().unwrap().to_string();
     let started = Instant::now();
     let pid = loop {
-        if let Some(pid) = pid_with(&["--shard", "1/2", &shard_out]) {
+        if let Some(pid) = pid_with(&["shard", "--index", "1", &shard_out]) {
             break pid;
         }
         assert!(

@@ -8,7 +8,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Container, PersistentVolumeClaim, Pod, PodSpec, Secret};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Container, PersistentVolumeClaim, Pod, PodSpec, Secret,
+};
 
 const RUN: [&str; 5] = [
     "--",
@@ -43,6 +45,7 @@ fn loaders(dir: &Path, args: &[&str]) -> std::process::Output {
 #[derive(Default)]
 struct Objects {
     secret: Option<Secret>,
+    order: Option<ConfigMap>,
     claim: Option<PersistentVolumeClaim>,
     job: Option<Job>,
     collector: Option<Pod>,
@@ -60,6 +63,16 @@ impl Objects {
     fn container(&self) -> &Container {
         &self.pod().containers[0]
     }
+    /// The pods' order, read from its ConfigMap as a pod reads it.
+    fn order(&self) -> cqlbench::step::order::Order {
+        let map = self.order.as_ref().expect("an order ConfigMap");
+        let text = &map.data.as_ref().unwrap()["order.json"];
+        cqlbench::step::order::Order::from_json(text, "order").unwrap()
+    }
+    /// What each pod runs, as the `run` command line that makes it.
+    fn run_args(&self) -> Vec<String> {
+        self.order().task.run().args_shown("run")
+    }
     fn env(&self, name: &str) -> Option<cqlbench::yaml::Value> {
         let env = self.container().env.as_ref().unwrap();
         let var = env.iter().find(|e| e.name == name)?;
@@ -73,6 +86,7 @@ fn parse(yaml: &str) -> Objects {
         let kind = v["kind"].as_str().unwrap().to_string();
         match kind.as_str() {
             "Secret" => o.secret = Some(cqlbench::yaml::from_value(v).unwrap()),
+            "ConfigMap" => o.order = Some(cqlbench::yaml::from_value(v).unwrap()),
             "PersistentVolumeClaim" => o.claim = Some(cqlbench::yaml::from_value(v).unwrap()),
             "Job" => o.job = Some(cqlbench::yaml::from_value(v).unwrap()),
             "Pod" => o.collector = Some(cqlbench::yaml::from_value(v).unwrap()),
@@ -137,7 +151,10 @@ fn run_arguments_are_checked_with_the_tls_the_pods_get() {
 #[test]
 fn shards_make_an_indexed_job_with_the_defaults() {
     let (o, stderr) = rendered(&["--shards", "4"]);
-    assert_eq!(o.kinds, ["PersistentVolumeClaim", "Job", "Pod"]);
+    assert_eq!(
+        o.kinds,
+        ["ConfigMap", "PersistentVolumeClaim", "Job", "Pod"]
+    );
     let job = o.job();
     assert_eq!(job.metadata.name.as_deref(), Some("cqlbench-loaders"));
     assert_eq!(job.metadata.namespace.as_deref(), Some("default"));
@@ -163,10 +180,19 @@ fn shards_make_an_indexed_job_with_the_defaults() {
     assert_eq!(
         args,
         format!(
-            "run keyvalue --hosts cassandra-dc1-service --rate 4000 --shard $(SHARD_INDEX)/4 \
-             --run-id {run_id} --out /results/{run_id}/shard-$(SHARD_INDEX).json"
+            "shard /etc/cqlbench/order/order.json --index $(SHARD_INDEX) \
+             --out /results/{run_id}/shard-$(SHARD_INDEX).json"
         )
     );
+    // The typed step every pod reads, for 4 shards of the run.
+    let order = o.order();
+    assert_eq!((order.run_id.as_str(), order.shards), (run_id.as_str(), 4));
+    assert_eq!(
+        o.run_args().join(" "),
+        "run keyvalue --hosts cassandra-dc1-service --rate 4000"
+    );
+    let map = o.order.as_ref().unwrap();
+    assert_eq!(map.metadata.name.as_deref(), Some("cqlbench-loaders-order"));
     let index = o.env("SHARD_INDEX").unwrap();
     assert_eq!(
         index["valueFrom"]["fieldRef"]["fieldPath"],
@@ -239,15 +265,19 @@ fn name_namespace_and_run_id_name_every_object() {
         assert_eq!(collector.metadata.namespace.as_deref(), Some("bench"));
         let args = o.container().args.as_ref().unwrap().join(" ");
         assert!(
-            args.ends_with("--run-id kv-1 --out /results/kv-1/shard-$(SHARD_INDEX).json"),
+            args.ends_with("--out /results/kv-1/shard-$(SHARD_INDEX).json"),
             "{args}"
         );
+        assert_eq!(o.order().run_id, "kv-1");
+        let map = o.order.as_ref().unwrap();
+        assert_eq!(map.metadata.name.as_deref(), Some("kv-load-order"));
+        assert_eq!(map.metadata.namespace.as_deref(), Some("bench"));
         assert!(
             stderr.contains("kubectl -n bench cp kv-load-collector:/results/kv-1 ./kv-1\n"),
             "{stderr}"
         );
         assert!(stderr.contains(
-            "kubectl -n bench delete job/kv-load pod/kv-load-collector pvc/kv-load-results\n"
+            "kubectl -n bench delete job/kv-load pod/kv-load-collector configmap/kv-load-order pvc/kv-load-results\n"
         ));
     }
 }
@@ -321,7 +351,10 @@ fn a_credentials_file_becomes_a_secret_and_never_an_argument() {
     );
     let yaml = String::from_utf8(out.stdout).unwrap();
     let o = parse(&yaml);
-    assert_eq!(o.kinds, ["Secret", "PersistentVolumeClaim", "Job", "Pod"]);
+    assert_eq!(
+        o.kinds,
+        ["Secret", "ConfigMap", "PersistentVolumeClaim", "Job", "Pod"]
+    );
     let secret = o.secret.as_ref().unwrap();
     assert_eq!(
         secret.metadata.name.as_deref(),
@@ -395,7 +428,7 @@ fn an_existing_secret_is_referenced_not_rendered() {
 fn an_existing_results_claim_replaces_the_created_one() {
     let (o, stderr) = rendered(&["--shards", "2", "--results-claim", "shared-results"]);
     assert!(o.claim.is_none());
-    assert_eq!(o.kinds, ["Job", "Pod"]);
+    assert_eq!(o.kinds, ["ConfigMap", "Job", "Pod"]);
     for pod in [
         o.pod(),
         o.collector.as_ref().unwrap().spec.as_ref().unwrap(),
@@ -562,7 +595,10 @@ fn out_writes_the_manifests_and_prints_the_workflow() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let file = dir.path().join("m dir.yaml");
     let o = parse(&std::fs::read_to_string(&file).unwrap());
-    assert_eq!(o.kinds, ["Secret", "PersistentVolumeClaim", "Job", "Pod"]);
+    assert_eq!(
+        o.kinds,
+        ["Secret", "ConfigMap", "PersistentVolumeClaim", "Job", "Pod"]
+    );
     // It holds a password: the owner's alone.
     assert_eq!(
         std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
@@ -579,7 +615,8 @@ fn out_writes_the_manifests_and_prints_the_workflow() {
             "kubectl -n default cp cqlbench-loaders-collector:/results/r1 ./r1",
             "cqlbench merge ./r1/shard-*.json --out r1.json",
             "kubectl -n default delete job/cqlbench-loaders pod/cqlbench-loaders-collector \
-             secret/cqlbench-loaders-credentials pvc/cqlbench-loaders-results",
+             configmap/cqlbench-loaders-order secret/cqlbench-loaders-credentials \
+             pvc/cqlbench-loaders-results",
         ]
     );
     assert!(!stdout.contains("pw\n") && !stdout.contains("kind:"));
@@ -631,9 +668,9 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
         "--consistency",
         "QUORUM",
     ]);
-    // Parsed by `cqlbench run`'s own parser and written back in its one form: the options
-    // in the order `run` declares them, values as they read back.
-    let args = o.container().args.as_ref().unwrap();
+    // Parsed by `cqlbench run`'s own parser into the typed step the pods read: shown as
+    // its one command line, the options in the order `run` declares them.
+    let args = o.run_args();
     assert_eq!(
         args[..8],
         [
@@ -647,24 +684,35 @@ fn run_args_pass_through_but_not_the_flags_the_renderer_owns() {
             "300s"
         ]
     );
-    for flag in [
-        "--shard",
-        "--run-id",
-        "--out",
-        "--credentials-file",
-        "--loaders",
-        "--start-at",
-        "--cluster",
+    // The options the renderer sets in every pod's order, each given a valid value.
+    for (flag, given) in [
+        ("--shard", &["--shard", "1/2", "--run-id", "r"][..]),
+        ("--run-id", &["--run-id", "r"]),
+        ("--out", &["--out", "x.json"]),
+        ("--out", &["--out=x.json"]),
+        ("--credentials-file", &["--credentials-file", "c"]),
+        ("--loaders", &["--loaders", "2"]),
+        (
+            "--start-at",
+            &[
+                "--shard",
+                "0/2",
+                "--run-id",
+                "r",
+                "--start-at",
+                "2026-11-24T13:00:00Z",
+            ],
+        ),
+        ("--cluster", &["--cluster", "c"]),
     ] {
-        refused(
-            &["--shards", "2", "--", "keyvalue", flag, "x"],
-            &format!("run argument '{flag}' is not allowed"),
-        );
-        refused(
-            &["--shards", "2", "--", "keyvalue", &format!("{flag}=x")],
-            &format!("run argument '{flag}' is not allowed"),
-        );
+        let mut args = vec!["--shards", "2", "--", "keyvalue"];
+        args.extend(given);
+        refused(&args, &format!("run argument '{flag}' is not allowed"));
     }
+    refused(
+        &["--shards", "2", "--", "keyvalue", "--rat", "5"],
+        "run arguments: unexpected argument '--rat' found",
+    );
     refused(
         &["--shards", "2", "--"],
         "no run arguments: give what follows `cqlbench run` after `--`",
@@ -1076,14 +1124,19 @@ fn capacity_arguments_make_the_pods_one_capacity_search() {
         "4000",
     ]);
     let args = o.pod().containers[0].args.clone().unwrap();
-    assert_eq!(args[..2], ["capacity", "keyvalue"]);
-    let joined = args.join(" ");
-    assert!(
-        joined.ends_with(
-            "--shard $(SHARD_INDEX)/3 --run-id cap-7 --out /results/cap-7/shard-$(SHARD_INDEX)/capacity.json"
-        ),
-        "{joined}"
+    assert_eq!(
+        args.join(" "),
+        "shard /etc/cqlbench/order/order.json --index $(SHARD_INDEX) \
+         --out /results/cap-7/shard-$(SHARD_INDEX)/capacity.json"
     );
+    // The order is a capacity search for 3 shards of cap-7, its search options typed.
+    let order = o.order();
+    assert_eq!((order.run_id.as_str(), order.shards), ("cap-7", 3));
+    let cqlbench::step::order::Task::Capacity(cap) = &order.task else {
+        panic!("a capacity task: {:?}", order.task)
+    };
+    assert_eq!(cap.search.start_rate, Some(4000.0));
+    assert_eq!(cap.run.hosts, ["cassandra-dc1-service"]);
     // Pod 0 holds the capacity result; nothing to merge.
     assert!(
         stderr.contains("cqlbench report ./cap-7/shard-0/capacity.json"),

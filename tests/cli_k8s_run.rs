@@ -71,9 +71,10 @@ fn bad_input_and_an_unreachable_api_are_refused_in_one_line() {
     // No kubeconfig anywhere (HOME is the test's directory, KUBECONFIG unset).
     refused(&[], &["the Kubernetes configuration", "--kubeconfig"]);
     let unreachable = kubeconfig(d, "https://127.0.0.1:9");
+    // The first object made: the pods' order.
     refused(
         &["--kubeconfig", &unreachable],
-        &["creating Job cqlbench-loaders in namespace default"],
+        &["creating ConfigMap cqlbench-loaders-order in namespace default"],
     );
     // Refused before the API is asked: the run's own arguments, the results directory.
     refused(

@@ -18,6 +18,7 @@ use crate::load::session::Credentials;
 use crate::spec::cluster::{Gc, parse_dcs};
 use crate::spec::storage::StorageArg;
 use crate::spec::{MiB, parse_duration};
+use crate::step::order::Task;
 
 #[derive(Debug, Subcommand)]
 pub enum K8sCommand {
@@ -389,65 +390,53 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The pods' run arguments, parsed and checked by `cqlbench run`'s own parser and checks
-/// (what each pod would refuse after `kubectl apply` is refused now), the flags the renderer
-/// owns refused, then written back by the one argv serialiser.
-fn run_args(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<Vec<String>> {
-    use crate::k8s::loaders::CAPACITY;
-    crate::k8s::loaders::validate::validate_run_args(given)?;
-    // `-- capacity WORKLOAD …`: one capacity search, checked by `cqlbench capacity`'s parser.
-    let capacity = given.first().is_some_and(|a| a == CAPACITY);
-    let given = if capacity { &given[1..] } else { given };
-    let argv = ["cqlbench", if capacity { CAPACITY } else { "run" }]
-        .into_iter()
-        .map(String::from)
-        .chain(given.iter().cloned());
+/// The pods' task from what follows `--`, read by `cqlbench run`'s (or `capacity`'s) own
+/// parser and checked as pod 0 will run it (what each pod would refuse after `kubectl apply`
+/// is refused now), the options the renderer owns refused.
+fn task(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<Task> {
+    let Some(first) = given.first() else {
+        anyhow::bail!(
+            "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m"
+        );
+    };
+    if first == "run" {
+        anyhow::bail!(
+            "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …"
+        );
+    }
+    let capacity = first == "capacity";
+    if capacity && given.len() < 2 {
+        anyhow::bail!(
+            "no capacity arguments: give what follows `cqlbench capacity` after `-- capacity`, e.g. -- capacity keyvalue --hosts cassandra-dc1-service --start-rate 4000"
+        );
+    }
     let what = if capacity {
         "capacity arguments"
     } else {
         "run arguments"
     };
-    let command = match super::Cli::try_parse_from(argv) {
-        Ok(super::Cli { command }) => command,
-        Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("");
-            anyhow::bail!("{what}: {}", first.trim_start_matches("error: "));
-        }
-    };
-    // The TLS files the pods get from --tls-secret (`Some(client_cert)`), as pod 0 will have
-    // them: a run argument that contradicts them (`--no-tls`) is refused here, not in the pod.
-    let with_tls = |run: &mut crate::scenario::steps::RunStep| {
-        if let Some(client_cert) = tls {
-            let dir = std::path::Path::new(crate::k8s::loaders::TLS_DIR);
-            run.tls_ca = Some(dir.join("ca.crt"));
-            if client_cert {
-                run.tls_cert = Some(dir.join("tls.crt"));
-                run.tls_key = Some(dir.join("tls.key"));
-            }
-        }
-    };
-    match command {
-        super::Command::Run(step) => {
-            let mut pod = (*step).clone();
-            with_tls(&mut pod);
-            pod.validate().map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-            Ok(step.args_shown("run").into_iter().skip(1).collect())
-        }
-        super::Command::Capacity(step) => {
-            // Checked as pod 0 will run it (the flags the renderer adds refused above).
-            let mut pod = (*step).clone();
-            pod.run.shard = Some(crate::spec::load::Share {
-                index: 0,
-                count: u64::from(shards.max(1)),
-            });
-            pod.run.run_id = Some("r".into());
-            with_tls(&mut pod.run);
-            pod.validate().map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-            Ok(step.args_shown(CAPACITY))
-        }
-        _ => unreachable!("the command is run or capacity"),
+    let task = Task::from_args(given).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    crate::k8s::loaders::validate::validate_task(&task)?;
+    // As pod 0 will run it: its shard and run id set, the TLS files the pods get from
+    // --tls-secret (`Some(client_cert)`) named, so that a contradiction (`--no-tls`) is
+    // refused here, not in the pod.
+    let mut pod = task.clone();
+    let run = pod.run_mut();
+    run.shard = Some(crate::spec::load::Share {
+        index: 0,
+        count: u64::from(shards.max(1)),
+    });
+    run.run_id = Some("r".into());
+    if let Some(client_cert) = tls {
+        crate::k8s::loaders::with_tls_files(run, client_cert);
     }
+    let checked = match &pod {
+        Task::Capacity(c) => c.validate(),
+        Task::Fill(f) => f.validate(),
+        Task::Run(r) => r.validate(),
+    };
+    checked.map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    Ok(task)
 }
 
 /// The Job's spec from its flags, its results collected as `results` says.
@@ -470,7 +459,7 @@ fn job_spec(
         image: a.image,
         shards: a.shards,
         backoff_limit: a.backoff_limit,
-        run_args: run_args(
+        task: task(
             &a.run_args,
             a.shards,
             a.tls_secret.as_ref().map(|_| a.tls_client_cert),

@@ -584,8 +584,8 @@ mod tests {
     fn each_loader_of_a_capacity_step_runs_its_share_of_the_step() {
         use crate::capacity::Level;
         use crate::load::RunPlan;
-        use crate::step::order::{Order, Task};
         use crate::spec::{LoadMode, Stop};
+        use crate::step::order::{Order, Task};
         let Command::Capacity(cap) = cli(&[
             "capacity",
             "keyvalue",

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::{AsyncBufReadExt, StreamExt};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Pod, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
 use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams, PropagationPolicy};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
@@ -211,25 +211,42 @@ pub(super) fn create_error(
 
 async fn create(client: &Client, j: &JobRun, rendered: &Rendered) -> Result<(), JobRunError> {
     let ns = &j.spec.namespace;
-    if let Some(secret) = &rendered.secret {
-        let name = secret.metadata.name.clone().unwrap_or_default();
-        Api::<Secret>::namespaced(client.clone(), ns)
-            .create(&PostParams::default(), secret)
+    let secrets = Api::<Secret>::namespaced(client.clone(), ns);
+    let maps = Api::<ConfigMap>::namespaced(client.clone(), ns);
+    let secret = rendered.secret.as_ref().map(|s| {
+        let name = s.metadata.name.clone().unwrap_or_default();
+        (s, name)
+    });
+    if let Some((s, name)) = &secret {
+        secrets
+            .create(&PostParams::default(), s)
             .await
-            .map_err(create_error("Secret", &name, ns))?;
+            .map_err(create_error("Secret", name, ns))?;
     }
-    let job = Api::<Job>::namespaced(client.clone(), ns)
-        .create(&PostParams::default(), &rendered.job)
+    let order = super::loaders::order_name(&j.spec);
+    let made = maps
+        .create(&PostParams::default(), &rendered.config_map)
         .await
-        .map_err(create_error("Job", &j.spec.name, ns));
-    if let (Err(_), Some(secret)) = (&job, &rendered.secret) {
-        // The Secret made just now would refuse the next attempt: it goes with the Job.
-        let name = secret.metadata.name.clone().unwrap_or_default();
-        let _ = Api::<Secret>::namespaced(client.clone(), ns)
-            .delete(&name, &DeleteParams::default())
-            .await;
+        .map_err(create_error("ConfigMap", &order, ns));
+    let job = match &made {
+        Ok(_) => Api::<Job>::namespaced(client.clone(), ns)
+            .create(&PostParams::default(), &rendered.job)
+            .await
+            .map(drop)
+            .map_err(create_error("Job", &j.spec.name, ns)),
+        Err(_) => Ok(()),
+    };
+    if made.is_err() || job.is_err() {
+        // What was made just now would refuse the next attempt: it goes with the Job (an
+        // order ConfigMap that was there before is not ours to delete).
+        if let Some((_, name)) = &secret {
+            let _ = secrets.delete(name, &DeleteParams::default()).await;
+        }
+        if made.is_ok() {
+            let _ = maps.delete(&order, &DeleteParams::default()).await;
+        }
     }
-    job.map(|_| ())
+    made.map(drop).and(job)
 }
 
 /// The runtime `k8s run` and `k8s probe --run` drive the API on.
@@ -541,6 +558,8 @@ async fn delete(client: &Client, spec: &LoadersSpec) -> Result<(), JobRunError> 
         let secrets = Api::<Secret>::namespaced(client.clone(), &spec.namespace);
         delete_object(secrets, "Secret", &secret).await?;
     }
+    let maps = Api::<ConfigMap>::namespaced(client.clone(), &spec.namespace);
+    delete_object(maps, "ConfigMap", &super::loaders::order_name(spec)).await?;
     Ok(())
 }
 

@@ -1,9 +1,10 @@
 //! Load generators on Kubernetes: one `cqlbench run` split into N shards, as an Indexed Job.
 //!
-//! Pod `i` of the Job runs `cqlbench run ARGS… --shard i/N --run-id ID --out
-//! /results/ID/shard-i.json`, `i` coming from the pod's completion-index annotation through the
-//! downward API (or, for `capacity ARGS…`, `cqlbench capacity ARGS… --shard i/N --run-id ID
-//! --out /results/ID/shard-i/capacity.json`: one search, pod 0 coordinating). Every shard writes its result to one ReadWriteMany claim; a collector pod
+//! Every pod mounts the run's order (a ConfigMap holding the typed step as JSON,
+//! `step::order`) and pod `i` runs `cqlbench shard /etc/cqlbench/order/order.json --index i
+//! --out /results/ID/shard-i.json`, `i` coming from the pod's completion-index annotation
+//! through the downward API (for a capacity search, `--out /results/ID/shard-i/capacity.json`:
+//! one search, pod 0 coordinating). Every shard writes its result to one ReadWriteMany claim; a collector pod
 //! mounting the same claim is where `kubectl cp` fetches them, and `cqlbench merge` adds their
 //! histograms. Database credentials reach the pods from a Secret as `CQLBENCH_USERNAME` /
 //! `CQLBENCH_PASSWORD`, never on a command line.
@@ -14,27 +15,29 @@
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaim, Pod, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Pod, Secret};
 
 use super::KUBERNETES_VERSION;
 use crate::error::Invalid;
 use crate::load::session::Credentials;
+use crate::step::order::Task;
 
 mod objects;
 pub mod validate;
 mod workflow;
 
-pub use objects::shard_args;
-
-/// The command that makes a capacity search of the pods (`-- capacity WORKLOAD …`).
-pub const CAPACITY: &str = "capacity";
+pub use objects::{order, shard_args, with_tls_files};
 
 impl LoadersSpec {
-    /// The pods run one capacity search (`capacity …`), not one run.
+    /// The pods run one capacity search, not one run.
     pub fn is_capacity(&self) -> bool {
-        self.run_args.first().is_some_and(|a| a == CAPACITY)
+        self.task.is_capacity()
     }
 }
+
+/// Where every loader container mounts the order ConfigMap, and the order's key in it.
+pub const ORDER_DIR: &str = "/etc/cqlbench/order";
+pub const ORDER_KEY: &str = "order.json";
 
 /// Where every container mounts the results claim.
 pub const RESULTS_DIR: &str = "/results";
@@ -45,7 +48,8 @@ pub const COMPLETION_INDEX_ANNOTATION: &str = "batch.kubernetes.io/job-completio
 /// Keys of the credentials Secret (rendered or existing).
 pub const USERNAME_KEY: &str = "username";
 pub const PASSWORD_KEY: &str = "password";
-/// Longest `--name`: the longest derived name, NAME-credentials, must stay a 63-character label.
+/// Longest `--name`: the longest derived name, NAME-credentials, must stay a 63-character label
+/// (NAME-order and NAME-collector are shorter).
 pub const MAX_NAME_LEN: usize = 63 - "-credentials".len();
 /// Kubernetes' limit on the completions of an Indexed Job.
 pub const MAX_SHARDS: u32 = 100_000;
@@ -117,10 +121,11 @@ pub struct LoadersSpec {
     pub backoff_limit: u32,
     /// Names the run: the results directory, the merged file and a label on every object.
     pub run_id: String,
-    /// What follows `cqlbench run` (workload and flags), without the flags the renderer owns;
-    /// or `capacity WORKLOAD …`: one capacity search run by the N pods, pod 0 coordinating
-    /// (`cqlbench capacity --shard I/N`), whose capacity result is pod 0's.
-    pub run_args: Vec<String>,
+    /// What every pod runs (its shard, the run id and its result path set per pod): a run, or
+    /// one capacity search run by the N pods, pod 0 coordinating (`--shard I/N`), whose
+    /// capacity result is pod 0's. None of the options the renderer owns may be set
+    /// (`validate::validate_task`).
+    pub task: Task,
     pub credentials: CredentialsSource,
     /// Client TLS from an existing Secret, mounted read-only in every loader pod.
     pub tls: Option<TlsSecret>,
@@ -147,6 +152,8 @@ pub struct Step {
 pub struct Rendered {
     /// Only when the credentials were given (rendered from a file).
     pub secret: Option<Secret>,
+    /// NAME-order: the pods' order.
+    pub config_map: ConfigMap,
     /// Only when no existing claim was named.
     pub claim: Option<PersistentVolumeClaim>,
     pub job: Job,
@@ -158,12 +165,13 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    /// Every object as one multi-document YAML stream (Secret, claim, Job, collector).
+    /// Every object as one multi-document YAML stream (Secret, order, claim, Job, collector).
     pub fn yaml(&self) -> String {
         let mut docs = Vec::new();
         if let Some(secret) = &self.secret {
             docs.push(super::to_yaml(secret));
         }
+        docs.push(super::to_yaml(&self.config_map));
         if let Some(claim) = &self.claim {
             docs.push(super::to_yaml(claim));
         }
@@ -189,6 +197,11 @@ pub fn claim_name(spec: &LoadersSpec) -> Option<String> {
     }
 }
 
+/// The order ConfigMap's name.
+pub fn order_name(spec: &LoadersSpec) -> String {
+    format!("{}-order", spec.name)
+}
+
 /// The credentials Secret's name, if any.
 pub fn secret_name(spec: &LoadersSpec) -> Option<String> {
     match &spec.credentials {
@@ -211,6 +224,7 @@ pub fn render(spec: &LoadersSpec) -> Result<Rendered, Invalid> {
     let resources = validate::validate(spec)?;
     Ok(Rendered {
         secret: objects::secret(spec),
+        config_map: objects::config_map(spec),
         claim: objects::claim(spec),
         job: objects::job(spec, resources),
         collector: (spec.results != ResultsClaim::PodLogs).then(|| objects::collector(spec)),

@@ -29,13 +29,7 @@ pub struct Launch {
 
 impl Launch {
     /// Every shard `0..count` of a run, started here.
-    pub fn all(
-        exe: PathBuf,
-        task: Task,
-        count: u64,
-        run_id: String,
-        out: PathBuf,
-    ) -> Launch {
+    pub fn all(exe: PathBuf, task: Task, count: u64, run_id: String, out: PathBuf) -> Launch {
         Launch {
             exe,
             task,
@@ -293,13 +287,7 @@ mod tests {
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let l = Launch::all(
-            exe,
-            task(),
-            3,
-            "r1".into(),
-            dir.path().join("run.json"),
-        );
+        let l = Launch::all(exe, task(), 3, "r1".into(), dir.path().join("run.json"));
         let started = std::time::Instant::now();
         let mut seen = Vec::new();
         let err = run(&l, &Cancel::new(), &mut |e| {

@@ -27,6 +27,17 @@ pub struct Order {
     /// How many loaders the run has (each gets its own index, 0 to shards − 1).
     pub shards: u64,
     pub task: Task,
+    /// Each loader serves its live metrics here (`--metrics-listen`, kept out of the step's
+    /// keys: a scenario's steps share one endpoint), and for this long after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::de::opt_duration",
+        serialize_with = "super::argv::opt_duration"
+    )]
+    pub metrics_linger: Option<std::time::Duration>,
 }
 
 /// What every loader of the order runs (its shard, run id and result path set per loader).
@@ -62,14 +73,45 @@ impl Task {
     pub fn is_capacity(&self) -> bool {
         matches!(self, Task::Capacity(_))
     }
+
+    /// The task of `args`, read by the command's own parser: what follows `cqlbench run`
+    /// (`WORKLOAD --flag …`), or `capacity WORKLOAD …` for a capacity search. A refusal is
+    /// clap's first line, e.g. `unexpected argument '--rat' found`.
+    pub fn from_args(args: &[String]) -> Result<Task, Invalid> {
+        fn parse<T: clap::Args + clap::FromArgMatches>(
+            name: &'static str,
+            args: &[String],
+        ) -> Result<T, Invalid> {
+            let cmd = T::augment_args(clap::Command::new(name).no_binary_name(true));
+            let matches = cmd.try_get_matches_from(args).map_err(|e| {
+                let text = e.to_string();
+                let first = text
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("error: ");
+                crate::invalid!("{first}")
+            })?;
+            T::from_arg_matches(&matches).map_err(|e| crate::invalid!("{e}"))
+        }
+        match args.split_first() {
+            Some((first, rest)) if first == "capacity" => {
+                Ok(Task::Capacity(Box::new(parse("capacity", rest)?)))
+            }
+            _ => Ok(Task::Run(Box::new(parse("run", args)?))),
+        }
+    }
 }
 
 impl Order {
+    /// The order of `task` (its live-metrics options included) for `shards` loaders.
     pub fn new(run_id: String, shards: u64, task: Task) -> Order {
         Order {
             version: VERSION,
             run_id,
             shards,
+            metrics_listen: task.run().metrics_listen,
+            metrics_linger: task.run().metrics_linger,
             task,
         }
     }
@@ -122,6 +164,8 @@ impl Order {
         run.run_id = Some(self.run_id.clone());
         run.out = Some(out);
         run.quiet = true;
+        run.metrics_listen = self.metrics_listen;
+        run.metrics_linger = self.metrics_linger;
         Ok(task)
     }
 }

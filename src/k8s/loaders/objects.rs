@@ -1,15 +1,15 @@
-//! The Kubernetes objects of a run's loaders: the credentials Secret, the results claim, the
-//! Indexed Job of shards and the collector pod.
+//! The Kubernetes objects of a run's loaders: the credentials Secret, the order ConfigMap, the
+//! results claim, the Indexed Job of shards and the collector pod.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, ObjectFieldSelector,
-    PersistentVolumeClaim, PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, Pod,
-    PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, ResourceRequirements, Secret,
-    SecretKeySelector, SecretVolumeSource, Volume, VolumeMount, VolumeResourceRequirements,
-    WeightedPodAffinityTerm,
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvVar,
+    EnvVarSource, ObjectFieldSelector, PersistentVolumeClaim, PersistentVolumeClaimSpec,
+    PersistentVolumeClaimVolumeSource, Pod, PodAffinityTerm, PodAntiAffinity, PodSpec,
+    PodTemplateSpec, ResourceRequirements, Secret, SecretKeySelector, SecretVolumeSource, Volume,
+    VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
@@ -17,10 +17,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 };
 
 use super::{
-    COMPLETION_INDEX_ANNOTATION, CredentialsSource, LoadersSpec, PASSWORD_KEY, RESULTS_DIR,
-    ResultsClaim, SHARD_INDEX_ENV, TLS_DIR, USERNAME_KEY, claim_name, collector_name, secret_name,
+    COMPLETION_INDEX_ANNOTATION, CredentialsSource, LoadersSpec, ORDER_DIR, ORDER_KEY,
+    PASSWORD_KEY, RESULTS_DIR, ResultsClaim, SHARD_INDEX_ENV, TLS_DIR, USERNAME_KEY, claim_name,
+    collector_name, order_name, secret_name,
 };
 use crate::k8s::labels;
+use crate::step::RunStep;
+use crate::step::order::Order;
 
 fn meta(spec: &LoadersSpec, name: String, component: &str) -> ObjectMeta {
     ObjectMeta {
@@ -119,43 +122,77 @@ fn tls_volume(spec: &LoadersSpec) -> Option<(Volume, VolumeMount)> {
     Some((volume, mount))
 }
 
-/// `cqlbench run ARGS… --shard $(SHARD_INDEX)/N --run-id ID --out /results/ID/shard-….json`:
-/// the container's arguments after `cqlbench` (Kubernetes expands `$(SHARD_INDEX)` because the
-/// container's env defines it).
+/// The pods' order: the spec's task as every pod runs it (the TLS files at the Secret's
+/// mount), for `shards` loaders under the run id.
+pub fn order(spec: &LoadersSpec) -> Order {
+    let mut task = spec.task.clone();
+    if let Some(t) = &spec.tls {
+        with_tls_files(task.run_mut(), t.client_cert);
+    }
+    Order::new(spec.run_id.clone(), u64::from(spec.shards), task)
+}
+
+/// `run` with the TLS Secret's files where a pod mounts them: the CA, and with `client_cert`
+/// the client's certificate and key.
+pub fn with_tls_files(run: &mut RunStep, client_cert: bool) {
+    let dir = std::path::Path::new(TLS_DIR);
+    run.tls_ca = Some(dir.join("ca.crt"));
+    if client_cert {
+        run.tls_cert = Some(dir.join("tls.crt"));
+        run.tls_key = Some(dir.join("tls.key"));
+    }
+}
+
+/// The ConfigMap NAME-order holding the pods' order as [`ORDER_KEY`].
+pub(super) fn config_map(spec: &LoadersSpec) -> ConfigMap {
+    ConfigMap {
+        metadata: meta(spec, order_name(spec), "order"),
+        data: Some(BTreeMap::from([(
+            ORDER_KEY.to_string(),
+            order(spec).to_json(),
+        )])),
+        ..Default::default()
+    }
+}
+
+/// The order ConfigMap as the read-only volume `order` and its mount at [`ORDER_DIR`].
+fn order_volume(spec: &LoadersSpec) -> (Volume, VolumeMount) {
+    let volume = Volume {
+        name: "order".into(),
+        config_map: Some(ConfigMapVolumeSource {
+            name: order_name(spec),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mount = VolumeMount {
+        name: "order".into(),
+        mount_path: ORDER_DIR.into(),
+        read_only: Some(true),
+        ..Default::default()
+    };
+    (volume, mount)
+}
+
+/// `shard /etc/cqlbench/order/order.json --index $(SHARD_INDEX) --out
+/// /results/ID/shard-$(SHARD_INDEX).json`: the container's arguments after `cqlbench`
+/// (Kubernetes expands `$(SHARD_INDEX)` because the container's env defines it). A capacity
+/// search's pods write their steps beside their own capacity result (pod 0's is the search's).
 pub fn shard_args(spec: &LoadersSpec) -> Vec<String> {
     let index = format!("$({SHARD_INDEX_ENV})");
-    let capacity = spec.is_capacity();
-    let mut args = if capacity {
-        Vec::new()
+    let out = if spec.task.is_capacity() {
+        format!("{RESULTS_DIR}/{}/shard-{index}/capacity.json", spec.run_id)
     } else {
-        vec!["run".to_string()]
+        format!("{RESULTS_DIR}/{}/shard-{index}.json", spec.run_id)
     };
-    args.extend(spec.run_args.iter().cloned());
-    if let Some(t) = &spec.tls {
-        args.extend(["--tls-ca".to_string(), format!("{TLS_DIR}/ca.crt")]);
-        if t.client_cert {
-            args.extend([
-                "--tls-cert".to_string(),
-                format!("{TLS_DIR}/tls.crt"),
-                "--tls-key".to_string(),
-                format!("{TLS_DIR}/tls.key"),
-            ]);
-        }
-    }
-    args.extend([
-        "--shard".to_string(),
-        format!("{index}/{}", spec.shards),
-        "--run-id".to_string(),
-        spec.run_id.clone(),
-        "--out".to_string(),
-        if capacity {
-            // Each pod's steps beside its own capacity result (pod 0's is the search's).
-            format!("{RESULTS_DIR}/{}/shard-{index}/capacity.json", spec.run_id)
-        } else {
-            format!("{RESULTS_DIR}/{}/shard-{index}.json", spec.run_id)
-        },
-    ]);
-    args
+    vec![
+        "shard".into(),
+        format!("{ORDER_DIR}/{ORDER_KEY}"),
+        "--index".into(),
+        index,
+        "--out".into(),
+        out,
+    ]
 }
 
 fn env(spec: &LoadersSpec) -> Vec<EnvVar> {
@@ -263,6 +300,7 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
         volume_mounts: Some(
             std::iter::once(mount)
                 .chain(tls_volume(spec).map(|(_, m)| m))
+                .chain([order_volume(spec).1])
                 .collect(),
         ),
         ..Default::default()
@@ -289,6 +327,7 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
                     volumes: Some(
                         std::iter::once(volume)
                             .chain(tls_volume(spec).map(|(v, _)| v))
+                            .chain([order_volume(spec).0])
                             .collect(),
                     ),
                     ..Default::default()

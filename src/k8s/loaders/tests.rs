@@ -6,6 +6,7 @@ use k8s_openapi::api::core::v1::{Container, EnvVar};
 use super::*;
 use crate::k8s::labels;
 use crate::load::session::Credentials;
+use crate::step::order::{Order, Task};
 
 const PASSWORD: &str = "s3cr:t \"pw\" #x";
 
@@ -16,6 +17,10 @@ fn given() -> CredentialsSource {
     })
 }
 
+fn task(args: &[&str]) -> Task {
+    Task::from_args(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()).unwrap()
+}
+
 fn spec() -> LoadersSpec {
     LoadersSpec {
         name: "cqlbench-loaders".into(),
@@ -24,7 +29,7 @@ fn spec() -> LoadersSpec {
         shards: 4,
         backoff_limit: 0,
         run_id: "run-20261124-123402".into(),
-        run_args: [
+        task: task(&[
             "keyvalue",
             "--hosts",
             "cassandra-dc1-service",
@@ -32,9 +37,7 @@ fn spec() -> LoadersSpec {
             "4000",
             "--duration",
             "5m",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         credentials: given(),
         tls: None,
         results: ResultsClaim::New {
@@ -103,10 +106,39 @@ fn each_shard_runs_its_index_of_n_and_writes_its_own_file() {
     assert_eq!(c.image.as_deref(), Some("registry.example/cqlbench:0.1"));
     assert_eq!(c.command.as_deref(), Some(&["cqlbench".to_string()][..]));
     let args = c.args.as_ref().unwrap();
-    let want = "run keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m \
-                --shard $(SHARD_INDEX)/4 --run-id run-20261124-123402 \
+    let want = "shard /etc/cqlbench/order/order.json --index $(SHARD_INDEX) \
                 --out /results/run-20261124-123402/shard-$(SHARD_INDEX).json";
     assert_eq!(args.join(" "), want);
+    // The order every pod mounts: the typed step, for 4 shards of the run.
+    let map = r.config_map.data.as_ref().unwrap();
+    let o = Order::from_json(&map["order.json"], "order").unwrap();
+    assert_eq!((o.run_id.as_str(), o.shards), ("run-20261124-123402", 4));
+    let run = o.task.run();
+    assert_eq!(run.hosts, ["cassandra-dc1-service"]);
+    assert_eq!(run.duration, Some(Duration::from_secs(300)));
+    assert_eq!(
+        run.args_shown("run")[1..4],
+        ["keyvalue", "--hosts", "cassandra-dc1-service"]
+    );
+    let order_mount = c.volume_mounts.as_ref().unwrap().last().unwrap();
+    assert_eq!(
+        (
+            order_mount.name.as_str(),
+            order_mount.mount_path.as_str(),
+            order_mount.read_only
+        ),
+        ("order", "/etc/cqlbench/order", Some(true))
+    );
+    let pod = r.job.spec.as_ref().unwrap().template.spec.as_ref().unwrap();
+    let volume = pod.volumes.as_ref().unwrap().last().unwrap();
+    assert_eq!(
+        volume.config_map.as_ref().unwrap().name,
+        r.config_map.metadata.name.clone().unwrap()
+    );
+    assert_eq!(
+        r.config_map.metadata.name.as_deref(),
+        Some("cqlbench-loaders-order")
+    );
     // $(SHARD_INDEX) is expanded only because the container defines it, from the
     // completion-index annotation.
     let index = env_var(c, "SHARD_INDEX").unwrap();
@@ -139,12 +171,19 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
     });
     let r = render(&s).unwrap();
     let c = container(&r.job);
-    let args = c.args.as_ref().unwrap().join(" ");
+    let o = order(&s);
+    let run = o.task.run();
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    assert_eq!(
+        [path(&run.tls_ca), path(&run.tls_cert), path(&run.tls_key)],
+        [
+            Some("/etc/cqlbench/tls/ca.crt".to_string()),
+            Some("/etc/cqlbench/tls/tls.crt".into()),
+            Some("/etc/cqlbench/tls/tls.key".into())
+        ]
+    );
     assert!(
-        args.contains(
-            "--tls-ca /etc/cqlbench/tls/ca.crt --tls-cert /etc/cqlbench/tls/tls.crt --tls-key /etc/cqlbench/tls/tls.key"
-        ),
-        "{args}"
+        r.config_map.data.as_ref().unwrap()["order.json"].contains("/etc/cqlbench/tls/tls.key")
     );
     let mount = &c.volume_mounts.as_ref().unwrap()[1];
     assert_eq!(
@@ -164,12 +203,8 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
         name: "ca-only".into(),
         client_cert: false,
     });
-    let r = render(&s).unwrap();
-    let args = container(&r.job).args.as_ref().unwrap().join(" ");
-    assert!(
-        args.contains("--tls-ca /etc/cqlbench/tls/ca.crt --shard"),
-        "{args}"
-    );
+    let run = order(&s).task.run().clone();
+    assert!(run.tls_ca.is_some() && run.tls_cert.is_none() && run.tls_key.is_none());
     s.tls = Some(TlsSecret {
         name: "Not_A_Name".into(),
         client_cert: false,
@@ -177,8 +212,7 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
     assert!(render(&s).unwrap_err().starts_with("--tls-secret"));
     // TLS files given to the run itself would be paths on this machine, not in the pod.
     s.tls = None;
-    s.run_args
-        .extend(["--tls-ca".into(), "/home/me/ca.pem".into()]);
+    s.task.run_mut().tls_ca = Some("/home/me/ca.pem".into());
     assert!(render(&s).unwrap_err().contains("--tls-secret"));
 }
 
@@ -357,7 +391,8 @@ fn the_workflow_applies_waits_copies_merges_and_cleans_up() {
             "kubectl -n bench cp cqlbench-loaders-collector:/results/run-20261124-123402 ./run-20261124-123402",
             "cqlbench merge ./run-20261124-123402/shard-*.json --out run-20261124-123402.json",
             "kubectl -n bench delete job/cqlbench-loaders pod/cqlbench-loaders-collector \
-             secret/cqlbench-loaders-credentials pvc/cqlbench-loaders-results",
+             configmap/cqlbench-loaders-order secret/cqlbench-loaders-credentials \
+             pvc/cqlbench-loaders-results",
         ]
     );
     let mut s = spec();
@@ -480,41 +515,41 @@ fn refuses_an_empty_image() {
 }
 
 #[test]
-fn refuses_run_arguments_the_renderer_owns() {
-    for flag in [
-        "--shard",
-        "--run-id",
-        "--out",
-        "--credentials-file",
-        "--loaders",
-        "--start-at",
-        "--cluster",
+fn refuses_run_options_the_renderer_owns() {
+    let base = ["keyvalue", "--hosts", "h"];
+    for (flag, given) in [
+        ("--tls-ca", &["--tls-ca", "/ca.pem"][..]),
+        ("--shard", &["--shard", "1/2", "--run-id", "r"]),
+        ("--run-id", &["--run-id", "r"]),
+        ("--out", &["--out", "x.json"]),
+        ("--credentials-file", &["--credentials-file", "c"]),
+        ("--loaders", &["--loaders", "2"]),
+        (
+            "--start-at",
+            &[
+                "--shard",
+                "0/2",
+                "--run-id",
+                "r",
+                "--start-at",
+                "1800000000",
+            ],
+        ),
     ] {
-        for form in [
-            vec![flag.to_string(), "x".into()],
-            vec![format!("{flag}=x")],
-        ] {
-            let mut s = spec();
-            s.run_args.extend(form);
-            let e = render(&s).unwrap_err();
-            assert!(
-                e.starts_with(&format!("run argument '{flag}' is not allowed: ")),
-                "{e}"
-            );
-        }
+        let mut s = spec();
+        s.task = task(&[&base[..], given].concat());
+        let e = render(&s).unwrap_err();
+        assert!(
+            e.starts_with(&format!("run argument '{flag}' is not allowed: ")),
+            "{e}"
+        );
     }
-    // A flag that merely starts like one of them is the run's business.
     let mut s = spec();
-    s.run_args
-        .extend(["--output-format".into(), "--sharding=x".into()]);
-    assert!(render(&s).is_ok());
-    refused(
-        |s| s.run_args.clear(),
-        "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m",
-    );
-    refused(
-        |s| s.run_args.insert(0, "run".into()),
-        "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …",
+    s.task = task(&["keyvalue", "--cluster", "c"]);
+    assert!(
+        render(&s)
+            .unwrap_err()
+            .contains("a pod has no local clusters")
     );
 }
 
@@ -585,33 +620,30 @@ fn refuses_quantities_kubernetes_would_not_parse() {
 #[test]
 fn capacity_args_make_the_pods_one_capacity_search_with_pod_0_coordinating() {
     let s = LoadersSpec {
-        run_args: [
+        task: task(&[
             "capacity",
             "keyvalue",
             "--hosts",
             "h",
             "--start-rate",
             "4000",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ]),
         ..spec()
     };
     assert!(s.is_capacity() && !spec().is_capacity());
     let args = shard_args(&s);
-    assert_eq!(args[..2], ["capacity", "keyvalue"]);
-    let tail: Vec<&str> = args[args.len() - 6..].iter().map(String::as_str).collect();
     assert_eq!(
-        tail,
+        args[..],
         [
-            "--shard",
-            "$(SHARD_INDEX)/4",
-            "--run-id",
-            "run-20261124-123402",
+            "shard",
+            "/etc/cqlbench/order/order.json",
+            "--index",
+            "$(SHARD_INDEX)",
             "--out",
             "/results/run-20261124-123402/shard-$(SHARD_INDEX)/capacity.json"
         ]
     );
+    assert!(order(&s).task.is_capacity());
     let r = render(&s).unwrap();
     let last_but_one = &r.steps[r.steps.len() - 2];
     assert_eq!(
@@ -629,12 +661,6 @@ fn capacity_args_make_the_pods_one_capacity_search_with_pod_0_coordinating() {
         e.contains("at most 55 characters for a capacity search"),
         "{e}"
     );
-    let e = render(&LoadersSpec {
-        run_args: vec!["capacity".into()],
-        ..s
-    })
-    .unwrap_err();
-    assert!(e.contains("no capacity arguments"), "{e}");
 }
 
 #[test]
@@ -691,6 +717,6 @@ fn with_the_logs_carrying_the_results_each_pod_has_its_own_volume_and_prints_its
     // With a claim, the shard's own arguments, as before.
     let claimed = render(&spec()).unwrap();
     let pod = claimed.job.spec.unwrap().template.spec.unwrap();
-    assert_eq!(pod.containers[0].args.as_ref().unwrap()[0], "run");
+    assert_eq!(pod.containers[0].args.as_ref().unwrap()[0], "shard");
     assert_eq!(pod.host_network, None);
 }

@@ -1,5 +1,5 @@
 //! Checking a loaders spec before anything is rendered: names, image, shards, run id and
-//! arguments, credentials, results claim and resources, each refused in one line.
+//! task, credentials, results claim and resources, each refused in one line.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -9,35 +9,7 @@ use k8s_openapi::api::core::v1::ResourceRequirements;
 use super::{CredentialsSource, LoadersSpec, MAX_NAME_LEN, MAX_SHARDS, Resources, ResultsClaim};
 use crate::error::Invalid;
 use crate::k8s::{dns_label, dns_subdomain, label_value, quantity};
-
-/// `cqlbench run` flags the renderer sets itself (or that make no sense in a pod), and why.
-const OWNED_FLAGS: [(&str, &str); 10] = [
-    (
-        "--tls-ca",
-        "certificates reach the pods from a Secret: give --tls-secret to `k8s loaders` itself",
-    ),
-    (
-        "--tls-cert",
-        "certificates reach the pods from a Secret: give --tls-secret and --tls-client-cert to `k8s loaders` itself",
-    ),
-    (
-        "--tls-key",
-        "certificates reach the pods from a Secret: give --tls-secret and --tls-client-cert to `k8s loaders` itself",
-    ),
-    ("--shard", "each pod's shard is set by the Job"),
-    ("--run-id", "give --run-id to `k8s loaders` itself"),
-    ("--out", "each shard writes /results/RUN_ID/shard-I.json"),
-    (
-        "--credentials-file",
-        "credentials reach the pods from a Secret: give --credentials-file or --secret to `k8s loaders` itself",
-    ),
-    ("--loaders", "the Job's shards are the loaders"),
-    ("--start-at", "`k8s loaders` owns the shards' start"),
-    (
-        "--cluster",
-        "a pod has no local clusters: give the contact points with --hosts",
-    ),
-];
+use crate::step::order::Task;
 
 /// Checks `spec`; returns the loader container's resources.
 pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Invalid> {
@@ -81,7 +53,7 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
     if spec.wait_timeout < Duration::from_secs(1) {
         return Err(crate::invalid!("--timeout must be at least 1s"));
     }
-    validate_run_args(&spec.run_args)?;
+    validate_task(&spec.task)?;
     match &spec.credentials {
         CredentialsSource::None => {}
         CredentialsSource::Secret(name) => dns_subdomain("--secret", name)?,
@@ -125,34 +97,45 @@ fn run_id(s: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// The run arguments as given: some, without `run` first, none of the flags the renderer
-/// owns ([`OWNED_FLAGS`]).
-pub fn validate_run_args(args: &[String]) -> Result<(), Invalid> {
-    let Some(first) = args.first() else {
-        return Err(crate::invalid!(
-            "no run arguments: give what follows `cqlbench run` after `--`, e.g. -- keyvalue --hosts cassandra-dc1-service --rate 4000 --duration 5m"
-        ));
-    };
-    // `capacity WORKLOAD …`: one capacity search (checked as `cqlbench capacity` would).
-    if first == "capacity" && args.len() < 2 {
-        return Err(crate::invalid!(
-            "no capacity arguments: give what follows `cqlbench capacity` after `-- capacity`, e.g. -- capacity keyvalue --hosts cassandra-dc1-service --start-rate 4000"
-        ));
+/// The pods' task as given: none of the options the renderer sets itself in every pod's
+/// order (or that make no sense in a pod), each refused with the way to give it instead.
+pub fn validate_task(task: &Task) -> Result<(), Invalid> {
+    let r = task.run();
+    let secret = "certificates reach the pods from a Secret: give --tls-secret";
+    let owned = [
+        (r.tls_ca.is_some(), "--tls-ca", format!("{secret} to `k8s loaders` itself")),
+        (
+            r.tls_cert.is_some(),
+            "--tls-cert",
+            format!("{secret} and --tls-client-cert to `k8s loaders` itself"),
+        ),
+        (
+            r.tls_key.is_some(),
+            "--tls-key",
+            format!("{secret} and --tls-client-cert to `k8s loaders` itself"),
+        ),
+        (r.start_at.is_some(), "--start-at", "`k8s loaders` owns the shards' start".into()),
+        (r.shard.is_some(), "--shard", "each pod's shard is set by the Job".into()),
+        (r.run_id.is_some(), "--run-id", "give --run-id to `k8s loaders` itself".into()),
+        (r.out.is_some(), "--out", "each shard writes /results/RUN_ID/shard-I.json".into()),
+        (
+            r.credentials_file.is_some(),
+            "--credentials-file",
+            "credentials reach the pods from a Secret: give --credentials-file or --secret to `k8s loaders` itself".into(),
+        ),
+        (r.loaders.is_some(), "--loaders", "the Job's shards are the loaders".into()),
+        (
+            r.cluster.is_some(),
+            "--cluster",
+            "a pod has no local clusters: give the contact points with --hosts".into(),
+        ),
+    ];
+    match owned.into_iter().find(|(set, ..)| *set) {
+        Some((_, flag, why)) => Err(crate::invalid!(
+            "run argument '{flag}' is not allowed: {why}"
+        )),
+        None => Ok(()),
     }
-    if first == "run" {
-        return Err(crate::invalid!(
-            "the run arguments start with 'run': give only what follows `cqlbench run`, e.g. -- keyvalue --hosts …"
-        ));
-    }
-    for arg in args {
-        let flag = arg.split('=').next().unwrap_or(arg);
-        if let Some((flag, why)) = OWNED_FLAGS.iter().find(|(f, _)| *f == flag) {
-            return Err(crate::invalid!(
-                "run argument '{flag}' is not allowed: {why}"
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn resources(r: &Resources) -> Result<ResourceRequirements, Invalid> {

@@ -3,7 +3,7 @@
 
 use super::{
     CredentialsSource, LoadersSpec, RESULTS_DIR, ResultsClaim, Step, claim_name, collector_name,
-    secret_name,
+    order_name, secret_name,
 };
 use crate::error::Invalid;
 
@@ -21,7 +21,11 @@ pub(super) fn steps(spec: &LoadersSpec) -> Result<Vec<Step>, Invalid> {
             .into_owned(),
         None => "-".into(),
     };
-    let mut created = vec![format!("job/{}", spec.name), format!("pod/{collector}")];
+    let mut created = vec![
+        format!("job/{}", spec.name),
+        format!("pod/{collector}"),
+        format!("configmap/{}", order_name(spec)),
+    ];
     if let CredentialsSource::Given(_) = spec.credentials {
         created.extend(secret_name(spec).map(|s| format!("secret/{s}")));
     }

@@ -13,8 +13,8 @@ use crate::shards::exchange::cql::CqlExchange;
 use crate::shards::exchange::step::{Coordinator, FollowEvent, Follower};
 use crate::shards::exchange::{ExchangeError, StepRow};
 use crate::shards::launch::Launch;
-use crate::step::order::Task;
 pub use crate::step::capacity::{CapacitySearch, CapacityStep};
+use crate::step::order::Task;
 
 impl CapacityStep {
     /// The run step each search step runs: the start rate or concurrency (each step sets its
@@ -305,6 +305,8 @@ fn loader_run(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> Ru
         shard: None,
         run_id: None,
         start_at: None,
+        metrics_listen: None,
+        metrics_linger: None,
         ..run.clone()
     };
     match level {

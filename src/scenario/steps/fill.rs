@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use super::run::RunStep;
-pub use crate::step::fill::{FillOptions, FillStep};
 use crate::error::Invalid;
 use crate::result::{FillRecord, RunResult, Warning};
 use crate::scenario::error::refuse;
@@ -14,6 +13,7 @@ use crate::scenario::fill::Watcher;
 use crate::scenario::wait_for_pending;
 use crate::scenario::{Context, ScenarioError};
 use crate::spec::{Ratio, Stop};
+pub use crate::step::fill::{FillOptions, FillStep};
 
 /// Rows in the fill's key space: far more than any fill writes, so every write is a new row.
 const FILL_ROWS: u64 = 1 << 40;
@@ -188,11 +188,19 @@ fn loaders(
             loaders: None,
             out: None,
             quiet: false,
+            metrics_listen: None,
+            metrics_linger: None,
             ..a.run.clone()
         },
         fill: a.fill.clone(),
     };
-    let result = super::run::launch_loaders(crate::step::order::Task::Fill(Box::new(each)), n, a.run.run_id.clone(), out, ctx)?;
+    let result = super::run::launch_loaders(
+        crate::step::order::Task::Fill(Box::new(each)),
+        n,
+        a.run.run_id.clone(),
+        out,
+        ctx,
+    )?;
     if let Some(w) = result
         .warnings
         .iter()

@@ -4,13 +4,13 @@
 use std::path::Path;
 
 use super::RunStep;
-use crate::step::order::Task;
 use crate::metrics::prometheus_server::{self, FetchSpec};
 use crate::result::series::MetricSeries;
 use crate::result::{RunResult, RunStatus};
 use crate::scenario::event::{Event, LoadersEvent, Warning};
 use crate::scenario::{Context, ScenarioError};
 use crate::shards::launch::{self, Launch, LaunchEvent};
+use crate::step::order::Task;
 
 /// Runs the step; an error for a run that did not complete (an interrupted run keeps its
 /// result and is returned).
@@ -108,6 +108,9 @@ fn loaders(
         prometheus_credentials: None,
         prometheus_token: None,
         prometheus_ca: None,
+        // The parent serves the run's live metrics; its port is its own.
+        metrics_listen: None,
+        metrics_linger: None,
         ..a.clone()
     };
     let mut merged = launch_loaders(Task::Run(Box::new(each)), n, a.run_id.clone(), out, ctx)?;
