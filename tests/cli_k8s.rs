@@ -71,7 +71,7 @@ impl Objects {
     }
     /// What each pod runs, as the `run` command line that makes it.
     fn run_args(&self) -> Vec<String> {
-        self.order().task.run().args_shown("run")
+        self.order().task.run().unwrap().args_shown("run")
     }
     fn env(&self, name: &str) -> Option<cqlbench::yaml::Value> {
         let env = self.container().env.as_ref().unwrap();

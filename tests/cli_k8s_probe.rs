@@ -30,8 +30,22 @@ fn k8s_probe(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The Jobs of a rendered stream, and the order (its ConfigMap, first) they read.
 fn jobs(yaml: &str) -> Vec<Job> {
-    cqlbench::yaml::from_str_multiple(yaml).unwrap()
+    jobs_and_order(yaml).0
+}
+
+fn jobs_and_order(yaml: &str) -> (Vec<Job>, cqlbench::step::order::Order) {
+    let mut docs: Vec<cqlbench::yaml::Value> = cqlbench::yaml::from_str_multiple(yaml).unwrap();
+    let map = docs.remove(0);
+    assert_eq!(map["kind"], "ConfigMap", "{yaml}");
+    let text = map["data"]["order.json"].as_str().unwrap();
+    let order = cqlbench::step::order::Order::from_json(text, "order").unwrap();
+    let jobs = docs
+        .into_iter()
+        .map(|d| cqlbench::yaml::from_value(d).unwrap())
+        .collect();
+    (jobs, order)
 }
 
 #[test]
@@ -57,8 +71,9 @@ fn every_flag_reaches_the_jobs() {
     let out = k8s_probe(dir.path(), &args);
     assert!(out.status.success(), "{out:?}");
     let yaml = String::from_utf8(out.stdout).unwrap();
-    let jobs = jobs(&yaml);
+    let (jobs, order) = jobs_and_order(&yaml);
     assert_eq!(jobs.len(), 2);
+    assert_eq!((order.run_id.as_str(), order.shards), ("p-1", 2));
     for (i, (job, node)) in jobs.iter().zip(["node-a", "node-b"]).enumerate() {
         assert_eq!(
             job.metadata.name.as_deref(),
@@ -99,9 +114,22 @@ fn every_flag_reaches_the_jobs() {
         assert_eq!(c.image.as_deref(), Some("reg/cqlbench:0.1"));
         assert_eq!(
             c.args.as_ref().unwrap().join(" "),
-            format!(
-                "probe --dir /probe --env {node} --out /probe/result.json --json --quick --profiles lcs,rand_read_4k --skip-cpu"
-            )
+            format!("shard /etc/cqlbench/order/order.json --index {i} --out /probe/result.json")
+        );
+        // What pod i runs, read from the order as it reads it.
+        let cqlbench::step::order::Task::Probe(p) = order
+            .for_shard(i as u64, "/probe/result.json".into())
+            .unwrap()
+        else {
+            panic!("a probe task")
+        };
+        let p = p.probe;
+        assert_eq!(p.env.as_deref(), Some(node));
+        assert_eq!(p.dir.as_deref(), Some(Path::new("/probe")));
+        assert!(p.json && p.quick && p.skip_cpu);
+        assert_eq!(
+            p.profiles.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+            ["lcs", "rand_read_4k"]
         );
         let claim = &pod.volumes.as_ref().unwrap()[0]
             .ephemeral

@@ -193,7 +193,7 @@ fn probe_run_refuses_bad_input_and_an_unreachable_api_in_one_line() {
     for (args, needles) in [
         (
             vec!["--run", "--kubeconfig", unreachable.as_str()],
-            vec!["creating Job cqlbench-probe-0 in namespace default"],
+            vec!["creating ConfigMap cqlbench-probe-order in namespace default"],
         ),
         (
             vec!["--run", "--kubeconfig", "/nonexistent/kc"],

@@ -106,6 +106,7 @@ fn every_rendered_variant_validates_strictly() {
     std::fs::write(dir.path().join("creds"), "bench\np@ss: 'w0rd' #1\n").unwrap();
     let all = [
         "secret/cqlbench-loaders-credentials",
+        "configmap/cqlbench-loaders-order",
         "persistentvolumeclaim/cqlbench-loaders-results",
         "job/cqlbench-loaders",
         "pod/cqlbench-loaders-collector",
@@ -155,7 +156,7 @@ fn every_rendered_variant_validates_strictly() {
             "shared-results",
         ],
     );
-    assert_valid(&file, &["job/kv", "pod/kv-collector"]);
+    assert_valid(&file, &["configmap/kv-order", "job/kv", "pod/kv-collector"]);
 
     // Client TLS from a Secret, mounted in every loader pod.
     let file = render(
@@ -172,7 +173,8 @@ fn every_rendered_variant_validates_strictly() {
     assert_valid(&file, &all[1..]);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("secretName: cluster-client-tls"), "{text}");
-    assert!(text.contains("--tls-ca"), "{text}");
+    // The pods' order names the Secret's files where they are mounted.
+    assert!(text.contains("/etc/cqlbench/tls/tls.key"), "{text}");
 }
 
 #[test]
@@ -182,6 +184,7 @@ fn the_golden_manifest_validates_strictly() {
         &golden,
         &[
             "secret/cqlbench-loaders-credentials",
+            "configmap/cqlbench-loaders-order",
             "persistentvolumeclaim/cqlbench-loaders-results",
             "job/cqlbench-loaders",
             "pod/cqlbench-loaders-collector",
@@ -661,6 +664,7 @@ fn rendered_probe_jobs_validate_strictly_and_a_broken_one_fails() {
     assert_valid(
         &file,
         &[
+            "configmap/cqlbench-probe-order",
             "job/cqlbench-probe-0",
             "job/cqlbench-probe-1",
             "job/cqlbench-probe-2",
@@ -678,7 +682,10 @@ fn rendered_probe_jobs_validate_strictly_and_a_broken_one_fails() {
             "10Gi",
         ],
     );
-    assert_valid(&minimal, &["job/cqlbench-probe-0"]);
+    assert_valid(
+        &minimal,
+        &["configmap/cqlbench-probe-order", "job/cqlbench-probe-0"],
+    );
 
     // The ephemeral volume's claim template is checked too: a misspelt field in it fails.
     let text = std::fs::read_to_string(&minimal).unwrap();

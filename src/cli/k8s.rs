@@ -7,15 +7,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Subcommand};
 
 use crate::k8s::cluster::K8sClusterSpec;
-use crate::k8s::loaders::{
-    CredentialsSource, LoadersSpec, Resources, ResultsClaim, default_run_id, render,
-};
+use crate::k8s::loaders::{CredentialsSource, LoadersSpec, Resources, ResultsClaim, render};
 use crate::k8s::storage::Cloud;
 use crate::load::session::Credentials;
 use crate::spec::cluster::{Gc, parse_dcs};
+use crate::spec::load::default_run_id;
 use crate::spec::storage::StorageArg;
 use crate::spec::{MiB, parse_duration};
 use crate::step::order::Task;
@@ -272,32 +271,15 @@ pub fn run(cmd: K8sCommand) -> anyhow::Result<()> {
     }
 }
 
-/// The pods' probe arguments, the renderer's own flags refused, then checked by `cqlbench
-/// probe`'s own parser and checks with the flags each pod adds.
-fn probe_args(given: &[String]) -> anyhow::Result<Vec<String>> {
-    use crate::k8s::probe::{PROBE_DIR, validate_probe_args};
-    validate_probe_args(given)?;
-    let argv = ["cqlbench", "probe", "--dir", PROBE_DIR, "--json"]
-        .into_iter()
-        .map(String::from)
-        .chain(given.iter().cloned());
-    let command = match super::Cli::try_parse_from(argv) {
-        Ok(super::Cli { command }) => command,
-        Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("");
-            anyhow::bail!("probe arguments: {}", first.trim_start_matches("error: "));
-        }
-    };
-    let super::Command::Probe(step) = command else {
-        unreachable!("the command is probe")
-    };
-    let mut pod = (*step).clone();
-    // The directory is the pod's; only what can be checked here is.
-    pod.dir = None;
-    pod.validate()
+/// The pods' probe from what follows `--`, read by `cqlbench probe`'s own parser, the options
+/// the renderer sets refused, then checked by `probe`'s own checks as far as they can be here.
+fn probe_step(given: &[String]) -> anyhow::Result<crate::step::ProbeStep> {
+    let step: crate::step::ProbeStep = crate::step::parse_args("probe", given)
         .map_err(|e| anyhow::anyhow!("probe arguments: {e}"))?;
-    Ok(given.to_vec())
+    crate::k8s::probe::validate_probe(&step)?;
+    step.validate()
+        .map_err(|e| anyhow::anyhow!("probe arguments: {e}"))?;
+    Ok(step)
 }
 
 fn probe_jobs(a: ProbeJobsArgs) -> anyhow::Result<()> {
@@ -314,8 +296,8 @@ fn probe_jobs(a: ProbeJobsArgs) -> anyhow::Result<()> {
         size: a.size,
         run_id: a
             .run_id
-            .unwrap_or_else(|| default_run_id(now_s).replacen("run-", "probe-", 1)),
-        probe_args: probe_args(&a.probe_args)?,
+            .unwrap_or_else(|| default_run_id(now_s, None).replacen("run-", "probe-", 1)),
+        probe: probe_step(&a.probe_args)?,
         tolerate_taints: a.tolerate_taints,
         wait_timeout: a.timeout,
         manifest: a.out.as_ref().map(|p| p.display().to_string()),
@@ -421,7 +403,7 @@ fn task(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<Task
     // --tls-secret (`Some(client_cert)`) named, so that a contradiction (`--no-tls`) is
     // refused here, not in the pod.
     let mut pod = task.clone();
-    let run = pod.run_mut();
+    let run = pod.run_mut().expect("a run or capacity task");
     run.shard = Some(crate::spec::load::Share {
         index: 0,
         count: u64::from(shards.max(1)),
@@ -434,6 +416,7 @@ fn task(given: &[String], shards: u32, tls: Option<bool>) -> anyhow::Result<Task
         Task::Capacity(c) => c.validate(),
         Task::Fill(f) => f.validate(),
         Task::Run(r) => r.validate(),
+        Task::Probe(_) => unreachable!("the arguments make a run or a capacity search"),
     };
     checked.map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
     Ok(task)
@@ -464,7 +447,7 @@ fn job_spec(
             a.shards,
             a.tls_secret.as_ref().map(|_| a.tls_client_cert),
         )?,
-        run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s)),
+        run_id: a.run_id.unwrap_or_else(|| default_run_id(now_s, None)),
         credentials,
         tls: a.tls_secret.map(|name| crate::k8s::loaders::TlsSecret {
             name,

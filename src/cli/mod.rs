@@ -113,7 +113,17 @@ fn shard(a: ShardArgs) -> anyhow::Result<()> {
         Task::Run(r) => load_command(&r, "run", |ctx| steps::run::execute(&r, ctx)),
         Task::Fill(f) => load_command(&f.run, "fill", |ctx| steps::fill::run(&f, ctx)),
         Task::Capacity(c) => capacity(&c),
+        Task::Probe(p) => probe_json(&p.probe),
     }
+}
+
+/// `cqlbench probe --json`: silent but for the result, so that a pod's log (stdout and
+/// stderr) is the JSON alone.
+fn probe_json(a: &ProbeStep) -> anyhow::Result<()> {
+    let ctx = context(None, true).with_sink(registering(Arc::new(|_| {})));
+    let result = steps::probe::run(a, &ctx)?;
+    println!("{}", serde_json::to_string(&result)?);
+    Ok(())
 }
 
 /// `cqlbench capacity`: the search, or with `--shard I/N` (I > 0) a follower of the search
@@ -337,13 +347,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Capacity(a) => capacity(&a),
         Command::Fill(a) => load_command(&a.run, "fill", |ctx| steps::fill::run(&a, ctx)),
         Command::Scenario(args) => scenario::run(args),
-        Command::Probe(a) if a.json => {
-            // Silent but for the result: a pod's log (stdout and stderr) is the JSON alone.
-            let ctx = context(None, true).with_sink(registering(Arc::new(|_| {})));
-            let result = steps::probe::run(&a, &ctx)?;
-            println!("{}", serde_json::to_string(&result)?);
-            Ok(())
-        }
+        Command::Probe(a) if a.json => probe_json(&a),
         Command::Probe(a) => step(steps::probe::run(&a, &context(None, false))),
         Command::Cost(args) => cost::run_cost(args),
         Command::Plan(args) => cost::run_plan(args),
@@ -614,7 +618,7 @@ mod tests {
             let order = Order::from_json(&order.to_json(), "order").unwrap();
             let i: u64 = share[..1].parse().unwrap();
             let task = order.for_shard(i, "x.json".into()).unwrap();
-            task.run().to_plan(&ctx).unwrap()
+            task.run().unwrap().to_plan(&ctx).unwrap()
         };
         let first = shard(Level::Rate(3000.0), 1, "1/2");
         assert!(

@@ -276,7 +276,11 @@ pub(super) async fn delete_job(
 }
 
 /// Deletes one object, and with it what it owns (in the background); one already gone is fine.
-async fn delete_object<K>(objects: Api<K>, kind: &str, name: &str) -> Result<(), JobRunError>
+pub(super) async fn delete_object<K>(
+    objects: Api<K>,
+    kind: &str,
+    name: &str,
+) -> Result<(), JobRunError>
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {

@@ -26,7 +26,7 @@ mod objects;
 pub mod validate;
 mod workflow;
 
-pub use objects::{order, shard_args, with_tls_files};
+pub use objects::{order, order_volume, shard_args, with_tls_files};
 
 impl LoadersSpec {
     /// The pods run one capacity search, not one run.
@@ -209,14 +209,6 @@ pub fn secret_name(spec: &LoadersSpec) -> Option<String> {
         CredentialsSource::Secret(name) => Some(name.clone()),
         CredentialsSource::Given(_) => Some(format!("{}-credentials", spec.name)),
     }
-}
-
-/// `run-YYYYMMDD-HHMMSS` (UTC) for a Unix time: a run id that is also a DNS-1123 label.
-pub fn default_run_id(unix_s: u64) -> String {
-    let t = crate::format::rfc3339_utc(unix_s); // 2026-11-22T02:30:05Z
-    let date = t[..10].replace('-', "");
-    let time = t[11..19].replace(':', "");
-    format!("run-{date}-{time}")
 }
 
 /// Checks `spec` and builds its objects and workflow; refused input gets a one-line error.

@@ -13,39 +13,30 @@ use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, EnvVar, EphemeralVolumeSource, NodeAffinity, NodeSelector,
+    Affinity, ConfigMap, Container, EnvVar, EphemeralVolumeSource, NodeAffinity, NodeSelector,
     NodeSelectorRequirement, NodeSelectorTerm, PersistentVolumeClaimSpec,
     PersistentVolumeClaimTemplate, PodSpec, PodTemplateSpec, Toleration, Volume, VolumeMount,
     VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::loaders::Step;
+use super::loaders::{ORDER_DIR, ORDER_KEY, Step};
 use super::{KUBERNETES_VERSION, dns_label, dns_subdomain, label_value, labels, quantity};
 use crate::error::Invalid;
+use crate::step::ProbeStep;
+use crate::step::order::{Order, ProbeTask, Task};
 
 /// Where each probe pod mounts its volume.
 pub const PROBE_DIR: &str = "/probe";
 /// The annotation naming the node a Job probes (node names can be longer than label values).
 pub const NODE_ANNOTATION: &str = "cqlbench.io/node";
-/// Longest `--name`: the Jobs are NAME-0 … NAME-9999.
-pub const MAX_NAME_LEN: usize = 63 - "-9999".len();
+/// Longest `--name`: the Jobs are NAME-0 … NAME-9999, the order NAME-order.
+pub const MAX_NAME_LEN: usize = 63 - "-order".len();
 /// Most nodes in one rendering.
 pub const MAX_NODES: usize = 10_000;
 
 /// The smallest probe volume rendered, in MiB.
 pub const MIN_VOLUME_MIB: u64 = 1024;
-
-/// `cqlbench probe` flags the renderer sets itself, and why.
-pub const OWNED_FLAGS: [(&str, &str); 7] = [
-    ("--dir", "each pod measures its volume, mounted at /probe"),
-    ("--env", "each result is named after its node"),
-    ("--out", "each pod writes /probe/result.json and prints it"),
-    ("--json", "the pods always print their result as JSON"),
-    ("--ssh", "each pod probes the node it runs on"),
-    ("--cluster", "a pod has no local clusters"),
-    ("--write-jobs", "a pod's files go with it"),
-];
 
 /// One probe Job per node.
 #[derive(Debug, Clone)]
@@ -64,8 +55,9 @@ pub struct ProbeJobsSpec {
     pub size: String,
     /// Labels the run: a label on every Job and the directory the results are collected in.
     pub run_id: String,
-    /// What follows `cqlbench probe` besides the flags the renderer owns (e.g. `--quick`).
-    pub probe_args: Vec<String>,
+    /// What each pod probes (e.g. `--quick`), none of the options the renderer sets itself
+    /// ([`validate_probe`]); each pod runs it with its node's name, its volume and `--json`.
+    pub probe: ProbeStep,
     /// The pods tolerate every taint (nodes dedicated to Cassandra are often tainted).
     pub tolerate_taints: bool,
     /// How long the printed workflow waits for the Jobs; also each Job's deadline.
@@ -77,6 +69,8 @@ pub struct ProbeJobsSpec {
 /// The Jobs and the commands that apply and collect them.
 #[derive(Debug, Clone)]
 pub struct RenderedProbes {
+    /// NAME-order: the probe every Job runs, and each one's node.
+    pub config_map: ConfigMap,
     pub jobs: Vec<Job>,
     /// In order: apply, wait, collect the logs, report, clean up.
     pub steps: Vec<Step>,
@@ -84,11 +78,29 @@ pub struct RenderedProbes {
 }
 
 impl RenderedProbes {
-    /// Every Job as one multi-document YAML stream.
+    /// The order and every Job as one multi-document YAML stream.
     pub fn yaml(&self) -> String {
-        let docs: Vec<String> = self.jobs.iter().map(super::to_yaml).collect();
+        let docs: Vec<String> = std::iter::once(super::to_yaml(&self.config_map))
+            .chain(self.jobs.iter().map(super::to_yaml))
+            .collect();
         super::yaml_stream(&self.header, &docs)
     }
+}
+
+/// The order ConfigMap's name.
+pub fn order_name(spec: &ProbeJobsSpec) -> String {
+    format!("{}-order", spec.name)
+}
+
+/// The Jobs' order: probe `i` is the step on node `i`'s volume ([`PROBE_DIR`]), named after it.
+pub fn order(spec: &ProbeJobsSpec) -> Order {
+    let mut probe = spec.probe.clone();
+    probe.dir = Some(PROBE_DIR.into());
+    let task = Task::Probe(Box::new(ProbeTask {
+        probe,
+        envs: spec.nodes.clone(),
+    }));
+    Order::new(spec.run_id.clone(), spec.nodes.len() as u64, task)
 }
 
 /// Job `i`'s name.
@@ -100,6 +112,19 @@ pub fn job_name(spec: &ProbeJobsSpec, i: usize) -> String {
 pub fn render(spec: &ProbeJobsSpec) -> Result<RenderedProbes, Invalid> {
     validate(spec)?;
     Ok(RenderedProbes {
+        config_map: ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(order_name(spec)),
+                namespace: Some(spec.namespace.clone()),
+                labels: Some(labels("order", &spec.run_id)),
+                ..Default::default()
+            },
+            data: Some(BTreeMap::from([(
+                ORDER_KEY.to_string(),
+                order(spec).to_json(),
+            )])),
+            ..Default::default()
+        },
         jobs: (0..spec.nodes.len()).map(|i| job(spec, i)).collect(),
         steps: steps(spec)?,
         header: format!(
@@ -170,31 +195,68 @@ fn validate(spec: &ProbeJobsSpec) -> Result<(), Invalid> {
         ));
     }
     label_value("--run-id", &spec.run_id)?;
-    validate_probe_args(&spec.probe_args)
+    validate_probe(&spec.probe)
 }
 
-/// Refuses the `cqlbench probe` flags the renderer owns (as `--flag` or `--flag=value`).
-pub fn validate_probe_args(args: &[String]) -> Result<(), Invalid> {
-    for a in args {
-        let flag = a.split_once('=').map_or(a.as_str(), |(f, _)| f);
-        if let Some((f, why)) = OWNED_FLAGS.iter().find(|(f, _)| *f == flag) {
-            return Err(crate::invalid!(
-                "probe arguments: {f} is not accepted here: {why}"
-            ));
-        }
+/// Refuses the options of `cqlbench probe` the renderer sets itself in every pod's order, or
+/// that make no sense in a pod, each with why.
+pub fn validate_probe(p: &ProbeStep) -> Result<(), Invalid> {
+    let owned = [
+        (
+            p.dir.is_some(),
+            "--dir",
+            "each pod measures its volume, mounted at /probe",
+        ),
+        (
+            p.env.is_some(),
+            "--env",
+            "each result is named after its node",
+        ),
+        (
+            p.out.is_some(),
+            "--out",
+            "each pod writes /probe/result.json and prints it",
+        ),
+        (
+            p.json,
+            "--json",
+            "the pods always print their result as JSON",
+        ),
+        (
+            p.ssh.is_some(),
+            "--ssh",
+            "each pod probes the node it runs on",
+        ),
+        (
+            p.cluster.is_some(),
+            "--cluster",
+            "a pod has no local clusters",
+        ),
+        (
+            p.write_jobs.is_some(),
+            "--write-jobs",
+            "a pod's files go with it",
+        ),
+    ];
+    match owned.into_iter().find(|(set, ..)| *set) {
+        Some((_, f, why)) => Err(crate::invalid!(
+            "probe arguments: {f} is not accepted here: {why}"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// The container's arguments after `cqlbench`.
-pub fn probe_args(spec: &ProbeJobsSpec, node: &str) -> Vec<String> {
-    let mut args: Vec<String> = ["probe", "--dir", PROBE_DIR, "--env", node, "--out"]
-        .map(String::from)
-        .to_vec();
-    args.push(format!("{PROBE_DIR}/result.json"));
-    args.push("--json".into());
-    args.extend(spec.probe_args.iter().cloned());
-    args
+/// Job `i`'s container arguments after `cqlbench`: probe `i` of the order, its result in the
+/// volume (and printed, the pod's log).
+pub fn probe_args(i: usize) -> Vec<String> {
+    vec![
+        "shard".into(),
+        format!("{ORDER_DIR}/{ORDER_KEY}"),
+        "--index".into(),
+        i.to_string(),
+        "--out".into(),
+        format!("{PROBE_DIR}/result.json"),
+    ]
 }
 
 fn job(spec: &ProbeJobsSpec, i: usize) -> Job {
@@ -225,21 +287,25 @@ fn job(spec: &ProbeJobsSpec, i: usize) -> Job {
         }),
         ..Default::default()
     };
+    let (order_volume, order_mount) = super::loaders::order_volume(order_name(spec));
     let container = Container {
         name: "probe".into(),
         image: Some(spec.image.clone()),
         command: Some(vec!["cqlbench".into()]),
-        args: Some(probe_args(spec, node)),
+        args: Some(probe_args(i)),
         env: Some(vec![EnvVar {
             name: "CQLBENCH_HOME".into(),
             value: Some("/tmp/cqlbench-home".into()),
             ..Default::default()
         }]),
-        volume_mounts: Some(vec![VolumeMount {
-            name: "probe".into(),
-            mount_path: PROBE_DIR.into(),
-            ..Default::default()
-        }]),
+        volume_mounts: Some(vec![
+            VolumeMount {
+                name: "probe".into(),
+                mount_path: PROBE_DIR.into(),
+                ..Default::default()
+            },
+            order_mount,
+        ]),
         ..Default::default()
     };
     // The node by its name (a field, as DaemonSets pin their pods), not by a label that may
@@ -295,7 +361,7 @@ fn job(spec: &ProbeJobsSpec, i: usize) -> Job {
                         }]
                     }),
                     containers: vec![container],
-                    volumes: Some(vec![volume]),
+                    volumes: Some(vec![volume, order_volume]),
                     ..Default::default()
                 }),
             },
@@ -351,7 +417,11 @@ fn steps(spec: &ProbeJobsSpec) -> Result<Vec<Step>, Invalid> {
         ),
         step(
             "clean up (each volume goes with its pod)".into(),
-            format!("kubectl -n {ns} delete {}", jobs.join(" ")),
+            format!(
+                "kubectl -n {ns} delete {} configmap/{}",
+                jobs.join(" "),
+                order_name(spec)
+            ),
         ),
     ])
 }
@@ -369,7 +439,7 @@ mod tests {
             storage_class: "gp3-500".into(),
             size: "500Gi".into(),
             run_id: "probe-1".into(),
-            probe_args: vec!["--quick".into()],
+            probe: crate::step::parse_args("probe", &["--quick".to_string()]).unwrap(),
             tolerate_taints: false,
             wait_timeout: Duration::from_secs(1800),
             manifest: Some("probes.yaml".into()),
@@ -419,7 +489,21 @@ mod tests {
         let args = pod.containers[0].args.as_ref().unwrap().join(" ");
         assert_eq!(
             args,
-            "probe --dir /probe --env ip-10-0-1-5.ec2.internal --out /probe/result.json --json --quick"
+            "shard /etc/cqlbench/order/order.json --index 1 --out /probe/result.json"
+        );
+        // Probe 1 of the order, read as the pod reads it: its node's name, its volume, JSON.
+        let text = &r.config_map.data.as_ref().unwrap()["order.json"];
+        let order = Order::from_json(text, "order").unwrap();
+        let Task::Probe(p) = order.for_shard(1, "/probe/result.json".into()).unwrap() else {
+            panic!("a probe task")
+        };
+        assert_eq!(p.probe.env.as_deref(), Some("ip-10-0-1-5.ec2.internal"));
+        assert_eq!(p.probe.dir.as_deref(), Some(std::path::Path::new("/probe")));
+        assert!(p.probe.json && p.probe.quick);
+        let volume = &pod.volumes.as_ref().unwrap()[1];
+        assert_eq!(
+            volume.config_map.as_ref().unwrap().name,
+            "cqlbench-probe-order"
         );
         assert!(pod.tolerations.is_none());
         let mut tolerant = spec();
@@ -450,7 +534,7 @@ mod tests {
                 "kubectl -n k8ssandra wait --for=condition=complete --timeout=1800s job/cqlbench-probe-0 job/cqlbench-probe-1",
                 "mkdir -p ./probe-1 && kubectl -n k8ssandra logs job/cqlbench-probe-0 > ./probe-1/node-a.json && kubectl -n k8ssandra logs job/cqlbench-probe-1 > ./probe-1/ip-10-0-1-5.ec2.internal.json",
                 "cqlbench report ./probe-1/*.json",
-                "kubectl -n k8ssandra delete job/cqlbench-probe-0 job/cqlbench-probe-1",
+                "kubectl -n k8ssandra delete job/cqlbench-probe-0 job/cqlbench-probe-1 configmap/cqlbench-probe-order",
             ]
         );
         assert!(
@@ -489,16 +573,17 @@ mod tests {
                 |s| s.wait_timeout = Duration::ZERO,
                 "--timeout 0s: give how long to wait",
             ),
-            (|s| s.name = "x".repeat(60), "--name"),
+            (|s| s.name = "x".repeat(58), "--name"),
             (|s| s.image = "a b".into(), "--image 'a b'"),
             (
-                |s| s.probe_args = vec!["--dir=/x".into()],
+                |s| s.probe.dir = Some("/x".into()),
                 "--dir is not accepted here",
             ),
             (
-                |s| s.probe_args = vec!["--ssh".into(), "h".into()],
+                |s| s.probe.ssh = Some("h".parse().unwrap()),
                 "--ssh is not accepted here",
             ),
+            (|s| s.probe.json = true, "--json is not accepted here"),
         ];
         for (change, needle) in cases {
             let mut s = spec();

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, ListParams, LogParams, PostParams};
 
 use super::job_run::{
-    JobRunError, api, client, create_error, delete_job, finished, last_lines, phase, runtime,
-    stuck_reason, write_new,
+    JobRunError, api, client, create_error, delete_job, delete_object, finished, last_lines, phase,
+    runtime, stuck_reason, write_new,
 };
-use super::probe::{ProbeJobsSpec, job_name, render};
+use super::probe::{ProbeJobsSpec, job_name, order_name, render};
 use crate::cancel::Cancel;
 
 const POLL: Duration = Duration::from_secs(1);
@@ -67,6 +67,11 @@ pub fn run(
         let client = client(p.kubeconfig.as_deref()).await?;
         let ns = &p.spec.namespace;
         let jobs = Api::<Job>::namespaced(client.clone(), ns);
+        let maps = Api::<ConfigMap>::namespaced(client.clone(), ns);
+        let order = order_name(&p.spec);
+        maps.create(&PostParams::default(), &rendered.config_map)
+            .await
+            .map_err(create_error("ConfigMap", &order, ns))?;
         let mut created = 0;
         let mut outcome = Ok(Vec::new());
         for job in &rendered.jobs {
@@ -88,6 +93,7 @@ pub fn run(
             for i in 0..created {
                 delete_job(&client, ns, &job_name(&p.spec, i)).await?;
             }
+            delete_object(maps, "ConfigMap", &order).await?;
             on(ProbeEvent::Deleted { jobs: created });
         }
         outcome

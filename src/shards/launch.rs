@@ -88,18 +88,6 @@ pub fn order_path(out: &Path) -> PathBuf {
     out.with_file_name(format!("{stem}.order.json"))
 }
 
-/// A run id for a launch that names none: the UTC time, readable, and the process,
-/// `run-20261122-023005-4242` (a run id is lower case: `spec::load::parse_run_id`).
-pub fn default_run_id() -> String {
-    let t = crate::format::rfc3339_utc(crate::host::unix_now_s()); // 2026-11-22T02:30:05Z
-    format!(
-        "run-{}-{}-{}",
-        t[..10].replace('-', ""),
-        t[11..19].replace(':', ""),
-        std::process::id()
-    )
-}
-
 struct Loader {
     index: u64,
     child: Child,
@@ -251,23 +239,6 @@ mod tests {
     }
 
     #[test]
-    fn the_default_run_id_has_the_readable_utc_time() {
-        let id = default_run_id();
-        // What --run-id takes: the shards get it on their command lines.
-        crate::spec::load::parse_run_id(&id).unwrap();
-        let parts: Vec<&str> = id.split('-').collect();
-        assert_eq!(parts.len(), 4, "{id}");
-        assert_eq!(parts[0], "run");
-        // 20261122-023005: the date and time of day (UTC), as `k8s loaders` names its runs.
-        assert!(parts[1].len() == 8 && parts[1].starts_with("20"), "{id}");
-        assert!(
-            parts[2].len() == 6 && parts[2].chars().all(|c| c.is_ascii_digit()),
-            "{id}"
-        );
-        assert_eq!(parts[3], std::process::id().to_string());
-    }
-
-    #[test]
     fn shards_go_beside_the_merged_result() {
         assert_eq!(
             shard_out(Path::new("/r/run.json"), 2),
@@ -346,7 +317,7 @@ mod tests {
         // The order names the run and its shards, and carries the typed step.
         let o = Order::read(&order).unwrap();
         assert_eq!((o.run_id.as_str(), o.shards), ("r1-s02", 3));
-        assert_eq!(o.task.run().hosts, ["db1"]);
+        assert_eq!(o.task.run().unwrap().hosts, ["db1"]);
         assert!(!dir.path().join("cap.step-02.shard-0.log").exists());
     }
 }

@@ -300,6 +300,22 @@ pub fn parse_run_id(s: &str) -> Result<String, crate::error::Invalid> {
     }
 }
 
+/// A run id for a run that names none: `run-YYYYMMDD-HHMMSS`, the UTC time `unix_s`, then
+/// `-PID` with a `process` (local loaders started the same second stay apart); an id
+/// [`parse_run_id`] takes, and so also a Kubernetes label value.
+pub fn default_run_id(unix_s: u64, process: Option<u32>) -> String {
+    let t = crate::format::rfc3339_utc(unix_s); // 2026-11-22T02:30:05Z
+    let id = format!(
+        "run-{}-{}",
+        t[..10].replace('-', ""),
+        t[11..19].replace(':', "")
+    );
+    match process {
+        Some(pid) => format!("{id}-{pid}"),
+        None => id,
+    }
+}
+
 /// The latest start time accepted: 2100-01-01T00:00:00Z. A later one is a slip (Unix
 /// milliseconds given as seconds would be tens of thousands of years ahead).
 const LATEST_START_UNIX_S: f64 = 4_102_444_800.0;
@@ -333,6 +349,16 @@ pub fn parse_start_at(s: &str) -> Result<f64, crate::error::Invalid> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_run_id_is_the_readable_utc_time_and_a_run_id() {
+        assert_eq!(default_run_id(1_795_314_605, None), "run-20261122-023005");
+        let local = default_run_id(1_795_314_605, Some(4242));
+        assert_eq!(local, "run-20261122-023005-4242");
+        for id in [local.as_str(), "run-20261122-023005"] {
+            parse_run_id(id).unwrap();
+        }
+    }
 
     #[test]
     fn shards_split_operations_disjointly_and_cover_them_all() {

@@ -10,8 +10,29 @@ pub mod capacity;
 pub mod de;
 pub mod fill;
 pub mod order;
+pub mod probe;
 pub mod run;
 
 pub use capacity::{CapacitySearch, CapacityStep};
 pub use fill::{FillOptions, FillStep};
+pub use probe::ProbeStep;
 pub use run::RunStep;
+
+/// `args` read by the parser of the command `name` whose options are `T` (what follows
+/// `cqlbench NAME`); a refusal is clap's first line, e.g. `unexpected argument '--rat' found`.
+pub fn parse_args<T: clap::Args + clap::FromArgMatches>(
+    name: &'static str,
+    args: &[String],
+) -> Result<T, crate::error::Invalid> {
+    let cmd = T::augment_args(clap::Command::new(name).no_binary_name(true));
+    let matches = cmd.try_get_matches_from(args).map_err(|e| {
+        let text = e.to_string();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ");
+        crate::invalid!("{first}")
+    })?;
+    T::from_arg_matches(&matches).map_err(|e| crate::invalid!("{e}"))
+}

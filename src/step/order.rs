@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{CapacityStep, FillStep, RunStep};
+use super::{CapacityStep, FillStep, ProbeStep, RunStep};
 use crate::error::Invalid;
 use crate::spec::load::Share;
 
@@ -50,23 +50,37 @@ pub enum Task {
     Fill(Box<FillStep>),
     /// `cqlbench capacity`: one shard of a search that shard 0 coordinates.
     Capacity(Box<CapacityStep>),
+    /// `cqlbench probe --json`: loader I probes the host it runs on, its result named
+    /// `envs[I]` (`k8s probe`: one Job per node, named after it).
+    Probe(Box<ProbeTask>),
+}
+
+/// A probe of each of several hosts, one loader each.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProbeTask {
+    pub probe: ProbeStep,
+    /// Each loader's environment label, by its index.
+    pub envs: Vec<String>,
 }
 
 impl Task {
-    /// The run part of the task (workload, target, client, sampling).
-    pub fn run(&self) -> &RunStep {
+    /// The run part of the task (workload, target, client, sampling); a probe has none.
+    pub fn run(&self) -> Option<&RunStep> {
         match self {
-            Task::Run(r) => r,
-            Task::Fill(f) => &f.run,
-            Task::Capacity(c) => &c.run,
+            Task::Run(r) => Some(r),
+            Task::Fill(f) => Some(&f.run),
+            Task::Capacity(c) => Some(&c.run),
+            Task::Probe(_) => None,
         }
     }
 
-    pub fn run_mut(&mut self) -> &mut RunStep {
+    pub fn run_mut(&mut self) -> Option<&mut RunStep> {
         match self {
-            Task::Run(r) => r,
-            Task::Fill(f) => &mut f.run,
-            Task::Capacity(c) => &mut c.run,
+            Task::Run(r) => Some(r),
+            Task::Fill(f) => Some(&mut f.run),
+            Task::Capacity(c) => Some(&mut c.run),
+            Task::Probe(_) => None,
         }
     }
 
@@ -110,8 +124,8 @@ impl Order {
             version: VERSION,
             run_id,
             shards,
-            metrics_listen: task.run().metrics_listen,
-            metrics_linger: task.run().metrics_linger,
+            metrics_listen: task.run().and_then(|r| r.metrics_listen),
+            metrics_linger: task.run().and_then(|r| r.metrics_linger),
             task,
         }
     }
@@ -156,7 +170,14 @@ impl Order {
             ));
         }
         let mut task = self.task.clone();
-        let run = task.run_mut();
+        if let Task::Probe(p) = &mut task {
+            // A probe's log is its result alone, as JSON.
+            p.probe.env = p.envs.get(index as usize).cloned().or(p.probe.env.take());
+            p.probe.out = Some(out);
+            p.probe.json = true;
+            return Ok(task);
+        }
+        let run = task.run_mut().expect("a run, fill or capacity task");
         run.shard = Some(Share {
             index,
             count: self.shards,
@@ -289,7 +310,10 @@ mod tests {
         assert_eq!(back.shards, 3);
         assert_eq!(json(&back.task), json(&order.task), "{text}");
         // The flags give the same step as the document: every value survived.
-        assert_eq!(back.task.run().args("run"), order.task.run().args("run"));
+        assert_eq!(
+            back.task.run().unwrap().args("run"),
+            order.task.run().unwrap().args("run")
+        );
     }
 
     #[test]
@@ -324,7 +348,7 @@ mod tests {
         let run: RunStep = parsed(&["keyvalue", "--hosts", "db1"]);
         let order = Order::new("r3".into(), 4, Task::Run(Box::new(run)));
         let t = order.for_shard(2, "/r/x.shard-2.json".into()).unwrap();
-        let r = t.run();
+        let r = t.run().unwrap();
         assert_eq!(r.shard, Some(Share { index: 2, count: 4 }));
         assert_eq!(r.run_id.as_deref(), Some("r3"));
         assert_eq!(r.out.as_deref(), Some(Path::new("/r/x.shard-2.json")));

@@ -126,8 +126,8 @@ fn tls_volume(spec: &LoadersSpec) -> Option<(Volume, VolumeMount)> {
 /// mount), for `shards` loaders under the run id.
 pub fn order(spec: &LoadersSpec) -> Order {
     let mut task = spec.task.clone();
-    if let Some(t) = &spec.tls {
-        with_tls_files(task.run_mut(), t.client_cert);
+    if let (Some(t), Some(run)) = (&spec.tls, task.run_mut()) {
+        with_tls_files(run, t.client_cert);
     }
     Order::new(spec.run_id.clone(), u64::from(spec.shards), task)
 }
@@ -155,12 +155,12 @@ pub(super) fn config_map(spec: &LoadersSpec) -> ConfigMap {
     }
 }
 
-/// The order ConfigMap as the read-only volume `order` and its mount at [`ORDER_DIR`].
-fn order_volume(spec: &LoadersSpec) -> (Volume, VolumeMount) {
+/// The order ConfigMap `map` as the read-only volume `order` and its mount at [`ORDER_DIR`].
+pub fn order_volume(map: String) -> (Volume, VolumeMount) {
     let volume = Volume {
         name: "order".into(),
         config_map: Some(ConfigMapVolumeSource {
-            name: order_name(spec),
+            name: map,
             ..Default::default()
         }),
         ..Default::default()
@@ -300,7 +300,7 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
         volume_mounts: Some(
             std::iter::once(mount)
                 .chain(tls_volume(spec).map(|(_, m)| m))
-                .chain([order_volume(spec).1])
+                .chain([order_volume(order_name(spec)).1])
                 .collect(),
         ),
         ..Default::default()
@@ -327,7 +327,7 @@ pub(super) fn job(spec: &LoadersSpec, resources: ResourceRequirements) -> Job {
                     volumes: Some(
                         std::iter::once(volume)
                             .chain(tls_volume(spec).map(|(v, _)| v))
-                            .chain([order_volume(spec).0])
+                            .chain([order_volume(order_name(spec)).0])
                             .collect(),
                     ),
                     ..Default::default()

@@ -113,7 +113,7 @@ fn each_shard_runs_its_index_of_n_and_writes_its_own_file() {
     let map = r.config_map.data.as_ref().unwrap();
     let o = Order::from_json(&map["order.json"], "order").unwrap();
     assert_eq!((o.run_id.as_str(), o.shards), ("run-20261124-123402", 4));
-    let run = o.task.run();
+    let run = o.task.run().unwrap();
     assert_eq!(run.hosts, ["cassandra-dc1-service"]);
     assert_eq!(run.duration, Some(Duration::from_secs(300)));
     assert_eq!(
@@ -172,7 +172,7 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
     let r = render(&s).unwrap();
     let c = container(&r.job);
     let o = order(&s);
-    let run = o.task.run();
+    let run = o.task.run().unwrap();
     let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     assert_eq!(
         [path(&run.tls_ca), path(&run.tls_cert), path(&run.tls_key)],
@@ -203,7 +203,7 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
         name: "ca-only".into(),
         client_cert: false,
     });
-    let run = order(&s).task.run().clone();
+    let run = order(&s).task.run().unwrap().clone();
     assert!(run.tls_ca.is_some() && run.tls_cert.is_none() && run.tls_key.is_none());
     s.tls = Some(TlsSecret {
         name: "Not_A_Name".into(),
@@ -212,7 +212,7 @@ fn a_tls_secret_is_mounted_read_only_and_named_in_the_arguments() {
     assert!(render(&s).unwrap_err().starts_with("--tls-secret"));
     // TLS files given to the run itself would be paths on this machine, not in the pod.
     s.tls = None;
-    s.task.run_mut().tls_ca = Some("/home/me/ca.pem".into());
+    s.task.run_mut().unwrap().tls_ca = Some("/home/me/ca.pem".into());
     assert!(render(&s).unwrap_err().contains("--tls-secret"));
 }
 
@@ -403,13 +403,6 @@ fn the_workflow_applies_waits_copies_merges_and_cleans_up() {
     );
     s.manifest = None;
     assert_eq!(render(&s).unwrap().steps[0].line, "kubectl apply -f -");
-}
-
-#[test]
-fn the_default_run_id_is_the_utc_time_as_a_dns_label() {
-    let id = default_run_id(1_795_314_605);
-    assert_eq!(id, "run-20261122-023005");
-    assert!(crate::k8s::dns_label("run id", &id, 63).is_ok());
 }
 
 /// `render` of `spec()` changed by `change` fails with exactly `message`.

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ResourceRequirements;
 
 use super::{CredentialsSource, LoadersSpec, MAX_NAME_LEN, MAX_SHARDS, Resources, ResultsClaim};
 use crate::error::Invalid;
-use crate::k8s::{dns_label, dns_subdomain, label_value, quantity};
+use crate::k8s::{dns_label, dns_subdomain, quantity};
 use crate::step::order::Task;
 
 /// Checks `spec`; returns the loader container's resources.
@@ -87,8 +87,8 @@ pub(super) fn validate(spec: &LoadersSpec) -> Result<ResourceRequirements, Inval
 /// A run id that `cqlbench run --run-id` accepts (the one rule, `spec::load::parse_run_id`),
 /// which is also a Kubernetes label value.
 fn run_id(s: &str) -> Result<(), Invalid> {
-    let ok = crate::spec::load::parse_run_id(s).is_ok() && label_value("--run-id", s).is_ok();
-    if !ok {
+    // The one rule for run ids, which also makes them Kubernetes label values.
+    if crate::spec::load::parse_run_id(s).is_err() {
         return Err(crate::invalid!(
             "--run-id '{s}' is not a run id that is also a Kubernetes label: give 1 to 63 \
              lower-case letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
@@ -100,7 +100,11 @@ fn run_id(s: &str) -> Result<(), Invalid> {
 /// The pods' task as given: none of the options the renderer sets itself in every pod's
 /// order (or that make no sense in a pod), each refused with the way to give it instead.
 pub fn validate_task(task: &Task) -> Result<(), Invalid> {
-    let r = task.run();
+    let Some(r) = task.run() else {
+        return Err(crate::invalid!(
+            "a probe is not a run: use `cqlbench k8s probe`"
+        ));
+    };
     let secret = "certificates reach the pods from a Secret: give --tls-secret";
     let owned = [
         (r.tls_ca.is_some(), "--tls-ca", format!("{secret} to `k8s loaders` itself")),

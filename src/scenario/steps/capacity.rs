@@ -168,10 +168,12 @@ pub fn run(a: &CapacityStep, ctx: &Context) -> Result<CapacityResult, ScenarioEr
             Some(capacity::Loaders {
                 exe: exe.clone(),
                 count,
-                run_id: run
-                    .run_id
-                    .clone()
-                    .unwrap_or_else(crate::shards::launch::default_run_id),
+                run_id: run.run_id.clone().unwrap_or_else(|| {
+                    crate::spec::load::default_run_id(
+                        crate::host::unix_now_s(),
+                        Some(std::process::id()),
+                    )
+                }),
                 run: &step_run,
                 machines: coordinator.as_ref(),
             })

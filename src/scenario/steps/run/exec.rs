@@ -134,7 +134,9 @@ pub fn launch_loaders(
             "--loaders starts cqlbench processes: this caller gave no cqlbench executable"
         );
     };
-    let run_id = run_id.unwrap_or_else(launch::default_run_id);
+    let run_id = run_id.unwrap_or_else(|| {
+        crate::spec::load::default_run_id(crate::host::unix_now_s(), Some(std::process::id()))
+    });
     let l = Launch::all(exe.clone(), task, n, run_id.clone(), out.to_path_buf());
     ctx.emit(Event::Loaders(LoadersEvent::Started {
         count: n,
