@@ -1651,3 +1651,59 @@ fn a_failed_command_does_not_linger() {
         t0.elapsed()
     );
 }
+
+/// `cqlbench shard ORDER --index I --out FILE`, what loaders run: an order that cannot be
+/// read, is not one, is from a newer cqlbench, or has no such shard is refused in one line,
+/// and nothing is written.
+#[test]
+fn a_loader_refuses_a_bad_order_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.shard-1.json");
+    let out_s = out.to_str().unwrap();
+    let order = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // A real order, as `--loaders 2` writes it.
+    let run: cqlbench::step::RunStep =
+        cqlbench::step::parse_args("run", &["keyvalue", "--hosts", HOST].map(String::from))
+            .unwrap();
+    let good = cqlbench::step::order::Order::new(
+        "r1".into(),
+        2,
+        cqlbench::step::order::Task::Run(Box::new(run)),
+    )
+    .to_json();
+    let cases: Vec<(String, &str)> = vec![
+        (
+            dir.path().join("none.json").to_str().unwrap().into(),
+            "cannot read the order",
+        ),
+        (order("bad.json", "run keyvalue"), "not a cqlbench order"),
+        (
+            order(
+                "new.json",
+                &good.replace("\"version\": 1", "\"version\": 9"),
+            ),
+            "order version 9 was written by a newer cqlbench",
+        ),
+        (
+            order("key.json", &good.replace("\"rows\"", "\"rowz\"")),
+            "unknown field `rowz`",
+        ),
+    ];
+    for (file, needle) in &cases {
+        refused(&["shard", file, "--index", "1", "--out", out_s], needle);
+    }
+    let file = order("good.json", &good);
+    refused(
+        &["shard", &file, "--index", "2", "--out", out_s],
+        "--index 2: the order has 2 shards (0 to 1)",
+    );
+    refused(
+        &["shard", &file, "--out", out_s],
+        "the following required arguments",
+    );
+    assert!(!out.exists());
+}

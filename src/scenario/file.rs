@@ -851,6 +851,11 @@ steps:
         assert!(msg.contains("consistency"), "{msg}");
         let msg = e("name: x\nsteps: [{run: {workload: keyvalue, keyspace: 'bad name!'}}]");
         assert!(msg.contains("keyspace"), "{msg}");
+        // A typed value is refused as it is read: rf, as `--rf` is.
+        let msg = e("name: x\nsteps: [{run: {workload: keyvalue, rf: 'dc1:3,dc1:2'}}]");
+        assert!(msg.contains("rf") && msg.contains("twice"), "{msg}");
+        let msg = e("name: x\nsteps: [{capacity: {workload: keyvalue, max-node-cpu: '90'}}]");
+        assert!(msg.contains("max-node-cpu") && msg.contains("90%"), "{msg}");
         let msg = e("name: x\ncluster: {set: {num_tokens: 16}}\nsteps: [{probe: {}}]");
         assert!(msg.contains("num_tokens"), "{msg}");
         let msg = e("name: x\ncluster: {dcs: 'dc1:0'}\nsteps: [{probe: {}}]");
@@ -881,8 +886,6 @@ steps:
         assert!(steps(fill).contains("--bytes"));
         let probe = "name: x\nsteps: [{probe: {runtime-s: 0}}]";
         assert!(steps(probe).contains("--runtime-s"));
-        let rf = "name: x\nsteps: [{run: {workload: keyvalue, rf: 'dc1:3,dc1:2'}}]";
-        assert!(steps(rf).contains("twice"));
     }
 
     const MATRIX: &str = "

@@ -346,9 +346,105 @@ pub fn parse_start_at(s: &str) -> Result<f64, crate::error::Invalid> {
     }
 }
 
+/// A limit on a share (a capacity criterion or settle condition): `90%` or `0.9`, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShareLimit(pub Option<f64>);
+
+/// A limit on a count (pending compactions): `20`, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountLimit(pub Option<f64>);
+
+/// `off`/`none`, else a non-negative number with or without `%`: (number, had `%`).
+fn limit(s: &str) -> Result<Option<(f64, bool)>, crate::error::Invalid> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let (num, share) = match t.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (t, false),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| crate::invalid!("'{s}': expected a number, a percentage or off"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(crate::invalid!("'{s}': must not be negative"));
+    }
+    Ok(Some((v, share)))
+}
+
+impl FromStr for ShareLimit {
+    type Err = crate::error::Invalid;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(ShareLimit(match limit(s)? {
+            None => None,
+            Some((v, true)) => Some(v / 100.0),
+            Some((v, false)) if v > 1.0 => {
+                return Err(crate::invalid!("'{s}': give a share as 0.9 or 90%"));
+            }
+            Some((v, false)) => Some(v),
+        }))
+    }
+}
+
+impl fmt::Display for ShareLimit {
+    /// As a fraction (`0.9`), which reads back exactly.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("off"),
+            Some(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+impl FromStr for CountLimit {
+    type Err = crate::error::Invalid;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match limit(s)? {
+            Some((_, true)) => Err(crate::invalid!(
+                "'{s}': give a number (not a percentage) or off"
+            )),
+            v => Ok(CountLimit(v.map(|(v, _)| v))),
+        }
+    }
+}
+
+impl fmt::Display for CountLimit {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("off"),
+            Some(v) => write!(f, "{v}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_are_shares_or_counts_or_off_and_read_back() {
+        let share = |s: &str| s.parse::<ShareLimit>().map(|l| l.0);
+        assert_eq!(share("off").unwrap(), None);
+        assert_eq!(share("90%").unwrap(), Some(0.9));
+        assert_eq!(share("0.5").unwrap(), Some(0.5));
+        assert!(
+            share("90")
+                .unwrap_err()
+                .contains("give a share as 0.9 or 90%")
+        );
+        assert!(share("-1%").unwrap_err().contains("must not be negative"));
+        let count = |s: &str| s.parse::<CountLimit>().map(|l| l.0);
+        assert_eq!(count("20").unwrap(), Some(20.0));
+        assert_eq!(count("None").unwrap(), None);
+        assert!(count("-1").is_err() && count("lots").is_err() && count("5%").is_err());
+        for text in ["30%", "off", "0.5%", "100%", "0.07"] {
+            let l: ShareLimit = text.parse().unwrap();
+            assert_eq!(l.to_string().parse::<ShareLimit>().unwrap(), l, "{text}");
+        }
+        assert_eq!(CountLimit(Some(20.0)).to_string(), "20");
+    }
 
     #[test]
     fn the_default_run_id_is_the_readable_utc_time_and_a_run_id() {

@@ -429,6 +429,54 @@ impl WorkloadSpec {
     }
 }
 
+/// `--rf`: replicas in the data centre the client is in (`3`: a local cluster's first, else
+/// the contact point's), or per data centre (`dc1:3,dc2:1`, NetworkTopologyStrategy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rf {
+    Local(u32),
+    PerDc(BTreeMap<String, u32>),
+}
+
+impl Rf {
+    /// Replicas per data centre, a bare RF as dc1's ([`parse_replication`]'s reading).
+    pub fn per_dc(&self) -> BTreeMap<String, u32> {
+        match self {
+            Rf::Local(n) => BTreeMap::from([("dc1".to_string(), *n)]),
+            Rf::PerDc(m) => m.clone(),
+        }
+    }
+}
+
+impl FromStr for Rf {
+    type Err = crate::error::Invalid;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().parse::<u32>() {
+            Ok(0) => Err(crate::invalid!(
+                "'{s}': the keyspace needs at least one replica"
+            )),
+            Ok(n) => Ok(Rf::Local(n)),
+            Err(_) => parse_replication(s).map(Rf::PerDc),
+        }
+    }
+}
+
+impl fmt::Display for Rf {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Rf::Local(n) => write!(f, "{n}"),
+            Rf::PerDc(m) => {
+                let parts: Vec<String> = m.iter().map(|(dc, n)| format!("{dc}:{n}")).collect();
+                f.write_str(&parts.join(","))
+            }
+        }
+    }
+}
+
+/// `--rf`'s parser.
+pub fn parse_rf(s: &str) -> Result<Rf, crate::error::Invalid> {
+    s.parse()
+}
+
 /// Parses replication `3` (dc1:3) or `dc1:3,dc2:1`.
 pub fn parse_replication(s: &str) -> Result<BTreeMap<String, u32>, crate::error::Invalid> {
     if let Ok(n) = s.trim().parse::<u32>() {

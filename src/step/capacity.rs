@@ -11,7 +11,7 @@ use super::run::RunStep;
 use super::{argv, de};
 use crate::error::Invalid;
 use crate::result::capacity::{CapacitySpec, Criteria, Growth, LatencyBound, SearchMode, Settle};
-use crate::spec::load::parse_rate;
+use crate::spec::load::{CountLimit, ShareLimit, parse_rate};
 use crate::spec::{OpKind, parse_duration};
 
 /// A capacity step: the run (workload, target, sampling) and the search.
@@ -48,22 +48,22 @@ fn default_max_steps() -> usize {
 fn default_settle_timeout() -> Duration {
     Duration::from_secs(300)
 }
-fn default_max_pending() -> String {
-    "20".into()
+fn default_max_pending() -> CountLimit {
+    "20".parse().expect("a valid default")
 }
 fn default_pending_after() -> Duration {
     Duration::from_secs(60)
 }
-fn default_settle_cpu() -> String {
-    "30%".into()
+fn default_settle_cpu() -> ShareLimit {
+    "30%".parse().expect("a valid default")
 }
-fn default_max_node_cpu() -> String {
-    "90%".into()
+fn default_max_node_cpu() -> ShareLimit {
+    "90%".parse().expect("a valid default")
 }
-fn default_max_error_rate() -> String {
-    "1%".into()
+fn default_max_error_rate() -> ShareLimit {
+    "1%".parse().expect("a valid default")
 }
-const DEFAULT_MIN_ACHIEVED: &str = "98%";
+const DEFAULT_MIN_ACHIEVED: f64 = 0.98;
 
 /// `--start-concurrency`: a whole number of requests in flight, 1 or more.
 pub fn parse_concurrency(s: &str) -> Result<usize, Invalid> {
@@ -132,8 +132,12 @@ pub struct CapacitySearch {
     /// cluster that serves other traffic never goes quiet, and each step would wait the
     /// timeout) …
     #[arg(long, default_value = "30%")]
-    #[serde(default = "default_settle_cpu", deserialize_with = "de::text")]
-    pub settle_cpu: String,
+    #[serde(
+        default = "default_settle_cpu",
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub settle_cpu: ShareLimit,
     /// … or this long, whichever comes first.
     #[arg(long, value_parser = parse_duration, default_value = "5m")]
     #[serde(
@@ -154,8 +158,12 @@ pub struct CapacitySearch {
     pub max_latency: Vec<LatencyBound>,
     /// Overloaded when a node has more than this many pending compactions (off to disable) …
     #[arg(long, default_value = "20")]
-    #[serde(default = "default_max_pending", deserialize_with = "de::text")]
-    pub max_pending: String,
+    #[serde(
+        default = "default_max_pending",
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub max_pending: CountLimit,
     /// … this long after the step (reference 001: one minute).
     #[arg(long, value_parser = parse_duration, default_value = "60s")]
     #[serde(
@@ -166,17 +174,29 @@ pub struct CapacitySearch {
     pub pending_after: Duration,
     /// Overloaded when a node's mean CPU over the step is above this share of its CPUs (off to disable).
     #[arg(long, default_value = "90%")]
-    #[serde(default = "default_max_node_cpu", deserialize_with = "de::text")]
-    pub max_node_cpu: String,
+    #[serde(
+        default = "default_max_node_cpu",
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub max_node_cpu: ShareLimit,
     /// Overloaded when errors ÷ operations is above this (off to disable).
     #[arg(long, default_value = "1%")]
-    #[serde(default = "default_max_error_rate", deserialize_with = "de::text")]
-    pub max_error_rate: String,
+    #[serde(
+        default = "default_max_error_rate",
+        deserialize_with = "de::parsed",
+        serialize_with = "argv::display"
+    )]
+    pub max_error_rate: ShareLimit,
     /// Overloaded when the achieved rate is below this share of the target (off to disable)
     /// [default: 98%; open loop only: a closed-loop step has no target rate].
     #[arg(long)]
-    #[serde(default, deserialize_with = "de::opt_text")]
-    pub min_achieved: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "argv::opt_display"
+    )]
+    pub min_achieved: Option<ShareLimit>,
 
     /// Continue the interrupted search in --out after its last completed step.
     #[arg(long, requires = "out")]
@@ -220,34 +240,6 @@ pub fn parse_latency_bound(s: &str) -> Result<LatencyBound, crate::error::Invali
     })
 }
 
-/// `off`, a number, or a percentage (as a fraction when `percent`).
-fn parse_limit(flag: &str, s: &str, percent: bool) -> Result<Option<f64>, Invalid> {
-    let t = s.trim();
-    if t.eq_ignore_ascii_case("off") || t.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let (num, share) = match t.strip_suffix('%') {
-        Some(n) => (n, true),
-        None => (t, false),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| crate::invalid!("--{flag} '{s}': expected a number, a percentage or off"))?;
-    if !v.is_finite() || v < 0.0 {
-        return Err(crate::invalid!("--{flag} '{s}': must not be negative"));
-    }
-    Ok(Some(match (percent, share) {
-        (true, true) => v / 100.0,
-        (true, false) if v > 1.0 => {
-            return Err(crate::invalid!(
-                "--{flag} '{s}': give a share as 0.9 or 90%"
-            ));
-        }
-        _ => v,
-    }))
-}
-
 impl CapacitySearch {
     /// The search spec (and the checks of every value).
     pub fn spec(&self) -> Result<CapacitySpec, Invalid> {
@@ -262,18 +254,15 @@ impl CapacitySearch {
             (_, None) => SearchMode::Rate,
         };
         let closed = matches!(mode, SearchMode::Concurrency { .. });
-        let min_achieved = match (&self.min_achieved, closed) {
-            (Some(m), true) if parse_limit("min-achieved", m, true)?.is_some() => {
+        let min_achieved = match (self.min_achieved, closed) {
+            (Some(ShareLimit(Some(_))), true) => {
                 return Err(crate::invalid!(
                     "--min-achieved is a share of a target rate, which a closed-loop search (--start-concurrency) has not: leave it out"
                 ));
             }
             (_, true) => None,
-            (m, false) => parse_limit(
-                "min-achieved",
-                m.as_deref().unwrap_or(DEFAULT_MIN_ACHIEVED),
-                true,
-            )?,
+            (Some(m), false) => m.0,
+            (None, false) => Some(DEFAULT_MIN_ACHIEVED),
         };
         if self.increment.is_some() && self.factor.is_some() {
             return Err(crate::invalid!("give --factor or --increment, not both"));
@@ -320,15 +309,15 @@ impl CapacitySearch {
             refine: self.refine,
             settle: Settle {
                 max_pending: self.settle_pending,
-                max_cpu: parse_limit("settle-cpu", &self.settle_cpu, true)?,
+                max_cpu: self.settle_cpu.0,
                 timeout_s: self.settle_timeout.as_secs_f64(),
             },
             criteria: Criteria {
                 latency,
-                max_pending_compactions: parse_limit("max-pending", &self.max_pending, false)?,
+                max_pending_compactions: self.max_pending.0,
                 pending_after_s: self.pending_after.as_secs_f64(),
-                max_node_cpu: parse_limit("max-node-cpu", &self.max_node_cpu, true)?,
-                max_error_rate: parse_limit("max-error-rate", &self.max_error_rate, true)?,
+                max_node_cpu: self.max_node_cpu.0,
+                max_error_rate: self.max_error_rate.0,
                 min_achieved,
             },
         })
@@ -374,17 +363,6 @@ mod tests {
         );
         assert!(parse_latency_bound("read:p0:1ms").is_err());
         assert!(parse_latency_bound("read:p50:0ms").is_err());
-    }
-
-    #[test]
-    fn limits_are_numbers_shares_or_off() {
-        assert_eq!(parse_limit("x", "off", true).unwrap(), None);
-        assert_eq!(parse_limit("x", "90%", true).unwrap(), Some(0.9));
-        assert_eq!(parse_limit("x", "0.5", true).unwrap(), Some(0.5));
-        assert!(parse_limit("x", "90", true).is_err());
-        assert_eq!(parse_limit("x", "20", false).unwrap(), Some(20.0));
-        assert!(parse_limit("x", "-1", false).is_err());
-        assert!(parse_limit("x", "lots", false).is_err());
     }
 
     fn search(yaml: &str) -> Result<CapacitySpec, String> {

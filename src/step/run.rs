@@ -116,9 +116,13 @@ pub struct RunStep {
     #[serde(default = "default_keyspace", deserialize_with = "de::keyspace")]
     pub keyspace: String,
     /// Replication: RF for dc1, or DC:RF,… (NetworkTopologyStrategy) [default: min(3, nodes) per DC of a local cluster, else 1].
-    #[arg(long)]
-    #[serde(default, deserialize_with = "de::opt_text")]
-    pub rf: Option<String>,
+    #[arg(long, value_parser = crate::spec::workload::parse_rf)]
+    #[serde(
+        default,
+        deserialize_with = "de::opt_parsed",
+        serialize_with = "argv::opt_display"
+    )]
+    pub rf: Option<crate::spec::workload::Rf>,
     /// Drop the keyspace first.
     #[arg(long)]
     #[serde(default)]

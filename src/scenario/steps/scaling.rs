@@ -157,7 +157,7 @@ impl ScalingStep {
             );
         };
         let smallest = self.nodes[0];
-        let rf = crate::spec::workload::parse_replication(rf)?;
+        let rf = rf.per_dc();
         if let Some((dc, n)) = rf.iter().find(|(_, n)| **n as usize > smallest) {
             refuse!("rf {dc}:{n} needs at least {n} nodes; the smallest size is {smallest}");
         }
@@ -375,13 +375,13 @@ mod tests {
             de::from_value(crate::yaml::from_str("{heap: 256M}").unwrap()).unwrap();
         s.base = Some(("sc".into(), base));
         s.capacity.run.cluster = Some("sc".into());
-        s.capacity.run.rf = Some("2".into());
+        s.capacity.run.rf = Some("2".parse().unwrap());
         let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("smallest size is 1"), "{e}");
         s.capacity.run.rf = None;
         let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("needs rf"), "{e}");
-        s.capacity.run.rf = Some("1".into());
+        s.capacity.run.rf = Some("1".parse().unwrap());
         s.capacity.run.cluster = Some("other".into());
         let e = s.validate().unwrap_err().one_line();
         assert!(e.contains("its own clusters"), "{e}");

@@ -12,7 +12,6 @@ use super::{DEFAULT_DURATION_S, RunStep};
 use crate::error::Invalid;
 use crate::metrics::sampler::Endpoint;
 use crate::spec::load::RateArg;
-use crate::spec::workload::parse_replication;
 use crate::spec::{LoadSpec, Ratio, WorkloadKind, WorkloadSpec};
 use crate::workload::profile::Profile;
 
@@ -188,13 +187,6 @@ impl RunStep {
             && (dc.trim().is_empty() || dc.contains([',', ':']) || dc.trim() != dc)
         {
             no!("--dc '{dc}': give one data centre name (e.g. dc1), the one the client is in");
-        }
-        match self.rf.as_deref().map(|r| (r, r.trim().parse::<u32>())) {
-            Some((_, Ok(0))) => no!("--rf 0: the keyspace needs at least one replica"),
-            Some((rf, Err(_))) => {
-                parse_replication(rf).map_err(|e| crate::invalid!("--rf {e}"))?;
-            }
-            _ => {}
         }
         if self.no_metrics && !self.prometheus.is_empty() {
             no!("give --prometheus or --no-metrics, not both");

@@ -16,9 +16,7 @@ use crate::scenario::error::refuse;
 use crate::scenario::{Context, ScenarioError};
 use crate::spec::client::{ClientSpec, DriverSpec, TlsSpec};
 use crate::spec::load::{Cycles, RateArg, Share};
-use crate::spec::workload::{
-    ProfileSource, WORKLOAD_SPEC_VERSION, parse_keyspace, parse_replication,
-};
+use crate::spec::workload::{ProfileSource, Rf, WORKLOAD_SPEC_VERSION, parse_keyspace};
 use crate::spec::{LoadMode, LoadSpec, Stop, WorkloadSpec};
 use crate::target::Target;
 
@@ -397,21 +395,17 @@ impl RunStep {
     ) -> Result<(WorkloadSpec, Option<u32>), ScenarioError> {
         let local_dc = target.local_dc();
         // A bare RF, or none with --hosts, is for the local DC.
-        let bare_rf = self
-            .rf
-            .as_deref()
-            .and_then(|r| r.trim().parse::<u32>().ok());
         let mut local_rf = None;
-        w.replication = match (&self.rf, bare_rf, target.default_replication(), &local_dc) {
-            (_, Some(n), _, Some(dc)) => BTreeMap::from([(dc.clone(), n)]),
-            (_, Some(n), _, None) => {
-                local_rf = Some(n);
+        w.replication = match (&self.rf, target.default_replication(), &local_dc) {
+            (Some(Rf::Local(n)), _, Some(dc)) => BTreeMap::from([(dc.clone(), *n)]),
+            (Some(Rf::Local(n)), _, None) => {
+                local_rf = Some(*n);
                 BTreeMap::new()
             }
-            (Some(rf), None, _, _) => parse_replication(rf)?,
-            (None, None, Some(per_dc), _) => per_dc,
-            (None, None, None, Some(dc)) => BTreeMap::from([(dc.clone(), 1)]),
-            (None, None, None, None) => {
+            (Some(Rf::PerDc(per_dc)), _, _) => per_dc.clone(),
+            (None, Some(per_dc), _) => per_dc,
+            (None, None, Some(dc)) => BTreeMap::from([(dc.clone(), 1)]),
+            (None, None, None) => {
                 local_rf = Some(1);
                 BTreeMap::new()
             }
