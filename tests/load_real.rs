@@ -172,6 +172,29 @@ fn data_is_a_function_of_the_cycle_and_results_are_complete(
         settings.len(),
         settings.get("concurrent_reads")
     );
+    // The node's own view of the main phase (system_views.coordinator_*_latency), beside the
+    // client's: the one node coordinated every read and write of it.
+    let coordinated = |op: &str| {
+        let rows = r
+            .server_latency
+            .iter()
+            .filter(|s| s.op == op && s.table == "kv");
+        rows.map(|s| s.ops).sum::<u64>()
+    };
+    eprintln!("server latency: {:?}", r.server_latency);
+    assert_eq!(coordinated("read"), reads, "{:?}", r.server_latency);
+    assert_eq!(
+        coordinated("write"),
+        main.ok - reads,
+        "{:?}",
+        r.server_latency
+    );
+    for s in r.server_latency.iter().filter(|s| s.ops > 0) {
+        assert!(
+            s.p50_ms > 0.0 && s.p99_ms >= s.p50_ms && s.max_ms >= s.p99_ms,
+            "{s:?}"
+        );
+    }
     // The file on disk is the same, complete result, and its histograms decode.
     let back = RunResult::read(&out).unwrap();
     assert!(

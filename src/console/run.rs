@@ -118,6 +118,9 @@ pub fn final_text(r: &RunResult) -> String {
         out.push_str(WHICH_FIGURE);
     }
     out.push_str(&totals(s));
+    if let Some(l) = crate::result::server_latency::line(&r.server_latency) {
+        let _ = writeln!(out, "{l}");
+    }
     if let Some(m) = &r.metrics {
         let missing: Vec<String> = m
             .missing_by_node()

@@ -342,6 +342,7 @@ async fn first_result(
         ledger_id: None,
         tags: plan.tags.clone(),
         fill: None,
+        server_latency: Vec::new(),
     }
 }
 
@@ -377,7 +378,8 @@ impl Run<'_> {
             started,
         } = self;
         create_schema(plan, &session, &w).await?;
-        rec.set_schema(session::schema_facts(&session, &w.spec().keyspace).await);
+        let keyspace = w.spec().keyspace.clone();
+        rec.set_schema(session::schema_facts(&session, &keyspace).await);
         let statements = crate::workload::StatementSettings {
             listener: Some(counters.clone()),
             page_size: plan.connect.client.driver.page_size,
@@ -397,13 +399,32 @@ impl Run<'_> {
             started,
         };
         let phases = plan.rampup.iter().map(|l| ("rampup", l, true));
+        let mut coordinated = None;
         for (name, load, rampup) in phases.chain([("main", &plan.main, plan.sequential_main)]) {
+            if name == "main" {
+                coordinated = Some(coordinator_latency(&engine.ops.session, &keyspace).await);
+            }
             if engine.phase(name, load, rampup).await? != StopReason::Completed {
                 break;
             }
         }
+        // The cluster's own view of the main phase, beside the client's.
+        if let Some(start) = coordinated {
+            let end = coordinator_latency(&engine.ops.session, &keyspace).await;
+            engine
+                .rec
+                .set_server_latency(crate::metrics::cql::over_phase(&start, &end));
+        }
         engine.rec.finish()
     }
+}
+
+/// Every node's coordinator latency rows for `keyspace`, each node given 2 s.
+async fn coordinator_latency(
+    session: &Session,
+    keyspace: &str,
+) -> Vec<crate::metrics::cql::Coordinated> {
+    server_views::coordinator_latency(session, keyspace, std::time::Duration::from_secs(2)).await
 }
 
 /// Creates the workload's schema; with shards, shard 0 does and the others wait until it has.

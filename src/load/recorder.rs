@@ -278,6 +278,10 @@ impl Recorder {
         self.result.events = events;
     }
 
+    pub fn set_server_latency(&mut self, rows: Vec<crate::result::server_latency::ServerLatency>) {
+        self.result.server_latency = rows;
+    }
+
     pub fn set_reads_verified(&mut self, r: ReadsVerified) {
         self.result.reads_verified = Some(r);
     }

@@ -271,6 +271,54 @@ async fn read(
     }
 }
 
+/// Every node's coordinator latency rows for `keyspace` ([`cql::COORDINATOR_LATENCY`]), each
+/// node asked directly within `timeout`; a node or table that does not answer (Cassandra
+/// before 4.0, a node down) gives no rows.
+pub async fn coordinator_latency(
+    session: &Session,
+    keyspace: &str,
+    timeout: Duration,
+) -> Vec<cql::Coordinated> {
+    let mut nodes: Vec<_> = session.get_cluster_state().get_nodes_info().to_vec();
+    nodes.sort_by_key(|n| n.address.to_string());
+    let mut out = Vec::new();
+    for node in nodes {
+        for (op, table) in cql::COORDINATOR_LATENCY {
+            let query = cql::coordinator_latency_query(table);
+            let st = on_node_within(&query, &node, timeout);
+            let asked = tokio::time::timeout(timeout, session.query_unpaged(st, (keyspace,)));
+            let Ok(Ok(r)) = asked.await else { continue };
+            let Ok(rows) = r.into_rows_result() else {
+                continue;
+            };
+            let Ok(rows) = rows.rows::<Row>() else {
+                continue;
+            };
+            for r in rows.filter_map(Result::ok) {
+                out.push(cql::Coordinated {
+                    node: node.address.ip().to_string(),
+                    op,
+                    table: text(&r, 0),
+                    count: int(&r, 1),
+                    p50_ms: float(&r, 2),
+                    p99_ms: float(&r, 3),
+                    max_ms: float(&r, 4),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A floating-point column (double or float); 0 when null.
+fn float(r: &Row, i: usize) -> f64 {
+    match r.columns.get(i) {
+        Some(Some(CqlValue::Double(v))) => *v,
+        Some(Some(CqlValue::Float(v))) => f64::from(*v),
+        _ => 0.0,
+    }
+}
+
 fn text(r: &Row, i: usize) -> String {
     match r.columns.get(i) {
         Some(Some(CqlValue::Text(s) | CqlValue::Ascii(s))) => s.clone(),

@@ -24,6 +24,64 @@ pub const THREAD_POOLS: &str =
 pub const DISK_USAGE: &str = "SELECT keyspace_name, mebibytes FROM system_views.disk_usage";
 pub const LOCAL_READS: &str = "SELECT count FROM system_views.local_read_latency";
 
+/// Each operation kind's coordinator latency table (`op`, table), read per node for the run's
+/// keyspace (`result::server_latency`).
+pub const COORDINATOR_LATENCY: [(&str, &str); 3] = [
+    ("read", "coordinator_read_latency"),
+    ("write", "coordinator_write_latency"),
+    ("range", "coordinator_scan_latency"),
+];
+
+/// The query of one coordinator latency table for one keyspace (bound as `?`).
+pub fn coordinator_latency_query(table: &str) -> String {
+    format!(
+        "SELECT table_name, count, p50th_ms, p99th_ms, max_ms FROM system_views.{table} WHERE keyspace_name = ?"
+    )
+}
+
+/// One row of a coordinator latency table: a table's count and percentiles on one node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coordinated {
+    pub node: String,
+    pub op: &'static str,
+    pub table: String,
+    pub count: i64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// The main phase's coordinator latency: the rows read at its end, each with the count's
+/// growth since the same row at its start (a row not read then counts from 0, a node that
+/// restarted from its own new count).
+pub fn over_phase(
+    start: &[Coordinated],
+    end: &[Coordinated],
+) -> Vec<crate::result::server_latency::ServerLatency> {
+    end.iter()
+        .map(|e| {
+            let before = start
+                .iter()
+                .find(|s| s.node == e.node && s.op == e.op && s.table == e.table)
+                .map_or(0, |s| s.count);
+            let ops = if e.count >= before {
+                e.count - before
+            } else {
+                e.count
+            };
+            crate::result::server_latency::ServerLatency {
+                node: e.node.clone(),
+                op: e.op.into(),
+                table: e.table.clone(),
+                ops: ops.max(0) as u64,
+                p50_ms: e.p50_ms,
+                p99_ms: e.p99_ms,
+                max_ms: e.max_ms,
+            }
+        })
+        .collect()
+}
+
 /// What the name of a source says in results and checks.
 pub const DIALECT: &str = "CQL (system_views)";
 
@@ -69,6 +127,43 @@ pub fn reading(v: &Views) -> NodeReading {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_phase_counts_the_growth_of_each_row() {
+        let row = |node: &str, op, count, p50| Coordinated {
+            node: node.into(),
+            op,
+            table: "kv".into(),
+            count,
+            p50_ms: p50,
+            p99_ms: 1.0,
+            max_ms: 2.0,
+        };
+        let start = [row("a", "read", 1000, 0.1), row("b", "read", 50, 0.1)];
+        let end = [
+            row("a", "read", 4000, 0.2),
+            row("a", "write", 700, 0.3),
+            row("b", "read", 20, 0.4),
+        ];
+        let over = over_phase(&start, &end);
+        let ops: Vec<(&str, &str, u64, f64)> = over
+            .iter()
+            .map(|r| (r.node.as_str(), r.op.as_str(), r.ops, r.p50_ms))
+            .collect();
+        // a: 3000 reads in the phase; its writes counted from 0; b restarted (20 < 50).
+        assert_eq!(
+            ops,
+            [
+                ("a", "read", 3000, 0.2),
+                ("a", "write", 700, 0.3),
+                ("b", "read", 20, 0.4)
+            ]
+        );
+        assert!(
+            coordinator_latency_query("coordinator_read_latency")
+                .ends_with("FROM system_views.coordinator_read_latency WHERE keyspace_name = ?")
+        );
+    }
 
     #[test]
     fn a_reading_from_the_views_of_a_busy_node() {

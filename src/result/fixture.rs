@@ -202,6 +202,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
         ledger_id: None,
         tags: Vec::new(),
         fill: None,
+        server_latency: Vec::new(),
         phases: vec![PhaseResult {
             name: "main".into(),
             offset_s: 0.0,

@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod probe;
 pub mod scaling;
 pub mod series;
+pub mod server_latency;
 pub mod verify;
 
 mod interval;
@@ -333,6 +334,10 @@ pub struct RunResult {
     /// workload's `rows` is the fill's key space (far more than it writes), not its rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fill: Option<FillRecord>,
+    /// Each node's coordinator latency for the run's tables over the main phase (Cassandra
+    /// 4.0+; empty before, or when the nodes could not be asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_latency: Vec<server_latency::ServerLatency>,
 }
 
 /// What a fill wrote and reached.

@@ -130,6 +130,9 @@ impl<'a> Builder<'a> {
         for w in &result.warnings {
             self.note(format!("{} ({}): {w}", result.env, path.display()));
         }
+        if let Some(l) = crate::result::server_latency::line(&result.server_latency) {
+            self.note(format!("{} ({}): {l}", result.env, path.display()));
+        }
         let (Some(scenario), Some(summary)) = (scenario_of(result), result.main_summary()) else {
             self.note(format!(
                 "{} ({}): no main-phase summary, left out",
