@@ -286,7 +286,7 @@ pub async fn coordinator_latency(
         for (op, table) in cql::COORDINATOR_LATENCY {
             let query = cql::coordinator_latency_query(table);
             let st = on_node_within(&query, &node, timeout);
-            let asked = tokio::time::timeout(timeout, session.query_unpaged(st, (keyspace,)));
+            let asked = tokio::time::timeout(timeout, session.query_unpaged(st, &[]));
             let Ok(Ok(r)) = asked.await else { continue };
             let Ok(rows) = r.into_rows_result() else {
                 continue;
@@ -295,14 +295,17 @@ pub async fn coordinator_latency(
                 continue;
             };
             for r in rows.filter_map(Result::ok) {
+                if text(&r, 0) != keyspace {
+                    continue;
+                }
                 out.push(cql::Coordinated {
                     node: node.address.ip().to_string(),
                     op,
-                    table: text(&r, 0),
-                    count: int(&r, 1),
-                    p50_ms: float(&r, 2),
-                    p99_ms: float(&r, 3),
-                    max_ms: float(&r, 4),
+                    table: text(&r, 1),
+                    count: int(&r, 2),
+                    p50_ms: float(&r, 3),
+                    p99_ms: float(&r, 4),
+                    max_ms: float(&r, 5),
                 });
             }
         }

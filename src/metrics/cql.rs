@@ -32,10 +32,11 @@ pub const COORDINATOR_LATENCY: [(&str, &str); 3] = [
     ("range", "coordinator_scan_latency"),
 ];
 
-/// The query of one coordinator latency table for one keyspace (bound as `?`).
+/// The query of one coordinator latency table: every table's row (its partition key is the
+/// keyspace and the table together, so one keyspace's rows are picked out by the reader).
 pub fn coordinator_latency_query(table: &str) -> String {
     format!(
-        "SELECT table_name, count, p50th_ms, p99th_ms, max_ms FROM system_views.{table} WHERE keyspace_name = ?"
+        "SELECT keyspace_name, table_name, count, p50th_ms, p99th_ms, max_ms FROM system_views.{table}"
     )
 }
 
@@ -161,7 +162,7 @@ mod tests {
         );
         assert!(
             coordinator_latency_query("coordinator_read_latency")
-                .ends_with("FROM system_views.coordinator_read_latency WHERE keyspace_name = ?")
+                .ends_with("FROM system_views.coordinator_read_latency")
         );
     }
 
