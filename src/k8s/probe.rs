@@ -1,9 +1,11 @@
 //! Host probes of Kubernetes nodes (`cqlbench k8s probe`): one Job per node, its pod pinned
 //! to that node (node affinity on the node's name, so the scheduler places it and a
 //! WaitForFirstConsumer volume is provisioned in the node's zone), with a generic ephemeral
-//! volume of the StorageClass the Cassandra pods use, mounted at [`PROBE_DIR`]: `cqlbench
-//! probe --dir /probe --env NODE --json …` measures that volume's disk and the node's CPU, and
-//! its log is the result alone (one line of JSON), which `kubectl logs job/… > NODE.json`
+//! volume of the StorageClass the Cassandra pods use, mounted at [`PROBE_DIR`]. Every Job
+//! mounts the probes' order (ConfigMap NAME-order: the typed probe step and each Job's node)
+//! and Job `i` runs `cqlbench shard ORDER --index i --out /probe/result.json`, which probes as
+//! `cqlbench probe --dir /probe --env NODE_i --json …` would: that volume's disk and the node's
+//! CPU, its log the result alone (one line of JSON), which `kubectl logs job/… > NODE.json`
 //! collects for `cqlbench report`. The volume goes with the pod.
 //!
 //! Pure: the objects and the kubectl workflow are rendered here; nothing talks to a cluster.

@@ -92,22 +92,7 @@ impl Task {
     /// (`WORKLOAD --flag …`), or `capacity WORKLOAD …` for a capacity search. A refusal is
     /// clap's first line, e.g. `unexpected argument '--rat' found`.
     pub fn from_args(args: &[String]) -> Result<Task, Invalid> {
-        fn parse<T: clap::Args + clap::FromArgMatches>(
-            name: &'static str,
-            args: &[String],
-        ) -> Result<T, Invalid> {
-            let cmd = T::augment_args(clap::Command::new(name).no_binary_name(true));
-            let matches = cmd.try_get_matches_from(args).map_err(|e| {
-                let text = e.to_string();
-                let first = text
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches("error: ");
-                crate::invalid!("{first}")
-            })?;
-            T::from_arg_matches(&matches).map_err(|e| crate::invalid!("{e}"))
-        }
+        use super::parse_args as parse;
         match args.split_first() {
             Some((first, rest)) if first == "capacity" => {
                 Ok(Task::Capacity(Box::new(parse("capacity", rest)?)))
