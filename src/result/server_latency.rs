@@ -2,8 +2,8 @@
 //! tables, as Cassandra 4.0 and later serve it in `system_views.coordinator_read_latency`,
 //! `coordinator_write_latency` and `coordinator_scan_latency` (per table: a count and the
 //! 50th and 99th percentiles and maximum of a forward-decaying reservoir that favours the last
-//! few minutes). Read once, when the main phase ends, so a main phase of a minute or more is
-//! what the percentiles describe; `ops` is the count's growth over the main phase. The client
+//! few minutes). Read when the main phase starts and when it ends: a main phase of a minute or
+//! more is what the percentiles describe; `ops` is the count's growth over the main phase. The client
 //! measures from the moment it sends to the moment it has the answer; the coordinator from the
 //! moment the request is read to the moment the answer is written: the difference is the
 //! network, the driver and the client's runtime.
@@ -18,7 +18,9 @@ pub struct ServerLatency {
     /// `read`, `write` or `range` (the scan table).
     pub op: String,
     pub table: String,
-    /// Operations it coordinated on the table during the main phase (the count's growth).
+    /// Operations it coordinated on the table during the main phase, its warmup included
+    /// (the count's growth). With `--loaders`/`--shard`, each shard reads around its own main
+    /// phase and a merged result keeps shard 0's: all loaders' operations in that window.
     pub ops: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,
