@@ -116,7 +116,12 @@ pub fn run_shards(
     on: &mut dyn FnMut(LaunchEvent),
 ) -> Result<Vec<PathBuf>, LaunchError> {
     let order = order_path(&l.out);
-    let doc = Order::new(l.run_id.clone(), l.count, l.task.clone()).to_json();
+    // Each loader's output is its log: only its final table, as `-q`.
+    let mut task = l.task.clone();
+    if let Some(run) = task.run_mut() {
+        run.quiet = true;
+    }
+    let doc = Order::new(l.run_id.clone(), l.count, task).to_json();
     crate::fsutil::write_atomic(&order, doc.as_bytes()).map_err(|source| LaunchError::Io {
         what: "writing the loaders' order",
         path: order.clone(),
@@ -318,6 +323,10 @@ mod tests {
         let o = Order::read(&order).unwrap();
         assert_eq!((o.run_id.as_str(), o.shards), ("r1-s02", 3));
         assert_eq!(o.task.run().unwrap().hosts, ["db1"]);
+        assert!(
+            o.task.run().unwrap().quiet,
+            "a local loader's output is its log"
+        );
         assert!(!dir.path().join("cap.step-02.shard-0.log").exists());
     }
 }

@@ -144,8 +144,9 @@ impl Order {
         Order::from_json(&text, &what)
     }
 
-    /// The task of loader `index`: its shard of the run, the run id, its result at `out`,
-    /// and quiet (a loader's output is its log).
+    /// The task of loader `index`: its shard of the run, the run id and its result at `out`
+    /// (quiet as the order's step says: `--loaders` makes its local loaders quiet, a pod's
+    /// output is what `k8s run` streams).
     pub fn for_shard(&self, index: u64, out: PathBuf) -> Result<Task, Invalid> {
         if index >= self.shards {
             return Err(crate::invalid!(
@@ -169,7 +170,6 @@ impl Order {
         });
         run.run_id = Some(self.run_id.clone());
         run.out = Some(out);
-        run.quiet = true;
         run.metrics_listen = self.metrics_listen;
         run.metrics_linger = self.metrics_linger;
         Ok(task)
@@ -337,7 +337,6 @@ mod tests {
         assert_eq!(r.shard, Some(Share { index: 2, count: 4 }));
         assert_eq!(r.run_id.as_deref(), Some("r3"));
         assert_eq!(r.out.as_deref(), Some(Path::new("/r/x.shard-2.json")));
-        assert!(r.quiet);
         let e = order.for_shard(4, "/r/x.json".into()).unwrap_err();
         assert_eq!(e.to_string(), "--index 4: the order has 4 shards (0 to 3)");
     }
