@@ -223,30 +223,28 @@ async fn create(client: &Client, j: &JobRun, rendered: &Rendered) -> Result<(), 
             .await
             .map_err(create_error("Secret", name, ns))?;
     }
+    // The order, then the Job; a Job refused takes the order made for it along (an order
+    // ConfigMap that was there before is not ours to delete).
     let order = super::loaders::order_name(&j.spec);
-    let made = maps
-        .create(&PostParams::default(), &rendered.config_map)
-        .await
-        .map_err(create_error("ConfigMap", &order, ns));
-    let job = match &made {
-        Ok(_) => Api::<Job>::namespaced(client.clone(), ns)
-            .create(&PostParams::default(), &rendered.job)
+    let made = async {
+        maps.create(&PostParams::default(), &rendered.config_map)
             .await
-            .map(drop)
-            .map_err(create_error("Job", &j.spec.name, ns)),
-        Err(_) => Ok(()),
-    };
-    if made.is_err() || job.is_err() {
-        // What was made just now would refuse the next attempt: it goes with the Job (an
-        // order ConfigMap that was there before is not ours to delete).
-        if let Some((_, name)) = &secret {
-            let _ = secrets.delete(name, &DeleteParams::default()).await;
-        }
-        if made.is_ok() {
+            .map_err(create_error("ConfigMap", &order, ns))?;
+        let job = Api::<Job>::namespaced(client.clone(), ns)
+            .create(&PostParams::default(), &rendered.job)
+            .await;
+        if let Err(e) = job {
             let _ = maps.delete(&order, &DeleteParams::default()).await;
+            return Err(create_error("Job", &j.spec.name, ns)(e));
         }
+        Ok(())
     }
-    made.map(drop).and(job)
+    .await;
+    if let (Err(_), Some((_, name))) = (&made, &secret) {
+        // The Secret made just now would refuse the next attempt: it goes with the Job.
+        let _ = secrets.delete(name, &DeleteParams::default()).await;
+    }
+    made
 }
 
 /// The runtime `k8s run` and `k8s probe --run` drive the API on.
