@@ -26,7 +26,7 @@ mod objects;
 pub mod validate;
 mod workflow;
 
-pub use objects::{order, order_volume, shard_args, with_tls_files};
+pub use objects::{order, order_config_map, order_volume, shard_args, with_tls_files};
 
 impl LoadersSpec {
     /// The pods run one capacity search, not one run.

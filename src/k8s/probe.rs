@@ -114,19 +114,12 @@ pub fn job_name(spec: &ProbeJobsSpec, i: usize) -> String {
 pub fn render(spec: &ProbeJobsSpec) -> Result<RenderedProbes, Invalid> {
     validate(spec)?;
     Ok(RenderedProbes {
-        config_map: ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(order_name(spec)),
-                namespace: Some(spec.namespace.clone()),
-                labels: Some(labels("order", &spec.run_id)),
-                ..Default::default()
-            },
-            data: Some(BTreeMap::from([(
-                ORDER_KEY.to_string(),
-                order(spec).to_json(),
-            )])),
-            ..Default::default()
-        },
+        config_map: super::loaders::order_config_map(
+            order_name(spec),
+            &spec.namespace,
+            &spec.run_id,
+            &order(spec),
+        ),
         jobs: (0..spec.nodes.len()).map(|i| job(spec, i)).collect(),
         steps: steps(spec)?,
         header: format!(

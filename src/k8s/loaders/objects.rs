@@ -143,14 +143,27 @@ pub fn with_tls_files(run: &mut RunStep, client_cert: bool) {
     }
 }
 
-/// The ConfigMap NAME-order holding the pods' order as [`ORDER_KEY`].
+/// The ConfigMap NAME-order holding the pods' order.
 pub(super) fn config_map(spec: &LoadersSpec) -> ConfigMap {
+    order_config_map(
+        order_name(spec),
+        &spec.namespace,
+        &spec.run_id,
+        &order(spec),
+    )
+}
+
+/// The ConfigMap `name` in `namespace` holding `order` as [`ORDER_KEY`], labelled as the
+/// order of run `run_id` (loaders' and probe Jobs' alike).
+pub fn order_config_map(name: String, namespace: &str, run_id: &str, order: &Order) -> ConfigMap {
     ConfigMap {
-        metadata: meta(spec, order_name(spec), "order"),
-        data: Some(BTreeMap::from([(
-            ORDER_KEY.to_string(),
-            order(spec).to_json(),
-        )])),
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: Some(namespace.to_string()),
+            labels: Some(labels("order", run_id)),
+            ..Default::default()
+        },
+        data: Some(BTreeMap::from([(ORDER_KEY.to_string(), order.to_json())])),
         ..Default::default()
     }
 }
