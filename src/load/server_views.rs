@@ -218,28 +218,9 @@ async fn read(
         .find(|n| n.address.ip() == ip)
         .cloned()
         .ok_or_else(|| fail("the node is no longer in the cluster's topology".into()))?;
-    let rows = |cql: &'static str| {
-        let st = on_node_within(cql, &node, timeout);
-        async move {
-            let r = session.query_unpaged(st, &[]).await.map_err(|e| {
-                let e = e.to_string();
-                if e.contains("unconfigured table") || e.contains("does not exist") {
-                    "the node has no such virtual table (Cassandra before 4.0?)".to_string()
-                } else {
-                    e
-                }
-            })?;
-            let r = r.into_rows_result().map_err(|e| e.to_string())?;
-            let rows: Vec<Row> = r
-                .rows::<Row>()
-                .map_err(|e| e.to_string())?
-                .filter_map(Result::ok)
-                .collect();
-            Ok::<Vec<Row>, String>(rows)
-        }
-    };
+    let rows = |cql: &'static str| node_rows(session, &node, cql, timeout);
     let asked = async {
-        Ok::<Views, String>(Views {
+        Ok::<Views, RowsError>(Views {
             thread_pools: rows(cql::THREAD_POOLS)
                 .await?
                 .iter()
@@ -263,7 +244,7 @@ async fn read(
     };
     match tokio::time::timeout(timeout, asked).await {
         Ok(Ok(views)) => Ok(cql::reading(&views)),
-        Ok(Err(e)) => Err(fail(e)),
+        Ok(Err(e)) => Err(fail(e.to_string())),
         Err(_) => Err(fail(format!(
             "no answer within {:.1}s",
             timeout.as_secs_f64()
@@ -271,9 +252,44 @@ async fn read(
     }
 }
 
+/// Why a node's virtual table gave no rows.
+#[derive(Debug, thiserror::Error)]
+enum RowsError {
+    #[error("the node has no such virtual table (Cassandra before 4.0?)")]
+    NoTable,
+    /// The driver's own words.
+    #[error("{0}")]
+    Driver(String),
+}
+
+/// The rows `cql` gives on `node` alone, within `timeout`; a table the node lacks is said so.
+async fn node_rows(
+    session: &Session,
+    node: &Arc<scylla::cluster::Node>,
+    cql: &str,
+    timeout: Duration,
+) -> Result<Vec<Row>, RowsError> {
+    let driver = |e: &dyn std::fmt::Display| RowsError::Driver(e.to_string());
+    let st = on_node_within(cql, node, timeout);
+    let r = session.query_unpaged(st, &[]).await.map_err(|e| {
+        let text = e.to_string();
+        if text.contains("unconfigured table") || text.contains("does not exist") {
+            RowsError::NoTable
+        } else {
+            RowsError::Driver(text)
+        }
+    })?;
+    let r = r.into_rows_result().map_err(|e| driver(&e))?;
+    Ok(r.rows::<Row>()
+        .map_err(|e| driver(&e))?
+        .filter_map(Result::ok)
+        .collect())
+}
+
 /// Every node's coordinator latency rows for `keyspace` ([`cql::COORDINATOR_LATENCY`]), each
-/// node asked directly within `timeout`; a node or table that does not answer (Cassandra
-/// before 4.0, a node down) gives no rows.
+/// node and table asked directly and all at once, so the whole reading takes at most
+/// `timeout`; a node or table that does not answer (Cassandra before 4.0, a node down) gives
+/// no rows.
 pub async fn coordinator_latency(
     session: &Session,
     keyspace: &str,
@@ -281,36 +297,29 @@ pub async fn coordinator_latency(
 ) -> Vec<cql::Coordinated> {
     let mut nodes: Vec<_> = session.get_cluster_state().get_nodes_info().to_vec();
     nodes.sort_by_key(|n| n.address.to_string());
-    let mut out = Vec::new();
-    for node in nodes {
-        for (op, table) in cql::COORDINATOR_LATENCY {
-            let query = cql::coordinator_latency_query(table);
-            let st = on_node_within(&query, &node, timeout);
-            let asked = tokio::time::timeout(timeout, session.query_unpaged(st, &[]));
-            let Ok(Ok(r)) = asked.await else { continue };
-            let Ok(rows) = r.into_rows_result() else {
-                continue;
-            };
-            let Ok(rows) = rows.rows::<Row>() else {
-                continue;
-            };
-            for r in rows.filter_map(Result::ok) {
-                if text(&r, 0) != keyspace {
-                    continue;
-                }
-                out.push(cql::Coordinated {
-                    node: node.address.ip().to_string(),
-                    op,
-                    table: text(&r, 1),
-                    count: int(&r, 2),
-                    p50_ms: float(&r, 3),
-                    p99_ms: float(&r, 4),
-                    max_ms: float(&r, 5),
-                });
-            }
-        }
-    }
-    out
+    let asks = nodes.iter().flat_map(|node| {
+        cql::COORDINATOR_LATENCY
+            .into_iter()
+            .map(move |(op, table)| async move {
+                let query = cql::coordinator_latency_query(table);
+                let asked =
+                    tokio::time::timeout(timeout, node_rows(session, node, &query, timeout));
+                let rows = asked.await.ok().and_then(Result::ok).unwrap_or_default();
+                rows.into_iter()
+                    .filter(|r| text(r, 0) == keyspace)
+                    .map(|r| cql::Coordinated {
+                        node: node.address.ip().to_string(),
+                        op,
+                        table: text(&r, 1),
+                        count: int(&r, 2),
+                        p50_ms: float(&r, 3),
+                        p99_ms: float(&r, 4),
+                        max_ms: float(&r, 5),
+                    })
+                    .collect::<Vec<_>>()
+            })
+    });
+    futures::future::join_all(asks).await.concat()
 }
 
 /// A floating-point column (double or float); 0 when null.
