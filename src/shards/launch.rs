@@ -116,10 +116,13 @@ pub fn run_shards(
     on: &mut dyn FnMut(LaunchEvent),
 ) -> Result<Vec<PathBuf>, LaunchError> {
     let order = order_path(&l.out);
-    // Each loader's output is its log: only its final table, as `-q`.
+    // Each loader's output is its log: only its final table, as `-q`; the parent serves the
+    // run's live metrics, on a port of its own.
     let mut task = l.task.clone();
     if let Some(run) = task.run_mut() {
         run.quiet = true;
+        run.metrics_listen = None;
+        run.metrics_linger = None;
     }
     let doc = Order::new(l.run_id.clone(), l.count, task).to_json();
     crate::fsutil::write_atomic(&order, doc.as_bytes()).map_err(|source| LaunchError::Io {
@@ -291,11 +294,14 @@ mod tests {
         std::fs::write(&exe, "#!/bin/sh\necho \"$*\"\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The parent's live-metrics port is its own, not its loaders'.
+        let mut parents = task();
+        parents.run_mut().unwrap().metrics_listen = Some("127.0.0.1:9500".parse().unwrap());
         let l = Launch {
             indices: vec![1],
             ..Launch::all(
                 exe,
-                task(),
+                parents,
                 3,
                 "r1-s02".into(),
                 dir.path().join("cap.step-02.json"),
@@ -327,6 +333,7 @@ mod tests {
             o.task.run().unwrap().quiet,
             "a local loader's output is its log"
         );
+        assert_eq!(o.metrics_listen, None);
         assert!(!dir.path().join("cap.step-02.shard-0.log").exists());
     }
 }

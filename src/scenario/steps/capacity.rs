@@ -307,8 +307,6 @@ fn loader_run(run: &RunStep, a: &CapacityStep, index: usize, level: Level) -> Ru
         shard: None,
         run_id: None,
         start_at: None,
-        metrics_listen: None,
-        metrics_linger: None,
         ..run.clone()
     };
     match level {

@@ -188,8 +188,6 @@ fn loaders(
             loaders: None,
             out: None,
             quiet: false,
-            metrics_listen: None,
-            metrics_linger: None,
             ..a.run.clone()
         },
         fill: a.fill.clone(),

@@ -108,9 +108,6 @@ fn loaders(
         prometheus_credentials: None,
         prometheus_token: None,
         prometheus_ca: None,
-        // The parent serves the run's live metrics; its port is its own.
-        metrics_listen: None,
-        metrics_linger: None,
         ..a.clone()
     };
     let mut merged = launch_loaders(Task::Run(Box::new(each)), n, a.run_id.clone(), out, ctx)?;
