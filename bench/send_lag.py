@@ -17,6 +17,13 @@ which goes first; the figures are the main phase's summary in each result file:
     bench/send_lag.py --old /tmp/base-sendlag/target/release/cqlbench \\
                       --new target/release/cqlbench --seconds 20
 
+With --windows (e.g. 0s,0.25ms,1ms,2ms) the new binary also runs at each rate with each
+`--send-window`, and the script first prints the floor: the CPU one wake-up of a bare
+sleeping thread costs on CPU 1 (a loop of absolute sleeps 250 µs apart), which an on-time
+send at a light rate pays at least once per operation:
+
+    bench/send_lag.py --old A --new B --rates 1000,4000 --windows 0s,0.25ms,1ms,2ms
+
 The node's cache of Cassandra jars is the default home's (linked into a home of its own under
 the work directory); the cluster is destroyed at the end.
 """
@@ -48,9 +55,9 @@ def main_summary(path):
     return next(p for p in json.loads(Path(path).read_text())["phases"] if p["name"] == "main")["summary"]
 
 
-def measure(binary, rate, warmup, seconds, out):
+def measure(binary, rate, warmup, seconds, out, *extra):
     sh(keyvalue(binary, "--skip-rampup", "--rate", rate, "--duration", f"{warmup + seconds}s",
-                "--warmup", f"{warmup}s", "--out", out), stdout=subprocess.DEVNULL)
+                "--warmup", f"{warmup}s", "--out", out, *extra), stdout=subprocess.DEVNULL)
     s = main_summary(out)
     lag = s.get("send_lag")
     return {
@@ -60,6 +67,28 @@ def measure(binary, rate, warmup, seconds, out):
         "achieved": s.get("achieved_ratio") or 0.0,
         "ops_per_cpu": s["ops_per_client_cpu_s"],
     }
+
+
+WAKE_LOOP = """
+import resource, sys, time
+gap, n = 250e-6, 20000
+t = time.monotonic()
+r0 = resource.getrusage(resource.RUSAGE_SELF)
+for _ in range(n):
+    t += gap
+    d = t - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+print(((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) / n * 1e6)
+"""
+
+
+def wake_cost_us():
+    """CPU of one wake-up of a thread that sleeps until an absolute deadline, on CPU 1."""
+    out = subprocess.run(["taskset", "-c", "1", sys.executable, "-c", WAKE_LOOP], check=True,
+                         capture_output=True, text=True).stdout
+    return float(out)
 
 
 def fmt(v):
@@ -76,6 +105,7 @@ def main():
     ap.add_argument("--near-capacity", type=float,
                     help="a rate near capacity (default: 80%% of a closed-loop run's ops/s)")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--windows", help="--send-window values the new binary also runs with, e.g. 0s,1ms")
     a = ap.parse_args()
     old, new = Path(a.old).resolve(), Path(a.new).resolve()
 
@@ -97,6 +127,8 @@ def main():
         print(f"closed loop (128 in flight): {closed:.0f} ops/s; near capacity: {near:.0f} ops/s", flush=True)
         rates = [float(r) for r in a.rates.split(",")] + [near]
 
+        if a.windows:
+            print(f"one wake-up of a sleeping thread on CPU 1: {wake_cost_us():.1f} us of CPU", flush=True)
         rows = []
         for rate in rates:
             for rep in range(a.repeat):
@@ -107,6 +139,15 @@ def main():
                     print(f"  {rate:>7.0f} {name}: response p50 {m['resp'][0]:.3f} p99 {m['resp'][1]:.3f}  "
                           f"service p50 {m['serv'][0]:.3f} p99 {m['serv'][1]:.3f}  send lag p50 {fmt(m['lag'][0])} "
                           f"p99 {fmt(m['lag'][1])} max {fmt(m['lag'][2])} ms  achieved {m['achieved'] * 100:.2f}%  "
+                          f"{m['ops_per_cpu']:.0f} ops/CPU-s", flush=True)
+
+                for w in (a.windows.split(",") if a.windows else []):
+                    name = f"new, window {w}"
+                    out = work / f"window-{w}-{rate:.0f}-{rep}.json"
+                    m = measure(new, rate, a.warmup, a.seconds, out, "--send-window", w)
+                    rows.append((rate, name, m))
+                    print(f"  {rate:>7.0f} {name}: response p50 {m['resp'][0]:.3f}  service p50 {m['serv'][0]:.3f}  "
+                          f"send lag p50 {fmt(m['lag'][0])} p99 {fmt(m['lag'][1])} ms  "
                           f"{m['ops_per_cpu']:.0f} ops/CPU-s", flush=True)
 
         print("\n| rate | build | response p50 / p99 | service p50 / p99 | send lag p50 / p99 / max | "

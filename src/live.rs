@@ -801,6 +801,7 @@ mod tests {
             max_errors: 0,
             cycles: crate::spec::Cycles { start: 0, end: 10 },
             share: crate::spec::load::Share::WHOLE,
+            send_window_s: 0.0,
         }
     }
 

@@ -74,6 +74,14 @@ fn valid_closed_loop_flags_get_as_far_as_connecting() {
 }
 
 #[test]
+fn a_send_window_is_refused_for_a_closed_loop_search() {
+    refused_capacity(
+        &["--start-concurrency", "8", "--send-window", "1ms"],
+        "--send-window batches the sends of a fixed rate",
+    );
+}
+
+#[test]
 fn bad_start_concurrencies_are_refused() {
     for bad in ["0", "-1", "-8", "x", "1.5", "", "99999999999999999999999"] {
         refused_capacity(

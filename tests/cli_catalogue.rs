@@ -108,6 +108,10 @@ fn run_flags() {
         &["--rate", "2k"],
         &["--rate", "0.5"],
         &["--max-in-flight", "1"],
+        &["--rate", "2k", "--send-window", "1ms"],
+        &["--rate", "100", "--send-window", "0.25ms"],
+        &["--rate", "100", "--send-window", "100ms"],
+        &["--send-window", "0s"],
         &["--duration", "1h"],
         &["--ops", "1"],
         &["--warmup", "500ms", "--duration", "1s"],
@@ -188,6 +192,20 @@ fn run_flags() {
         (&["--rate", "0%", "--of", "x.json"], "above 0%"),
         (&["--of", "x.json"], "required arguments"),
         (&["--max-in-flight", "0"], "--max-in-flight"),
+        (
+            &["--send-window", "1ms"],
+            "--send-window batches the sends of a fixed rate",
+        ),
+        (
+            &["--concurrency", "8", "--send-window", "1ms"],
+            "--send-window",
+        ),
+        (
+            &["--rate", "100", "--send-window", "101ms"],
+            "--send-window 101ms: at most 100ms",
+        ),
+        (&["--rate", "100", "--send-window", "soon"], "soon"),
+        (&["--rate", "100", "--send-window", "-1ms"], "'-1'"),
         (&["--duration", "99999999999999999999h"], "duration"),
         (&["--duration", "soon"], "soon"),
         (&["--duration", "5s", "--ops", "5"], "cannot be used with"),
@@ -281,6 +299,7 @@ fn throughput_latency_capacity_and_fill_flags() {
         &["--max-node-cpu", "0.8"],
         &["--max-error-rate", "off"],
         &["--min-achieved", "95%"],
+        &["--send-window", "1ms"],
     ] {
         case(&cap, extra, CONNECT);
     }

@@ -279,6 +279,57 @@ fn verify_and_key_dist_are_step_keys() {
     );
 }
 
+/// `send-window` as a step key: with a rate the dry run prints it as a flag; without one (a
+/// closed loop) the scenario is refused in one line naming the step.
+#[test]
+fn send_window_is_a_step_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.yaml");
+    std::fs::write(
+        &f,
+        "name: w\nsteps:\n  - {latency: {workload: keyvalue, rate: 100, send-window: 1500us}}\n",
+    )
+    .unwrap();
+    let dry = |f: &Path| {
+        cqlbench()
+            .env("CQLBENCH_HOME", dir.path())
+            .args([
+                "scenario",
+                f.to_str().unwrap(),
+                "--dry-run",
+                "--hosts",
+                "10.0.0.1",
+                "--dir",
+            ])
+            .arg(dir.path().join("out"))
+            .assert()
+    };
+    // Not a unit the durations take: refused, naming it.
+    let err = dry(&f).failure().get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(err.contains("1500us") && err.lines().count() == 1, "{err}");
+    std::fs::write(
+        &f,
+        "name: w\nsteps:\n  - {latency: {workload: keyvalue, rate: 100, send-window: 1.5ms}}\n",
+    )
+    .unwrap();
+    let out = dry(&f).success().get_output().stdout.clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains("--send-window 1.5ms"), "{out}");
+    std::fs::write(
+        &f,
+        "name: w\nsteps:\n  - {run: {workload: keyvalue, concurrency: 8, send-window: 1ms}}\n",
+    )
+    .unwrap();
+    let err = dry(&f).failure().get_output().stderr.clone();
+    let err = String::from_utf8_lossy(&err);
+    assert!(
+        err.contains("step 1 (run)")
+            && err.contains("--send-window batches the sends of a fixed rate"),
+        "{err}"
+    );
+}
+
 /// `scenario FILE --dry-run` succeeds and says the scenario is valid; its output.
 fn dry_run_valid(file: &Path, dir: &Path) -> String {
     let a = cqlbench()

@@ -78,6 +78,7 @@ fn load(mode: LoadMode, stop: Stop) -> LoadSpec {
             end: u64::MAX,
         },
         share: Default::default(),
+        send_window_s: 0.0,
     }
 }
 
@@ -114,6 +115,7 @@ fn load_engine_against_a_real_node() {
     profiles_run_through_the_binary_without_errors(&tc, dir.path());
     verify_reports_rows_changed_behind_the_tools_back(&tc, dir.path());
     keyvalue_deletes_lwts_batches_and_counters(&tc, dir.path());
+    a_send_window_holds_each_send_that_long_after_it_is_due(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -2000,6 +2002,49 @@ fn keyvalue_deletes_lwts_batches_and_counters(tc: &TestCluster, dir: &std::path:
         "{err}"
     );
     eprintln!("keyvalue more ops: {counters} counter ops, SUM(n) {sum}; {rows} of 300 rows left");
+}
+
+/// `--send-window 8ms` at 50 ops/s: sends are 20 ms apart, so each is alone in its window and
+/// leaves no sooner than 8 ms after its intended start (only an operation claimed late, as the
+/// first is, leaves at once); the result keeps the window.
+fn a_send_window_holds_each_send_that_long_after_it_is_due(dir: &std::path::Path) {
+    let out = dir.join("send-window.json");
+    let o = run_on_the_node(&dir.join("home-window"), "keyvalue")
+        .args([
+            "--keyspace",
+            "window",
+            "--rows",
+            "100",
+            "--no-metrics",
+            "-q",
+        ])
+        .args([
+            "--rate",
+            "50",
+            "--send-window",
+            "8ms",
+            "--duration",
+            "4s",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = RunResult::read(&out).unwrap();
+    let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    assert_eq!(phase.load.send_window_s, 0.008);
+    let s = phase.summary.as_ref().unwrap();
+    let lag = s
+        .send_lag
+        .as_ref()
+        .expect("an open loop records its send lag");
+    eprintln!(
+        "send window 8ms at 50 ops/s: send lag p50 {:.2} ms, p99 {:.2} ms, {} ops",
+        lag.p50_ms, lag.p99_ms, s.ok
+    );
+    assert!(s.ok >= 150, "{} operations", s.ok);
+    assert!(lag.p50_ms >= 8.0, "send lag p50 {} ms", lag.p50_ms);
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {

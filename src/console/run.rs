@@ -117,6 +117,18 @@ pub fn final_text(r: &RunResult) -> String {
     if s.send_lag.is_some() {
         out.push_str(WHICH_FIGURE);
     }
+    let window = r
+        .phases
+        .iter()
+        .find(|p| p.name == "main")
+        .map_or(0.0, |p| p.load.send_window_s);
+    if window > 0.0 {
+        let _ = writeln!(
+            out,
+            "sends batched: each waited up to {} after the earliest due one (--send-window), in the send lag and the response time",
+            crate::step::argv::duration_text(&std::time::Duration::from_secs_f64(window))
+        );
+    }
     out.push_str(&totals(s));
     if let Some(l) = crate::result::server_latency::line(&r.server_latency) {
         let _ = writeln!(out, "{l}");
@@ -420,6 +432,7 @@ mod tests {
             max_errors: 0,
             cycles: Cycles { start: 0, end: 10 },
             share: Share::WHOLE,
+            send_window_s: 0.0,
         };
         assert_eq!(progress(&l, 0, 5.0), 25.0);
         assert_eq!(progress(&l, 0, 25.0), 100.0);
@@ -481,5 +494,19 @@ mod tests {
         assert_eq!(cells[4], "0.05", "p50: {text}");
         assert_eq!(cells.last(), Some(&"0.90"), "max: {text}");
         assert!(text.contains(WHICH_FIGURE), "{text}");
+        assert!(!text.contains("sends batched"), "{text}");
+        // With a send window, the text says the sends waited for it.
+        let main = r
+            .phases
+            .iter_mut()
+            .rev()
+            .find(|p| p.name == "main")
+            .unwrap();
+        main.load.send_window_s = 0.002;
+        let text = final_text(&r);
+        assert!(
+            text.contains("sends batched: each waited up to 2ms after the earliest due one"),
+            "{text}"
+        );
     }
 }

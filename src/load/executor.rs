@@ -479,7 +479,7 @@ impl<O: Operations> Ctx<O> {
         let share = load.share;
         let rate = s.rate;
         let timer = if rate.is_some() && ops.precise_waits() {
-            PreciseTimer::start(stop.clone())
+            PreciseTimer::start(stop.clone(), Duration::from_secs_f64(load.send_window_s))
         } else {
             None
         };
@@ -764,6 +764,7 @@ mod tests {
                 end: 1_000_000,
             },
             share: Share::WHOLE,
+            send_window_s: 0.0,
         }
     }
 

@@ -560,6 +560,7 @@ mod tests {
             max_errors: 0,
             cycles: Cycles { start: 0, end: 100 },
             share: Share::WHOLE,
+            send_window_s: 0.0,
         };
         let plan = RunPlan {
             env: "lab".into(),

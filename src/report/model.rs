@@ -170,7 +170,16 @@ pub fn scenario_of(run: &RunResult) -> Option<String> {
         }
         (LoadMode::Open { rate_per_s, .. }, None) => format!("open loop, {rate_per_s:.0} ops/s"),
     };
-    Some(format!("{}, {mode}", run.workload.label()))
+    // Batched sends are another arrival process (and up to the window late): not compared
+    // with on-time ones.
+    let window = match phase.load.send_window_s {
+        0.0 => String::new(),
+        w => format!(
+            ", sends batched within {}",
+            crate::step::argv::duration_text(&std::time::Duration::from_secs_f64(w))
+        ),
+    };
+    Some(format!("{}, {mode}{window}", run.workload.label()))
 }
 
 /// `35%`, `12.5%`.

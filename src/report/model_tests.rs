@@ -92,6 +92,27 @@ fn exporters_match_their_golden_files() {
 }
 
 #[test]
+fn a_send_window_makes_a_scenario_of_its_own() {
+    let shape = RunShape {
+        rate_per_s: Some(700.0),
+        ..RunShape::default()
+    };
+    let on_time = run("ec2", &shape);
+    let mut batched = run("ec2", &shape);
+    for p in &mut batched.phases {
+        p.load.send_window_s = 0.0015;
+    }
+    assert_eq!(
+        super::model::scenario_of(&on_time).unwrap(),
+        "keyvalue, open loop, 700 ops/s"
+    );
+    assert_eq!(
+        super::model::scenario_of(&batched).unwrap(),
+        "keyvalue, open loop, 700 ops/s, sends batched within 1.5ms"
+    );
+}
+
+#[test]
 fn groups_by_scenario_and_env_and_keeps_the_latest_probe() {
     let report = Report::build(&inputs()).unwrap();
     let names: Vec<&str> = report.groups.iter().map(|g| g.scenario.as_str()).collect();

@@ -220,6 +220,7 @@ fn run_kept(env: &str, shape: &RunShape, kept: bool) -> RunResult {
                     end: 1_000_000,
                 },
                 share: Default::default(),
+                send_window_s: 0.0,
             },
             intervals,
             summary: Some(summary),

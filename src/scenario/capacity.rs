@@ -800,6 +800,7 @@ mod tests {
             max_errors: 0,
             cycles: crate::spec::load::Cycles { start: 0, end: 100 },
             share: crate::spec::load::Share::WHOLE,
+            send_window_s: 0.0,
         };
         RunPlan {
             env: "lab".into(),

@@ -228,7 +228,19 @@ pub struct LoadSpec {
     /// its own).
     #[serde(default, skip_serializing_if = "Share::is_whole")]
     pub share: Share,
+    /// Open loop: how long after the earliest due send the client may wait so that every send
+    /// due by then leaves in one wake-up (0: each on time). A sleeping client pays for every
+    /// wake-up, so a window trades send lag, which the response time includes, for client CPU.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub send_window_s: f64,
 }
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// The widest `--send-window`: beyond it the sends are a burst per window, not a rate.
+pub const MAX_SEND_WINDOW: Duration = Duration::from_millis(100);
 
 impl LoadSpec {
     /// Refuses values no phase can run with, in one line naming the flag (or key) that sets
@@ -271,6 +283,12 @@ impl LoadSpec {
         }
         if self.share.index >= self.share.count {
             return no(format!("--shard {}: not a shard", self.share));
+        }
+        if !(0.0..=MAX_SEND_WINDOW.as_secs_f64()).contains(&self.send_window_s) {
+            return no(format!(
+                "--send-window {:?}: at most {MAX_SEND_WINDOW:?}",
+                Duration::from_secs_f64(self.send_window_s.max(0.0))
+            ));
         }
         Ok(())
     }

@@ -42,12 +42,14 @@ pub fn comma_list<S: Serializer, T: Display>(v: &[T], s: S) -> Result<S::Ok, S::
     }
 }
 
-/// `1.5s`, `250ms`, `60s`: what `spec::parse_duration` reads back exactly.
+/// `1.5s`, `250ms`, `0.25ms`, `60s`: what `spec::parse_duration` reads back exactly.
 pub fn duration_text(d: &Duration) -> String {
     if d.subsec_nanos() == 0 {
         format!("{}s", d.as_secs())
     } else if d.as_nanos().is_multiple_of(1_000_000) {
         format!("{}ms", d.as_millis())
+    } else if d.as_secs() == 0 {
+        format!("{}ms", d.as_nanos() as f64 / 1e6)
     } else {
         format!("{}s", d.as_secs_f64())
     }
@@ -215,6 +217,8 @@ mod tests {
             Duration::from_secs(60),
             Duration::from_millis(250),
             Duration::from_micros(1500),
+            Duration::from_micros(250),
+            Duration::from_micros(33),
             Duration::ZERO,
         ] {
             assert_eq!(

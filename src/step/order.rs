@@ -238,6 +238,8 @@ mod tests {
         "1500",
         "--max-in-flight",
         "64",
+        "--send-window",
+        "2ms",
         "--duration",
         "90s",
         "--warmup",

@@ -220,6 +220,19 @@ pub struct RunStep {
     #[arg(long, default_value_t = default_max_in_flight())]
     #[serde(default = "default_max_in_flight")]
     pub max_in_flight: usize,
+    /// Open loop: let sends wait up to this long after the earliest due one, so that all
+    /// those due by then leave in one wake-up of the client (e.g. 1ms; at most 100ms). Each
+    /// wake-up of a sleeping client costs CPU; the wait is send lag, counted in the response
+    /// time. Default: each send on time.
+    #[arg(long, value_parser = parse_duration, default_value = "0s")]
+    // Left out when zero: an order without it is read by loaders older than the key.
+    #[serde(
+        default,
+        skip_serializing_if = "Duration::is_zero",
+        deserialize_with = "de::duration",
+        serialize_with = "argv::duration"
+    )]
+    pub send_window: Duration,
     /// Main-phase length (warmup included).
     #[arg(long, value_parser = parse_duration, conflicts_with = "ops")]
     #[serde(

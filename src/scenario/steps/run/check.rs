@@ -286,6 +286,11 @@ impl RunStep {
                 no!("--rate N% is a share of a throughput result: give --of RESULT.json")
             }
         }
+        if !self.send_window.is_zero() && self.rate.is_none() {
+            no!(
+                "--send-window batches the sends of a fixed rate: give --rate (capacity: --start-rate)"
+            );
+        }
         if self.duration.is_some() && self.ops.is_some() {
             no!("give --duration or --ops, not both");
         }

@@ -488,6 +488,7 @@ impl RunStep {
                 end: u64::MAX,
             }),
             share,
+            send_window_s: self.send_window.as_secs_f64(),
         };
         // A profile's partitions take several operations each.
         let rampup_ops = match profile {
@@ -513,6 +514,7 @@ impl RunStep {
             },
             warmup_s: 0.0,
             cycles,
+            send_window_s: 0.0,
             ..main.clone()
         });
         (rampup, main)
