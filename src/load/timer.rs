@@ -18,14 +18,14 @@
 //! operation, often two (the send, then the response): 7–13k operations per client CPU-second
 //! at 1,000–4,000 ops/s against about 120k in closed loop, where the client never sleeps
 //! (issue 59). A timerfd on the runtime's reactor in place of this thread halved the context
-//! switches and left the CPU per operation where it was (three alternating pairs at 4,000
-//! ops/s, within the runs' noise). What does cut it is fewer wake-ups: with a window W
+//! switches and left the CPU per operation where it was (two alternating pairs each at
+//! 1,000 and 4,000 ops/s, within the runs' noise). What does cut it is fewer wake-ups: with a window W
 //! (`--send-window`) this thread sleeps until W after the earliest deadline, then ends every
 //! wait due by then — one wake-up for the sends of up to W, each up to W late, which the
-//! send lag and the response time show, and a burst the node sees as one. One run each at
-//! 4,000 ops/s: no window 11.2k ops per client CPU-second (send lag p50 0.07 ms, service p50
-//! 0.36 ms); 250 µs 15.4k (0.30 ms); 1 ms 23.8k (0.60 ms, service p50 0.61 ms); 2 ms 34.5k
-//! (1.12 ms, service p50 0.75 ms).
+//! send lag and the response time show, and a burst the node sees as one. At 4,000 ops/s
+//! (two runs each, bench/README.md): no window 11.7–11.9k ops per client CPU-second (send lag
+//! p50 0.07 ms); 1 ms 24.5–25.6k (0.60 ms, the node's service p50 0.30–0.40 → 0.59 ms); 2 ms
+//! 29.1–31.0k (1.13 ms, service p50 0.82–0.87 ms).
 //!
 //! A wait never ends before its deadline unless the phase stopped: the slot's future
 //! completes only once the clock has reached it, whoever woke it.
