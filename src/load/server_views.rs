@@ -287,9 +287,9 @@ async fn node_rows(
 }
 
 /// Every node's coordinator latency rows for `keyspace` ([`cql::COORDINATOR_LATENCY`]), each
-/// node and table asked directly and all at once, so the whole reading takes at most
-/// `timeout`; a node or table that does not answer (Cassandra before 4.0, a node down) gives
-/// no rows.
+/// node and table asked directly and all nodes at once, so the whole reading takes at most
+/// twice `timeout` (the node's version, then its tables); a node or table that does not
+/// answer (Cassandra before 4.0, a node down) gives no rows.
 pub async fn coordinator_latency(
     session: &Session,
     keyspace: &str,
@@ -297,14 +297,18 @@ pub async fn coordinator_latency(
 ) -> Vec<cql::Coordinated> {
     let mut nodes: Vec<_> = session.get_cluster_state().get_nodes_info().to_vec();
     nodes.sort_by_key(|n| n.address.to_string());
-    let asks = nodes.iter().flat_map(|node| {
-        cql::COORDINATOR_LATENCY
+    let ask = |node, query: String| async move {
+        let asked = tokio::time::timeout(timeout, node_rows(session, node, &query, timeout));
+        asked.await.ok().and_then(Result::ok).unwrap_or_default()
+    };
+    let per_node = nodes.iter().map(|node| async move {
+        // What the columns' unit is depends on the version (cql::column_unit_ms).
+        let version = ask(node, cql::RELEASE_VERSION.into()).await;
+        let unit_ms = cql::column_unit_ms(version.first().map(|r| text(r, 0)).as_deref());
+        let tables = cql::COORDINATOR_LATENCY
             .into_iter()
-            .map(move |(op, table)| async move {
-                let query = cql::coordinator_latency_query(table);
-                let asked =
-                    tokio::time::timeout(timeout, node_rows(session, node, &query, timeout));
-                let rows = asked.await.ok().and_then(Result::ok).unwrap_or_default();
+            .map(|(op, table)| async move {
+                let rows = ask(node, cql::coordinator_latency_query(table)).await;
                 rows.into_iter()
                     .filter(|r| text(r, 0) == keyspace)
                     .map(|r| cql::Coordinated {
@@ -312,14 +316,16 @@ pub async fn coordinator_latency(
                         op,
                         table: text(&r, 1),
                         count: int(&r, 2),
-                        p50_ms: float(&r, 3),
-                        p99_ms: float(&r, 4),
-                        max_ms: float(&r, 5),
+                        p50: float(&r, 3),
+                        p99: float(&r, 4),
+                        max: float(&r, 5),
+                        unit_ms,
                     })
                     .collect::<Vec<_>>()
-            })
+            });
+        futures::future::join_all(tables).await.concat()
     });
-    futures::future::join_all(asks).await.concat()
+    futures::future::join_all(per_node).await.concat()
 }
 
 /// A floating-point column (double or float); 0 when null.
