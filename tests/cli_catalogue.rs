@@ -616,7 +616,7 @@ fn probe_report_compare_cost_and_plan_flags() {
     cases.push((args(&["report", "id:1,x"], &[]), Refused("ids are numbers")));
     cases.push((
         args(&["compare", "tag:nosuch", set_s], &[]),
-        Refused("no run in the catalogue carries tag 'nosuch'"),
+        Refused("no run in the runs index carries tag 'nosuch'"),
     ));
     cases.push((
         args(&["compare", "tag:a b", set_s], &[]),

@@ -543,7 +543,7 @@ fn report_history_follows_a_figure_across_the_catalogues_runs() {
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
-        text.contains("History of p99 — nightly · keyvalue (4 runs in the catalogue)"),
+        text.contains("History of p99 — nightly · keyvalue (4 runs in the runs index)"),
         "{text}"
     );
     // Oldest first, dates in UTC, the report's own run marked, its jump in p99 shown.

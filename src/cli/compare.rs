@@ -29,7 +29,7 @@ pub struct GateFailed(pub String);
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
     /// The baseline: a run result, or a set of repeated runs, given as a directory (its run
-    /// results), a quoted glob ('out/03-base-r*.json'), catalogue ids (`id:4,5,6`, as
+    /// results), a quoted glob ('out/03-base-r*.json'), runs index ids (`id:4,5,6`, as
     /// `cqlbench runs` lists them) or a tag's runs (`tag:baseline`).
     #[arg(value_name = "A")]
     pub a: String,
@@ -60,7 +60,7 @@ struct Side {
     others: Vec<PathBuf>,
 }
 
-/// The results one side names: the file itself, the catalogue's `id:N[,M…]` or `tag:NAME`,
+/// The results one side names: the file itself, the runs index's `id:N[,M…]` or `tag:NAME`,
 /// or the results of a directory or a glob (sorted by path).
 fn side(arg: &str, name: &str) -> anyhow::Result<Side> {
     let path = Path::new(arg);
@@ -74,7 +74,7 @@ fn side(arg: &str, name: &str) -> anyhow::Result<Side> {
             Ok(ResultFile::Run(r)) => found.runs.push((f, r)),
             Ok(ResultFile::Capacity(c)) => found.searches.push((f, c)),
             Ok(_) => found.others.push(f),
-            // A file named on its own (or by the catalogue) must read; in a directory or a
+            // A file named on its own (or by the runs index) must read; in a directory or a
             // glob, other files may sit beside the results.
             Err(e) if named => return Err(anyhow!("{name}: {}: {e}", f.display())),
             Err(_) => found.others.push(f),

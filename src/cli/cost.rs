@@ -9,9 +9,9 @@ use crate::cost::plan::{Capacity, CapacityArg, PlanSpec, Sourced, plan, plan_tex
 use crate::cost::probe_check::{flag_against, probe_figures};
 use crate::cost::render::{Throughput, cost_text};
 use crate::cost::throughput::OpsArg;
-use crate::cost::{
-    Catalog, CloudCluster, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
-    price_cluster,
+use crate::cost::{CloudCluster, price_cluster};
+use crate::prices::{
+    Catalog, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,
 };
 
 /// Arguments of `cqlbench cost`.

@@ -348,7 +348,7 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
         cpu: a.cpu,
         memory: a.memory,
     };
-    let catalog = crate::cost::load::default_catalog()?;
+    let catalog = crate::prices::load::default_catalog()?;
     let rendered = crate::k8s::cluster::render(&spec, &catalog)?;
     match &a.out {
         None => print!("{}", rendered.yaml()),
@@ -521,40 +521,11 @@ fn run_job(a: RunJobArgs) -> anyhow::Result<()> {
         keep: a.keep,
     };
     let started = std::time::Instant::now();
-    let at = || format!("[{:6.1}s]", started.elapsed().as_secs_f64());
-    let mut on = |e: JobEvent| match e {
-        JobEvent::Created {
-            job,
-            namespace,
-            shards,
-        } => eprintln!(
-            "{} created Job {job} in namespace {namespace}: {shards} shards",
-            at()
-        ),
-        JobEvent::Pod {
-            index,
-            pod,
-            phase,
-            node,
-        } => eprintln!(
-            "{} shard {index}: pod {pod} {phase}{}",
-            at(),
-            if node.is_empty() {
-                String::new()
-            } else {
-                format!(" on {node}")
-            }
-        ),
-        JobEvent::Line { index, line } => eprintln!("  [{index}] {line}"),
-        JobEvent::Collected {
-            index,
-            files,
-            bytes,
-        } => eprintln!(
-            "{} shard {index}: collected {files} file(s), {bytes} bytes from its log",
-            at()
-        ),
-        JobEvent::Deleted { job } => eprintln!("{} deleted Job {job} and its pods", at()),
+    let mut on = |e: JobEvent| {
+        eprintln!(
+            "{}",
+            crate::console::job_event_line(&e, started.elapsed().as_secs_f64())
+        )
     };
     match job_run::run(&j, &super::signals::token(), &mut on)? {
         Outcome::Run(merged, path) => {
@@ -595,21 +566,11 @@ fn run_probes(
         keep,
     };
     let started = std::time::Instant::now();
-    let at = || format!("[{:6.1}s]", started.elapsed().as_secs_f64());
-    let mut on = |e: ProbeEvent| match e {
-        ProbeEvent::Created { jobs, namespace } => {
-            eprintln!(
-                "{} created {jobs} probe Job(s) in namespace {namespace}",
-                at()
-            )
-        }
-        ProbeEvent::Pod { node, pod, phase } => {
-            eprintln!("{} node {node}: pod {pod} {phase}", at())
-        }
-        ProbeEvent::Collected { node, path } => {
-            eprintln!("{} node {node}: result {}", at(), path.display())
-        }
-        ProbeEvent::Deleted { jobs } => eprintln!("{} deleted {jobs} probe Job(s)", at()),
+    let mut on = |e: ProbeEvent| {
+        eprintln!(
+            "{}",
+            crate::console::probe_event_line(&e, started.elapsed().as_secs_f64())
+        )
     };
     let paths = run(&p, &super::signals::token(), &mut on)?;
     for path in &paths {

@@ -67,7 +67,7 @@ pub enum Command {
     /// Is run B (or a set of runs) better, worse or not distinguishable from run A (or a
     /// set), per metric; `--fail-if` gates a change on its numbers.
     Compare(compare::CompareArgs),
-    /// The results catalogue: every result under the cqlbench home and the directories
+    /// The runs index: every result under the cqlbench home and the directories
     /// imported, listed and filtered (id, date, kind, environment, workload, status, figures).
     Runs(runs::RunsArgs),
     /// Read back every write a run's cluster acknowledged (its ledger) and compare it with
@@ -301,9 +301,9 @@ fn load_context(
     with_live(context(None, a.quiet), a.metrics_listen, labels)
 }
 
-/// `inner`, and every result file an event says is written added to the results catalogue,
+/// `inner`, and every result file an event says is written added to the runs index,
 /// so that `cqlbench runs` lists a result written anywhere (`--out /elsewhere/r.json`), not
-/// only under the home's directories. A catalogue that cannot take it is a warning: the
+/// only under the home's directories. An index that cannot take it is a warning: the
 /// result file is what counts.
 fn registering(inner: crate::scenario::Sink) -> crate::scenario::Sink {
     Arc::new(move |e: &crate::scenario::Event| {
@@ -314,7 +314,7 @@ fn registering(inner: crate::scenario::Sink) -> crate::scenario::Sink {
             let added = runs::open(&home()).and_then(|c| Ok(c.add_file(path)?));
             if let Err(err) = added {
                 eprintln!(
-                    "warning: the results catalogue did not take {}: {err}",
+                    "warning: the runs index did not take {}: {err}",
                     path.display()
                 );
             }
@@ -353,7 +353,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plan(args) => cost::run_plan(args),
         Command::Report(mut args) => {
             args.results = runs::resolve_paths(&args.results)?;
-            let catalogue = match args.history {
+            let index = match args.history {
                 Some(_) => {
                     let mut c = runs::open(&home())?;
                     c.sync()?;
@@ -361,7 +361,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => None,
             };
-            if let Some(text) = steps::report::run(&args, catalogue.as_ref())? {
+            if let Some(text) = steps::report::run(&args, index.as_ref())? {
                 print!("{text}");
             }
             Ok(())

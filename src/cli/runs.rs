@@ -1,4 +1,4 @@
-//! `cqlbench runs`: the results catalogue, listed and filtered. Each listing first brings the
+//! `cqlbench runs`: the runs index, listed and filtered. Each listing first brings the
 //! index up to date with the files under its directories (the cqlbench home's `results/`,
 //! `scenarios/` and `probes/`, and every directory added with `--import`).
 
@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
-use crate::catalogue::{Catalogue, Entry, Filter};
+use crate::runs_index::{Entry, Filter, RunsIndex};
 
 /// Arguments of `cqlbench runs`.
 #[derive(Debug, clap::Args)]
@@ -29,7 +29,7 @@ pub struct RunsArgs {
     pub tag: Option<String>,
     /// Only this status: completed, running, interrupted, too_many_errors, failed (probes:
     /// complete, incomplete; verifications: ok, failed).
-    #[arg(long, value_parser = crate::catalogue::parse_status)]
+    #[arg(long, value_parser = crate::runs_index::parse_status)]
     pub status: Option<String>,
     /// Only results started on or after this day (YYYY-MM-DD, UTC).
     #[arg(long, value_name = "DATE", value_parser = parse_day)]
@@ -57,9 +57,9 @@ fn parse_day(s: &str) -> Result<i64, NotADay> {
         .unwrap_or_default())
 }
 
-/// The catalogue under `home`, its default directories known.
-pub fn open(home: &Path) -> anyhow::Result<Catalogue> {
-    let c = Catalogue::open(&home.join(crate::catalogue::FILE))?;
+/// The runs index under `home`, its default directories known.
+pub fn open(home: &Path) -> anyhow::Result<RunsIndex> {
+    let c = RunsIndex::open(&home.join(crate::runs_index::FILE))?;
     for dir in [
         home.join("results"),
         home.join("scenarios"),
@@ -72,7 +72,7 @@ pub fn open(home: &Path) -> anyhow::Result<Catalogue> {
     Ok(c)
 }
 
-/// The entries `arg` names, the catalogue brought up to date first: ids (`id:3` or
+/// The entries `arg` names, the index brought up to date first: ids (`id:3` or
 /// `id:3,4,5`), or the runs carrying a tag (`tag:baseline`, shards left out); None when `arg`
 /// names neither.
 pub fn named_by(arg: &str) -> anyhow::Result<Option<Vec<Entry>>> {
@@ -86,7 +86,7 @@ pub fn named_by(arg: &str) -> anyhow::Result<Option<Vec<Entry>>> {
             ..Filter::default()
         })?;
         if runs.is_empty() {
-            anyhow::bail!("{arg}: no run in the catalogue carries tag '{tag}'");
+            anyhow::bail!("{arg}: no run in the runs index carries tag '{tag}'");
         }
         return Ok(Some(runs));
     }
@@ -107,7 +107,7 @@ pub fn named_by(arg: &str) -> anyhow::Result<Option<Vec<Entry>>> {
     for id in ids {
         out.push(
             c.get(id)?
-                .ok_or_else(|| anyhow!("{arg}: no result with id {id} in the catalogue"))?,
+                .ok_or_else(|| anyhow!("{arg}: no result with id {id} in the runs index"))?,
         );
     }
     Ok(Some(out))

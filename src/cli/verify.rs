@@ -79,26 +79,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<()> {
     let r = verify(&spec, &mut |done, total| {
         eprintln!("verify: {done} of {total} rows read");
     })?;
-    if r.ledger_truncated {
-        println!(
-            "note: the ledger's last frame was cut short (the client died writing it); its writes are not counted"
-        );
-    }
-    println!(
-        "{} acknowledged write cycles at {} ({} rows)",
-        r.acked_writes, r.write_consistency, r.acked_rows
-    );
-    println!("{}", r.headline());
-    for d in &r.first_differences {
-        println!(
-            "  row {}: {} expected {}, found {}",
-            d.row, d.column, d.expected, d.found
-        );
-    }
-    if !r.first_missing.is_empty() {
-        let rows: Vec<String> = r.first_missing.iter().map(|&k| r.row_label(k)).collect();
-        println!("  first missing rows: {}", rows.join(", "));
-    }
+    println!("{}", crate::console::verify_text(&r));
     let path = write(&r, &a.result)?;
     println!("verify result: {} ({:.1}s)", path.display(), r.elapsed_s);
     if !r.passed() {

@@ -23,8 +23,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cost::catalog::Catalog;
 use crate::error::Invalid;
+use crate::prices::catalog::Catalog;
 use crate::spec::storage::StorageArg;
 use crate::spec::storage::{DiskClass, LOCAL};
 
@@ -64,7 +64,7 @@ pub fn resolve(arg: &StorageArg, catalog: &Catalog) -> Result<DiskClass, Invalid
             known.join(", ")
         )
     })?;
-    let q = crate::cost::disk::quote_volume(disk, arg, catalog.hours_per_month)?;
+    let q = crate::prices::disk::quote_volume(disk, arg, catalog.hours_per_month)?;
     Ok(DiskClass {
         disk: v.disk.clone(),
         size_gib: v.size_gib,
@@ -268,7 +268,7 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        crate::cost::load::default_catalog().unwrap()
+        crate::prices::load::default_catalog().unwrap()
     }
 
     #[test]

@@ -6,8 +6,10 @@
 mod capacity;
 /// A capacity search's result as the text a search ends with.
 pub use capacity::result_text as capacity_text;
+mod k8s;
 mod run;
 mod scenario;
+mod verify;
 
 use std::sync::{Arc, Mutex};
 
@@ -15,8 +17,10 @@ use crate::scenario::event::{Event, ProbeEvent};
 use crate::scenario::{ScenarioError, Sink};
 use crate::spec::LoadSpec;
 
+pub use k8s::{job_event_line, probe_event_line};
 pub use run::{final_text, summary_table};
 pub use scenario::{cluster_status, env_plan, lab_summary, plan};
+pub use verify::verify_text;
 
 /// Renders events on standard output (progress of a probe and warnings on standard error).
 pub struct Console {

@@ -1,41 +1,15 @@
 //! The error type at the boundary of the cost module.
 
-/// Everything that can go wrong while loading a catalogue, parsing a cost value or pricing a
-/// cluster. Each variant names the input (file, entry, field, disk) so the CLI can print it on
-/// one line.
+use crate::prices::PriceError;
+
+/// Everything that can go wrong while pricing a cluster or planning one: the catalogue's own
+/// refusals, and the results and inputs a price is measured from. Each variant names the input
+/// so the CLI can print it on one line.
 #[derive(Debug, thiserror::Error)]
 pub enum CostError {
-    /// A catalogue entry has a missing, unknown or malformed field.
-    #[error("{file}: {entry}: field \"{field}\": {problem}")]
-    CatalogField {
-        file: String,
-        entry: String,
-        field: String,
-        problem: String,
-    },
-    /// The catalogue file as a whole is unreadable (YAML syntax, missing section, duplicates).
-    #[error("{file}: {problem}")]
-    CatalogFile { file: String, problem: String },
-    /// A name that the catalogue does not hold.
-    #[error("no {kind} \"{name}\" in the catalogue (known: {known})")]
-    Unknown {
-        kind: &'static str,
-        name: String,
-        known: String,
-    },
-    /// A value given on the command line that does not parse.
-    #[error("invalid {what} \"{input}\": expected {expected}")]
-    Parse {
-        what: &'static str,
-        input: String,
-        expected: &'static str,
-    },
-    /// A disk request outside what the disk type allows.
-    #[error("disk {disk}: {problem}")]
-    DiskLimit { disk: String, problem: String },
-    /// The catalogue has no price for the requested pricing model.
-    #[error("instance \"{instance}\": no {term} reserved price in the catalogue")]
-    NoReservedPrice { instance: String, term: String },
+    /// The price catalogue refused (a file, an entry, a name, a value, a disk's limits).
+    #[error(transparent)]
+    Price(#[from] PriceError),
     /// A probe or capacity input that cannot be used.
     #[error("{file}: {problem}")]
     InputFile { file: String, problem: String },
@@ -50,21 +24,4 @@ pub enum CostError {
     /// The planner cannot produce any candidate.
     #[error("plan: {0}")]
     Plan(String),
-}
-
-impl CostError {
-    pub(crate) fn parse(what: &'static str, input: &str, expected: &'static str) -> Self {
-        CostError::Parse {
-            what,
-            input: input.to_string(),
-            expected,
-        }
-    }
-
-    pub(crate) fn disk(disk: &str, problem: impl Into<String>) -> Self {
-        CostError::DiskLimit {
-            disk: disk.to_string(),
-            problem: problem.into(),
-        }
-    }
 }

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::catalog::Instance;
 use crate::format::thousands;
+use crate::prices::catalog::Instance;
 use crate::result::capacity::CapacityResult;
 use crate::result::{RunResult, ScalingResult};
 

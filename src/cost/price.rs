@@ -6,10 +6,11 @@ use std::fmt;
 use serde::Serialize;
 
 use super::CostError;
-use super::catalog::{Catalog, Instance, Source};
-use super::disk::{DiskQuote, DiskRequest};
-use super::units::{DiskSpec, Pricing};
 use crate::format::{rate, thousands, usd};
+use crate::prices::PriceError;
+use crate::prices::catalog::{Catalog, Instance, Source};
+use crate::prices::disk::{DiskQuote, DiskRequest};
+use crate::prices::units::{DiskSpec, Pricing};
 
 /// Where a number printed by `cost` or `plan` came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -167,10 +168,11 @@ pub fn instance_monthly(
             ),
         });
     }
-    Err(CostError::NoReservedPrice {
+    Err(PriceError::NoReservedPrice {
         instance: inst.name.clone(),
         term: term.to_string(),
-    })
+    }
+    .into())
 }
 
 /// Prices a cluster from the catalogue.
@@ -235,10 +237,11 @@ pub fn price_cluster(cat: &Catalog, spec: &CloudCluster) -> Result<CostBreakdown
 /// The instance's own disks: in its price, when it has some.
 fn local_disk_note(inst: &Instance) -> Result<String, CostError> {
     if inst.local_disk_gb == 0.0 {
-        return Err(CostError::disk(
+        return Err(PriceError::disk(
             "local",
             format!("{} has no local (instance-store) disk", inst.name),
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "local {} disk, {} GB per node, included in the instance price; its IOPS are \
@@ -257,13 +260,14 @@ fn volumes(
 ) -> Result<(CostLine, DiskQuote), CostError> {
     let disk = cat.disk(&d.kind)?;
     if disk.provider != inst.provider {
-        return Err(CostError::disk(
+        return Err(PriceError::disk(
             &d.kind,
             format!(
                 "is an {} disk; instance {} is {}",
                 disk.provider, inst.name, inst.provider
             ),
-        ));
+        )
+        .into());
     }
     let req = DiskRequest {
         size_gb: d.size.map_or(0.0, |s| s.gb),
@@ -309,7 +313,7 @@ fn kubernetes_fee(cat: &Catalog, inst: &Instance, k: &str) -> Result<CostLine, C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::default_catalog;
+    use crate::prices::default_catalog;
 
     fn spec(
         nodes: u32,

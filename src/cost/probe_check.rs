@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::disk::DiskQuote;
 use crate::format::thousands;
+use crate::prices::disk::DiskQuote;
 use crate::result::probe::ProbeResult;
 
 /// What a measured figure counts.
@@ -114,8 +114,8 @@ impl ProbeFlag {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::default_catalog;
-    use crate::cost::disk::DiskRequest;
+    use crate::prices::default_catalog;
+    use crate::prices::disk::DiskRequest;
 
     fn probe() -> ProbeResult {
         serde_json::from_str(include_str!("../probe/testdata/probe-result.json")).unwrap()

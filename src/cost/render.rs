@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use super::price::{CostBreakdown, Origin};
 use super::probe_check::ProbeFlag;
-use crate::cost::catalog::Instance;
 use crate::format::{thousands, usd};
+use crate::prices::catalog::Instance;
 
 pub use super::throughput::Throughput;
 

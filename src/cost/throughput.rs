@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::catalog::Instance;
 use super::plan::MeasuredOn;
 use super::price::Origin;
 use super::{CostError, Hardware};
+use crate::prices::catalog::Instance;
 use crate::result::ResultFile;
 
 /// `--ops`: ops/s (`45000`, `45k`), or a run or capacity-search result file.

@@ -18,8 +18,8 @@ use super::storage::{Cloud, check, storage_class};
 use super::{
     COMPONENT_LABEL, KUBERNETES_VERSION, NAME_LABEL, binary_mib, dns_label, label_value, quantity,
 };
-use crate::cost::catalog::Catalog;
 use crate::error::Invalid;
+use crate::prices::catalog::Catalog;
 use crate::spec::MiB;
 use crate::spec::cluster::{DcSpec, Gc};
 use crate::spec::storage::{StorageArg, Volume};

@@ -9,9 +9,9 @@ use std::fmt;
 use k8s_openapi::api::storage::v1::StorageClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::cost::catalog::Catalog;
-use crate::cost::disk::quote_volume;
 use crate::error::Invalid;
+use crate::prices::catalog::Catalog;
+use crate::prices::disk::quote_volume;
 use crate::spec::storage::{StorageArg, Volume};
 
 /// The cloud whose managed Kubernetes the cluster runs on.
@@ -164,7 +164,7 @@ mod tests {
     use super::*;
 
     fn catalog() -> Catalog {
-        crate::cost::load::default_catalog().unwrap()
+        crate::prices::load::default_catalog().unwrap()
     }
 
     #[test]

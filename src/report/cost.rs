@@ -13,9 +13,10 @@ use std::str::FromStr;
 use super::model::Report;
 use super::model::summary::RunLoad;
 use crate::cost::plan::MeasuredOn;
-use crate::cost::{Catalog, CloudCluster, CostError, DiskSpec, Hardware, Pricing};
+use crate::cost::{CloudCluster, CostError, Hardware};
 use crate::cost::{cost_per_1k_ops_usd, price_cluster};
 use crate::format::Table;
+use crate::prices::{Catalog, DiskSpec, Pricing};
 
 /// Where an environment's results would run.
 #[derive(Debug, Clone, PartialEq)]
@@ -478,7 +479,7 @@ mod tests {
     fn the_best_of_repeated_runs_is_priced_with_its_hardware_and_the_k8s_fee() {
         let dir = tempfile::tempdir().unwrap();
         let mut r = report(dir.path());
-        let cat = crate::cost::default_catalog().unwrap();
+        let cat = crate::prices::default_catalog().unwrap();
         let d: Vec<Deployment> = ["laptop=r5.2xlarge,3,gp2:4TB,k8s:eks", "lab=r5.2xlarge,3"]
             .iter()
             .map(|d| d.parse().unwrap())
@@ -575,7 +576,7 @@ mod tests {
     fn an_environment_without_results_is_refused_naming_those_with() {
         let dir = tempfile::tempdir().unwrap();
         let r = report(dir.path());
-        let cat = crate::cost::default_catalog().unwrap();
+        let cat = crate::prices::default_catalog().unwrap();
         let d: Vec<Deployment> = vec!["ec2=r5.2xlarge,3".parse().unwrap()];
         assert_eq!(
             rows(&r, &d, &cat).unwrap_err().to_string(),

@@ -1,18 +1,18 @@
-//! History (`report --history FIGURE`): one figure of every run the catalogue holds of the
+//! History (`report --history FIGURE`): one figure of every run the runs index holds of the
 //! report's workloads and environments, over time — the nightly run's p99 across the weeks,
 //! this run marked among them.
 //!
 //! The series are taken per (environment, workload label) of the report's own runs, from the
-//! catalogue's runs of exactly that pair; each point is read from its result file (the files
+//! indexed runs of exactly that pair; each point is read from its result file (the files
 //! are the source of truth), and a run without a summarised main phase, or whose file no
 //! longer reads, is counted and left out.
 
 use std::path::{Path, PathBuf};
 
-use crate::catalogue::{Catalogue, Filter};
 use crate::error::Invalid;
 use crate::format::Table;
 use crate::result::RunResult;
+use crate::runs_index::{Filter, RunsIndex};
 
 /// The figure followed across runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,13 +134,13 @@ pub struct Point {
     pub in_report: bool,
 }
 
-/// The figure across the catalogue's runs of one environment and workload, oldest first.
+/// The figure across the indexed runs of one environment and workload, oldest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub env: String,
     pub workload: String,
     pub points: Vec<Point>,
-    /// Catalogue runs of the pair left out: no summarised main phase or no such figure, or
+    /// Indexed runs of the pair left out: no summarised main phase or no such figure, or
     /// a file that no longer reads.
     pub left_out: usize,
 }
@@ -161,11 +161,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The history of `figure` for each (environment, workload) of `runs` (the report's runs:
-/// path and result), from the catalogue's runs of that pair. `catalogue` is brought up to
+/// path and result), from the indexed runs of that pair. `index` is brought up to
 /// date by the caller.
 pub fn build(
     figure: &Figure,
-    catalogue: &Catalogue,
+    index: &RunsIndex,
     runs: &[(&Path, &RunResult)],
 ) -> Result<History, Invalid> {
     let mut pairs: Vec<(String, String)> = Vec::new();
@@ -177,7 +177,7 @@ pub fn build(
     }
     let mut series = Vec::new();
     for (env, workload) in pairs {
-        let entries = catalogue.list(&Filter {
+        let entries = index.list(&Filter {
             kind: Some("run".into()),
             env: Some(env.clone()),
             workload: Some(workload.clone()),
@@ -255,7 +255,7 @@ impl History {
                     ]);
                 }
                 let mut title = format!(
-                    "History of {} — {} · {} ({} runs in the catalogue)",
+                    "History of {} — {} · {} ({} runs in the runs index)",
                     self.figure,
                     s.env,
                     s.workload,
@@ -317,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn the_history_follows_the_catalogue_runs_of_the_reports_pairs() {
+    fn the_history_follows_the_indexed_runs_of_the_reports_pairs() {
         let dir = tempfile::tempdir().unwrap();
         let results = dir.path().join("results");
         std::fs::create_dir_all(&results).unwrap();
@@ -343,7 +343,7 @@ mod tests {
         let mut broken = fixture::run("lab", &fixture::RunShape::default());
         broken.phases.clear();
         broken.write(&results.join("broken.json")).unwrap();
-        let mut cat = Catalogue::open(&dir.path().join("c.sqlite")).unwrap();
+        let mut cat = RunsIndex::open(&dir.path().join("c.sqlite")).unwrap();
         cat.add_root(&results).unwrap();
         cat.sync().unwrap();
         let latest = RunResult::read(&paths[2]).unwrap();

@@ -373,7 +373,7 @@ fn series_are_the_measured_intervals_of_the_main_phase() {
 fn a_deployment_prices_its_environment_against_what_it_sustained() {
     use super::cost::{Deployment, rows, table};
     let mut report = Report::build(&inputs()).unwrap();
-    let cat = crate::cost::default_catalog().unwrap();
+    let cat = crate::prices::default_catalog().unwrap();
     let deployments: Vec<Deployment> = ["ec2=r5.2xlarge,3,gp3:4TB", "laptop=i3.xlarge,1,3y"]
         .iter()
         .map(|d| d.parse().unwrap())
@@ -391,7 +391,7 @@ fn a_deployment_prices_its_environment_against_what_it_sustained() {
             instance: "r5.2xlarge".into(),
             disk: Some("gp3:4TB".parse().unwrap()),
             k8s: None,
-            pricing: crate::cost::Pricing::OnDemand,
+            pricing: crate::prices::Pricing::OnDemand,
         },
     )
     .unwrap();

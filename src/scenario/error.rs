@@ -27,6 +27,8 @@ pub enum ScenarioError {
     #[error(transparent)]
     Cost(#[from] crate::cost::CostError),
     #[error(transparent)]
+    Price(#[from] crate::prices::PriceError),
+    #[error(transparent)]
     Profile(#[from] crate::workload::profile::ProfileError),
     #[error(transparent)]
     Launch(#[from] crate::shards::launch::LaunchError),

@@ -1,6 +1,6 @@
 use super::*;
-use crate::cost::default_catalog;
 use crate::cost::fixture::{Shape, throughput_run, write_capacity};
+use crate::prices::default_catalog;
 
 fn r5() -> Instance {
     default_catalog()

@@ -5,12 +5,13 @@
 use super::Capacity;
 use super::capacity::nodes_text;
 use super::{Candidate, PlanLine, PlanSpec};
-use crate::cost::catalog::Instance;
-use crate::cost::disk::DiskNeed;
+use crate::cost::CostError;
 use crate::cost::price::{CloudCluster, CostBreakdown, Origin, cost_per_1k_ops_usd, price_cluster};
-use crate::cost::units::{DataSize, DiskSpec, Pricing};
-use crate::cost::{Catalog, CostError};
 use crate::format::thousands;
+use crate::prices::Catalog;
+use crate::prices::catalog::Instance;
+use crate::prices::disk::DiskNeed;
+use crate::prices::units::{DataSize, DiskSpec, Pricing};
 
 /// The lines explaining a candidate, in the order they are worked out.
 #[derive(Default)]

@@ -12,11 +12,12 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::cost::catalog::Instance;
 use crate::cost::measured::HardwareError;
 use crate::cost::price::Origin;
-use crate::cost::{Catalog, CostError, Hardware};
+use crate::cost::{CostError, Hardware};
 use crate::format::thousands;
+use crate::prices::Catalog;
+use crate::prices::catalog::Instance;
 use crate::result::ScalingResult;
 use crate::result::capacity::CapacityResult;
 
@@ -356,7 +357,7 @@ pub fn capacities(cat: &Catalog, measured: &[Capacity]) -> Result<Vec<Capacity>,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::default_catalog;
+    use crate::prices::default_catalog;
 
     #[test]
     fn a_capacity_result_gives_ops_per_node() {

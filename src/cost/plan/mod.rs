@@ -5,9 +5,10 @@
 
 use serde::Serialize;
 
+use super::CostError;
 use super::price::{CostBreakdown, Origin};
-use super::units::{DataSize, Headroom, Pricing};
-use super::{Catalog, CostError};
+use crate::prices::Catalog;
+use crate::prices::units::{DataSize, Headroom, Pricing};
 
 mod candidate;
 mod capacity;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::cost::default_catalog;
+use crate::prices::default_catalog;
 
 fn spec(ops: f64, data: &str) -> PlanSpec {
     PlanSpec {

@@ -2,7 +2,7 @@ use super::*;
 use crate::spec::cluster::parse_dcs;
 
 fn catalog() -> Catalog {
-    crate::cost::load::default_catalog().unwrap()
+    crate::prices::load::default_catalog().unwrap()
 }
 
 fn storage(args: &[&str]) -> Vec<StorageArg> {

@@ -432,7 +432,7 @@ impl ClusterOptions {
         if self.storage.is_empty() {
             return Ok(out);
         }
-        let catalog = crate::cost::load::default_catalog()?;
+        let catalog = crate::prices::load::default_catalog()?;
         let mut default = None;
         for arg in &self.storage {
             let class = crate::cluster::storage::resolve(arg, &catalog)?;

@@ -46,7 +46,7 @@ pub struct ReportStep {
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
 
-    /// Add the history of one figure: every run in the results catalogue (`cqlbench runs`)
+    /// Add the history of one figure: every run in the runs index (`cqlbench runs`)
     /// of the same environment and workload as the report's runs, over time, this report's
     /// runs marked — a table, and a chart in --html. FIGURE: throughput, p50, p90, p99, p999,
     /// max, or KIND.pNN (read.p99).
@@ -55,10 +55,10 @@ pub struct ReportStep {
 }
 
 /// Writes what `args` asks for; the tables as text when they go to no file (`--out`), for
-/// the caller to show. `catalogue` (up to date) gives `--history` its runs.
+/// the caller to show. `index` (up to date) gives `--history` its runs.
 pub fn run(
     args: &ReportStep,
-    catalogue: Option<&crate::catalogue::Catalogue>,
+    index: Option<&crate::runs_index::RunsIndex>,
 ) -> Result<Option<String>, ScenarioError> {
     for path in args.html.iter().chain(&args.out) {
         crate::fsutil::check_out_path(path)?;
@@ -66,8 +66,8 @@ pub fn run(
     let inputs = report::load_all(&args.results)?;
     let mut model = Report::build(&inputs)?;
     if let Some(figure) = &args.history {
-        let catalogue = catalogue.ok_or_else(|| {
-            ScenarioError::Invalid(crate::invalid!("--history needs the results catalogue"))
+        let index = index.ok_or_else(|| {
+            ScenarioError::Invalid(crate::invalid!("--history needs the runs index"))
         })?;
         let runs: Vec<(&std::path::Path, &crate::result::RunResult)> = inputs
             .iter()
@@ -83,12 +83,12 @@ pub fn run(
                 "--history follows the environments and workloads of run results: give at least one run"
             )));
         }
-        model.history = Some(report::history::build(figure, catalogue, &runs)?);
+        model.history = Some(report::history::build(figure, index, &runs)?);
     }
     if !args.deployment.is_empty() {
         let cat = match &args.catalog {
-            Some(p) => crate::cost::load_catalog(p)?,
-            None => crate::cost::default_catalog()?,
+            Some(p) => crate::prices::load_catalog(p)?,
+            None => crate::prices::default_catalog()?,
         };
         crate::report::cost::price(&mut model, &args.deployment, &cat)?;
     }

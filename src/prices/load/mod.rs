@@ -16,21 +16,21 @@ pub(crate) mod fields;
 use disks::parse_disk;
 use entry::Entry;
 
-use super::CostError;
+use super::PriceError;
 use super::catalog::{
     AssumedCapacity, Catalog, DEFAULT_CATALOG, DEFAULT_CATALOG_NAME, Instance, KubernetesFee,
     ReservedDiscount, ReservedPrice, Source,
 };
 
 /// The catalogue built into the binary.
-pub fn default_catalog() -> Result<Catalog, CostError> {
+pub fn default_catalog() -> Result<Catalog, PriceError> {
     parse_catalog(DEFAULT_CATALOG, DEFAULT_CATALOG_NAME)
 }
 
 /// Reads and validates a catalogue file.
-pub fn load_catalog(path: &Path) -> Result<Catalog, CostError> {
+pub fn load_catalog(path: &Path) -> Result<Catalog, PriceError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| CostError::CatalogFile {
+    let text = std::fs::read_to_string(path).map_err(|e| PriceError::CatalogFile {
         file: file.clone(),
         problem: format!("cannot read: {e}"),
     })?;
@@ -61,8 +61,8 @@ struct CatalogFile {
 }
 
 /// Parses and validates catalogue text; `file` names it in errors.
-pub fn parse_catalog(text: &str, file: &str) -> Result<Catalog, CostError> {
-    let file_err = |problem: String| CostError::CatalogFile {
+pub fn parse_catalog(text: &str, file: &str) -> Result<Catalog, PriceError> {
+    let file_err = |problem: String| PriceError::CatalogFile {
         file: file.to_string(),
         problem,
     };
@@ -106,7 +106,7 @@ pub fn parse_catalog(text: &str, file: &str) -> Result<Catalog, CostError> {
     )?;
     for cap in &catalog.capacities {
         if catalog.instance(&cap.instance).is_err() {
-            return Err(CostError::CatalogField {
+            return Err(PriceError::CatalogField {
                 file: file.to_string(),
                 entry: format!("capacity \"{}\"", cap.instance),
                 field: "instance".into(),
@@ -123,8 +123,8 @@ fn list<T>(
     file: &str,
     items: &[Value],
     kind: &str,
-    parse: fn(&Entry, &Value) -> Result<T, CostError>,
-) -> Result<Vec<T>, CostError> {
+    parse: fn(&Entry, &Value) -> Result<T, PriceError>,
+) -> Result<Vec<T>, PriceError> {
     let key = if kind == "capacity" {
         "instance"
     } else {
@@ -143,11 +143,11 @@ fn unique<'a>(
     file: &str,
     kind: &str,
     names: impl Iterator<Item = &'a String>,
-) -> Result<(), CostError> {
+) -> Result<(), PriceError> {
     let mut seen = HashSet::new();
     for name in names {
         if !seen.insert(name) {
-            return Err(CostError::CatalogFile {
+            return Err(PriceError::CatalogFile {
                 file: file.to_string(),
                 problem: format!("{kind} \"{name}\" is listed twice"),
             });
@@ -203,7 +203,7 @@ struct ReservedEntry {
     date: String,
 }
 
-fn parse_instance(e: &Entry, v: &Value) -> Result<Instance, CostError> {
+fn parse_instance(e: &Entry, v: &Value) -> Result<Instance, PriceError> {
     let i: InstanceEntry = e.read(v)?;
     let local_disk_gb = i.local_disk_gb.unwrap_or(0.0);
     if local_disk_gb > 0.0 && i.local_disk_kind.is_none() {

@@ -5,9 +5,9 @@ use serde::Deserialize;
 
 use super::entry::Entry;
 use super::fields;
-use crate::cost::CostError;
-use crate::cost::catalog::{Disk, Source};
-use crate::cost::disk::DiskFormula;
+use crate::prices::PriceError;
+use crate::prices::catalog::{Disk, Source};
+use crate::prices::disk::DiskFormula;
 use crate::yaml::{Mapping, Value};
 
 /// Fields every disk entry has (or may have: a note).
@@ -32,7 +32,7 @@ struct DiskEntry {
 }
 
 /// A formula's reader of an entry's other fields.
-type ReadFormula = fn(&Entry, &Value) -> Result<DiskFormula, CostError>;
+type ReadFormula = fn(&Entry, &Value) -> Result<DiskFormula, PriceError>;
 
 /// Each formula: its name in the catalogue and its reader.
 const FORMULAS: [(&str, ReadFormula); 8] = [
@@ -54,7 +54,7 @@ const FORMULAS: [(&str, ReadFormula); 8] = [
     }),
 ];
 
-pub(super) fn parse_disk(e: &Entry, v: &Value) -> Result<Disk, CostError> {
+pub(super) fn parse_disk(e: &Entry, v: &Value) -> Result<Disk, PriceError> {
     let (mut common, mut rest) = (Mapping::new(), Mapping::new());
     if let Some(map) = v.as_object() {
         for (k, x) in map {
@@ -86,7 +86,7 @@ pub(super) fn parse_disk(e: &Entry, v: &Value) -> Result<Disk, CostError> {
 }
 
 /// A formula's tiers: at least one, and IOPS tiers bounded, each above the last, but the last.
-fn check_tiers(e: &Entry, formula: &DiskFormula) -> Result<(), CostError> {
+fn check_tiers(e: &Entry, formula: &DiskFormula) -> Result<(), PriceError> {
     match formula {
         DiskFormula::ProvisionedIops(p) => {
             if p.iops_tiers.is_empty() {

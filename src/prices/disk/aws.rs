@@ -5,56 +5,56 @@ use serde::{Deserialize, Serialize};
 use super::{
     DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
 };
-use crate::cost::CostError;
 use crate::format::{rate, thousands};
+use crate::prices::PriceError;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gp2 {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub min_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub burst_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub burst_below_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub small_volume_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub small_volume_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gp3 {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub included_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub included_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub usd_per_iops_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub usd_per_mbps_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps_per_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
@@ -63,48 +63,48 @@ pub struct Gp3 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IopsTier {
-    #[serde(default, deserialize_with = "crate::cost::load::fields::opt_pos")]
+    #[serde(default, deserialize_with = "crate::prices::load::fields::opt_pos")]
     pub up_to_iops: Option<f64>,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_iops_month: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProvisionedIops {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
     pub iops_tiers: Vec<IopsTier>,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub min_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub mbps_per_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Hdd {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub baseline_mbps_per_tb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub burst_mbps_per_tb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub min_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
@@ -114,7 +114,7 @@ impl Gp2 {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         size_indexed(disk, req, "3 IOPS/GB")?;
         let size = req.size_gb;
         q.items.push(storage_item(size, self.usd_per_gb_month));
@@ -158,7 +158,7 @@ impl Gp3 {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         let size = req.size_gb;
         let iops = req
             .iops
@@ -253,11 +253,11 @@ impl ProvisionedIops {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         let size = req.size_gb;
         let iops = provisioned_iops(disk, req)?;
         if iops < self.min_iops {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "{} IOPS is below the minimum of {}",
@@ -309,11 +309,11 @@ impl Hdd {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         size_indexed(disk, req, "MB/s per TB")?;
         let size = req.size_gb;
         if size < self.min_gb {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "{} GB is below the smallest volume of {} GB",

@@ -5,50 +5,50 @@ use serde::{Deserialize, Serialize};
 use super::{
     DiskQuote, DiskRequest, QuoteItem, over, provisioned_iops, size_indexed, storage_item,
 };
-use crate::cost::CostError;
 use crate::format::{rate, thousands};
+use crate::prices::PriceError;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GcpPd {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub baseline_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub read_iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub write_iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub baseline_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub mbps_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub instance_read_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub instance_write_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub instance_read_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub instance_write_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GcpPdExtreme {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_iops_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub min_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub instance_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
@@ -58,7 +58,7 @@ impl GcpPd {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         size_indexed(disk, req, "IOPS and MB/s per GB")?;
         let size = req.size_gb;
         q.items.push(storage_item(size, self.usd_per_gb_month));
@@ -107,11 +107,11 @@ impl GcpPdExtreme {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         let size = req.size_gb;
         let iops = provisioned_iops(disk, req)?;
         if iops < self.min_iops || iops > self.max_iops {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "{} IOPS is outside {}..{}",

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::CostError;
+use super::PriceError;
 use super::disk::DiskFormula;
 
 /// The catalogue shipped with cqlbench (`catalog/prices.yaml`), used unless `--catalog` says
@@ -100,21 +100,21 @@ pub struct AssumedCapacity {
 }
 
 impl Catalog {
-    pub fn instance(&self, name: &str) -> Result<&Instance, CostError> {
+    pub fn instance(&self, name: &str) -> Result<&Instance, PriceError> {
         self.instances
             .iter()
             .find(|i| i.name == name)
             .ok_or_else(|| unknown("instance", name, self.instances.iter().map(|i| &i.name)))
     }
 
-    pub fn disk(&self, name: &str) -> Result<&Disk, CostError> {
+    pub fn disk(&self, name: &str) -> Result<&Disk, PriceError> {
         self.disks
             .iter()
             .find(|d| d.name == name)
             .ok_or_else(|| unknown("disk", name, self.disks.iter().map(|d| &d.name)))
     }
 
-    pub fn kubernetes(&self, name: &str) -> Result<&KubernetesFee, CostError> {
+    pub fn kubernetes(&self, name: &str) -> Result<&KubernetesFee, PriceError> {
         self.kubernetes
             .iter()
             .find(|k| k.name == name)
@@ -147,9 +147,9 @@ fn unknown<'a>(
     kind: &'static str,
     name: &str,
     names: impl Iterator<Item = &'a String>,
-) -> CostError {
+) -> PriceError {
     let names: Vec<&str> = names.map(String::as_str).collect();
-    CostError::Unknown {
+    PriceError::Unknown {
         kind,
         name: name.to_string(),
         known: names.join(", "),

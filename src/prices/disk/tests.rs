@@ -2,14 +2,14 @@
 //! written next to each assertion.
 
 use super::{DiskNeed, DiskQuote, DiskRequest};
-use crate::cost::{CostError, default_catalog};
+use crate::prices::{PriceError, default_catalog};
 
 fn quote(
     disk: &str,
     size_gb: f64,
     iops: Option<f64>,
     mbps: Option<f64>,
-) -> Result<DiskQuote, CostError> {
+) -> Result<DiskQuote, PriceError> {
     let cat = default_catalog().unwrap();
     let d = cat.disk(disk).unwrap();
     d.formula.quote(
@@ -202,7 +202,7 @@ fn st1_throughput_per_tb() {
     assert!(quote("st1", 100.0, None, None).is_err(), "below 125 GB");
 }
 
-fn fit(disk: &str, gb: f64, iops: f64, mbps: f64) -> Result<DiskQuote, CostError> {
+fn fit(disk: &str, gb: f64, iops: f64, mbps: f64) -> Result<DiskQuote, PriceError> {
     let cat = default_catalog().unwrap();
     let d = cat.disk(disk).unwrap();
     d.formula

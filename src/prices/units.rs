@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::CostError;
+use super::PriceError;
 use crate::format::thousands;
 
 /// A size in (billing) gigabytes.
@@ -25,7 +25,7 @@ impl DataSize {
 }
 
 impl FromStr for DataSize {
-    type Err = CostError;
+    type Err = PriceError;
 
     /// Accepts a number with a unit: `GB`/`G`/`GiB`, `TB`/`T`/`TiB` (case-insensitive), e.g.
     /// `3400GB`, `10TB`, `1.5TiB`.
@@ -34,18 +34,18 @@ impl FromStr for DataSize {
         let t = s.trim();
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| CostError::parse("size", s, EXPECTED))?;
+            .ok_or_else(|| PriceError::parse("size", s, EXPECTED))?;
         let (num, unit) = t.split_at(split);
         let value: f64 = num
             .parse()
-            .map_err(|_| CostError::parse("size", s, EXPECTED))?;
+            .map_err(|_| PriceError::parse("size", s, EXPECTED))?;
         let factor = match unit.trim().to_ascii_lowercase().as_str() {
             "gb" | "g" | "gib" => 1.0,
             "tb" | "t" | "tib" => 1024.0,
-            _ => return Err(CostError::parse("size", s, EXPECTED)),
+            _ => return Err(PriceError::parse("size", s, EXPECTED)),
         };
         if !(value > 0.0 && value.is_finite()) {
-            return Err(CostError::parse("size", s, EXPECTED));
+            return Err(PriceError::parse("size", s, EXPECTED));
         }
         Ok(DataSize::from_gb(value * factor))
     }
@@ -76,7 +76,7 @@ impl DiskSpec {
 }
 
 impl FromStr for DiskSpec {
-    type Err = CostError;
+    type Err = PriceError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         const EXPECTED: &str = "TYPE:SIZE[:Niops][:Nmbps] such as gp2:3400GB or \
@@ -84,11 +84,11 @@ impl FromStr for DiskSpec {
         let mut parts = s.trim().split(':');
         let kind = parts.next().unwrap_or_default().trim().to_string();
         if kind.is_empty() {
-            return Err(CostError::parse("disk", s, EXPECTED));
+            return Err(PriceError::parse("disk", s, EXPECTED));
         }
         if kind == "local" {
             if parts.next().is_some() {
-                return Err(CostError::parse("disk", s, EXPECTED));
+                return Err(PriceError::parse("disk", s, EXPECTED));
             }
             return Ok(DiskSpec {
                 kind,
@@ -99,9 +99,9 @@ impl FromStr for DiskSpec {
         }
         let size = parts
             .next()
-            .ok_or_else(|| CostError::parse("disk", s, EXPECTED))?
+            .ok_or_else(|| PriceError::parse("disk", s, EXPECTED))?
             .parse::<DataSize>()
-            .map_err(|_| CostError::parse("disk", s, EXPECTED))?;
+            .map_err(|_| PriceError::parse("disk", s, EXPECTED))?;
         let mut spec = DiskSpec {
             kind,
             size: Some(size),
@@ -115,13 +115,13 @@ impl FromStr for DiskSpec {
             } else if let Some(n) = p.strip_suffix("mbps").or_else(|| p.strip_suffix("mb/s")) {
                 (n, &mut spec.mbps)
             } else {
-                return Err(CostError::parse("disk", s, EXPECTED));
+                return Err(PriceError::parse("disk", s, EXPECTED));
             };
             let v: f64 = num
                 .parse()
-                .map_err(|_| CostError::parse("disk", s, EXPECTED))?;
+                .map_err(|_| PriceError::parse("disk", s, EXPECTED))?;
             if v.is_nan() || v <= 0.0 || slot.is_some() {
-                return Err(CostError::parse("disk", s, EXPECTED));
+                return Err(PriceError::parse("disk", s, EXPECTED));
             }
             *slot = Some(v);
         }
@@ -177,7 +177,7 @@ impl Pricing {
 }
 
 impl FromStr for Pricing {
-    type Err = CostError;
+    type Err = PriceError;
 
     /// `on-demand` (or `od`), `1y`, `3y`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -185,7 +185,7 @@ impl FromStr for Pricing {
             "on-demand" | "ondemand" | "od" => Ok(Pricing::OnDemand),
             "1y" | "1yr" | "1year" => Ok(Pricing::Reserved1y),
             "3y" | "3yr" | "3year" => Ok(Pricing::Reserved3y),
-            _ => Err(CostError::parse("pricing", s, "on-demand, 1y or 3y")),
+            _ => Err(PriceError::parse("pricing", s, "on-demand, 1y or 3y")),
         }
     }
 }
@@ -208,7 +208,7 @@ pub struct Headroom {
 }
 
 impl FromStr for Headroom {
-    type Err = CostError;
+    type Err = PriceError;
 
     /// `stcs` (2×: a major compaction may rewrite the largest SSTables next to themselves),
     /// `lcs` (1.2×), `twcs` (1.2×), or a plain factor such as `1.5`.
@@ -222,12 +222,12 @@ impl FromStr for Headroom {
             other => (
                 other
                     .parse::<f64>()
-                    .map_err(|_| CostError::parse("compaction headroom", s, EXPECTED))?,
+                    .map_err(|_| PriceError::parse("compaction headroom", s, EXPECTED))?,
                 "given headroom",
             ),
         };
         if !(factor >= 1.0 && factor.is_finite()) {
-            return Err(CostError::parse("compaction headroom", s, EXPECTED));
+            return Err(PriceError::parse("compaction headroom", s, EXPECTED));
         }
         Ok(Headroom { factor, label })
     }

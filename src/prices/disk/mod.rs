@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::CostError;
+use super::PriceError;
 use crate::format::{rate, thousands};
 
 mod aws;
@@ -82,7 +82,7 @@ impl DiskFormula {
         disk: &str,
         req: &DiskRequest,
         hours_per_month: f64,
-    ) -> Result<DiskQuote, CostError> {
+    ) -> Result<DiskQuote, PriceError> {
         let mut q = DiskQuote {
             disk: disk.to_string(),
             size_gb: req.size_gb,
@@ -95,7 +95,7 @@ impl DiskFormula {
         };
         let size = req.size_gb;
         if size > self.max_gb() {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "{} GB is above the largest volume of {} GB",
@@ -161,18 +161,18 @@ pub(super) fn storage_item(size: f64, usd_per_gb_month: f64) -> QuoteItem {
 }
 
 /// The provisioned IOPS a request must give for a provisioned-IOPS disk type.
-pub(super) fn provisioned_iops(disk: &str, req: &DiskRequest) -> Result<f64, CostError> {
+pub(super) fn provisioned_iops(disk: &str, req: &DiskRequest) -> Result<f64, PriceError> {
     req.iops.ok_or_else(|| {
-        CostError::disk(
+        PriceError::disk(
             disk,
             format!("needs provisioned IOPS, e.g. {disk}:1TB:10000iops"),
         )
     })
 }
 
-pub(super) fn size_indexed(disk: &str, req: &DiskRequest, how: &str) -> Result<(), CostError> {
+pub(super) fn size_indexed(disk: &str, req: &DiskRequest, how: &str) -> Result<(), PriceError> {
     if req.iops.is_some() || req.mbps.is_some() {
-        return Err(CostError::disk(
+        return Err(PriceError::disk(
             disk,
             format!(
                 "IOPS and throughput follow the size ({how}); grow the volume, or use a type \
@@ -183,8 +183,8 @@ pub(super) fn size_indexed(disk: &str, req: &DiskRequest, how: &str) -> Result<(
     Ok(())
 }
 
-pub(super) fn over(disk: &str, what: &str, asked: f64, limit: f64, why: &str) -> CostError {
-    CostError::disk(
+pub(super) fn over(disk: &str, what: &str, asked: f64, limit: f64, why: &str) -> PriceError {
+    PriceError::disk(
         disk,
         format!(
             "{} {what} is above the limit of {} {what} ({why})",
@@ -201,7 +201,7 @@ mod tests;
 /// where) the type provisions them, and within its limits. Shared by the StorageClasses
 /// `k8s` renders and the disks local clusters emulate (`cluster::storage`).
 pub fn quote_volume(
-    disk: &crate::cost::catalog::Disk,
+    disk: &crate::prices::catalog::Disk,
     arg: &crate::spec::storage::StorageArg,
     hours_per_month: f64,
 ) -> Result<DiskQuote, crate::error::Invalid> {

@@ -3,8 +3,8 @@
 //! provisioned performance provision it.
 
 use super::{DiskFormula, DiskQuote, DiskRequest};
-use crate::cost::CostError;
 use crate::format::thousands;
+use crate::prices::PriceError;
 
 /// What one node's volume must hold and sustain.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,11 +22,11 @@ impl DiskFormula {
         disk: &str,
         need: &DiskNeed,
         hours_per_month: f64,
-    ) -> Result<DiskQuote, CostError> {
+    ) -> Result<DiskQuote, PriceError> {
         let req = self.request_for(need);
         let q = self.quote(disk, &req, hours_per_month)?;
         if q.iops + 0.5 < need.iops {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "reaches {} IOPS at most, {} needed",
@@ -36,7 +36,7 @@ impl DiskFormula {
             ));
         }
         if q.mbps + 0.5 < need.mbps {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "reaches {} MB/s at most, {} needed",

@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde_path_to_error::Segment;
 
-use crate::cost::CostError;
+use crate::prices::PriceError;
 use crate::yaml::Value;
 
 /// An entry of the catalogue by the label errors name it by.
@@ -15,8 +15,8 @@ pub(super) struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    pub(super) fn err(&self, field: &str, problem: &str) -> CostError {
-        CostError::CatalogField {
+    pub(super) fn err(&self, field: &str, problem: &str) -> PriceError {
+        PriceError::CatalogField {
             file: self.file.to_string(),
             entry: self.label.clone(),
             field: field.to_string(),
@@ -27,9 +27,9 @@ impl Entry<'_> {
     /// Reads `v`, a mapping of fields, as a `T`; what serde refuses is named by its field, and
     /// by its item where it is inside one of the entry's lists (`reserved #2`, `iops tier #1`,
     /// `tier "P10"`).
-    pub(super) fn read<T: DeserializeOwned>(&self, v: &Value) -> Result<T, CostError> {
+    pub(super) fn read<T: DeserializeOwned>(&self, v: &Value) -> Result<T, PriceError> {
         if !v.is_object() {
-            return Err(CostError::CatalogFile {
+            return Err(PriceError::CatalogFile {
                 file: self.file.to_string(),
                 problem: format!("{}: expected a mapping of fields", self.label),
             });
@@ -62,7 +62,7 @@ impl Entry<'_> {
                     label,
                 }
                 .err(field, &problem),
-                None => CostError::CatalogFile {
+                None => PriceError::CatalogFile {
                     file: self.file.to_string(),
                     problem: format!("{label}: {problem}"),
                 },

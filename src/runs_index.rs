@@ -1,6 +1,7 @@
-//! The results catalogue: an index of every result file (runs, shards, capacity searches,
+//! The runs index (`cqlbench runs`): every result file (runs, shards, capacity searches,
 //! probes, verifications, scaling series) under the directories it knows, kept in an embedded
-//! SQLite database (`catalogue.sqlite` under the cqlbench home). The files stay the source of
+//! SQLite database (`catalogue.sqlite` under the cqlbench home: the name it had when this was
+//! called the results catalogue, kept so that ids survive). The files stay the source of
 //! truth: each listing first brings the index up to date with them (files added, changed by
 //! size or modification time, or gone), so deleting the database loses nothing but the ids.
 //! Ids are never reused.
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE INDEX IF NOT EXISTS results_started ON results (started_unix_s);
 ";
 
-/// One result as the catalogue holds it.
+/// One result as the index holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub id: i64,
@@ -91,15 +92,15 @@ pub struct Synced {
     pub skipped: usize,
 }
 
-pub struct Catalogue {
+pub struct RunsIndex {
     conn: Connection,
 }
 
 fn db(path: &Path, e: rusqlite::Error) -> Invalid {
-    crate::invalid!("the results catalogue {}: {e}", path.display())
+    crate::invalid!("the runs index {}: {e}", path.display())
 }
 
-/// Every status a catalogued result can have (runs, capacity searches, probes,
+/// Every status an indexed result can have (runs, capacity searches, probes,
 /// verifications).
 pub const STATUSES: [&str; 8] = [
     "completed",
@@ -260,9 +261,9 @@ fn text(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-impl Catalogue {
-    /// Opens (creating if need be) the catalogue at `path`.
-    pub fn open(path: &Path) -> Result<Catalogue, Invalid> {
+impl RunsIndex {
+    /// Opens (creating if need be) the index at `path`.
+    pub fn open(path: &Path) -> Result<RunsIndex, Invalid> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| crate::invalid!("{}: {e}", parent.display()))?;
@@ -281,7 +282,7 @@ impl Catalogue {
             .map_err(|e| db(path, e))?;
         }
         conn.execute_batch(SCHEMA).map_err(|e| db(path, e))?;
-        Ok(Catalogue { conn })
+        Ok(RunsIndex { conn })
     }
 
     fn path(&self) -> PathBuf {
@@ -552,7 +553,7 @@ mod tests {
         run("far", &RunShape::default())
             .write(&elsewhere.path().join("other.json"))
             .unwrap();
-        let mut c = Catalogue::open(&home.path().join(FILE)).unwrap();
+        let mut c = RunsIndex::open(&home.path().join(FILE)).unwrap();
         c.add_root(&results).unwrap();
         assert!(c.add_file(&outside).unwrap());
         assert!(!c.add_file(&outside).unwrap(), "known already");
@@ -582,7 +583,7 @@ mod tests {
         let mut cap = crate::result::fixture::capacity_at("lab", 5_000.0);
         cap.tags = vec!["sizing".into()];
         cap.write(&home.path().join("cap.json")).unwrap();
-        let mut c = Catalogue::open(&home.path().join(FILE)).unwrap();
+        let mut c = RunsIndex::open(&home.path().join(FILE)).unwrap();
         c.add_root(home.path()).unwrap();
         c.sync().unwrap();
         let all = c
@@ -618,7 +619,7 @@ mod tests {
         r.tags = vec!["baseline".into(), "v5".into()];
         r.write(&b).unwrap();
         std::fs::write(results.join("notes.json"), "{}").unwrap();
-        let mut c = Catalogue::open(&home.path().join(FILE)).unwrap();
+        let mut c = RunsIndex::open(&home.path().join(FILE)).unwrap();
         assert!(c.add_root(&results).unwrap());
         assert!(!c.add_root(&results).unwrap(), "known already");
         let s = c.sync().unwrap();
@@ -716,7 +717,7 @@ mod tests {
         // The database is only an index: rebuilt from the files, it lists the same results.
         drop(c);
         std::fs::remove_file(home.path().join(FILE)).unwrap();
-        let mut c = Catalogue::open(&home.path().join(FILE)).unwrap();
+        let mut c = RunsIndex::open(&home.path().join(FILE)).unwrap();
         c.add_root(&results).unwrap();
         assert_eq!(c.sync().unwrap().added, 2);
         assert_eq!(c.len().unwrap(), 2);

@@ -3,21 +3,21 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DiskQuote, DiskRequest, QuoteItem, over, size_indexed};
-use crate::cost::CostError;
 use crate::format::{rate, thousands};
+use crate::prices::PriceError;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AzureTier {
-    #[serde(deserialize_with = "crate::cost::load::fields::text")]
+    #[serde(deserialize_with = "crate::prices::load::fields::text")]
     pub name: String,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub size_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_month: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub mbps: f64,
 }
 
@@ -30,23 +30,23 @@ pub struct AzureTiers {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AzureUltra {
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_gb_hour: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_iops_hour: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub usd_per_mbps_hour: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::nonneg")]
+    #[serde(deserialize_with = "crate::prices::load::fields::nonneg")]
     pub min_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_iops_per_gb: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_mbps_per_iops: f64,
-    #[serde(deserialize_with = "crate::cost::load::fields::pos")]
+    #[serde(deserialize_with = "crate::prices::load::fields::pos")]
     pub max_gb: f64,
 }
 
@@ -56,14 +56,14 @@ impl AzureTiers {
         disk: &str,
         req: &DiskRequest,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         size_indexed(disk, req, "fixed per size tier")?;
         let tier = self
             .tiers
             .iter()
             .filter(|t| t.size_gb >= req.size_gb)
             .min_by(|a, b| a.size_gb.total_cmp(&b.size_gb))
-            .ok_or_else(|| CostError::disk(disk, "no tier is large enough"))?;
+            .ok_or_else(|| PriceError::disk(disk, "no tier is large enough"))?;
         q.size_gb = tier.size_gb;
         q.items.push(QuoteItem {
             what: format!("tier {}", tier.name),
@@ -104,9 +104,9 @@ impl AzureUltra {
         req: &DiskRequest,
         hours: f64,
         q: &mut DiskQuote,
-    ) -> Result<(), CostError> {
+    ) -> Result<(), PriceError> {
         let need = || {
-            CostError::disk(
+            PriceError::disk(
                 disk,
                 format!("needs IOPS and MB/s, e.g. {disk}:4TB:10000iops:200mbps"),
             )
@@ -115,7 +115,7 @@ impl AzureUltra {
         let size = Self::billed_gb(req.size_gb);
         let max_iops = self.max_iops.min(size * self.max_iops_per_gb);
         if iops < self.min_iops || iops > max_iops {
-            return Err(CostError::disk(
+            return Err(PriceError::disk(
                 disk,
                 format!(
                     "{} IOPS is outside {}..{} ({} IOPS/GB × {} GB, at most {})",
