@@ -287,9 +287,9 @@ async fn node_rows(
 }
 
 /// Every node's coordinator latency rows for `keyspace` ([`cql::COORDINATOR_LATENCY`]), each
-/// node and table asked directly and all nodes at once, so the whole reading takes at most
-/// twice `timeout` (the node's version, then its tables); a node or table that does not
-/// answer (Cassandra before 4.0, a node down) gives no rows.
+/// node asked directly for its version and its tables, all at once, so the whole reading takes
+/// at most `timeout`; a node or table that does not answer (Cassandra before 4.0, a node down)
+/// gives no rows.
 pub async fn coordinator_latency(
     session: &Session,
     keyspace: &str,
@@ -302,28 +302,32 @@ pub async fn coordinator_latency(
         asked.await.ok().and_then(Result::ok).unwrap_or_default()
     };
     let per_node = nodes.iter().map(|node| async move {
-        // What the columns' unit is depends on the version (cql::column_unit_ms).
-        let version = ask(node, cql::RELEASE_VERSION.into()).await;
-        let unit_ms = cql::column_unit_ms(version.first().map(|r| text(r, 0)).as_deref());
         let tables = cql::COORDINATOR_LATENCY
             .into_iter()
             .map(|(op, table)| async move {
-                let rows = ask(node, cql::coordinator_latency_query(table)).await;
-                rows.into_iter()
-                    .filter(|r| text(r, 0) == keyspace)
-                    .map(|r| cql::Coordinated {
-                        node: node.address.ip().to_string(),
-                        op,
-                        table: text(&r, 1),
-                        count: int(&r, 2),
-                        p50: float(&r, 3),
-                        p99: float(&r, 4),
-                        max: float(&r, 5),
-                        unit_ms,
-                    })
-                    .collect::<Vec<_>>()
+                (op, ask(node, cql::coordinator_latency_query(table)).await)
             });
-        futures::future::join_all(tables).await.concat()
+        let (version, tables) = futures::join!(
+            ask(node, cql::RELEASE_VERSION.into()),
+            futures::future::join_all(tables)
+        );
+        // What the columns' unit is depends on the version (cql::column_unit_ms).
+        let unit_ms = cql::column_unit_ms(version.first().map(|r| text(r, 0)).as_deref());
+        tables
+            .into_iter()
+            .flat_map(|(op, rows)| rows.into_iter().map(move |r| (op, r)))
+            .filter(|(_, r)| text(r, 0) == keyspace)
+            .map(|(op, r)| cql::Coordinated {
+                node: node.address.ip().to_string(),
+                op,
+                table: text(&r, 1),
+                count: int(&r, 2),
+                p50: float(&r, 3),
+                p99: float(&r, 4),
+                max: float(&r, 5),
+                unit_ms,
+            })
+            .collect::<Vec<_>>()
     });
     futures::future::join_all(per_node).await.concat()
 }
