@@ -35,12 +35,33 @@ pub enum ReadAt {
     Token(i64),
 }
 
-/// A built-in workload's rows and reads.
-pub trait Builtin: Workload<Statements = Statements> {
+/// A built-in workload: its table, its statements, what row `k` holds and how each operation
+/// binds its values. Everything else a [`Workload`] is (preparing, the `--verify` path, the
+/// image of a row, reading it back) comes from the blanket implementation below, so a new
+/// built-in is its row shape and nothing more.
+pub trait Builtin: Sized + Send + Sync + 'static {
     /// Its table.
     const TABLE: &'static str;
-    /// Its primary key's columns, in the order of [`Workload::key`].
+    /// Its primary key's columns, in the order of [`Builtin::key_of`].
     const KEY_COLUMNS: &'static [&'static str];
+
+    /// The workload of `spec`.
+    fn of(spec: &WorkloadSpec) -> Self;
+
+    /// Its spec, and the key space its writes draw rows from.
+    fn rows(&self) -> (&WorkloadSpec, &Keys);
+
+    /// The operations it offers.
+    fn operations(&self) -> Vec<OpKind>;
+
+    /// The CQL of operation `op` (None: not offered).
+    fn cql(&self, op: OpKind) -> Option<String>;
+
+    /// What creates its keyspace and tables ([`schema`] with its columns).
+    fn create(&self) -> Schema;
+
+    /// Row `k`'s primary key, in the order of [`Builtin::KEY_COLUMNS`].
+    fn key_of(&self, k: u64) -> Vec<CqlValue>;
 
     /// The columns of [`Builtin::values`].
     fn value_columns(&self) -> Vec<&str>;
@@ -64,14 +85,112 @@ pub trait Builtin: Workload<Statements = Statements> {
         None
     }
 
-    /// Sends the read at `at` and returns what it got (`--verify`; the plain path binds the
-    /// same values in [`Workload::execute`], awaiting the driver there).
+    /// Writes row `k` with `op`'s statement (a write, or any operation of rampup).
+    fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> impl Future<Output = Result<QueryResult, ExecutionError>> + Send;
+
+    /// Sends the read at `at` (the plain path drops the rows; `--verify` compares them).
     fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
     ) -> impl Future<Output = Result<QueryResult, ExecutionError>> + Send;
+
+    /// Runs a named operation of `cycle` (keyvalue's `delete`, `lwt`, `batch`, `counter`).
+    fn send_more(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+    ) -> impl Future<Output = Result<(), ExecutionError>> + Send {
+        let _ = (st, session, cycle);
+        async move { unreachable!("{} offers no operation {}", Self::TABLE, op.name()) }
+    }
+
+    /// Rows a named write `op` of `cycle` writes besides the plain write's (keyvalue's batch).
+    fn more_written(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
+        let _ = (op, cycle, sequential, out);
+    }
+}
+
+impl<B: Builtin> Workload for B {
+    type Statements = Statements;
+
+    fn new(spec: &WorkloadSpec) -> Result<B, WorkloadError> {
+        Ok(B::of(spec))
+    }
+
+    fn spec(&self) -> &WorkloadSpec {
+        self.rows().0
+    }
+
+    fn offers(&self) -> Vec<OpKind> {
+        self.operations()
+    }
+
+    fn statement(&self, op: OpKind) -> Option<String> {
+        self.cql(op)
+    }
+
+    fn schema(&self) -> Schema {
+        self.create()
+    }
+
+    async fn prepare(
+        &self,
+        session: &Session,
+        how: &Preparer,
+    ) -> Result<Statements, WorkloadError> {
+        prepare(self, session, how).await
+    }
+
+    async fn execute(
+        p: &Prepared<B>,
+        session: &Session,
+        op: OpKind,
+        cycle: u64,
+        rampup: bool,
+    ) -> Result<(), OpError> {
+        if let Some(v) = p.checking(op, rampup) {
+            // Boxed: the checked read's state stays out of the plain path's.
+            return Box::pin(read_verified(p, session, v, op, cycle)).await;
+        }
+        let (w, st) = (&p.workload, &p.statements);
+        if op == OpKind::Write || rampup {
+            let k = row_of(w.rows().1, op, cycle, rampup);
+            w.send_write(st, session, op, k).await?;
+        } else if let OpKind::Named(_) = op {
+            Box::pin(w.send_more(st, session, op, cycle)).await?;
+        } else {
+            w.send_read(st, session, op, w.read_at(op, cycle)).await?;
+        }
+        Ok(())
+    }
+
+    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
+        self.more_written(op, cycle, sequential, out);
+        written_row(self.rows().1, op, cycle, sequential, out);
+    }
+
+    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
+        image(self, row)
+    }
+
+    fn read_back(&self) -> String {
+        select(self)
+    }
+
+    fn key(&self, row: RowId) -> Vec<CqlValue> {
+        self.key_of(row)
+    }
 }
 
 /// A built-in's prepared statements, by operation.
@@ -123,7 +242,7 @@ pub fn keyspace(spec: &WorkloadSpec) -> String {
 /// The schema of a built-in: its keyspace and its table of columns `body`, with `options`
 /// and then the run's own table options.
 pub fn schema<B: Builtin>(b: &B, body: &str, mut options: Vec<String>) -> Schema {
-    let spec = b.spec();
+    let spec = b.rows().0;
     if let Some(o) = &spec.table_options {
         options.push(o.clone());
     }
@@ -144,13 +263,13 @@ pub fn schema<B: Builtin>(b: &B, body: &str, mut options: Vec<String>) -> Schema
 }
 
 /// Prepares the statements of the operations in the spec's mix, and the write (for rampup).
-pub async fn prepare<B: Builtin>(
+async fn prepare<B: Builtin>(
     b: &B,
     session: &Session,
     how: &Preparer,
 ) -> Result<Statements, WorkloadError> {
-    let spec = b.spec();
-    let offered = b.offers();
+    let spec = b.rows().0;
+    let offered = b.operations();
     let mut out = Statements::default();
     for op in spec.ratio.0.keys().copied().chain([OpKind::Write]) {
         if !offered.contains(&op) {
@@ -165,7 +284,7 @@ pub async fn prepare<B: Builtin>(
                 offers,
             });
         }
-        let text = b.statement(op).expect("offered operations have statements");
+        let text = b.cql(op).expect("offered operations have statements");
         let mut p = session
             .prepare(text)
             .await
@@ -185,7 +304,7 @@ pub async fn prepare<B: Builtin>(
 
 /// The row operation `op` of `cycle` touches: in order in rampup, else drawn.
 #[inline]
-pub fn row_of(rows: &Keys, op: OpKind, cycle: u64, rampup: bool) -> u64 {
+fn row_of(rows: &Keys, op: OpKind, cycle: u64, rampup: bool) -> u64 {
     if rampup {
         cycle % rows.n()
     } else {
@@ -194,7 +313,7 @@ pub fn row_of(rows: &Keys, op: OpKind, cycle: u64, rampup: bool) -> u64 {
 }
 
 /// The row a plain write (or any rampup operation) of `cycle` writes.
-pub fn written_row(rows: &Keys, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
+fn written_row(rows: &Keys, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
     if op == OpKind::Write || sequential {
         out.push(rows.write_row(cycle, sequential));
     }
@@ -208,19 +327,19 @@ pub fn blob(k: u64, len: usize) -> Vec<u8> {
 }
 
 /// Row `k`'s image: its key columns, then its value columns.
-pub fn image<B: Builtin>(b: &B, k: u64) -> Vec<(&str, CqlValue)> {
-    let key = B::KEY_COLUMNS.iter().copied().zip(b.key(k));
+fn image<B: Builtin>(b: &B, k: u64) -> Vec<(&str, CqlValue)> {
+    let key = B::KEY_COLUMNS.iter().copied().zip(b.key_of(k));
     key.chain(b.value_columns().into_iter().zip(b.values(k)))
         .collect()
 }
 
 /// `SELECT <value columns> FROM <table> WHERE <key columns> = ?`.
-pub fn select<B: Builtin>(b: &B) -> String {
+fn select<B: Builtin>(b: &B) -> String {
     let key: Vec<String> = B::KEY_COLUMNS.iter().map(|c| format!("{c} = ?")).collect();
     format!(
         "SELECT {} FROM {}.{} WHERE {}",
         b.value_columns().join(", "),
-        b.spec().keyspace,
+        b.rows().0.keyspace,
         B::TABLE,
         key.join(" AND ")
     )
@@ -264,7 +383,7 @@ pub fn check_read<B: Builtin>(
         };
         seen.push(k);
         // The key columns returned must be row k's (a row in another row's place).
-        let image = b.image(k);
+        let image = image(b, k);
         let image = image.iter().map(|(n, v)| (*n, v));
         if let Some(d) = check::first_difference(names, row, image, exact) {
             return check::differs(op, k.to_string(), d);
@@ -275,7 +394,7 @@ pub fn check_read<B: Builtin>(
         // A partition's first row only when the read found none of its rows.
         !matches!(at, ReadAt::Partition { .. }) || rows.is_empty()
     });
-    let must = must.filter(|k| *k < b.spec().rows.max(1) && !seen.contains(k));
+    let must = must.filter(|k| *k < b.rows().0.rows.max(1) && !seen.contains(k));
     if let Some(k) = must
         && knows(k)
     {
@@ -293,7 +412,7 @@ pub fn check_read<B: Builtin>(
 }
 
 /// A read whose rows are compared with the generator's (`--verify`).
-pub async fn read_verified<B: Builtin>(
+async fn read_verified<B: Builtin>(
     p: &Prepared<B>,
     session: &Session,
     v: &ReadVerifier,
@@ -303,7 +422,7 @@ pub async fn read_verified<B: Builtin>(
     let w = &p.workload;
     let at = w.read_at(op, cycle);
     let known_before = must_row(w, at).filter(|&k| v.knows(k));
-    let r = B::send_read(p, session, op, at).await?;
+    let r = w.send_read(&p.statements, session, op, at).await?;
     let verdict = match check::returned(r) {
         Ok((names, rows)) => check_read(w, op.name(), at, &names, &rows, &|k| {
             known_before == Some(k)

@@ -7,11 +7,11 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, Statements};
-use super::check::{RowId, column};
+use super::check::column;
 use super::data::{mix, mix3};
 use super::keys::Keys;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 /// Devices of the key space (of `rows` readings): one per 1,000 readings.
@@ -38,26 +38,27 @@ impl Iot {
     }
 }
 
-impl Workload for Iot {
-    type Statements = Statements;
+impl Builtin for Iot {
+    const TABLE: &'static str = "iot";
+    const KEY_COLUMNS: &'static [&'static str] = &["device", "ts"];
 
-    fn new(spec: &WorkloadSpec) -> Result<Iot, WorkloadError> {
-        Ok(Iot {
+    fn of(spec: &WorkloadSpec) -> Iot {
+        Iot {
             spec: spec.clone(),
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, devices(spec.rows.max(1))),
-        })
+        }
     }
 
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
     }
 
-    fn offers(&self) -> Vec<OpKind> {
+    fn operations(&self) -> Vec<OpKind> {
         vec![OpKind::Write, OpKind::Range]
     }
 
-    fn statement(&self, op: OpKind) -> Option<String> {
+    fn cql(&self, op: OpKind) -> Option<String> {
         let (ks, t) = (&self.spec.keyspace, Self::TABLE);
         match op {
             OpKind::Write => Some(format!(
@@ -70,71 +71,18 @@ impl Workload for Iot {
         }
     }
 
-    fn schema(&self) -> Schema {
+    fn create(&self) -> Schema {
         let body = "device bigint, ts bigint, value double, payload blob, PRIMARY KEY (device, ts)";
         builtin::schema(self, body, vec!["CLUSTERING ORDER BY (ts DESC)".into()])
     }
 
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        let stmt = p.statements.get(op);
-        if op == OpKind::Write {
-            let k = builtin::row_of(&w.rows, op, cycle, rampup);
-            let devices = w.devices();
-            let v = builtin::blob(k, w.spec.value_size);
-            let values = ((k % devices) as i64, (k / devices) as i64, reading(k), v);
-            session.execute_unpaged(stmt, values).await?;
-        } else {
-            let ReadAt::Partition { part, limit, .. } = w.read_at(op, cycle) else {
-                unreachable!("an iot read is a partition's");
-            };
-            session.execute_unpaged(stmt, (part as i64, limit)).await?;
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
+    fn key_of(&self, k: u64) -> Vec<CqlValue> {
         let devices = self.devices();
         vec![
-            CqlValue::BigInt((row % devices) as i64),
-            CqlValue::BigInt((row / devices) as i64),
+            CqlValue::BigInt((k % devices) as i64),
+            CqlValue::BigInt((k / devices) as i64),
         ]
     }
-}
-
-impl Builtin for Iot {
-    const TABLE: &'static str = "iot";
-    const KEY_COLUMNS: &'static [&'static str] = &["device", "ts"];
 
     fn value_columns(&self) -> Vec<&str> {
         vec!["value", "payload"]
@@ -172,8 +120,22 @@ impl Builtin for Iot {
         }
     }
 
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let devices = self.devices();
+        let v = builtin::blob(k, self.spec.value_size);
+        let values = ((k % devices) as i64, (k / devices) as i64, reading(k), v);
+        session.execute_unpaged(st.get(op), values).await
+    }
+
     async fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
@@ -182,7 +144,7 @@ impl Builtin for Iot {
             unreachable!("an iot read is a partition's: {at:?}");
         };
         session
-            .execute_unpaged(p.statements.get(op), (part as i64, limit))
+            .execute_unpaged(st.get(op), (part as i64, limit))
             .await
     }
 }

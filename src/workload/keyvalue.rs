@@ -9,11 +9,11 @@ use scylla::response::query_result::QueryResult;
 use scylla::statement::batch::{Batch, BatchType};
 use scylla::value::CqlValue;
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, Statements};
 use super::check::RowId;
 use super::data::mix;
 use super::keys::Keys;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 /// Rows a `batch` writes (a logged batch of single-row partitions).
@@ -33,9 +33,97 @@ pub struct Keyvalue {
     rows: Keys,
 }
 
-impl Keyvalue {
+impl Builtin for Keyvalue {
+    const TABLE: &'static str = "kv";
+    const KEY_COLUMNS: &'static [&'static str] = &["key"];
+
+    fn of(spec: &WorkloadSpec) -> Keyvalue {
+        Keyvalue {
+            spec: spec.clone(),
+            rows: Keys::new(spec.key_dist, spec.rows),
+        }
+    }
+
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
+    }
+
+    fn operations(&self) -> Vec<OpKind> {
+        let more = crate::spec::workload::MORE_OPS
+            .iter()
+            .map(|n| n.parse::<OpKind>().expect("built-in"));
+        [OpKind::Write, OpKind::Read]
+            .into_iter()
+            .chain(more)
+            .collect()
+    }
+
+    fn cql(&self, op: OpKind) -> Option<String> {
+        let (ks, t) = (&self.spec.keyspace, Self::TABLE);
+        Some(match op.name() {
+            "write" | "batch" => format!("INSERT INTO {ks}.{t} (key, value) VALUES (?, ?)"),
+            "read" => format!("SELECT value FROM {ks}.{t} WHERE key = ?"),
+            "delete" => format!("DELETE FROM {ks}.{t} WHERE key = ?"),
+            // A conditional update that keeps the row as written: Paxos on a live row.
+            "lwt" => format!("UPDATE {ks}.{t} SET value = ? WHERE key = ? IF value = ?"),
+            "counter" => format!("UPDATE {ks}.{COUNTER_TABLE} SET n = n + 1 WHERE key = ?"),
+            _ => return None,
+        })
+    }
+
+    fn create(&self) -> Schema {
+        let mut s = builtin::schema(self, "key bigint PRIMARY KEY, value blob", Vec::new());
+        if self.spec.ratio.has("counter") {
+            s.tables.push(format!(
+                "CREATE TABLE IF NOT EXISTS {}.{COUNTER_TABLE} (key bigint PRIMARY KEY, n counter)",
+                self.spec.keyspace
+            ));
+        }
+        s
+    }
+
+    fn key_of(&self, k: u64) -> Vec<CqlValue> {
+        vec![CqlValue::BigInt(k as i64)]
+    }
+
+    fn value_columns(&self) -> Vec<&str> {
+        vec!["value"]
+    }
+
+    fn values(&self, k: u64) -> Vec<CqlValue> {
+        vec![CqlValue::Blob(builtin::blob(k, self.spec.value_size))]
+    }
+
+    fn read_at(&self, _op: OpKind, cycle: u64) -> ReadAt {
+        ReadAt::Row(self.rows.pick(cycle, false))
+    }
+
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let v = builtin::blob(k, self.spec.value_size);
+        session.execute_unpaged(st.get(op), (k as i64, v)).await
+    }
+
+    async fn send_read(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        at: ReadAt,
+    ) -> Result<QueryResult, ExecutionError> {
+        let ReadAt::Row(k) = at else {
+            unreachable!("a keyvalue read is by key: {at:?}");
+        };
+        session.execute_unpaged(st.get(op), (k as i64,)).await
+    }
+
     /// `delete`, `lwt`, `batch` and `counter` of `cycle`.
-    async fn more(
+    async fn send_more(
         &self,
         st: &Statements,
         session: &Session,
@@ -74,140 +162,11 @@ impl Keyvalue {
         }
         Ok(())
     }
-}
 
-impl Workload for Keyvalue {
-    type Statements = Statements;
-
-    fn new(spec: &WorkloadSpec) -> Result<Keyvalue, WorkloadError> {
-        Ok(Keyvalue {
-            spec: spec.clone(),
-            rows: Keys::new(spec.key_dist, spec.rows),
-        })
-    }
-
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
-    }
-
-    fn offers(&self) -> Vec<OpKind> {
-        let more = crate::spec::workload::MORE_OPS
-            .iter()
-            .map(|n| n.parse::<OpKind>().expect("built-in"));
-        [OpKind::Write, OpKind::Read]
-            .into_iter()
-            .chain(more)
-            .collect()
-    }
-
-    fn statement(&self, op: OpKind) -> Option<String> {
-        let (ks, t) = (&self.spec.keyspace, Self::TABLE);
-        Some(match op.name() {
-            "write" | "batch" => format!("INSERT INTO {ks}.{t} (key, value) VALUES (?, ?)"),
-            "read" => format!("SELECT value FROM {ks}.{t} WHERE key = ?"),
-            "delete" => format!("DELETE FROM {ks}.{t} WHERE key = ?"),
-            // A conditional update that keeps the row as written: Paxos on a live row.
-            "lwt" => format!("UPDATE {ks}.{t} SET value = ? WHERE key = ? IF value = ?"),
-            "counter" => format!("UPDATE {ks}.{COUNTER_TABLE} SET n = n + 1 WHERE key = ?"),
-            _ => return None,
-        })
-    }
-
-    fn schema(&self) -> Schema {
-        let mut s = builtin::schema(self, "key bigint PRIMARY KEY, value blob", Vec::new());
-        if self.spec.ratio.has("counter") {
-            s.tables.push(format!(
-                "CREATE TABLE IF NOT EXISTS {}.{COUNTER_TABLE} (key bigint PRIMARY KEY, n counter)",
-                self.spec.keyspace
-            ));
-        }
-        s
-    }
-
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        if let OpKind::Named(_) = op
-            && !rampup
-        {
-            return Ok(Box::pin(w.more(&p.statements, session, op, cycle)).await?);
-        }
-        let stmt = p.statements.get(op);
-        let k = builtin::row_of(&w.rows, op, cycle, rampup);
-        if op == OpKind::Write {
-            let v = builtin::blob(k, w.spec.value_size);
-            session.execute_unpaged(stmt, (k as i64, v)).await?;
-        } else {
-            session.execute_unpaged(stmt, (k as i64,)).await?;
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
+    /// A batch's rows; an lwt only rewrites a row as it is, a delete or a counter writes none.
+    fn more_written(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
         if op.name() == "batch" && !sequential {
             out.extend(batch_rows(&self.rows, cycle));
         }
-        // An lwt only rewrites a row as it is; a delete or a counter writes none of it.
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
-        vec![CqlValue::BigInt(row as i64)]
-    }
-}
-
-impl Builtin for Keyvalue {
-    const TABLE: &'static str = "kv";
-    const KEY_COLUMNS: &'static [&'static str] = &["key"];
-
-    fn value_columns(&self) -> Vec<&str> {
-        vec!["value"]
-    }
-
-    fn values(&self, k: u64) -> Vec<CqlValue> {
-        vec![CqlValue::Blob(builtin::blob(k, self.spec.value_size))]
-    }
-
-    fn read_at(&self, _op: OpKind, cycle: u64) -> ReadAt {
-        ReadAt::Row(self.rows.pick(cycle, false))
-    }
-
-    async fn send_read(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        at: ReadAt,
-    ) -> Result<QueryResult, ExecutionError> {
-        let ReadAt::Row(k) = at else {
-            unreachable!("a keyvalue read is by key: {at:?}");
-        };
-        session
-            .execute_unpaged(p.statements.get(op), (k as i64,))
-            .await
     }
 }

@@ -9,13 +9,13 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, Statements};
-use super::check::{RowId, column};
+use super::check::column;
 use super::data::mix3;
 use super::iot::devices;
 use super::keys::Keys;
 use super::shapes;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 #[derive(Debug)]
@@ -32,26 +32,27 @@ impl NbIot {
     }
 }
 
-impl Workload for NbIot {
-    type Statements = Statements;
+impl Builtin for NbIot {
+    const TABLE: &'static str = "nb_iot";
+    const KEY_COLUMNS: &'static [&'static str] = &["machine_id", "sensor_name", "time"];
 
-    fn new(spec: &WorkloadSpec) -> Result<NbIot, WorkloadError> {
-        Ok(NbIot {
+    fn of(spec: &WorkloadSpec) -> NbIot {
+        NbIot {
             spec: spec.clone(),
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, devices(spec.rows.max(1))),
-        })
+        }
     }
 
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
     }
 
-    fn offers(&self) -> Vec<OpKind> {
+    fn operations(&self) -> Vec<OpKind> {
         vec![OpKind::Write, OpKind::Range]
     }
 
-    fn statement(&self, op: OpKind) -> Option<String> {
+    fn cql(&self, op: OpKind) -> Option<String> {
         let (ks, t) = (&self.spec.keyspace, Self::TABLE);
         match op {
             OpKind::Write => Some(format!(
@@ -65,7 +66,7 @@ impl Workload for NbIot {
         }
     }
 
-    fn schema(&self) -> Schema {
+    fn create(&self) -> Schema {
         let body = "machine_id uuid, sensor_name text, time timestamp, \
             sensor_value double, station_id uuid, data text, \
             PRIMARY KEY ((machine_id, sensor_name), time)";
@@ -86,60 +87,7 @@ impl Workload for NbIot {
         builtin::schema(self, body, options)
     }
 
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        let stmt = p.statements.get(op);
-        if op == OpKind::Write {
-            let k = builtin::row_of(&w.rows, op, cycle, rampup);
-            let machines = w.parts.n();
-            let (machine, sensor, time) = shapes::iot_key(k, machines);
-            let (value, station, data) = shapes::iot_values(k, machines);
-            session
-                .execute_unpaged(stmt, (machine, sensor, time, value, station, data))
-                .await?;
-        } else {
-            let ReadAt::Partition { part, limit, h } = w.read_at(op, cycle) else {
-                unreachable!("an nb-iot read is a partition's");
-            };
-            let (machine, sensor) = shapes::iot_partition(part, h);
-            session
-                .execute_unpaged(stmt, (machine, sensor, limit))
-                .await?;
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
+    fn key_of(&self, row: u64) -> Vec<CqlValue> {
         let (machine, sensor, time) = shapes::iot_key(row, self.machines());
         vec![
             CqlValue::Uuid(machine),
@@ -147,11 +95,6 @@ impl Workload for NbIot {
             CqlValue::Timestamp(time),
         ]
     }
-}
-
-impl Builtin for NbIot {
-    const TABLE: &'static str = "nb_iot";
-    const KEY_COLUMNS: &'static [&'static str] = &["machine_id", "sensor_name", "time"];
 
     fn value_columns(&self) -> Vec<&str> {
         vec!["sensor_value", "station_id", "data"]
@@ -187,8 +130,23 @@ impl Builtin for NbIot {
         }
     }
 
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let machines = self.parts.n();
+        let (machine, sensor, time) = shapes::iot_key(k, machines);
+        let (value, station, data) = shapes::iot_values(k, machines);
+        let values = (machine, sensor, time, value, station, data);
+        session.execute_unpaged(st.get(op), values).await
+    }
+
     async fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
@@ -198,7 +156,7 @@ impl Builtin for NbIot {
         };
         let (machine, sensor) = shapes::iot_partition(part, h);
         session
-            .execute_unpaged(p.statements.get(op), (machine, sensor, limit))
+            .execute_unpaged(st.get(op), (machine, sensor, limit))
             .await
     }
 }

@@ -7,13 +7,13 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, SLICE_ROWS, Statements};
-use super::check::{RowId, column};
+use super::check::column;
 use super::data::{below, mix3};
 use super::keys::Keys;
 use super::shapes::{self, TABULAR2_DATA};
 use super::tabular::partitions;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 #[derive(Debug)]
@@ -24,26 +24,27 @@ pub struct NbTabular2 {
     parts: Keys,
 }
 
-impl Workload for NbTabular2 {
-    type Statements = Statements;
+impl Builtin for NbTabular2 {
+    const TABLE: &'static str = "tabular2";
+    const KEY_COLUMNS: &'static [&'static str] = &["part", "clust"];
 
-    fn new(spec: &WorkloadSpec) -> Result<NbTabular2, WorkloadError> {
-        Ok(NbTabular2 {
+    fn of(spec: &WorkloadSpec) -> NbTabular2 {
+        NbTabular2 {
             spec: spec.clone(),
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, partitions(spec)),
-        })
+        }
     }
 
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
     }
 
-    fn offers(&self) -> Vec<OpKind> {
+    fn operations(&self) -> Vec<OpKind> {
         vec![OpKind::Write, OpKind::Range]
     }
 
-    fn statement(&self, op: OpKind) -> Option<String> {
+    fn cql(&self, op: OpKind) -> Option<String> {
         let (ks, t) = (&self.spec.keyspace, Self::TABLE);
         match op {
             OpKind::Write => Some(format!(
@@ -56,7 +57,7 @@ impl Workload for NbTabular2 {
         }
     }
 
-    fn schema(&self) -> Schema {
+    fn create(&self) -> Schema {
         let body = format!(
             "part text, clust text, {} text, PRIMARY KEY (part, clust)",
             TABULAR2_DATA.join(" text, ")
@@ -64,66 +65,10 @@ impl Workload for NbTabular2 {
         builtin::schema(self, &body, Vec::new())
     }
 
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        let stmt = p.statements.get(op);
-        if op == OpKind::Write {
-            let k = builtin::row_of(&w.rows, op, cycle, rampup);
-            let [d0, d1, d2, d3, d4, d5, d6, d7] = shapes::tabular2_fields(k);
-            let (part, clust) = shapes::tabular2_key(k, w.parts.n());
-            session
-                .execute_unpaged(stmt, (part, clust, d0, d1, d2, d3, d4, d5, d6, d7))
-                .await?;
-        } else {
-            let ReadAt::Partition { part, limit, .. } = w.read_at(op, cycle) else {
-                unreachable!("a tabular2 read is a partition's");
-            };
-            session
-                .execute_unpaged(stmt, (part.to_string(), limit))
-                .await?;
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
+    fn key_of(&self, row: u64) -> Vec<CqlValue> {
         let (part, clust) = shapes::tabular2_key(row, partitions(&self.spec));
         vec![CqlValue::Text(part), CqlValue::Text(clust)]
     }
-}
-
-impl Builtin for NbTabular2 {
-    const TABLE: &'static str = "tabular2";
-    const KEY_COLUMNS: &'static [&'static str] = &["part", "clust"];
 
     fn value_columns(&self) -> Vec<&str> {
         TABULAR2_DATA.to_vec()
@@ -162,8 +107,22 @@ impl Builtin for NbTabular2 {
         }
     }
 
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let [d0, d1, d2, d3, d4, d5, d6, d7] = shapes::tabular2_fields(k);
+        let (part, clust) = shapes::tabular2_key(k, self.parts.n());
+        let values = (part, clust, d0, d1, d2, d3, d4, d5, d6, d7);
+        session.execute_unpaged(st.get(op), values).await
+    }
+
     async fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
@@ -172,7 +131,7 @@ impl Builtin for NbTabular2 {
             unreachable!("a tabular2 read is a partition's: {at:?}");
         };
         session
-            .execute_unpaged(p.statements.get(op), (part.to_string(), limit))
+            .execute_unpaged(st.get(op), (part.to_string(), limit))
             .await
     }
 }

@@ -7,11 +7,11 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, SLICE_ROWS, Statements};
-use super::check::{RowId, column};
+use super::check::column;
 use super::data::{fill, mix, mix3};
 use super::keys::Keys;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 /// Row `k`'s key: 10 bytes, like cassandra-stress's.
@@ -30,26 +30,27 @@ pub struct Stress {
     columns: Vec<String>,
 }
 
-impl Workload for Stress {
-    type Statements = Statements;
+impl Builtin for Stress {
+    const TABLE: &'static str = "standard1";
+    const KEY_COLUMNS: &'static [&'static str] = &["key"];
 
-    fn new(spec: &WorkloadSpec) -> Result<Stress, WorkloadError> {
-        Ok(Stress {
+    fn of(spec: &WorkloadSpec) -> Stress {
+        Stress {
             spec: spec.clone(),
             rows: Keys::new(spec.key_dist, spec.rows),
             columns: (0..spec.columns).map(|i| format!("c{i}")).collect(),
-        })
+        }
     }
 
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
     }
 
-    fn offers(&self) -> Vec<OpKind> {
+    fn operations(&self) -> Vec<OpKind> {
         vec![OpKind::Write, OpKind::Read, OpKind::Range]
     }
 
-    fn statement(&self, op: OpKind) -> Option<String> {
+    fn cql(&self, op: OpKind) -> Option<String> {
         let (ks, t) = (&self.spec.keyspace, Self::TABLE);
         match op {
             OpKind::Write => {
@@ -67,79 +68,15 @@ impl Workload for Stress {
         }
     }
 
-    fn schema(&self) -> Schema {
+    fn create(&self) -> Schema {
         let cols: Vec<String> = self.columns.iter().map(|c| format!("{c} blob")).collect();
         let body = format!("key blob PRIMARY KEY, {}", cols.join(", "));
         builtin::schema(self, &body, Vec::new())
     }
 
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        let stmt = p.statements.get(op);
-        match op {
-            OpKind::Write => {
-                let k = builtin::row_of(&w.rows, op, cycle, rampup);
-                let key = stress_key(k);
-                let size = w.spec.value_size;
-                let mut buf = vec![0u8; size * w.spec.columns];
-                fill(k, &mut buf);
-                let mut values: Vec<&[u8]> = Vec::with_capacity(w.spec.columns + 1);
-                values.push(&key);
-                values.extend(buf.chunks(size.max(1)));
-                session.execute_unpaged(stmt, values).await?;
-            }
-            OpKind::Read => {
-                let key = stress_key(builtin::row_of(&w.rows, op, cycle, rampup));
-                session.execute_unpaged(stmt, (&key[..],)).await?;
-            }
-            _ => {
-                let ReadAt::Token(t) = w.read_at(op, cycle) else {
-                    unreachable!("a stress range reads from a token");
-                };
-                session.execute_unpaged(stmt, (t,)).await?;
-            }
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
+    fn key_of(&self, row: u64) -> Vec<CqlValue> {
         vec![CqlValue::Blob(stress_key(row).to_vec())]
     }
-}
-
-impl Builtin for Stress {
-    const TABLE: &'static str = "standard1";
-    const KEY_COLUMNS: &'static [&'static str] = &["key"];
 
     fn value_columns(&self) -> Vec<&str> {
         self.columns.iter().map(String::as_str).collect()
@@ -173,13 +110,31 @@ impl Builtin for Stress {
         }
     }
 
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let key = stress_key(k);
+        let size = self.spec.value_size;
+        let mut buf = vec![0u8; size * self.spec.columns];
+        fill(k, &mut buf);
+        let mut values: Vec<&[u8]> = Vec::with_capacity(self.spec.columns + 1);
+        values.push(&key);
+        values.extend(buf.chunks(size.max(1)));
+        session.execute_unpaged(st.get(op), values).await
+    }
+
     async fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
     ) -> Result<QueryResult, ExecutionError> {
-        let stmt = p.statements.get(op);
+        let stmt = st.get(op);
         match at {
             ReadAt::Row(k) => session.execute_unpaged(stmt, (&stress_key(k)[..],)).await,
             ReadAt::Token(t) => session.execute_unpaged(stmt, (t,)).await,
@@ -191,6 +146,7 @@ impl Builtin for Stress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Workload;
 
     #[test]
     fn schema_uses_network_topology_and_options() {

@@ -7,11 +7,11 @@ use scylla::errors::ExecutionError;
 use scylla::response::query_result::QueryResult;
 use scylla::value::{CqlValue, Row};
 
+use super::Schema;
 use super::builtin::{self, Builtin, ReadAt, SLICE_ROWS, Statements};
-use super::check::{RowId, column};
+use super::check::column;
 use super::data::{below, mix3};
 use super::keys::Keys;
-use super::{OpError, Prepared, Preparer, Schema, Workload, WorkloadError};
 use crate::spec::{OpKind, WorkloadSpec};
 
 /// The partitions of the key space: `partsize` rows each.
@@ -27,26 +27,27 @@ pub struct Tabular {
     parts: Keys,
 }
 
-impl Workload for Tabular {
-    type Statements = Statements;
+impl Builtin for Tabular {
+    const TABLE: &'static str = "tabular";
+    const KEY_COLUMNS: &'static [&'static str] = &["part", "row"];
 
-    fn new(spec: &WorkloadSpec) -> Result<Tabular, WorkloadError> {
-        Ok(Tabular {
+    fn of(spec: &WorkloadSpec) -> Tabular {
+        Tabular {
             spec: spec.clone(),
             rows: Keys::new(spec.key_dist, spec.rows),
             parts: Keys::new(spec.key_dist, partitions(spec)),
-        })
+        }
     }
 
-    fn spec(&self) -> &WorkloadSpec {
-        &self.spec
+    fn rows(&self) -> (&WorkloadSpec, &Keys) {
+        (&self.spec, &self.rows)
     }
 
-    fn offers(&self) -> Vec<OpKind> {
+    fn operations(&self) -> Vec<OpKind> {
         vec![OpKind::Write, OpKind::Range]
     }
 
-    fn statement(&self, op: OpKind) -> Option<String> {
+    fn cql(&self, op: OpKind) -> Option<String> {
         let (ks, t) = (&self.spec.keyspace, Self::TABLE);
         match op {
             OpKind::Write => Some(format!(
@@ -59,73 +60,18 @@ impl Workload for Tabular {
         }
     }
 
-    fn schema(&self) -> Schema {
+    fn create(&self) -> Schema {
         let body = "part bigint, row bigint, value blob, PRIMARY KEY (part, row)";
         builtin::schema(self, body, Vec::new())
     }
 
-    async fn prepare(
-        &self,
-        session: &Session,
-        how: &Preparer,
-    ) -> Result<Statements, WorkloadError> {
-        builtin::prepare(self, session, how).await
-    }
-
-    async fn execute(
-        p: &Prepared<Self>,
-        session: &Session,
-        op: OpKind,
-        cycle: u64,
-        rampup: bool,
-    ) -> Result<(), OpError> {
-        if let Some(v) = p.checking(op, rampup) {
-            // Boxed: the checked read's state stays out of the plain path's.
-            return Box::pin(builtin::read_verified(p, session, v, op, cycle)).await;
-        }
-        let w = &p.workload;
-        let stmt = p.statements.get(op);
-        if op == OpKind::Write {
-            let k = builtin::row_of(&w.rows, op, cycle, rampup);
-            let parts = partitions(&w.spec);
-            let v = builtin::blob(k, w.spec.value_size);
-            session
-                .execute_unpaged(stmt, ((k % parts) as i64, (k / parts) as i64, v))
-                .await?;
-        } else {
-            let (part, start) = match w.read_at(op, cycle) {
-                ReadAt::Slice { part, start } => (part as i64, start as i64),
-                other => unreachable!("a tabular read is a slice: {other:?}"),
-            };
-            session.execute_unpaged(stmt, (part, start)).await?;
-        }
-        Ok(())
-    }
-
-    fn written_rows(&self, op: OpKind, cycle: u64, sequential: bool, out: &mut Vec<RowId>) {
-        builtin::written_row(&self.rows, op, cycle, sequential, out);
-    }
-
-    fn image(&self, row: RowId) -> Vec<(&str, CqlValue)> {
-        builtin::image(self, row)
-    }
-
-    fn read_back(&self) -> String {
-        builtin::select(self)
-    }
-
-    fn key(&self, row: RowId) -> Vec<CqlValue> {
+    fn key_of(&self, k: u64) -> Vec<CqlValue> {
         let parts = partitions(&self.spec);
         vec![
-            CqlValue::BigInt((row % parts) as i64),
-            CqlValue::BigInt((row / parts) as i64),
+            CqlValue::BigInt((k % parts) as i64),
+            CqlValue::BigInt((k / parts) as i64),
         ]
     }
-}
-
-impl Builtin for Tabular {
-    const TABLE: &'static str = "tabular";
-    const KEY_COLUMNS: &'static [&'static str] = &["part", "row"];
 
     fn value_columns(&self) -> Vec<&str> {
         vec!["value"]
@@ -159,8 +105,22 @@ impl Builtin for Tabular {
         }
     }
 
+    async fn send_write(
+        &self,
+        st: &Statements,
+        session: &Session,
+        op: OpKind,
+        k: u64,
+    ) -> Result<QueryResult, ExecutionError> {
+        let parts = partitions(&self.spec);
+        let v = builtin::blob(k, self.spec.value_size);
+        let values = ((k % parts) as i64, (k / parts) as i64, v);
+        session.execute_unpaged(st.get(op), values).await
+    }
+
     async fn send_read(
-        p: &Prepared<Self>,
+        &self,
+        st: &Statements,
         session: &Session,
         op: OpKind,
         at: ReadAt,
@@ -169,7 +129,7 @@ impl Builtin for Tabular {
             unreachable!("a tabular read is a slice: {at:?}");
         };
         session
-            .execute_unpaged(p.statements.get(op), (part as i64, start as i64))
+            .execute_unpaged(st.get(op), (part as i64, start as i64))
             .await
     }
 }
