@@ -17,6 +17,12 @@ use crate::result::{ResultFile, RunStatus};
 /// The database's file name under the cqlbench home.
 pub const FILE: &str = "catalogue.sqlite";
 
+/// Where probes are kept under the cqlbench home.
+pub const PROBES_DIR: &str = "probes";
+
+/// The directories of the cqlbench home the index always searches.
+pub const HOME_DIRS: [&str; 3] = ["results", "scenarios", PROBES_DIR];
+
 /// Directory levels below a root that are searched for results.
 const MAX_DEPTH: usize = 6;
 
@@ -257,11 +263,67 @@ fn tags_text(tags: &[String]) -> String {
     }
 }
 
+/// The entries `arg` names in the runs index of `home`, brought up to date first: ids
+/// (`id:3` or `id:3,4,5`), or the runs carrying a tag (`tag:baseline`, shards left out);
+/// None when `arg` names neither.
+pub fn named_by(home: &Path, arg: &str) -> Result<Option<Vec<Entry>>, Invalid> {
+    if let Some(tag) = arg.strip_prefix("tag:") {
+        crate::spec::probe::validate_tag(tag)?;
+        let mut c = RunsIndex::at_home(home)?;
+        c.sync()?;
+        let runs = c.list(&Filter {
+            kind: Some("run".into()),
+            tag: Some(tag.into()),
+            ..Filter::default()
+        })?;
+        if runs.is_empty() {
+            return Err(crate::invalid!(
+                "{arg}: no run in the runs index carries tag '{tag}'"
+            ));
+        }
+        return Ok(Some(runs));
+    }
+    let Some(list) = arg.strip_prefix("id:") else {
+        return Ok(None);
+    };
+    let ids: Vec<i64> = list
+        .split(',')
+        .map(|s| {
+            s.trim().parse::<i64>().map_err(|_| {
+                crate::invalid!("{arg}: ids are numbers, as `cqlbench runs` lists them")
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut c = RunsIndex::at_home(home)?;
+    c.sync()?;
+    let mut out = Vec::new();
+    for id in ids {
+        out.push(
+            c.get(id)?.ok_or_else(|| {
+                crate::invalid!("{arg}: no result with id {id} in the runs index")
+            })?,
+        );
+    }
+    Ok(Some(out))
+}
+
 fn text(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
 impl RunsIndex {
+    /// The runs index of the cqlbench home `home`, its default directories known (`results/`,
+    /// `scenarios/`, the probes).
+    pub fn at_home(home: &Path) -> Result<RunsIndex, Invalid> {
+        let c = RunsIndex::open(&home.join(FILE))?;
+        for dir in HOME_DIRS.map(|d| home.join(d)) {
+            if dir.is_dir() {
+                c.add_root(&dir)?;
+            }
+        }
+        Ok(c)
+    }
+
     /// Opens (creating if need be) the index at `path`.
     pub fn open(path: &Path) -> Result<RunsIndex, Invalid> {
         if let Some(parent) = path.parent() {

@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
-
 use crate::runs_index::{Entry, Filter, RunsIndex};
 
 /// Arguments of `cqlbench runs`.
@@ -59,58 +57,12 @@ fn parse_day(s: &str) -> Result<i64, NotADay> {
 
 /// The runs index under `home`, its default directories known.
 pub fn open(home: &Path) -> anyhow::Result<RunsIndex> {
-    let c = RunsIndex::open(&home.join(crate::runs_index::FILE))?;
-    for dir in [
-        home.join("results"),
-        home.join("scenarios"),
-        crate::probe::store::probes_dir(home),
-    ] {
-        if dir.is_dir() {
-            c.add_root(&dir)?;
-        }
-    }
-    Ok(c)
+    Ok(RunsIndex::at_home(home)?)
 }
 
-/// The entries `arg` names, the index brought up to date first: ids (`id:3` or
-/// `id:3,4,5`), or the runs carrying a tag (`tag:baseline`, shards left out); None when `arg`
-/// names neither.
+/// The entries `arg` names in the runs index ([`crate::runs_index::named_by`]).
 pub fn named_by(arg: &str) -> anyhow::Result<Option<Vec<Entry>>> {
-    if let Some(tag) = arg.strip_prefix("tag:") {
-        crate::spec::probe::validate_tag(tag)?;
-        let mut c = open(&super::home())?;
-        c.sync()?;
-        let runs = c.list(&Filter {
-            kind: Some("run".into()),
-            tag: Some(tag.into()),
-            ..Filter::default()
-        })?;
-        if runs.is_empty() {
-            anyhow::bail!("{arg}: no run in the runs index carries tag '{tag}'");
-        }
-        return Ok(Some(runs));
-    }
-    let Some(list) = arg.strip_prefix("id:") else {
-        return Ok(None);
-    };
-    let ids: Vec<i64> = list
-        .split(',')
-        .map(|s| {
-            s.trim()
-                .parse::<i64>()
-                .map_err(|_| anyhow!("{arg}: ids are numbers, as `cqlbench runs` lists them"))
-        })
-        .collect::<Result<_, _>>()?;
-    let mut c = open(&super::home())?;
-    c.sync()?;
-    let mut out = Vec::new();
-    for id in ids {
-        out.push(
-            c.get(id)?
-                .ok_or_else(|| anyhow!("{arg}: no result with id {id} in the runs index"))?,
-        );
-    }
-    Ok(Some(out))
+    Ok(crate::runs_index::named_by(&super::home(), arg)?)
 }
 
 /// `paths` with each `id:N[,M…]` among them replaced by those results' paths.

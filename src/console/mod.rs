@@ -4,6 +4,7 @@
 //! a scenario silently and another front end needs no change below this module.
 
 mod capacity;
+mod compare;
 /// A capacity search's result as the text a search ends with.
 pub use capacity::result_text as capacity_text;
 mod k8s;
@@ -17,6 +18,7 @@ use crate::scenario::event::{Event, ProbeEvent};
 use crate::scenario::{ScenarioError, Sink};
 use crate::spec::LoadSpec;
 
+pub use compare::compare_text;
 pub use k8s::{job_event_line, probe_event_line};
 pub use run::{final_text, summary_table};
 pub use scenario::{cluster_status, env_plan, lab_summary, plan};

@@ -8,7 +8,7 @@ use crate::result::probe::ProbeResult;
 
 /// `<home>/probes`.
 pub fn probes_dir(home: &Path) -> PathBuf {
-    home.join("probes")
+    home.join(crate::runs_index::PROBES_DIR)
 }
 
 /// The default result path of a probe of `env` started at `unix_s`.

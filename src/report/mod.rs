@@ -13,6 +13,7 @@ use crate::result::{
 pub mod capacity;
 pub mod capacity_change;
 pub mod charts;
+pub mod compare;
 pub mod cost;
 pub mod csv;
 pub mod history;
