@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::clusters_dir as clusters_root;
 use crate::cluster::{Cluster, ClusterError, StartOptions, StopOptions};
+use crate::console;
 pub use crate::scenario::steps::cluster::ClusterOptions;
 use crate::spec::parse_duration;
 
@@ -152,16 +153,8 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<()> {
                 kill: a.kill,
                 timeout: a.timeout,
             })?;
-            if stopped.is_empty() {
-                println!("{}: no node was running", c.name());
-            } else {
-                println!(
-                    "{}: stopped {} in {:.1}s",
-                    c.name(),
-                    stopped.join(", "),
-                    t0.elapsed().as_secs_f64()
-                );
-            }
+            let secs = t0.elapsed().as_secs_f64();
+            println!("{}", console::stopped_line(c.name(), &stopped, secs));
             Ok(())
         }
         ClusterCommand::Status(a) => {
@@ -180,11 +173,7 @@ pub fn run(cmd: ClusterCommand) -> anyhow::Result<()> {
             for name in crate::cluster::state::list(&root) {
                 let c = Cluster::open(&root, &name)?;
                 let up = c.running_addresses().len();
-                println!(
-                    "{name}\t{} nodes, {up} running\t{}",
-                    c.nodes().len(),
-                    c.dir.display()
-                );
+                println!("{}", console::list_line(&name, c.nodes().len(), up, &c.dir));
             }
             Ok(())
         }
@@ -258,32 +247,7 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
     let root = clusters_root(a.dir.dir.as_deref());
     let spec = a.options.spec_in(&a.name, &root)?;
     let c = Cluster::create(&root, spec, &super::toolchain())?;
-    println!(
-        "created {}: {} nodes, {}, heap {} in {}",
-        c.name(),
-        c.nodes().len(),
-        c.state.dist.describe(),
-        c.state.plan.heap_reason,
-        c.dir.display()
-    );
-    if let (Some(t), Some(ca)) = (c.state.spec.tls, c.local_ca()) {
-        println!(
-            "client encryption {}{}{}: CA {}, client certificate {} and key {}",
-            if t.optional { "optional" } else { "required" },
-            if t.client_auth {
-                ", client certificates required"
-            } else {
-                ""
-            },
-            if t.internode { ", internode too" } else { "" },
-            ca.ca().display(),
-            ca.client_cert().display(),
-            ca.client_key().display()
-        );
-    }
-    if let Some(lab) = c.lab() {
-        println!("{}", crate::console::lab_summary(&lab));
-    }
+    print!("{}", console::created_text(&c));
     if a.start {
         enter_admin(&c)?;
         start(&c, StartOptions::default())?;
@@ -294,19 +258,14 @@ fn create(a: CreateArgs) -> anyhow::Result<()> {
 /// Starts nodes and says how long they took; a start failure prints the node's log tail.
 pub fn start(c: &Cluster, opts: StartOptions) -> anyhow::Result<()> {
     let r = c.start(&opts).map_err(with_tail)?;
-    println!(
-        "{}: {} up (UN) in {:.1}s",
-        c.name(),
-        r.started.join(", "),
-        r.elapsed.as_secs_f64()
-    );
+    println!("{}", console::started_line(c.name(), &r));
     Ok(())
 }
 
 /// A cluster error, after the failing node's log tail was printed.
 fn with_tail(e: ClusterError) -> anyhow::Error {
     if let Some(tail) = e.log_tail() {
-        eprintln!("--- last lines of the node's log ---\n{tail}\n---");
+        eprintln!("{}", console::log_tail_block(tail));
     }
     e.into()
 }

@@ -4,6 +4,7 @@
 //! a scenario silently and another front end needs no change below this module.
 
 mod capacity;
+mod cluster;
 mod compare;
 /// A capacity search's result as the text a search ends with.
 pub use capacity::result_text as capacity_text;
@@ -18,6 +19,7 @@ use crate::scenario::event::{Event, ProbeEvent};
 use crate::scenario::{ScenarioError, Sink};
 use crate::spec::LoadSpec;
 
+pub use cluster::{created_text, list_line, log_tail_block, started_line, stopped_line};
 pub use compare::compare_text;
 pub use k8s::{job_event_line, probe_event_line};
 pub use run::{final_text, summary_table};
