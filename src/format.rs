@@ -102,7 +102,12 @@ impl Table {
     /// right), then a blank line.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        let cols = self.header.len();
+        // An empty header: rows only (an aligned block of labelled lines).
+        let header = (!self.header.is_empty()).then_some(&self.header);
+        let cols = (self.rows.iter().chain(header))
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0);
         let width: Vec<usize> = (0..cols)
             .map(|c| {
                 std::iter::once(&self.header)
@@ -116,7 +121,7 @@ impl Table {
             out.push_str(&self.title);
             out.push('\n');
         }
-        for row in std::iter::once(&self.header).chain(&self.rows) {
+        for row in header.into_iter().chain(&self.rows) {
             let cells: Vec<String> = row
                 .iter()
                 .enumerate()

@@ -599,11 +599,16 @@ fn plan_states_a_near_miss_instead_of_silently_doubling() {
         .find(|l| l.contains(" r5.2xlarge ") && l.contains(" gp3 "))
         .unwrap();
     assert!(row.ends_with("measured (2 warnings), near miss"), "{row}");
+    // The explained candidate's line: label, value, then how and where from.
+    let explained = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("near miss ") && l.contains("0.003% short"))
+        .unwrap_or_else(|| panic!("no explained near miss in\n{text}"));
     assert!(
-        text.contains(&format!(
-            "  near miss                    0.003% short  {said}  [formula: within 5% of the target"
+        explained.contains(&format!(
+            "0.003% short  {said}  [formula: within 5% of the target"
         )),
-        "{text}"
+        "{explained}"
     );
     // Well clear of the target: no near miss for the measured instance.
     let text = stdout_of(

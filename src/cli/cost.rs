@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::cost::plan::{Capacity, CapacityArg, PlanSpec, Sourced, plan, plan_text};
+use crate::console::{cost_text, plan_text};
+use crate::cost::plan::{Capacity, CapacityArg, PlanSpec, Sourced, plan};
 use crate::cost::probe_check::{flag_against, probe_figures};
-use crate::cost::render::{Throughput, cost_text};
 use crate::cost::throughput::OpsArg;
+use crate::cost::throughput::Throughput;
 use crate::cost::{CloudCluster, price_cluster};
 use crate::prices::{
     Catalog, DataSize, DiskSpec, Headroom, Pricing, default_catalog, load_catalog,

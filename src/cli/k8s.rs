@@ -9,6 +9,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
+use crate::console::{
+    JobOutcome, Manifest, job_outcome_text, manifest_written, probe_results_text,
+};
 use crate::k8s::cluster::K8sClusterSpec;
 use crate::k8s::loaders::{CredentialsSource, LoadersSpec, Resources, ResultsClaim, render};
 use crate::k8s::storage::Cloud;
@@ -315,13 +318,12 @@ fn probe_jobs(a: ProbeJobsArgs) -> anyhow::Result<()> {
         Some(path) => {
             write_manifest(path, &rendered.yaml(), 0o644)
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!(
-                "wrote {}: run {}, {} probe Job(s) in namespace {}",
-                path.display(),
-                spec.run_id,
-                spec.nodes.len(),
-                spec.namespace
-            );
+            let m = Manifest::ProbeJobs {
+                run_id: &spec.run_id,
+                jobs: spec.nodes.len(),
+                namespace: &spec.namespace,
+            };
+            print!("{}", manifest_written(path, &m));
             print!("{workflow}");
         }
     }
@@ -355,18 +357,12 @@ fn cluster(a: ClusterArgs) -> anyhow::Result<()> {
         Some(path) => {
             write_manifest(path, &rendered.yaml(), 0o644)
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!(
-                "wrote {}: {} StorageClass(es) and K8ssandraCluster {} in namespace {}",
-                path.display(),
-                rendered.storage_classes.len(),
-                spec.name,
-                spec.namespace
-            );
-            println!(
-                "# needs k8ssandra-operator (and its CRDs) installed; StorageClasses are \
-                 cluster-scoped\nkubectl apply -f {}",
-                path.display()
-            );
+            let m = Manifest::Cluster {
+                storage_classes: rendered.storage_classes.len(),
+                name: &spec.name,
+                namespace: &spec.namespace,
+            };
+            print!("{}", manifest_written(path, &m));
         }
     }
     Ok(())
@@ -493,13 +489,12 @@ fn loaders(a: LoadersArgs) -> anyhow::Result<()> {
             };
             write_manifest(path, &rendered.yaml(), mode)
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!(
-                "wrote {}: run {}, {} shards of `cqlbench run` in namespace {}",
-                path.display(),
-                spec.run_id,
-                spec.shards,
-                spec.namespace
-            );
+            let m = Manifest::LoaderJobs {
+                run_id: &spec.run_id,
+                shards: spec.shards,
+                namespace: &spec.namespace,
+            };
+            print!("{}", manifest_written(path, &m));
             print!("{}", workflow(&rendered.steps));
         }
     }
@@ -527,23 +522,28 @@ fn run_job(a: RunJobArgs) -> anyhow::Result<()> {
             crate::console::job_event_line(&e, started.elapsed().as_secs_f64())
         )
     };
-    match job_run::run(&j, &super::signals::token(), &mut on)? {
-        Outcome::Run(merged, path) => {
-            print!("{}", crate::console::final_text(&merged));
-            println!(
-                "merged {} shards of run {}: {}",
-                j.spec.shards,
-                j.spec.run_id,
-                path.display()
-            );
-        }
+    let text = match job_run::run(&j, &super::signals::token(), &mut on)? {
+        Outcome::Run(merged, path) => job_outcome_text(
+            &JobOutcome::Run {
+                merged: &merged,
+                path: &path,
+                shards: j.spec.shards,
+                run_id: &j.spec.run_id,
+            },
+            &j.dir,
+        ),
         Outcome::Capacity(path) => {
             let result = crate::result::file::read_capacity(&path)?;
-            print!("{}", crate::console::capacity_text(&result));
-            println!("capacity result (pod 0 coordinated): {}", path.display());
+            job_outcome_text(
+                &JobOutcome::Capacity {
+                    result: &result,
+                    path: &path,
+                },
+                &j.dir,
+            )
         }
-    }
-    println!("the pods' files: {}", j.dir.display());
+    };
+    print!("{text}");
     Ok(())
 }
 
@@ -573,19 +573,7 @@ fn run_probes(
         )
     };
     let paths = run(&p, &super::signals::token(), &mut on)?;
-    for path in &paths {
-        println!("{}", path.display());
-    }
-    println!(
-        "{} probe result(s) in {}: cqlbench report {}",
-        paths.len(),
-        p.dir.display(),
-        paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    print!("{}", probe_results_text(&paths, &p.dir));
     Ok(())
 }
 

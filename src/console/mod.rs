@@ -6,9 +6,11 @@
 mod capacity;
 mod cluster;
 mod compare;
+mod cost;
 /// A capacity search's result as the text a search ends with.
 pub use capacity::result_text as capacity_text;
 mod k8s;
+mod plan;
 mod run;
 mod scenario;
 mod verify;
@@ -21,7 +23,12 @@ use crate::spec::LoadSpec;
 
 pub use cluster::{created_text, list_line, log_tail_block, started_line, stopped_line};
 pub use compare::compare_text;
-pub use k8s::{job_event_line, probe_event_line};
+pub use cost::cost_text;
+pub use k8s::{
+    JobOutcome, Manifest, job_event_line, job_outcome_text, manifest_written, probe_event_line,
+    probe_results_text,
+};
+pub use plan::plan_text;
 pub use run::{final_text, summary_table};
 pub use scenario::{cluster_status, env_plan, lab_summary, plan};
 pub use verify::verify_text;

@@ -16,7 +16,6 @@ pub mod measured;
 pub mod plan;
 pub mod price;
 pub mod probe_check;
-pub mod render;
 pub mod throughput;
 
 pub use error::CostError;

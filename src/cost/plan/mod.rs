@@ -12,12 +12,10 @@ use crate::prices::units::{DataSize, Headroom, Pricing};
 
 mod candidate;
 mod capacity;
-mod text;
 
 use candidate::candidate;
 
 pub use capacity::{Capacity, CapacityArg, MeasuredOn, capacities};
-pub use text::plan_text;
 
 /// A value with where it came from (given, or an assumed default).
 #[derive(Debug, Clone, Serialize)]
@@ -215,4 +213,4 @@ pub fn plan(cat: &Catalog, spec: &PlanSpec, measured: &[Capacity]) -> Result<Cos
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

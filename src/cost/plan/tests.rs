@@ -1,7 +1,7 @@
 use super::*;
 use crate::prices::default_catalog;
 
-fn spec(ops: f64, data: &str) -> PlanSpec {
+pub(crate) fn spec(ops: f64, data: &str) -> PlanSpec {
     PlanSpec {
         ops_per_s: ops,
         data: data.parse().unwrap(),
@@ -115,7 +115,7 @@ fn reserved_prices_and_ranking() {
 }
 
 /// A capacity measured on `nodes` nodes at `ops` ops/s, priced as r5.2xlarge.
-fn measured_on(ops: f64, nodes: u32) -> Capacity {
+pub(crate) fn measured_on(ops: f64, nodes: u32) -> Capacity {
     Capacity {
         instance: "r5.2xlarge".into(),
         ops_per_s_per_node: ops / f64::from(nodes),
@@ -145,13 +145,9 @@ fn a_near_miss_that_costs_nodes_is_said() {
     );
     let line = c.lines.iter().find(|l| l.what == "near miss").unwrap();
     assert_eq!(line.value, "0.003% short");
-    let text = plan_text(&p, 1);
-    // (its hardware was not read: one warning says it is not known)
-    assert!(text.contains("measured (1 warning), near miss"), "{text}");
-    assert!(
-        text.contains("near miss, r5.2xlarge: 31,999 ops/s measured on 3 nodes"),
-        "{text}"
-    );
+    // (its hardware was not read: one warning says it is not known; console::plan's test
+    // shows both in the text)
+    assert_eq!(c.warnings.len(), 1);
     // Not the measured node count: the arithmetic instead.
     let p = plan(&cat, &spec(30_500.0, "100GB"), &[measured_on(10_000.0, 1)]).unwrap();
     let c = find(&p, "r5.2xlarge", "gp3");

@@ -3,12 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::price::{CostBreakdown, Origin};
-use super::probe_check::ProbeFlag;
-use crate::format::{thousands, usd};
+use crate::cost::price::{CostBreakdown, Origin};
+use crate::cost::probe_check::ProbeFlag;
+use crate::cost::throughput::Throughput;
+use crate::format::{Table, thousands, usd};
 use crate::prices::catalog::Instance;
-
-pub use super::throughput::Throughput;
 
 /// Renders a breakdown for the terminal.
 /// `instance` (the catalogue's entry of the instance priced) lets a measured throughput be
@@ -30,22 +29,22 @@ pub fn cost_text(
         "{} × {} ({}: {} vCPU, {} GB RAM){disk}, {}",
         b.nodes, b.instance, b.provider, b.vcpus, b.ram_gb, b.pricing
     );
-    for l in &b.lines {
-        let _ = writeln!(
-            out,
-            "  {:<10} {:>14}/month  {}  [{}]",
-            l.item,
-            usd(l.monthly_usd),
-            l.how,
-            l.origin
-        );
-    }
-    let _ = writeln!(
-        out,
-        "  {:<10} {:>14}/month",
-        "total",
-        usd(b.total_monthly_usd)
-    );
+    let mut rows: Vec<Vec<String>> = b
+        .lines
+        .iter()
+        .map(|l| {
+            vec![
+                l.item.clone(),
+                format!("{}/month", usd(l.monthly_usd)),
+                format!("{}  [{}]", l.how, l.origin),
+            ]
+        })
+        .collect();
+    rows.push(vec![
+        "total".into(),
+        format!("{}/month", usd(b.total_monthly_usd)),
+    ]);
+    out.push_str(&lines(rows, &[2]));
     if let Some(q) = &b.disk {
         let _ = writeln!(
             out,
@@ -108,4 +107,17 @@ pub fn cost_text(
         let _ = writeln!(out, "  note: {n}");
     }
     out
+}
+
+/// Labelled lines (a label, an amount, how it was reached, where it came from) aligned by the
+/// one table model, without a header or the table's closing blank line: they belong to the
+/// block around them.
+pub(super) fn lines(rows: Vec<Vec<String>>, text_columns: &[usize]) -> String {
+    let t = Table {
+        title: String::new(),
+        header: Vec::new(),
+        rows,
+        text_columns: text_columns.to_vec(),
+    };
+    format!("{}\n", t.text().trim_end())
 }
