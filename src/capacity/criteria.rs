@@ -56,7 +56,7 @@ pub fn loaders_check(l: &StepLoaders) -> Check {
 /// host's node exporter (the host's busy share: user + system).
 pub fn max_node_cpu(run: &RunResult, node_cpus: &[f64]) -> Option<f64> {
     let m = run.metrics.as_ref()?;
-    let main = run.phases.iter().rev().find(|p| p.name == "main")?;
+    let main = run.main_phase()?;
     let from = main.offset_s + main.load.warmup_s;
     let to = main.offset_s + main.intervals.last().map(|i| i.end_s).unwrap_or(0.0);
     let window: Vec<_> = m

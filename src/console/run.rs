@@ -117,16 +117,11 @@ pub fn final_text(r: &RunResult) -> String {
     if s.send_lag.is_some() {
         out.push_str(WHICH_FIGURE);
     }
-    let window = r
-        .phases
-        .iter()
-        .find(|p| p.name == "main")
-        .map_or(0.0, |p| p.load.send_window_s);
-    if window > 0.0 {
+    if let Some(window) = r.main_phase().and_then(|p| p.load.send_window()) {
         let _ = writeln!(
             out,
             "sends batched: each waited up to {} after the earliest due one (--send-window), in the send lag and the response time",
-            crate::step::argv::duration_text(&std::time::Duration::from_secs_f64(window))
+            crate::step::argv::duration_text(&window)
         );
     }
     out.push_str(&totals(s));
@@ -477,12 +472,7 @@ mod tests {
         for us in [30u64, 40, 50, 60, 900] {
             crate::stats::record(&mut lags, us * 1_000);
         }
-        let main = r
-            .phases
-            .iter_mut()
-            .rev()
-            .find(|p| p.name == "main")
-            .unwrap();
+        let main = r.main_phase_mut().unwrap();
         main.summary.as_mut().unwrap().set_send_lag(Some(&lags));
         let text = final_text(&r);
         let lines: Vec<&str> = text.lines().collect();
@@ -496,12 +486,7 @@ mod tests {
         assert!(text.contains(WHICH_FIGURE), "{text}");
         assert!(!text.contains("sends batched"), "{text}");
         // With a send window, the text says the sends waited for it.
-        let main = r
-            .phases
-            .iter_mut()
-            .rev()
-            .find(|p| p.name == "main")
-            .unwrap();
+        let main = r.main_phase_mut().unwrap();
         main.load.send_window_s = 0.002;
         let text = final_text(&r);
         assert!(

@@ -380,12 +380,16 @@ impl Recorder {
         r.finished_unix_s = Some(crate::host::unix_now() as u64);
         if let Some(s) = self.sampler.take() {
             let series = s.finish();
-            if let Some(main) = r.phases.iter().rev().find(|p| p.name == "main") {
-                r.warnings
-                    .extend(crate::result::compaction_warning(main, &series));
-                r.warnings
-                    .extend(crate::result::host_warning(main, &series));
-            }
+            let warnings: Vec<_> = r
+                .main_phase()
+                .into_iter()
+                .flat_map(|main| {
+                    crate::result::compaction_warning(main, &series)
+                        .into_iter()
+                        .chain(crate::result::host_warning(main, &series))
+                })
+                .collect();
+            r.warnings.extend(warnings);
             r.metrics = Some(Box::new(series));
         }
         self.result

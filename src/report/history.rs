@@ -312,7 +312,7 @@ mod tests {
     }
 
     fn set_throughput(r: &mut RunResult, ops: f64) {
-        let main = r.phases.iter_mut().rev().find(|p| p.name == "main");
+        let main = r.main_phase_mut();
         main.and_then(|p| p.summary.as_mut()).unwrap().ops_per_s = ops;
     }
 

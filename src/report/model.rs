@@ -156,7 +156,7 @@ const CLOSED_LOOP: &str = "closed loop";
 
 /// The scenario a run belongs to: runs are only compared with runs of the same one.
 pub fn scenario_of(run: &RunResult) -> Option<String> {
-    let phase = run.phases.iter().rev().find(|p| p.name == "main")?;
+    let phase = run.main_phase()?;
     let mode = match (phase.load.mode, &run.rate_share) {
         (LoadMode::Closed { concurrency }, _) => {
             format!("{CLOSED_LOOP}, {concurrency} in flight")
@@ -172,13 +172,12 @@ pub fn scenario_of(run: &RunResult) -> Option<String> {
     };
     // Batched sends are another arrival process (and up to the window late): not compared
     // with on-time ones.
-    let window = match phase.load.send_window_s {
-        0.0 => String::new(),
-        w => format!(
+    let window = phase.load.send_window().map_or(String::new(), |w| {
+        format!(
             ", sends batched within {}",
-            crate::step::argv::duration_text(&std::time::Duration::from_secs_f64(w))
-        ),
-    };
+            crate::step::argv::duration_text(&w)
+        )
+    });
     Some(format!("{}, {mode}{window}", run.workload.label()))
 }
 

@@ -17,10 +17,7 @@ pub struct Series {
 /// The main phase of `run`; `Err` when it has none.
 fn main_phase(run: &RunResult) -> Result<&crate::result::PhaseResult, crate::error::Invalid> {
     Ok(run
-        .phases
-        .iter()
-        .rev()
-        .find(|p| p.name == "main")
+        .main_phase()
         .ok_or("no main phase (the run stopped before it)")?)
 }
 

@@ -366,6 +366,9 @@ pub struct RateShare {
     pub of_ops_per_s: f64,
 }
 
+/// The name of a run's measured phase (after any warmup and rampup).
+pub const MAIN_PHASE: &str = "main";
+
 impl RunResult {
     /// Writes the result atomically.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
@@ -390,12 +393,18 @@ impl RunResult {
         file::read_run(path)
     }
 
+    /// The main phase (the last one so named), if the run got that far.
+    pub fn main_phase(&self) -> Option<&PhaseResult> {
+        self.phases.iter().rev().find(|p| p.name == MAIN_PHASE)
+    }
+
+    /// The main phase, to change.
+    pub fn main_phase_mut(&mut self) -> Option<&mut PhaseResult> {
+        self.phases.iter_mut().rev().find(|p| p.name == MAIN_PHASE)
+    }
+
     /// The main phase's summary, if the run got that far.
     pub fn main_summary(&self) -> Option<&PhaseSummary> {
-        self.phases
-            .iter()
-            .rev()
-            .find(|p| p.name == "main")
-            .and_then(|p| p.summary.as_ref())
+        self.main_phase().and_then(|p| p.summary.as_ref())
     }
 }

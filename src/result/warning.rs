@@ -650,13 +650,7 @@ mod tests {
     fn compactions_pending_at_the_window_start_are_a_warning() {
         use crate::result::series::{MetricSeries, NodeSample, Sample};
         let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
-        let main = r
-            .phases
-            .iter()
-            .rev()
-            .find(|p| p.name == "main")
-            .unwrap()
-            .clone();
+        let main = r.main_phase().unwrap().clone();
         let measured: Vec<_> = main.intervals.iter().filter(|i| i.measured()).collect();
         let start = main.offset_s + measured[0].start_s;
         let end = main.offset_s + measured.last().unwrap().end_s;
@@ -714,7 +708,7 @@ mod tests {
     fn a_host_busy_over_the_window_is_a_warning_naming_who_used_it() {
         use crate::result::series::{HostSample, MetricSeries, Sample};
         let r = crate::result::fixture::run("lab", &crate::result::fixture::RunShape::default());
-        let main = r.phases.iter().rev().find(|p| p.name == "main").unwrap();
+        let main = r.main_phase().unwrap();
         let measured: Vec<_> = main.intervals.iter().filter(|i| i.measured()).collect();
         let start = main.offset_s + measured[0].start_s;
         let end = main.offset_s + measured.last().unwrap().end_s;

@@ -452,7 +452,7 @@ fn step(
     };
     let node_cpu = max_node_cpu(&run, &base.metrics.node_cpus);
     let host_cpu = run.metrics.as_ref().and_then(|m| {
-        let main = run.phases.iter().rev().find(|p| p.name == "main")?;
+        let main = run.main_phase()?;
         crate::result::host_cpu(main, m).map(|(cpu, _, _)| cpu)
     });
     let mut checks = apply(

@@ -10,7 +10,7 @@ pub fn shard_figures(shards: &[ShardInput]) -> Vec<ShardFigures> {
         .iter()
         .map(|s| {
             let r = &s.result;
-            let main = r.phases.iter().rev().find(|p| p.name == "main");
+            let main = r.main_phase();
             let summary = main.and_then(|p| p.summary.as_ref());
             let final_backlog = main
                 .and_then(|p| p.intervals.iter().rev().find(|iv| !iv.drain))

@@ -293,6 +293,11 @@ impl LoadSpec {
         Ok(())
     }
 
+    /// The send window of a fixed rate's batched sends (None: each send on time).
+    pub fn send_window(&self) -> Option<Duration> {
+        (self.send_window_s > 0.0).then(|| Duration::from_secs_f64(self.send_window_s))
+    }
+
     pub fn duration(&self) -> Option<Duration> {
         match self.stop {
             Stop::Duration { secs } => Some(Duration::from_secs_f64(secs)),

@@ -116,7 +116,7 @@ struct Builder<'a> {
 }
 
 fn main_phase(result: &RunResult) -> Option<&PhaseResult> {
-    result.phases.iter().rev().find(|p| p.name == "main")
+    result.main_phase()
 }
 
 impl<'a> Builder<'a> {

@@ -627,7 +627,7 @@ pub fn comparable(runs: &[RunRow]) -> Vec<(String, Vec<&RunRow>)> {
 /// compare, as the report's scenarios do. None when they compare or either has no main phase.
 pub fn not_comparable(a: &RunResult, b: &RunResult) -> Option<String> {
     let load = |r: &RunResult| {
-        let main = r.phases.iter().rev().find(|p| p.name == "main")?;
+        let main = r.main_phase()?;
         Some(RunLoad::of(r, main))
     };
     let (la, lb) = (load(a)?, load(b)?);

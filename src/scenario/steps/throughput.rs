@@ -65,7 +65,7 @@ pub struct IntervalThroughput {
 }
 
 pub fn interval_throughput(r: &RunResult) -> Option<IntervalThroughput> {
-    let main = r.phases.iter().rev().find(|p| p.name == "main")?;
+    let main = r.main_phase()?;
     // The last interval is usually partial; full intervals of the window only.
     let mut v: Vec<f64> = main
         .intervals
