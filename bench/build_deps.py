@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What the quickstart's build spends its time on (issue 36): a clean `cargo build --profile quick
---bin cqlbench --timings` of a commit, then the longest compilation units and, for each direct
-dependency, the compile time of the crates only it brings in.
+--bin cqlbench --timings` of a commit, with the features scripts/quickstart.sh builds (since
+issue 59 without the default `k8s` and `tls`; `--default-features` builds them too), then the
+longest compilation units and, for each direct dependency, the compile time of the crates only
+it brings in.
 
 The commit (default HEAD) is cloned into a temporary directory and built from scratch there
 (crates already in Cargo's registry are reused: no download is timed). Cargo's own timing report
@@ -13,7 +15,7 @@ time is about its share divided by the cores.
 
 Prints: the wall time, the sum of the units, the longest units, and the dependencies by share.
 
-Usage: bench/build_deps.py [--commit REV] [--top 15] [--keep]
+Usage: bench/build_deps.py [--commit REV] [--top 15] [--keep] [--default-features]
 """
 
 import argparse
@@ -40,7 +42,7 @@ def units(clone):
     return json.loads(m.group(1))
 
 
-def packages(clone, manifest_text=None):
+def packages(clone, features, manifest_text=None):
     """The `name@vVERSION`s of the normal and build dependency graph, Cargo.toml as it is or as
     `manifest_text` (restored afterwards)."""
     path, lock = os.path.join(clone, "Cargo.toml"), os.path.join(clone, "Cargo.lock")
@@ -49,7 +51,7 @@ def packages(clone, manifest_text=None):
         if manifest_text is not None:
             open(path, "w").write(manifest_text)
         out = subprocess.run(["cargo", "tree", "-e", "normal,build", "--prefix", "none",
-                              "--no-dedupe", "-f", "{p}", "--offline"], cwd=clone,
+                              "--no-dedupe", "-f", "{p}", "--offline", *features], cwd=clone,
                              capture_output=True, text=True)
         if out.returncode != 0:
             return None
@@ -79,6 +81,8 @@ def main():
     ap.add_argument("--commit", default="HEAD")
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--keep", action="store_true", help="keep the clone (printed)")
+    ap.add_argument("--default-features", action="store_true",
+                    help="build the default features too (the build before issue 59, or a full one)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cqlbench-build-deps-")
     clone = os.path.join(work, "clone")
@@ -89,15 +93,20 @@ def main():
     subprocess.run(["cargo", "fetch", "-q"], cwd=clone, check=True)
     t0 = time.time()
     before = os.times()
+    # What scripts/quickstart.sh builds: its features, unless asked for the defaults (a commit
+    # before the features existed has no `--no-default-features` effect either way).
+    quickstart = open(os.path.join(clone, "scripts", "quickstart.sh")).read()
+    features = [] if a.default_features or "--no-default-features" not in quickstart else [
+        "--no-default-features"]
     subprocess.run(["cargo", "build", "-q", "--profile", "quick", "--bin", "cqlbench",
-                    "--timings"], cwd=clone, check=True, stdout=subprocess.DEVNULL)
+                    "--timings", *features], cwd=clone, check=True, stdout=subprocess.DEVNULL)
     wall = time.time() - t0
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system -
                                                           before.children_system)
     us = units(clone)
     total = sum(u["duration"] for u in us)
-    print(f"{head}: clean quick build {wall:.1f} s wall, {cpu:.1f} s CPU; {len(us)} units, "
+    print(f"{head}: clean quick build {' '.join(features) or '(default features)'} {wall:.1f} s wall, {cpu:.1f} s CPU; {len(us)} units, "
           f"their durations summed {total:.1f} s")
     print("\nlongest units (s):")
     for u in sorted(us, key=lambda u: -u["duration"])[:a.top]:
@@ -108,7 +117,7 @@ def main():
             split = f" (frontend {f:.1f}, codegen {u['duration'] - f:.1f})"
         print(f"  {u['duration']:6.1f}  {u['name']} {u['version']}{u['target']}{split}")
     manifest = open(os.path.join(clone, "Cargo.toml")).read()
-    everything = packages(clone)
+    everything = packages(clone, features)
     by_package = {}
     for u in us:
         key = f"{u['name']}@v{u['version']}"
@@ -116,7 +125,7 @@ def main():
     shares = []
     for dep in direct_dependencies(manifest):
         text = re.sub(rf"(?m)^{re.escape(dep)}\s*=.*\n", "", manifest)
-        without = packages(clone, text)
+        without = packages(clone, features, text)
         if without is None:
             continue  # the crate's code needs it to resolve features: not separable here
         only = everything - without

@@ -52,6 +52,7 @@ pub mod fault;
 pub mod format;
 pub mod fsutil;
 pub mod host;
+#[cfg(feature = "k8s")]
 pub mod k8s;
 pub mod lab;
 pub mod live;

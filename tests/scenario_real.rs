@@ -22,7 +22,11 @@ struct Env<'a> {
 
 impl Env<'_> {
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_cqlbench"));
+        self.cmd_of(Path::new(env!("CARGO_BIN_EXE_cqlbench")), args)
+    }
+
+    fn cmd_of(&self, bin: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(bin);
         c.args(args)
             .env("CQLBENCH_CLUSTERS_DIR", self.clusters)
             .env("CQLBENCH_HOME", self.home);
@@ -30,7 +34,11 @@ impl Env<'_> {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args).output().unwrap();
+        self.ok_of(Path::new(env!("CARGO_BIN_EXE_cqlbench")), args)
+    }
+
+    fn ok_of(&self, bin: &Path, args: &[&str]) -> String {
+        let out = self.cmd_of(bin, args).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(
             out.status.success(),
@@ -836,9 +844,10 @@ steps:
     assert_eq!(before, after);
 }
 
-/// The README's main job (`cqlbench quickstart`), on one node: the smoke check, the probe,
-/// both load tests and the report, which comes before the cluster is stopped; the cluster is
-/// stopped at the end and every step's result is complete.
+/// The README's main job (`cqlbench quickstart`), on one node and by the quickstart's own
+/// binary (without the `k8s` and `tls` features): the smoke check, the probe, both load tests
+/// and the report, which comes before the cluster is stopped; the cluster is stopped at the end
+/// and every step's result is complete.
 #[test]
 fn the_quickstart_reports_before_it_stops_its_cluster() {
     let _lock = cluster_lock();
@@ -849,17 +858,20 @@ fn the_quickstart_reports_before_it_stops_its_cluster() {
         home: home.path(),
     };
     let dir = home.path().join("qs-out");
-    let text = env.ok(&[
-        "quickstart",
-        "--name",
-        "qs",
-        "--nodes",
-        "1",
-        "--rows",
-        "50",
-        "--results",
-        dir.to_str().unwrap(),
-    ]);
+    let text = env.ok_of(
+        &quickstart_bin(),
+        &[
+            "quickstart",
+            "--name",
+            "qs",
+            "--nodes",
+            "1",
+            "--rows",
+            "50",
+            "--results",
+            dir.to_str().unwrap(),
+        ],
+    );
     // The smoke check wrote and read back every row, several in flight.
     assert!(
         text.contains("smoke check: 50 rows at RF 1, 16 in flight")

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+#[cfg(feature = "k8s")]
 pub mod k8s;
 pub mod merge;
 pub mod metrics;
@@ -85,8 +86,16 @@ pub enum Command {
     Metrics(metrics::MetricsCommand),
     /// Kubernetes manifests and their kubectl workflow: `loaders` renders N `cqlbench run`
     /// shards as an Indexed Job.
+    #[cfg(feature = "k8s")]
     #[command(subcommand)]
     K8s(k8s::K8sCommand),
+    /// A build without the `k8s` feature (the quickstart's) refuses `cqlbench k8s` in one line.
+    #[cfg(not(feature = "k8s"))]
+    #[command(hide = true, disable_help_flag = true)]
+    K8s {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// One loader of a run split over several: its shard of the order (a JSON document) that
     /// `--loaders N`, a `capacity --loaders N` step or `k8s loaders` wrote for it.
     Shard(ShardArgs),
@@ -373,7 +382,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Profile(args) => profile::run(args),
         Command::Metrics(cmd) => metrics::run(cmd),
         Command::Shard(a) => shard(a),
+        #[cfg(feature = "k8s")]
         Command::K8s(cmd) => k8s::run(cmd),
+        #[cfg(not(feature = "k8s"))]
+        Command::K8s { .. } => Err(crate::invalid!(
+            "cqlbench k8s is not in this build (built without the `k8s` feature, as the \
+             quickstart's is): build with `cargo build --release`"
+        )
+        .into()),
     }
 }
 

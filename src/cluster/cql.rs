@@ -3,7 +3,6 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use scylla::client::session::TlsContext;
 use scylla::client::session_builder::SessionBuilder;
 
 use crate::spec::client::TlsSpec;
@@ -70,9 +69,9 @@ pub(crate) fn builder(known: &[String], tls: Option<&TlsSpec>) -> Result<Session
         .known_nodes(known)
         .connection_timeout(Duration::from_secs(5));
     Ok(match tls {
-        Some(t) => b.tls_context(Some(TlsContext::Rustls023(
-            crate::tls::client_config(t).map_err(|e| CqlError(e.0))?,
-        ))),
+        Some(t) => {
+            crate::tls::with_tls(b, crate::tls::client_config(t).map_err(|e| CqlError(e.0))?)
+        }
         None => b,
     })
 }

@@ -185,6 +185,9 @@ impl Cluster {
                 root: root.to_path_buf(),
             });
         }
+        if spec.tls.is_some() {
+            crate::tls::available("cluster create --tls").map_err(ClusterError::Tls)?;
+        }
         let host = crate::host::HostFacts::read();
         let plan = plan::plan(&spec, host.ram_bytes, host.cores)?;
         // The settings a line does not know are refused before its jars are fetched, when the

@@ -9,6 +9,7 @@ mod compare;
 mod cost;
 /// A capacity search's result as the text a search ends with.
 pub use capacity::result_text as capacity_text;
+#[cfg(feature = "k8s")]
 mod k8s;
 mod plan;
 mod run;
@@ -24,6 +25,7 @@ use crate::spec::LoadSpec;
 pub use cluster::{created_text, list_line, log_tail_block, started_line, stopped_line};
 pub use compare::compare_text;
 pub use cost::cost_text;
+#[cfg(feature = "k8s")]
 pub use k8s::{
     JobOutcome, Manifest, job_event_line, job_outcome_text, manifest_written, probe_event_line,
     probe_results_text,

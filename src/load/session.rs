@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use scylla::client::PoolSize;
 use scylla::client::execution_profile::ExecutionProfile;
-use scylla::client::session::{Session, TlsContext};
+use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 use scylla::errors::{RequestAttemptError, RequestError};
 use scylla::observability::history::{AttemptId, HistoryListener, RequestId, SpeculativeId};
@@ -326,11 +326,10 @@ pub async fn connect_counted(
     if let Some(n) = driver.connections_per_host.and_then(NonZeroUsize::new) {
         b = b.pool_size(PoolSize::PerHost(n));
     }
-    let mut tls_config = None;
-    if let Some(tls) = &spec.client.tls {
-        let config = crate::tls::client_config(tls).map_err(|e| refused(e.0))?;
-        tls_config = Some(config.clone());
-        b = b.tls_context(Some(TlsContext::Rustls023(config)));
+    let tls = spec.client.tls.as_ref().map(crate::tls::client_config);
+    let tls_config = tls.transpose().map_err(|e| refused(e.0))?;
+    if let Some(config) = &tls_config {
+        b = crate::tls::with_tls(b, config.clone());
     }
     if let Some(c) = &spec.credentials {
         b = b.user(&c.username, &c.password);

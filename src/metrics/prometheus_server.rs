@@ -53,6 +53,10 @@ impl Server {
         if !(t.starts_with("http://") || t.starts_with("https://")) {
             return Err(bad("it must start with http:// or https://"));
         }
+        #[cfg(not(feature = "tls"))]
+        if t.starts_with("https://") {
+            return Err(crate::tls::not_built(&format!("'{t}'")));
+        }
         if t.contains(['?', '#']) {
             return Err(bad("no query or fragment"));
         }
@@ -145,12 +149,20 @@ impl std::fmt::Debug for Access {
 impl Access {
     /// The certificates of a PEM text, refused in one line when it holds none or a bad one.
     pub fn ca(pem: Vec<u8>, name: &str) -> Result<Vec<u8>, crate::error::Invalid> {
-        let certs = ca_certificates(&pem)
-            .map_err(|e| crate::invalid!("{name}: not a PEM certificate file: {e}"))?;
-        if certs.is_empty() {
-            return Err(crate::invalid!("{name}: no certificate in it"));
+        #[cfg(not(feature = "tls"))]
+        {
+            let _ = pem;
+            Err(crate::tls::not_built(name))
         }
-        Ok(pem)
+        #[cfg(feature = "tls")]
+        {
+            let certs = api::certificates(&pem)
+                .map_err(|e| crate::invalid!("{name}: not a PEM certificate file: {e}"))?;
+            if certs.is_empty() {
+                return Err(crate::invalid!("{name}: no certificate in it"));
+            }
+            Ok(pem)
+        }
     }
 
     /// The `Authorization` header's value, if any.
@@ -165,17 +177,6 @@ impl Access {
             Some(Auth::Bearer(t)) => Some(format!("Bearer {t}")),
         }
     }
-}
-
-/// The certificates of a PEM text (its other items, keys included, left out).
-fn ca_certificates(pem: &[u8]) -> Result<Vec<ureq::tls::Certificate<'static>>, ureq::Error> {
-    let mut out = Vec::new();
-    for item in ureq::tls::parse_pem(pem) {
-        if let ureq::tls::PemItem::Certificate(c) = item? {
-            out.push(c);
-        }
-    }
-    Ok(out)
 }
 
 /// What to fetch, and over which window.
@@ -644,10 +645,7 @@ fn client(spec: &FetchSpec) -> api::Client {
     api::Client::new(
         &spec.server.url,
         spec.timeout,
-        spec.access
-            .ca_pem
-            .as_deref()
-            .map(|pem| ca_certificates(pem).unwrap_or_default()),
+        spec.access.ca_pem.as_deref(),
         spec.access.authorization(),
     )
 }

@@ -210,6 +210,24 @@ pub async fn session(c: &Cluster) -> Session {
         .expect("CQL session")
 }
 
+/// The quickstart's binary, built without the `k8s` and `tls` features as scripts/quickstart.sh
+/// builds it: `CQLBENCH_QUICKSTART_BIN`, which scripts/test.sh sets (the real tier fails, not
+/// skips, without it).
+pub fn quickstart_bin() -> std::path::PathBuf {
+    let bin = std::env::var_os("CQLBENCH_QUICKSTART_BIN").expect(
+        "CQLBENCH_QUICKSTART_BIN is not set: run scripts/test.sh, or `cargo build \
+         --no-default-features --bin cqlbench`, copy target/debug/cqlbench elsewhere and set \
+         CQLBENCH_QUICKSTART_BIN to the copy",
+    );
+    let bin = std::path::PathBuf::from(bin);
+    assert!(
+        bin.is_file(),
+        "CQLBENCH_QUICKSTART_BIN {}: no such file",
+        bin.display()
+    );
+    bin
+}
+
 /// Checks that the binary refused a command as a user error: a non-zero exit that is not a
 /// panic, and exactly one `error:` line (clap adds a usage hint below its own), naming each of
 /// `needles`. Returns that line.

@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -68,27 +67,18 @@ impl Client {
     pub fn new(
         base: &str,
         timeout: Duration,
-        ca: Option<Vec<ureq::tls::Certificate<'static>>>,
+        ca: Option<&[u8]>,
         authorization: Option<String>,
     ) -> Client {
-        let roots = match ca {
-            Some(certs) => ureq::tls::RootCerts::Specific(Arc::new(certs)),
-            None => ureq::tls::RootCerts::PlatformVerifier,
-        };
-        let tls = ureq::tls::TlsConfig::builder()
-            .provider(ureq::tls::TlsProvider::Rustls)
-            .root_certs(roots)
-            .unversioned_rustls_crypto_provider(Arc::new(
-                rustls::crypto::aws_lc_rs::default_provider(),
-            ))
-            .build();
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             // An error's status comes with a body saying why: read it.
-            .http_status_as_error(false)
-            .tls_config(tls)
-            .build()
-            .into();
+            .http_status_as_error(false);
+        #[cfg(feature = "tls")]
+        let config = config.tls_config(tls_config(ca));
+        #[cfg(not(feature = "tls"))]
+        let _ = ca;
+        let agent = config.build().into();
         Client {
             agent,
             base: base.trim_end_matches('/').to_string(),
@@ -243,6 +233,36 @@ fn transport(e: &ureq::Error) -> String {
         source = s.source();
     }
     parts.join(": ")
+}
+
+/// HTTPS through rustls, trusting `ca`'s certificates (else the platform's roots).
+#[cfg(feature = "tls")]
+fn tls_config(ca: Option<&[u8]>) -> ureq::tls::TlsConfig {
+    let roots = match ca {
+        Some(pem) => ureq::tls::RootCerts::Specific(std::sync::Arc::new(
+            certificates(pem).unwrap_or_default(),
+        )),
+        None => ureq::tls::RootCerts::PlatformVerifier,
+    };
+    ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .root_certs(roots)
+        .unversioned_rustls_crypto_provider(std::sync::Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .build()
+}
+
+/// The certificates of a PEM text (its other items, keys included, left out).
+#[cfg(feature = "tls")]
+pub fn certificates(pem: &[u8]) -> Result<Vec<ureq::tls::Certificate<'static>>, ureq::Error> {
+    let mut out = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        if let ureq::tls::PemItem::Certificate(c) = item? {
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
