@@ -2,14 +2,14 @@
 """Time to a newcomer's first result (issue 36): `scripts/quickstart.sh` on a fresh clone with an
 empty HOME, every line of its output timestamped.
 
-The clone is made from this checkout's HEAD into a temporary directory; HOME is a new empty
+The clone is made from this checkout's HEAD (or --commit) into a temporary directory; HOME is a new empty
 directory, so Cargo's registry (CARGO_HOME under it), Maven's repository (~/.m2) and cqlbench's
 jar cache and home all start empty. Only the Rust toolchain (RUSTUP_HOME and the rustup proxies,
 from this machine) and the system packages scripts/setup.sh would install are already there.
 Prints the wall time to the build's end, to the report and to the end (cluster stopped), the
 build's own figure, when each step started, and what the prefetch log says.
 
-Usage: bench/quickstart_fresh.py [--keep] [--profile-arg ARG...]
+Usage: bench/quickstart_fresh.py [--keep] [--commit REV]
 Runs a local 3-node cluster on 127.0.0.1-3: nothing else may use those addresses meanwhile.
 """
 
@@ -28,11 +28,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--keep", action="store_true", help="keep the clone and the home (printed)")
+    ap.add_argument("--commit", default="HEAD", help="the commit to clone (a before/after pair)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cqlbench-fresh-")
     clone, home = os.path.join(work, "clone"), os.path.join(work, "home")
     os.makedirs(home)
     subprocess.run(["git", "clone", "-q", REPO, clone], check=True)
+    subprocess.run(["git", "checkout", "-q", a.commit], cwd=clone, check=True)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True,
                           text=True, check=True).stdout.strip()
     rustup_home = os.environ.get("RUSTUP_HOME", os.path.expanduser("~/.rustup"))
