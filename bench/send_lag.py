@@ -51,6 +51,18 @@ def keyvalue(binary, *extra, pin=True):
                   "--threads", 1, "--no-metrics", "-q", *extra]
 
 
+def isolated_home(prefix):
+    """A work directory with a cqlbench home of its own (the default home's jar cache linked in)
+    and its clusters directory, both set in the environment for every command after it."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    home = work / "home"
+    home.mkdir()
+    if (DEFAULT_HOME / "cache").exists():
+        (home / "cache").symlink_to(DEFAULT_HOME / "cache")
+    os.environ.update(CQLBENCH_HOME=str(home), CQLBENCH_CLUSTERS_DIR=str(work / "clusters"))
+    return work
+
+
 def main_summary(path):
     return next(p for p in json.loads(Path(path).read_text())["phases"] if p["name"] == "main")["summary"]
 
@@ -109,12 +121,7 @@ def main():
     a = ap.parse_args()
     old, new = Path(a.old).resolve(), Path(a.new).resolve()
 
-    work = Path(tempfile.mkdtemp(prefix="cqlbench-sendlag-"))
-    home = work / "home"
-    home.mkdir()
-    if (DEFAULT_HOME / "cache").exists():
-        (home / "cache").symlink_to(DEFAULT_HOME / "cache")
-    os.environ.update(CQLBENCH_HOME=str(home), CQLBENCH_CLUSTERS_DIR=str(work / "clusters"))
+    work = isolated_home("cqlbench-sendlag-")
     try:
         sh([new, "cluster", "create", CLUSTER, "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1])
         sh([new, "cluster", "start", CLUSTER])

@@ -10,14 +10,17 @@ policy).
     bench/send_priority.py --cqlbench target/release/cqlbench --rate 500 --seconds 20 --repeat 3
 """
 import argparse
-import json
+import importlib.util
 import os
 import statistics
 import subprocess
-import tempfile
 from pathlib import Path
 
-DEFAULT_HOME = Path(os.environ.get("CQLBENCH_HOME") or Path.home() / ".local" / "share" / "cqlbench")
+_spec = importlib.util.spec_from_file_location("bench_send_lag", Path(__file__).with_name("send_lag.py"))
+send_lag = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(send_lag)
+sh, main_summary, fmt, isolated_home = send_lag.sh, send_lag.main_summary, send_lag.fmt, send_lag.isolated_home
+
 CLUSTER = "prio"
 ROWS = 100_000
 VARIANTS = {
@@ -27,18 +30,9 @@ VARIANTS = {
 }
 
 
-def sh(cmd, **kw):
-    print("+", " ".join(str(c) for c in cmd), flush=True)
-    return subprocess.run([str(c) for c in cmd], check=True, **kw)
-
-
 def keyvalue(binary, cpu, *extra):
     return ["taskset", "-c", cpu, binary, "run", "keyvalue", "--cluster", CLUSTER, "--rf", 1,
             "--rows", ROWS, "--threads", 1, "--no-metrics", "-q", *extra]
-
-
-def main_summary(path):
-    return next(p for p in json.loads(Path(path).read_text())["phases"] if p["name"] == "main")["summary"]
 
 
 def measure(binary, variant, rate, warmup, seconds, out):
@@ -56,10 +50,6 @@ def measure(binary, variant, rate, warmup, seconds, out):
     }
 
 
-def fmt(v):
-    return "-" if v is None else f"{v:.3f}"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cqlbench", required=True, help="the cqlbench binary")
@@ -74,12 +64,7 @@ def main():
     if os.geteuid() != 0:
         raise SystemExit("needs root: a negative nice and SCHED_FIFO are refused otherwise")
 
-    work = Path(tempfile.mkdtemp(prefix="cqlbench-prio-"))
-    home = work / "home"
-    home.mkdir()
-    if (DEFAULT_HOME / "cache").exists():
-        (home / "cache").symlink_to(DEFAULT_HOME / "cache")
-    os.environ.update(CQLBENCH_HOME=str(home), CQLBENCH_CLUSTERS_DIR=str(work / "clusters"))
+    work = isolated_home("cqlbench-prio-")
     background = None
     try:
         sh([binary, "cluster", "create", CLUSTER, "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1])
