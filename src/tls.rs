@@ -5,6 +5,12 @@
 //! The driver's TLS backend is rustls with aws-lc-rs as its cryptography (rustls's default,
 //! which the driver's rustls feature builds anyway): no system OpenSSL to link or ship in a
 //! loader image, and a FIPS-validated module is a feature switch away.
+//!
+//! All of the cryptography is the `tls` feature (on by default; `client`, `key`). A build
+//! without it (the quickstart's, which then compiles no C cryptography library) keeps this
+//! module's shape: [`client_config`], [`LocalCa::create`] and [`available`] refuse in one line
+//! that says how to build with TLS, and [`ClientTls`] has no values, so nothing after a refusal
+//! can run.
 
 use std::path::PathBuf;
 
