@@ -84,9 +84,11 @@ def stress(binary, cluster, ratio, *extra, pin=True):
     return cmd + list(extra)
 
 
-def create_node(binary, cluster, work):
-    """Creates and starts a one-node cluster pinned to CPU 0 and writes the key space once."""
-    sh([binary, "cluster", "create", cluster, "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1])
+def create_node(binary, cluster, work, version=None):
+    """Creates and starts a one-node cluster pinned to CPU 0 (Cassandra `version`, else
+    cqlbench's default) and writes the key space once."""
+    sh([binary, "cluster", "create", cluster, "--nodes", 1, "--heap", "1G", "--cpus-per-node", 1,
+        *(["--version", version] if version else [])])
     sh([binary, "cluster", "start", cluster])
     sh(stress(binary, cluster, "write=1", "--ops", 1, "--threads", 1, "--out", work / "prefill.json", "-q"),
        stdout=subprocess.DEVNULL)

@@ -24,6 +24,11 @@ lag p50 ≤ 20 µs and p99 ≤ 200 µs, achieved within 0.5 %.
     bench/rate_vs_latte.py                                  # 1,000 and 4,000 ops/s, ~12 min
     bench/rate_vs_latte.py --rates 4000 --windows 1ms --repeat 1 --seconds 15
     bench/rate_vs_latte.py --cqlbench /tmp/cqlbench    # a binary built before, not rebuilt
+    bench/rate_vs_latte.py --version 4.0.19 --server-view --rates 2000 --windows ''   # the node as referee
+
+With --server-view, each latte run has a cqlbench run of one read a second beside it over the
+same window, whose result carries the node's coordinator latency of latte's operations; on a
+4.0 node (--version 4.0.x: microseconds) that referees the two clients' medians.
 
 latte is found as bench/load.py finds it (PATH, then <cqlbench home>/tools/latte/bin, else
 `cargo install latte-cli --version 0.29.0` there). The cluster is destroyed at the end.
@@ -42,6 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load as L  # noqa: E402  (bench/load.py: the node, latte and the CPU measurement)
 
 CLUSTER = "vslatte"
+# The keyspace bench/latte-small-rows.rn creates its table in.
+LATTE_KEYSPACE = "latte_bench"
 
 
 def latte_figures(text):
@@ -64,6 +71,30 @@ def latte_figures(text):
     return requests, by_fn
 
 
+def server_of(result):
+    """The node's coordinator p50/p99 and step (ms) per kind, from a cqlbench result."""
+    server = {}
+    for row in result.get("server_latency", []):
+        if row["ops"] > 0 and row["op"] in ("read", "write"):
+            server[row["op"]] = (row["p50_ms"], row["p99_ms"], row.get("resolution_ms", 0.0))
+    return server
+
+
+def observer(a, work, tag):
+    """A cqlbench run of one read a second of latte's table beside a latte run, over the same
+    window: it reads the node's coordinator tables when its main phase starts and ends, so its
+    result carries the node's view of latte's operations (its own 1 op/s is noise beside them; the tables' decaying
+    reservoir also remembers the runs before, with less weight)."""
+    res = work / f"observer-{tag}.json"
+    # latte's table (the same `standard1` shape in the script's own keyspace): the node's tables
+    # are read per table, and cqlbench's own table would show cqlbench's runs.
+    cmd = L.stress(L.CQLBENCH, CLUSTER, "read=1", "--keyspace", LATTE_KEYSPACE, "--skip-rampup",
+                   "--rate", 1, "--threads", 1,
+                   "--duration", f"{a.warmup + a.seconds}s", "--warmup", f"{a.warmup}s", "--out", res,
+                   "-q", "--no-metrics")
+    return subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL), res
+
+
 def run_latte(latte, rate, a, work, tag):
     out = work / f"latte-{tag}.txt"
     cmd = ["taskset", "-c", "1", latte, "run", L.LATTE_SCRIPT, "-f", "write:1,read:1",
@@ -71,11 +102,16 @@ def run_latte(latte, rate, a, work, tag):
            "127.0.0.1", "-q"]
     if rate:
         cmd[6:6] = ["-r", int(rate)]
+    watch = observer(a, work, tag) if a.server_view else None
     cpu, _, text = L.measured_run(cmd, a.warmup, out)
+    server = {}
+    if watch:
+        watch[0].wait()
+        server = server_of(json.loads(watch[1].read_text()))
     ops, by_fn = latte_figures(text)
     pct = {op: (f.get("50"), f.get("90"), f.get("99")) for op, f in by_fn.items()}
     return {"ops_per_cpu": ops / cpu, "achieved": (ops / a.seconds / rate) if rate else None,
-            "ops_s": ops / a.seconds, "pct": pct}
+            "ops_s": ops / a.seconds, "pct": pct, "server": server}
 
 
 def run_cqlbench(rate, window, a, work, tag):
@@ -94,10 +130,7 @@ def run_cqlbench(rate, window, a, work, tag):
     pct = {op: (v["service"]["p50_ms"], v["service"]["p90_ms"], v["service"]["p99_ms"])
            for op, v in s["by_op"].items()}
     resp = s["all"]["response"]
-    server = {}
-    for row in result.get("server_latency", []):
-        if row["ops"] > 0 and row["op"] in ("read", "write"):
-            server[row["op"]] = (row["p50_ms"], row["p99_ms"], row.get("resolution_ms", 0.0))
+    server = server_of(result)
     return {"ops_per_cpu": ops / cpu, "achieved": s.get("achieved_ratio"), "ops_s": ops / s["measured_s"],
             "pct": pct, "resp": (resp["p50_ms"], resp["p90_ms"], resp["p99_ms"]),
             "lag": (lag.get("p50_ms"), lag.get("p99_ms"), lag.get("max_ms")), "server": server}
@@ -129,6 +162,11 @@ def main():
     ap.add_argument("--server-warmup", type=int, default=60)
     ap.add_argument("--latte", help="path of a latte 0.29 binary")
     ap.add_argument("--cqlbench", help="a cqlbench release binary to measure (default: build target/release)")
+    ap.add_argument("--version", help="the node's Cassandra version (default cqlbench's; 4.0.x serves "
+                                      "its coordinator latency in microseconds, 4.1 and later in whole ms)")
+    ap.add_argument("--server-view", action="store_true",
+                    help="beside each latte run, a 1 op/s cqlbench run that records the node's "
+                         "coordinator latency over latte's window")
     a = ap.parse_args()
     rates = [float(r) for r in a.rates.split(",")]
     windows = [w for w in a.windows.split(",") if w]
@@ -151,7 +189,7 @@ def main():
               flush=True)
 
     try:
-        L.create_node(L.CQLBENCH, CLUSTER, work)
+        L.create_node(L.CQLBENCH, CLUSTER, work, a.version)
         L.sh([latte, "schema", L.LATTE_SCRIPT, "127.0.0.1"], stdout=subprocess.DEVNULL, cwd=work)
         L.sh(["taskset", "-c", "1", latte, "load", L.LATTE_SCRIPT, "-t", 1, "--concurrency", 128, "127.0.0.1", "-q"],
              stdout=subprocess.DEVNULL, cwd=work)
