@@ -39,3 +39,12 @@ macro_rules! invalid {
         $crate::error::Invalid(format!($($t)*))
     };
 }
+
+/// Why a build without one of the optional features (`k8s`, `tls`: the quickstart's build
+/// leaves both out) refuses `what`, which needs `needs`: one wording for every such refusal.
+pub fn not_built(what: &str, needs: &str, feature: &str) -> Invalid {
+    crate::invalid!(
+        "{what} needs {needs}, which is not in this build of cqlbench (built without the \
+         `{feature}` feature, as the quickstart's is): build with `cargo build --release`"
+    )
+}

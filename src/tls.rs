@@ -49,11 +49,8 @@ pub fn available(what: &str) -> Result<(), Invalid> {
 
 /// Why a build without the `tls` feature refuses `what`, in one line.
 #[cfg(not(feature = "tls"))]
-pub fn not_built(what: &str) -> Invalid {
-    crate::invalid!(
-        "{what} needs TLS, which is not in this build of cqlbench (built without the `tls` \
-         feature, as the quickstart's is): build with `cargo build --release`"
-    )
+fn not_built(what: &str) -> Invalid {
+    crate::error::not_built(what, "TLS", "tls")
 }
 
 /// The client configuration `spec` describes, every file read and checked now: a missing or

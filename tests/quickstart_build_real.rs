@@ -26,9 +26,15 @@ fn what_the_quickstart_build_leaves_out_is_refused_in_one_line() {
     let cases: &[(&[&str], &[&str])] = &[
         (
             &["k8s", "loaders", "--loaders", "2"],
-            &["cqlbench k8s is not in this build", "cargo build --release"],
+            &[
+                "cqlbench k8s needs the Kubernetes client, which is not in this build",
+                "cargo build --release",
+            ],
         ),
-        (&["k8s", "--help"], &["cqlbench k8s is not in this build"]),
+        (
+            &["k8s", "--help"],
+            &["cqlbench k8s needs the Kubernetes client, which is not in this build"],
+        ),
         (
             &[
                 "run",

@@ -385,11 +385,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         #[cfg(feature = "k8s")]
         Command::K8s(cmd) => k8s::run(cmd),
         #[cfg(not(feature = "k8s"))]
-        Command::K8s { .. } => Err(crate::invalid!(
-            "cqlbench k8s is not in this build (built without the `k8s` feature, as the \
-             quickstart's is): build with `cargo build --release`"
-        )
-        .into()),
+        Command::K8s { .. } => {
+            Err(crate::error::not_built("cqlbench k8s", "the Kubernetes client", "k8s").into())
+        }
     }
 }
 

@@ -53,9 +53,8 @@ impl Server {
         if !(t.starts_with("http://") || t.starts_with("https://")) {
             return Err(bad("it must start with http:// or https://"));
         }
-        #[cfg(not(feature = "tls"))]
         if t.starts_with("https://") {
-            return Err(crate::tls::not_built(&format!("'{t}'")));
+            crate::tls::available(&format!("'{t}'"))?;
         }
         if t.contains(['?', '#']) {
             return Err(bad("no query or fragment"));
@@ -149,11 +148,7 @@ impl std::fmt::Debug for Access {
 impl Access {
     /// The certificates of a PEM text, refused in one line when it holds none or a bad one.
     pub fn ca(pem: Vec<u8>, name: &str) -> Result<Vec<u8>, crate::error::Invalid> {
-        #[cfg(not(feature = "tls"))]
-        {
-            let _ = pem;
-            Err(crate::tls::not_built(name))
-        }
+        crate::tls::available(name)?;
         #[cfg(feature = "tls")]
         {
             let certs = api::certificates(&pem)
@@ -161,8 +156,8 @@ impl Access {
             if certs.is_empty() {
                 return Err(crate::invalid!("{name}: no certificate in it"));
             }
-            Ok(pem)
         }
+        Ok(pem)
     }
 
     /// The `Authorization` header's value, if any.
