@@ -59,21 +59,6 @@ const SEARCH: &[&str] = &[
     "2",
     "--factor",
     "1.5",
-    "--settle-timeout",
-    "5s",
-    "--pending-after",
-    "1s",
-    // A 2-CPU host shares its CPUs with the node: only a loader that falls behind fails (a
-    // fresh node on a busy host timed 28% of step 1's writes out).
-    "--max-latency",
-    "all:p99:5s",
-    "--max-error-rate",
-    "off",
-    "--max-node-cpu",
-    "off",
-    "--max-pending",
-    "off",
-    "-q",
 ];
 
 #[test]
@@ -90,6 +75,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     let cap = dir.join("cap.json");
     let mut args = vec!["capacity", "keyvalue", "--cluster", "caploaders"];
     args.extend(SEARCH);
+    args.extend(QUIET_CAPACITY);
     args.extend([
         "--start-rate",
         "200",
@@ -151,6 +137,7 @@ fn a_capacity_search_and_a_fill_by_two_loaders() {
     let starved = dir.join("starved.json");
     let mut args = vec!["capacity", "keyvalue", "--cluster", "caploaders"];
     args.extend(SEARCH);
+    args.extend(QUIET_CAPACITY);
     args.extend([
         "--skip-rampup",
         "--start-rate",
@@ -317,23 +304,11 @@ fn across_machines(run: &dyn Fn(&[&str]) -> Command, dir: &Path) {
             "6s",
             "--step-warmup",
             "1s",
-            "--settle-timeout",
-            "5s",
-            "--pending-after",
-            "1s",
-            "--max-latency",
-            "all:p99:5s",
-            "--max-error-rate",
-            "off",
-            "--max-node-cpu",
-            "off",
-            "--max-pending",
-            "off",
-            "-q",
             "--out",
             out.to_str().unwrap(),
         ]
         .iter()
+        .chain(QUIET_CAPACITY)
         .map(|s| s.to_string())
         .collect()
     };

@@ -226,9 +226,7 @@ fn loaders_run_as_an_indexed_job_on_a_real_kubernetes() {
 
     // One capacity search by two pods, pod 0 coordinating.
     let dir = work.path().join("job-capacity");
-    let shown = job(
-        "k8s-real-cap",
-        &dir,
+    let args = [
         &[
             "--keep",
             "--",
@@ -250,21 +248,11 @@ fn loaders_run_as_an_indexed_job_on_a_real_kubernetes() {
             "8s",
             "--step-warmup",
             "2s",
-            "--settle-timeout",
-            "5s",
-            "--pending-after",
-            "1s",
-            "--max-latency",
-            "all:p99:5s",
-            "--max-error-rate",
-            "off",
-            "--max-node-cpu",
-            "off",
-            "--max-pending",
-            "off",
-            "-q",
-        ],
-    );
+        ][..],
+        QUIET_CAPACITY,
+    ]
+    .concat();
+    let shown = job("k8s-real-cap", &dir, &args);
     let r = CapacityResult::read(&dir.join("shard-0/capacity.json")).unwrap();
     assert_eq!(r.status, CapacityStatus::Completed, "{shown}");
     assert_eq!(r.steps.len(), 2, "{shown}");

@@ -437,23 +437,11 @@ fn capacity_by_shards_in_two_namespaces(run: &dyn Fn(&[&str]) -> Command, dir: &
             "6s",
             "--step-warmup",
             "1s",
-            "--settle-timeout",
-            "5s",
-            "--pending-after",
-            "1s",
-            "--max-latency",
-            "all:p99:5s",
-            "--max-error-rate",
-            "off",
-            "--max-node-cpu",
-            "off",
-            "--max-pending",
-            "off",
-            "-q",
             "--out",
             out.to_str().unwrap(),
         ]
         .iter()
+        .chain(QUIET_CAPACITY)
         .map(|s| s.to_string())
         .collect()
     };

@@ -16,6 +16,26 @@ use cqlbench::spec::{CassandraSource, ClusterSpec, Gc, JvmSpec, MiB};
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
 
+/// The overload criteria of the capacity searches the real tests run on a 2-CPU host the
+/// loaders share with the nodes, then `-q`: only a loader that falls behind (an operation's p99
+/// over 5 s) ends a step (a fresh node on a busy host timed 28% of a step's writes out once);
+/// the error rate, the node's CPU and pending compactions are not criteria.
+pub const QUIET_CAPACITY: &[&str] = &[
+    "--settle-timeout",
+    "5s",
+    "--pending-after",
+    "1s",
+    "--max-latency",
+    "all:p99:5s",
+    "--max-error-rate",
+    "off",
+    "--max-node-cpu",
+    "off",
+    "--max-pending",
+    "off",
+    "-q",
+];
+
 /// Real clusters bind the same loopback addresses and ports: one at a time per process
 /// (cargo runs test binaries one after another).
 static CLUSTER_LOCK: Mutex<()> = Mutex::new(());
