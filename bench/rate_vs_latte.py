@@ -25,10 +25,16 @@ lag p50 ≤ 20 µs and p99 ≤ 200 µs, achieved within 0.5 %.
     bench/rate_vs_latte.py --rates 4000 --windows 1ms --repeat 1 --seconds 15
     bench/rate_vs_latte.py --cqlbench /tmp/cqlbench    # a binary built before, not rebuilt
     bench/rate_vs_latte.py --version 4.0.19 --server-view --rates 2000 --windows ''   # the node as referee
+    bench/rate_vs_latte.py --version 4.0.19 --server-view --wire --windows 1ms     # and the wire
 
 With --server-view, each latte run has a cqlbench run of one read a second beside it over the
 same window, whose result carries the node's coordinator latency of latte's operations; on a
 4.0 node (--version 4.0.x: microseconds) that referees the two clients' medians.
+
+With --wire, each run's CQL packets on the loopback are captured (bench/wire.py: dumpcap on CPU
+0, decoded by tshark's CQL dissector): the wire's latency of the same operations, request packet
+to result packet, which neither client's own timing is in, and how the client spaced its sends
+(a --server-view observer's one read a second is among them).
 
 latte is found as bench/load.py finds it (PATH, then <cqlbench home>/tools/latte/bin, else
 `cargo install latte-cli --version 0.29.0` there). The cluster is destroyed at the end.
@@ -41,10 +47,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load as L  # noqa: E402  (bench/load.py: the node, latte and the CPU measurement)
+import wire as W  # noqa: E402  (bench/wire.py: the packets' view of the same operations)
 
 CLUSTER = "vslatte"
 # The keyspace bench/latte-small-rows.rn creates its table in.
@@ -95,6 +103,22 @@ def observer(a, work, tag):
     return subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL), res
 
 
+def wired(a, work, tag, run):
+    """`run()`, with the loopback's CQL packets captured around it when --wire is given: its
+    result and the wire's figures of the requests sent over the measured window (the first
+    second after the warmup and the last half second left out: connecting, draining)."""
+    if not a.wire:
+        return run(), None
+    path = work / f"wire-{tag}.pcapng"
+    with W.Capture(path):
+        start = time.time()
+        result = run()
+        end = time.time()
+    figures = W.figures(path, start + a.warmup + 1, end - 0.5)
+    path.unlink()
+    return result, figures
+
+
 def run_latte(latte, rate, a, work, tag):
     out = work / f"latte-{tag}.txt"
     cmd = ["taskset", "-c", "1", latte, "run", L.LATTE_SCRIPT, "-f", "write:1,read:1",
@@ -103,7 +127,7 @@ def run_latte(latte, rate, a, work, tag):
     if rate:
         cmd[6:6] = ["-r", int(rate)]
     watch = observer(a, work, tag) if a.server_view else None
-    cpu, _, text = L.measured_run(cmd, a.warmup, out)
+    (cpu, _, text), wire = wired(a, work, tag, lambda: L.measured_run(cmd, a.warmup, out))
     server = {}
     if watch:
         watch[0].wait()
@@ -111,7 +135,7 @@ def run_latte(latte, rate, a, work, tag):
     ops, by_fn = latte_figures(text)
     pct = {op: (f.get("50"), f.get("90"), f.get("99")) for op, f in by_fn.items()}
     return {"ops_per_cpu": ops / cpu, "achieved": (ops / a.seconds / rate) if rate else None,
-            "ops_s": ops / a.seconds, "pct": pct, "server": server}
+            "ops_s": ops / a.seconds, "pct": pct, "server": server, "wire": wire}
 
 
 def run_cqlbench(rate, window, a, work, tag):
@@ -122,7 +146,7 @@ def run_cqlbench(rate, window, a, work, tag):
     cmd = L.stress(L.CQLBENCH, CLUSTER, "write=1,read=1", "--skip-rampup", *load, "--threads", 1,
                    "--duration", f"{a.warmup + a.seconds}s", "--warmup", f"{a.warmup}s", "--out", res,
                    "-q", "--no-metrics")
-    cpu, _, _ = L.measured_run(cmd, a.warmup, work / f"cqlbench-{tag}.txt")
+    (cpu, _, _), wire = wired(a, work, tag, lambda: L.measured_run(cmd, a.warmup, work / f"cqlbench-{tag}.txt"))
     result = json.loads(res.read_text())
     s = next(p for p in result["phases"] if p["name"] == "main")["summary"]
     ops = s["ok"] + s["errors"]
@@ -133,7 +157,7 @@ def run_cqlbench(rate, window, a, work, tag):
     server = server_of(result)
     return {"ops_per_cpu": ops / cpu, "achieved": s.get("achieved_ratio"), "ops_s": ops / s["measured_s"],
             "pct": pct, "resp": (resp["p50_ms"], resp["p90_ms"], resp["p99_ms"]),
-            "lag": (lag.get("p50_ms"), lag.get("p99_ms"), lag.get("max_ms")), "server": server}
+            "lag": (lag.get("p50_ms"), lag.get("p99_ms"), lag.get("max_ms")), "server": server, "wire": wire}
 
 
 def ms(v):
@@ -152,6 +176,13 @@ def server_text(server):
     return " ".join(f"{op} {one(v)}" for op, v in sorted(server.items())) or "-"
 
 
+def wire_cells(w):
+    if not w:
+        return " - | - |"
+    return (f" {w['wire'][0]:.3f} / {w['wire'][1]:.3f} / {w['wire'][2]:.3f} | "
+            f"{w['gap_us'][1]:.0f} µs, {w['together'] * 100:.0f}% |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="1000,4000", help="offered rates, ops/s")
@@ -164,12 +195,17 @@ def main():
     ap.add_argument("--cqlbench", help="a cqlbench release binary to measure (default: build target/release)")
     ap.add_argument("--version", help="the node's Cassandra version (default cqlbench's; 4.0.x serves "
                                       "its coordinator latency in microseconds, 4.1 and later in whole ms)")
+    ap.add_argument("--wire", action="store_true",
+                    help="capture the loopback's CQL packets of each run (dumpcap, tshark): the wire's "
+                         "latency of the same operations and how the client spaced its sends")
     ap.add_argument("--server-view", action="store_true",
                     help="beside each latte run, a 1 op/s cqlbench run that records the node's "
                          "coordinator latency over latte's window")
     a = ap.parse_args()
     rates = [float(r) for r in a.rates.split(",")]
     windows = [w for w in a.windows.split(",") if w]
+    if a.wire:
+        W.ensure_tools()
 
     if a.cqlbench:
         L.CQLBENCH = Path(a.cqlbench).resolve()
@@ -185,8 +221,8 @@ def main():
         lag = m.get("lag", (None, None, None))
         print(f"  {('closed' if not rate else f'{rate:.0f}'):>7} {tool:<16} {m['ops_per_cpu']:>8.0f} ops/CPU-s  "
               f"{m['ops_s']:>7.0f} ops/s  p50/p90/p99 {pct_text(m['pct'])} ms  "
-              f"send lag {ms(lag[0])}/{ms(lag[1])}/{ms(lag[2])}  server {server_text(m.get('server', {}))}",
-              flush=True)
+              f"send lag {ms(lag[0])}/{ms(lag[1])}/{ms(lag[2])}  server {server_text(m.get('server', {}))}"
+              + (f"  {W.text(m['wire'])}" if a.wire else ""), flush=True)
 
     try:
         L.create_node(L.CQLBENCH, CLUSTER, work, a.version)
@@ -207,14 +243,14 @@ def main():
 
         print("\n| rate | client | ops per client CPU-s | achieved | read (r), write (w) p50/p90/p99 ms | "
               "send lag p50 / p99 / max ms | "
-              "node's coordinator p50/p99 ms |")
-        print("|---|---|---|---|---|---|---|")
+              "node's coordinator p50/p99 ms |" + (" wire p50/p90/p99 ms | sends p50 apart, within 50 µs |" if a.wire else ""))
+        print("|---|---|---|---|---|---|---|" + ("---|---|" if a.wire else ""))
         for rate, tool, m in rows:
             lag = m.get("lag", (None, None, None))
             ach = "-" if m["achieved"] is None else f"{m['achieved'] * 100:.2f}%"
             print(f"| {'closed' if not rate else f'{rate:.0f}'} | {tool} | {m['ops_per_cpu']:.0f} | {ach} | "
                   f"{pct_text(m['pct'])} | {ms(lag[0])} / {ms(lag[1])} / {ms(lag[2])} | "
-                  f"{server_text(m.get('server', {}))} |")
+                  f"{server_text(m.get('server', {}))} |" + (wire_cells(m["wire"]) if a.wire else ""))
 
         def median(tool, rate):
             v = sorted(m["ops_per_cpu"] for r, t, m in rows if t == tool and r == rate)
