@@ -13,8 +13,9 @@ wire and its response's, whatever the client measures itself.
     connections together) at p10/p50/p90, the share sent within 50 µs of the one before, and
     the mean number of requests per burst (requests closer than 100 µs together).
 
-Needs `dumpcap` and `tshark` (Debian: `apt-get install tshark`); `ensure_tools()` installs them
-when missing, as bench/load.py installs latte.
+Needs `dumpcap` and `tshark` (Debian: `apt-get install tshark`) and the right to capture (root,
+or dumpcap's capabilities); `ensure_tools()` installs them when missing, as bench/load.py
+installs latte. The node's port is decoded as CQL, protocol v4 (what both clients speak).
 """
 import shutil
 import subprocess
