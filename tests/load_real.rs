@@ -62,6 +62,7 @@ fn plan(out: &std::path::Path, workload: WorkloadSpec, main: LoadSpec, rampup: b
         shard: None,
         probe: None,
         tags: Vec::new(),
+        threads_by_rate: false,
     }
 }
 

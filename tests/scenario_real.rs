@@ -306,6 +306,12 @@ fn scenarios_against_a_real_node() {
         (target - 0.35 * tp_ops).abs() < 1e-6 * tp_ops,
         "{target} vs {tp_ops}"
     );
+    // No --threads: the closed loop ran on every core, the fixed rate without a rampup on
+    // the threads its rate needs.
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let threads = |r: &RunResult| r.main_phase().unwrap().load.threads;
+    assert_eq!(threads(&RunResult::read(&tp).unwrap()), cores);
+    assert_eq!(threads(&l), cqlbench::load::threads_for_rate(target, cores));
 
     // A capacity search to a verdict.
     let cap = dir.join("cap.json");
@@ -374,6 +380,12 @@ fn scenarios_against_a_real_node() {
     for s in &c.steps {
         let step = RunResult::read(&dir.join(&s.result)).unwrap();
         assert!(step.metrics.is_some(), "step {} has metrics", s.index);
+        assert_eq!(
+            threads(&step),
+            cqlbench::load::threads_for_rate(s.target_rate_per_s, cores),
+            "step {}: its rate picks its threads",
+            s.index
+        );
         assert!(s.pending_after.is_some() && s.node_cpu.is_some());
         // Each step started once its node's CPU (read from /proc by PID) was at most the
         // default --settle-cpu of 30%, unless the settle ran to its 20 s timeout.
@@ -416,6 +428,8 @@ fn scenarios_against_a_real_node() {
         "off",
         "--max-steps",
         "3",
+        "--threads",
+        "2",
         "-q",
         "--out",
         &cut_s,
@@ -480,6 +494,16 @@ fn scenarios_against_a_real_node() {
     assert_eq!(c.status, CapacityStatus::Completed);
     assert_eq!(c.steps.len(), 3);
     assert!((c.steps[2].target_rate_per_s - 300.0 * 1.2 * 1.2).abs() < 1e-6);
+    // Given threads are kept, however light the rate.
+    for st in &c.steps {
+        let step = RunResult::read(&dir.join(&st.result)).unwrap();
+        assert_eq!(
+            step.main_phase().unwrap().load.threads,
+            2,
+            "step {}",
+            st.index
+        );
+    }
     let out = env.cmd(&resumed).output().unwrap();
     assert!(!out.status.success(), "a complete search does not resume");
     let err = String::from_utf8_lossy(&out.stderr);

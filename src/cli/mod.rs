@@ -647,6 +647,10 @@ mod tests {
         let later = shard(Level::Rate(4500.0), 2, "0/2");
         assert!(later.rampup.is_none(), "later steps do not");
         assert!(
+            later.threads_by_rate,
+            "no --threads: the step's rate picks them"
+        );
+        assert!(
             matches!(later.main.mode, LoadMode::Open { rate_per_s, .. } if rate_per_s == 2250.0)
         );
         let closed: Vec<LoadMode> = ["0/2", "1/2"]

@@ -74,9 +74,44 @@ pub struct RunPlan {
     pub probe: Option<crate::result::ProbeRef>,
     /// Tags recorded in the result.
     pub tags: Vec<String>,
+    /// `main.threads` is a default, not the user's `--threads`: a fixed-rate run without a
+    /// rampup then runs on the threads its rate needs ([`threads_for_rate`]), at most those.
+    pub threads_by_rate: bool,
+}
+
+/// A fixed rate one client thread is given, ops/s: one thread on time at 4,000 ops/s used 29 %
+/// of a CPU here (14,010 operations per client CPU-second, `bench/threads.py`), so one per
+/// 5,000 leaves it room on a slower host or a busier second.
+pub const RATE_PER_THREAD: f64 = 5000.0;
+
+/// The client's threads for this process's fixed rate when `--threads` is not given: one per
+/// [`RATE_PER_THREAD`], at least one, at most `cores`. Fewer threads are cheaper at a light
+/// rate: tokio's multi-thread runtime wakes its idle workers to share each send and response,
+/// and one thread runs the current-thread runtime with none of that (at 1,000 and 4,000 ops/s
+/// one thread did 16-21 % more operations per client CPU-second than two, bench/README.md).
+pub fn threads_for_rate(rate_per_s: f64, cores: usize) -> usize {
+    let needed = (rate_per_s / RATE_PER_THREAD).ceil();
+    // A rate is checked finite and positive; a float past usize saturates on the cast.
+    (needed as usize).clamp(1, cores.max(1))
 }
 
 impl RunPlan {
+    /// The plan as it runs: a fixed-rate main phase without a rampup, whose threads were not
+    /// given, on [`threads_for_rate`] threads. The rampup (a closed loop writing every row)
+    /// shares the run's runtime, so a run with one keeps the threads it was given.
+    fn fitted(&self) -> std::borrow::Cow<'_, RunPlan> {
+        match self.main.mode {
+            crate::spec::load::LoadMode::Open { rate_per_s, .. }
+                if self.threads_by_rate && self.rampup.is_none() =>
+            {
+                let mut plan = self.clone();
+                plan.main.threads = threads_for_rate(rate_per_s, self.main.threads);
+                std::borrow::Cow::Owned(plan)
+            }
+            _ => std::borrow::Cow::Borrowed(self),
+        }
+    }
+
     /// Refuses a plan no run can carry out, as its flags would be refused: the workload and
     /// each phase's load, checked wherever the plan was built.
     pub fn check(&self) -> Result<(), crate::error::Invalid> {
@@ -168,13 +203,15 @@ pub enum Event<'a> {
     },
 }
 
-/// Runs the plan on a runtime of its own with `main.threads` worker threads.
+/// Runs the plan on a runtime of its own with `main.threads` worker threads (at a fixed rate,
+/// when they were not given, the threads the rate needs: [`threads_for_rate`]).
 pub fn run(
     plan: &RunPlan,
     stop: Arc<AtomicBool>,
     observer: &mut dyn FnMut(Event),
 ) -> Result<RunResult, LoadError> {
     plan.check()?;
+    let plan = &*plan.fitted();
     // One thread: a current-thread runtime avoids cross-thread wake-ups and atomics.
     let mut builder = if plan.main.threads <= 1 {
         tokio::runtime::Builder::new_current_thread()
@@ -546,9 +583,8 @@ mod tests {
 
     /// A plan built in code meets the rules its flags meet, before anything connects (the
     /// contact point is never listened on).
-    #[test]
-    fn a_plan_built_in_code_is_refused_like_its_flags() {
-        let dir = tempfile::tempdir().unwrap();
+    /// A closed-loop plan on one thread, whose contact point is never listened on.
+    fn lab_plan(out: PathBuf) -> RunPlan {
         let mut workload = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
         workload.replication.insert("dc1".into(), 1);
         let main = LoadSpec {
@@ -562,7 +598,7 @@ mod tests {
             share: Share::WHOLE,
             send_window_s: 0.0,
         };
-        let plan = RunPlan {
+        RunPlan {
             env: "lab".into(),
             workload,
             rampup: None,
@@ -584,7 +620,7 @@ mod tests {
             cluster: None,
             cluster_start: None,
             drop_keyspace: false,
-            out: dir.path().join("r.json"),
+            out,
             sequential_main: false,
             until: None,
             metrics: Default::default(),
@@ -596,7 +632,47 @@ mod tests {
             shard: None,
             probe: None,
             tags: Vec::new(),
+            threads_by_rate: false,
+        }
+    }
+
+    /// A fixed rate without a rampup runs on the threads its rate needs, unless they were
+    /// given; a closed loop, or a run with a rampup, keeps them.
+    #[test]
+    fn a_fixed_rate_runs_on_the_threads_its_rate_needs_unless_they_were_given() {
+        assert_eq!(threads_for_rate(0.5, 8), 1);
+        assert_eq!(threads_for_rate(1000.0, 8), 1);
+        assert_eq!(threads_for_rate(RATE_PER_THREAD, 8), 1);
+        assert_eq!(threads_for_rate(RATE_PER_THREAD + 1.0, 8), 2);
+        assert_eq!(threads_for_rate(60_000.0, 8), 8);
+        assert_eq!(threads_for_rate(60_000.0, 0), 1);
+        assert_eq!(threads_for_rate(f64::MAX, 4), 4);
+
+        let mut plan = lab_plan("r.json".into());
+        plan.main.threads = 4;
+        plan.main.mode = LoadMode::Open {
+            rate_per_s: 7000.0,
+            max_in_flight: 100,
         };
+        let threads = |p: &RunPlan| p.fitted().main.threads;
+        assert_eq!(threads(&plan), 4, "given threads are kept");
+        plan.threads_by_rate = true;
+        assert_eq!(threads(&plan), 2);
+        plan.main.mode = LoadMode::Closed { concurrency: 8 };
+        assert_eq!(threads(&plan), 4, "a closed loop keeps them");
+        plan.main.mode = LoadMode::Open {
+            rate_per_s: 300.0,
+            max_in_flight: 100,
+        };
+        assert_eq!(threads(&plan), 1);
+        plan.rampup = Some(plan.main.clone());
+        assert_eq!(threads(&plan), 4, "the rampup shares the runtime");
+    }
+
+    #[test]
+    fn a_plan_built_in_code_is_refused_like_its_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = lab_plan(dir.path().join("r.json"));
         let refused = |p: RunPlan| {
             let e = run(&p, Arc::new(AtomicBool::new(false)), &mut |_| {}).unwrap_err();
             assert!(matches!(e, LoadError::Invalid(_)), "{e}");

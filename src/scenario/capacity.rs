@@ -839,6 +839,7 @@ mod tests {
             shard: None,
             probe: None,
             tags: Vec::new(),
+            threads_by_rate: false,
         }
     }
 

@@ -253,7 +253,8 @@ pub struct RunStep {
         serialize_with = "argv::duration"
     )]
     pub warmup: Duration,
-    /// Client worker threads [default: CPU cores].
+    /// Client worker threads [default: CPU cores; at a fixed rate without a rampup, one per
+    /// 5,000 ops/s up to that].
     #[arg(long)]
     #[serde(default)]
     pub threads: Option<usize>,

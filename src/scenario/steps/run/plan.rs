@@ -66,6 +66,7 @@ impl RunStep {
         Ok(RunPlan {
             probe: latest_probe(ctx, &env),
             tags: self.tag.clone(),
+            threads_by_rate: self.threads.is_none(),
             out: match &self.out {
                 Some(p) => p.clone(),
                 None => self.default_out(ctx, &self.workload.to_string()),
