@@ -88,7 +88,7 @@ pub const RATE_PER_THREAD: f64 = 5000.0;
 /// [`RATE_PER_THREAD`], at least one, at most `cores`. Fewer threads are cheaper at a light
 /// rate: tokio's multi-thread runtime wakes its idle workers to share each send and response,
 /// and one thread runs the current-thread runtime with none of that (at 1,000 and 4,000 ops/s
-/// one thread did 16-21 % more operations per client CPU-second than two, bench/README.md).
+/// one thread did 12-21 % more operations per client CPU-second than two, bench/README.md).
 pub fn threads_for_rate(rate_per_s: f64, cores: usize) -> usize {
     let needed = (rate_per_s / RATE_PER_THREAD).ceil();
     // A rate is checked finite and positive; a float past usize saturates on the cast.
@@ -581,8 +581,6 @@ mod tests {
     use crate::spec::load::{Cycles, Share};
     use crate::spec::{LoadMode, Stop, WorkloadKind};
 
-    /// A plan built in code meets the rules its flags meet, before anything connects (the
-    /// contact point is never listened on).
     /// A closed-loop plan on one thread, whose contact point is never listened on.
     fn lab_plan(out: PathBuf) -> RunPlan {
         let mut workload = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
@@ -669,6 +667,8 @@ mod tests {
         assert_eq!(threads(&plan), 4, "the rampup shares the runtime");
     }
 
+    /// A plan built in code meets the rules its flags meet, before anything connects (the
+    /// contact point is never listened on).
     #[test]
     fn a_plan_built_in_code_is_refused_like_its_flags() {
         let dir = tempfile::tempdir().unwrap();
