@@ -70,6 +70,12 @@ def main_summary(path):
 def measure(binary, rate, warmup, seconds, out, *extra):
     sh(keyvalue(binary, "--skip-rampup", "--rate", rate, "--duration", f"{warmup + seconds}s",
                 "--warmup", f"{warmup}s", "--out", out, *extra), stdout=subprocess.DEVNULL)
+    return figures(out)
+
+
+def figures(out):
+    """A fixed-rate run's figures from its result file: response and service p50/p99, send lag
+    p50/p99/max, the achieved share of the rate, ops per client CPU-second."""
     s = main_summary(out)
     lag = s.get("send_lag")
     return {

@@ -20,6 +20,7 @@ response and service p50/p99 and the achieved rate, then the median per variant 
 """
 import argparse
 import importlib.util
+import json
 import statistics
 import subprocess
 from pathlib import Path
@@ -27,7 +28,8 @@ from pathlib import Path
 _spec = importlib.util.spec_from_file_location("bench_send_lag", Path(__file__).with_name("send_lag.py"))
 send_lag = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(send_lag)
-sh, main_summary, fmt, isolated_home = send_lag.sh, send_lag.main_summary, send_lag.fmt, send_lag.isolated_home
+sh, main_summary, figures, fmt, isolated_home = (send_lag.sh, send_lag.main_summary, send_lag.figures,
+                                                 send_lag.fmt, send_lag.isolated_home)
 
 CLUSTER = "threads"
 ROWS = 100_000
@@ -49,18 +51,9 @@ def keyvalue(binary, variant, *extra):
 def measure(binary, variant, rate, warmup, seconds, out):
     sh(keyvalue(binary, variant, "--skip-rampup", "--rate", rate, "--duration", f"{warmup + seconds}s",
                 "--warmup", f"{warmup}s", "--out", out), stdout=subprocess.DEVNULL)
-    result = __import__("json").loads(Path(out).read_text())
-    main = next(p for p in result["phases"] if p["name"] == "main")
-    s = main["summary"]
-    lag = s.get("send_lag") or {}
-    return {
-        "threads": main["load"]["threads"],
-        "resp": (s["all"]["response"]["p50_ms"], s["all"]["response"]["p99_ms"]),
-        "serv": (s["all"]["service"]["p50_ms"], s["all"]["service"]["p99_ms"]),
-        "lag": (lag.get("p50_ms"), lag.get("p99_ms"), lag.get("max_ms")),
-        "achieved": s.get("achieved_ratio") or 0.0,
-        "ops_per_cpu": s["ops_per_client_cpu_s"],
-    }
+    phases = json.loads(Path(out).read_text())["phases"]
+    threads = next(p for p in phases if p["name"] == "main")["load"]["threads"]
+    return {"threads": threads, **figures(out)}
 
 
 def line(rate, variant, m):
