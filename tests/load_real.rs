@@ -117,6 +117,7 @@ fn load_engine_against_a_real_node() {
     verify_reports_rows_changed_behind_the_tools_back(&tc, dir.path());
     keyvalue_deletes_lwts_batches_and_counters(&tc, dir.path());
     a_send_window_holds_each_send_that_long_after_it_is_due(dir.path());
+    a_slow_recording_does_not_hold_one_threads_sends(dir.path());
     bad_input_gets_one_line_errors(dir.path());
 
     tc.finish();
@@ -2050,6 +2051,68 @@ fn a_send_window_holds_each_send_that_long_after_it_is_due(dir: &std::path::Path
     );
     assert!(s.ok >= 150, "{} operations", s.ok);
     assert!(lag.p50_ms >= 8.0, "send lag p50 {} ms", lag.p50_ms);
+}
+
+/// One client thread at a fixed rate: each interval's recording (here an observer that takes
+/// 400 ms, as a slow disk's fsync of the result would) runs on the calling thread, and the
+/// sends go on meanwhile on the runtime's own thread. Were they one thread, 40 % of the
+/// sends would wait out the 400 ms: send lag p90 over 300 ms.
+fn a_slow_recording_does_not_hold_one_threads_sends(dir: &std::path::Path) {
+    let out = dir.join("slow-recording.json");
+    let mut w = WorkloadSpec::defaults(WorkloadKind::Keyvalue);
+    w.keyspace = "slowrec".into();
+    w.rows = 200;
+    w.replication = [("dc1".to_string(), 1)].into();
+    let mut main = load(
+        LoadMode::Open {
+            rate_per_s: 200.0,
+            max_in_flight: 64,
+        },
+        Stop::Duration { secs: 5.0 },
+    );
+    main.threads = 1;
+    let p = plan(&out, w, main, true);
+    let caller = std::thread::current().id();
+    let mut recorded_here = 0;
+    let mut senders_named = 0;
+    let mut observe = |e: cqlbench::load::Event<'_>| {
+        if let cqlbench::load::Event::Interval { phase: "main", .. } = e {
+            recorded_here += usize::from(std::thread::current().id() == caller);
+            senders_named += usize::from(thread_names().iter().any(|n| n == "cqlbench-load"));
+            std::thread::sleep(Duration::from_millis(400));
+        }
+    };
+    let r = run(&p, Arc::new(AtomicBool::new(false)), &mut observe).expect("run");
+    let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    assert_eq!(phase.load.threads, 1);
+    let s = phase.summary.as_ref().unwrap();
+    let lag = s
+        .send_lag
+        .as_ref()
+        .expect("an open loop records its send lag");
+    eprintln!(
+        "400 ms recordings at 200 ops/s on one thread: send lag p50 {:.2} p90 {:.2} max {:.2} ms, {} ops, {recorded_here} intervals",
+        lag.p50_ms, lag.p90_ms, lag.max_ms, s.ok
+    );
+    assert!(
+        recorded_here >= 4,
+        "{recorded_here} intervals seen on the calling thread"
+    );
+    assert_eq!(
+        senders_named, recorded_here,
+        "the runtime's thread ran beside each recording"
+    );
+    assert!(s.ok >= 800, "{} operations", s.ok);
+    assert!(lag.p90_ms < 100.0, "send lag p90 {} ms", lag.p90_ms);
+}
+
+/// The names of this process's threads.
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim_end().to_string())
+        .collect()
 }
 
 fn bad_input_gets_one_line_errors(dir: &std::path::Path) {
