@@ -3,8 +3,8 @@
 empty HOME, every line of its output timestamped.
 
 The clone is made from this checkout's HEAD (or --commit) into a temporary directory; HOME is a new empty
-directory, so Cargo's registry (CARGO_HOME under it), Maven's repository (~/.m2) and cqlbench's
-jar cache and home all start empty. Only the Rust toolchain (RUSTUP_HOME and the rustup proxies,
+directory, so Cargo's registry (CARGO_HOME under it), Maven's repository (~/.m2 under it, through
+MAVEN_OPTS' user.home) and cqlbench's jar cache and home all start empty. Only the Rust toolchain (RUSTUP_HOME and the rustup proxies,
 from this machine) and the system packages scripts/setup.sh would install are already there.
 Prints the wall time to the build's end, to the report and to the end (cluster stopped), the
 build's own figure, when each step started, and what the prefetch log says.
@@ -46,6 +46,9 @@ def main():
         "CARGO_HOME": os.path.join(home, ".cargo"),
         "LANG": "C.UTF-8",
         "TERM": "dumb",
+        # Java takes user.home from the password file, not from HOME: without this Maven would
+        # use this machine's ~/.m2, already holding Cassandra's jars (runs before 2026-12-04 did).
+        "MAVEN_OPTS": f"-Duser.home={home}",
     }
     t0 = time.time()
     marks = []
@@ -88,7 +91,11 @@ def main():
     if os.path.exists(prefetch):
         with open(prefetch) as f:
             lines = [l.strip() for l in f if l.strip()]
-        print(f"  prefetch: {lines[-1] if lines else '(empty log)'}")
+        print(f"  prefetch: {lines[-1] if lines else '(empty log)'} (its log last written at "
+              f"{os.path.getmtime(prefetch) - t0:.1f} s)")
+    m2 = os.path.join(home, ".m2", "repository")
+    m2_mib = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(m2) for f in fs) / 2**20
+    print(f"  Maven repository of the empty home afterwards: {m2_mib:.0f} MiB")
     if a.keep:
         print(f"  log: {out_log}; kept: {work}")
     else:
