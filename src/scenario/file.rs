@@ -1015,9 +1015,9 @@ steps:
         let m = plan_all(&parse(MATRIX).unwrap(), Path::new("/s")).unwrap();
         let (s, unknown) = crate::scenario::runner::estimate_s(&m);
         // Per env: 2 × (20 + 2) throughput + 2 × (20 + 2) latency = 88 s; two local clusters
-        // of one node at 30 s; three fills without an estimate.
+        // of one node at 15 + 7 s; three fills without an estimate.
         assert_eq!(unknown, 3);
-        assert!((s - (3.0 * 88.0 + 2.0 * 30.0)).abs() < 1e-9, "{s}");
+        assert!((s - (3.0 * 88.0 + 2.0 * 22.0)).abs() < 1e-9, "{s}");
     }
 
     #[test]

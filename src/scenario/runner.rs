@@ -106,13 +106,19 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
     match step {
         Step::Probe(p) => {
             let profiles = if p.profiles.is_empty() {
-                6
+                crate::spec::probe::Profile::ALL.len()
             } else {
                 p.profiles.len()
             } as f64;
-            let per = p.runtime_s.unwrap_or(if p.quick { 4 } else { 60 }) as f64 + 1.0;
-            let cpu = if p.skip_cpu { 0.0 } else { 2.0 * per };
-            Some(profiles * per + cpu + 3.0)
+            let t = p.timing();
+            // Each fio run: its ramp and runtime, and about half a second to lay out and start.
+            let per = (t.runtime_s + t.ramp_s) as f64 + 0.5;
+            let cpu = if p.skip_cpu {
+                0.0
+            } else {
+                2.0 * t.cpu_time_s as f64
+            };
+            Some(profiles * per + cpu + 1.0)
         }
         Step::Run(r) | Step::Throughput(r) | Step::Latency(r) => {
             let main = match (r.duration, r.ops) {
@@ -133,7 +139,7 @@ pub fn step_estimate_s(step: &Step) -> Option<f64> {
         Step::Scaling(s) => Some(
             s.nodes
                 .iter()
-                .map(|n| CLUSTER_START_S * *n as f64 + search_estimate_s(&s.capacity, &rampup))
+                .map(|n| cluster_start_s(*n) + search_estimate_s(&s.capacity, &rampup))
                 .sum(),
         ),
     }
@@ -148,11 +154,15 @@ fn search_estimate_s(
     rampup(&c.run) + per * (c.search.max_steps as f64 / 2.0).ceil()
 }
 
-/// Seconds to start (25) and stop (5) a local node here.
-const CLUSTER_START_S: f64 = 30.0;
+/// Seconds to start and stop a local cluster of `nodes` here: its nodes start side by side,
+/// each adding a few seconds on a shared host (one node of 1 GB heap: 11-13 s up, 6-11 s to
+/// stop; three of 256 MB on two cores: 17.5-19.8 s up, about 16 s to stop).
+fn cluster_start_s(nodes: usize) -> f64 {
+    15.0 + 7.0 * nodes as f64
+}
 
-/// The scenario's estimate: its steps, and starting each environment's local cluster (about
-/// 25 s a node here); how many steps have no estimate.
+/// The scenario's estimate: its steps, and starting and stopping each environment's local
+/// cluster ([`cluster_start_s`]); how many steps have no estimate.
 pub fn estimate_s(m: &Matrix) -> (f64, usize) {
     estimate_of(m, &|_| false)
 }
@@ -169,7 +179,7 @@ fn estimate_of(m: &Matrix, done: &dyn Fn(&PlannedStep) -> bool) -> (f64, usize) 
                 Some(d) => d.iter().map(|d| d.nodes).sum(),
                 None => c.options.node_count(),
             };
-            total += CLUSTER_START_S * nodes as f64;
+            total += cluster_start_s(nodes);
         }
         for s in p.steps.iter().filter(|s| !done(s)) {
             match step_estimate_s(&s.step) {

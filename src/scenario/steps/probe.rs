@@ -15,6 +15,25 @@ use crate::spec::ssh::SshTarget;
 pub use crate::step::probe::ProbeStep;
 
 impl ProbeStep {
+    /// How long each run lasts and how big its file is: `--quick`'s or the full probe's,
+    /// `--runtime-s` for every run (fio and CPU), `--size-mib` for the files.
+    pub fn timing(&self) -> Timing {
+        let mut timing = if self.quick {
+            Timing::QUICK
+        } else {
+            Timing::FULL
+        };
+        if let Some(s) = self.runtime_s {
+            timing.runtime_s = s;
+            timing.cpu_time_s = s;
+            timing.ramp_s = timing.ramp_s.min(s);
+        }
+        if let Some(m) = self.size_mib {
+            timing.file_size_mib = m;
+        }
+        timing
+    }
+
     /// Checks every value that can be checked without the host.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.dir.is_some() && self.cluster.is_some() {
@@ -154,6 +173,7 @@ fn spec_from_args(
     ctx: &Context,
 ) -> Result<ProbeSpec, ScenarioError> {
     let home = &ctx.home;
+    let timing = args.timing();
     let env = match (args.env, &args.cluster, &args.ssh) {
         (Some(env), _, _) => env,
         (None, Some(name), _) => name.clone(),
@@ -178,19 +198,6 @@ fn spec_from_args(
             home.clone()
         }
     };
-    let mut timing = if args.quick {
-        Timing::QUICK
-    } else {
-        Timing::FULL
-    };
-    if let Some(s) = args.runtime_s {
-        timing.runtime_s = s;
-        timing.cpu_time_s = s;
-        timing.ramp_s = timing.ramp_s.min(s);
-    }
-    if let Some(m) = args.size_mib {
-        timing.file_size_mib = m;
-    }
     let mut profiles = if args.profiles.is_empty() {
         Profile::ALL.to_vec()
     } else {
