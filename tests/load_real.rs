@@ -2038,13 +2038,8 @@ fn a_send_window_holds_each_send_that_long_after_it_is_due(dir: &std::path::Path
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = RunResult::read(&out).unwrap();
-    let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    let (phase, s, lag) = main_phase_send_lag(&r);
     assert_eq!(phase.load.send_window_s, 0.008);
-    let s = phase.summary.as_ref().unwrap();
-    let lag = s
-        .send_lag
-        .as_ref()
-        .expect("an open loop records its send lag");
     eprintln!(
         "send window 8ms at 50 ops/s: send lag p50 {:.2} ms, p99 {:.2} ms, {} ops",
         lag.p50_ms, lag.p99_ms, s.ok
@@ -2083,13 +2078,8 @@ fn a_slow_recording_does_not_hold_one_threads_sends(dir: &std::path::Path) {
         }
     };
     let r = run(&p, Arc::new(AtomicBool::new(false)), &mut observe).expect("run");
-    let phase = r.phases.iter().find(|p| p.name == "main").unwrap();
+    let (phase, s, lag) = main_phase_send_lag(&r);
     assert_eq!(phase.load.threads, 1);
-    let s = phase.summary.as_ref().unwrap();
-    let lag = s
-        .send_lag
-        .as_ref()
-        .expect("an open loop records its send lag");
     eprintln!(
         "400 ms recordings at 200 ops/s on one thread: send lag p50 {:.2} p90 {:.2} max {:.2} ms, {} ops, {recorded_here} intervals",
         lag.p50_ms, lag.p90_ms, lag.max_ms, s.ok
@@ -2104,6 +2094,23 @@ fn a_slow_recording_does_not_hold_one_threads_sends(dir: &std::path::Path) {
     );
     assert!(s.ok >= 800, "{} operations", s.ok);
     assert!(lag.p90_ms < 100.0, "send lag p90 {} ms", lag.p90_ms);
+}
+
+/// A fixed-rate run's main phase, its summary and its send lag (which an open loop records).
+fn main_phase_send_lag(
+    r: &RunResult,
+) -> (
+    &cqlbench::result::PhaseResult,
+    &cqlbench::result::PhaseSummary,
+    &cqlbench::stats::Percentiles,
+) {
+    let phase = r.main_phase().expect("a main phase");
+    let s = phase.summary.as_ref().expect("the main phase's summary");
+    let lag = s
+        .send_lag
+        .as_ref()
+        .expect("an open loop records its send lag");
+    (phase, s, lag)
 }
 
 /// The names of this process's threads.
