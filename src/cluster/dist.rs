@@ -17,8 +17,9 @@ pub const EXPORTER_VERSION: &str = "1.0.1";
 pub const DEFAULT_LINE: &str = "5.0";
 /// Maven's own JVM options for a fetch, before any of the user's `MAVEN_OPTS` (which win): a
 /// fetch is a few seconds of work, done sooner without the optimising compiler and with the
-/// single-threaded collector (a first cluster's two fetches from a warm ~/.m2 took 3.0-3.5 s
-/// against 5.7-5.8 s without them, bench/README.md). `scripts/prefetch.sh` reads this line.
+/// single-threaded collector (a one-node `cluster create` with an empty jar cache and a warm
+/// ~/.m2 took 3.1-3.4 s against 4.4-5.0 s without them, bench/README.md).
+/// `scripts/prefetch.sh` reads this line.
 pub const MAVEN_JVM_OPTS: &str = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
 
 /// A resolved distribution: where its jars are.

@@ -156,7 +156,7 @@ fn search_estimate_s(
 
 /// Seconds to start and stop a local cluster of `nodes` here: its nodes start side by side,
 /// each adding a few seconds on a shared host (one node of 1 GB heap: 11-13 s up, 6-11 s to
-/// stop; three of 256 MB on two cores: 17.5-19.8 s up, about 16 s to stop).
+/// stop; three of 256 MB on two cores: 15.6-23.2 s up, about 16 s to stop).
 fn cluster_start_s(nodes: usize) -> f64 {
     15.0 + 7.0 * nodes as f64
 }
